@@ -1,0 +1,79 @@
+package layout
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Host maps a box path to a host path under root, refusing anything that escapes the root, including
+// through a symlink anywhere on the way. The target need not exist.
+func Host(root, boxPath string) (string, error) {
+	clean, err := Clean(boxPath)
+	if err != nil {
+		return "", err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("box root %s: %w", root, err)
+	}
+	host := filepath.Join(realRoot, filepath.FromSlash(clean))
+	if err := checkInside(realRoot, host); err != nil {
+		return "", fmt.Errorf("path %s: %w", clean, err)
+	}
+	return host, nil
+}
+
+// FromHost maps a host path (absolute or relative to the working directory) to its box path,
+// refusing paths outside root.
+func FromHost(root, host string) (string, error) {
+	abs, err := filepath.Abs(host)
+	if err != nil {
+		return "", err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return "", fmt.Errorf("box root %s: %w", root, err)
+	}
+	abs = evalExisting(abs)
+	rel, err := filepath.Rel(realRoot, abs)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("%s is outside the box at %s", host, root)
+	}
+	if rel == "." {
+		return "/", nil
+	}
+	return "/" + filepath.ToSlash(rel), nil
+}
+
+// checkInside resolves the deepest existing ancestor of host and checks it stays under realRoot.
+func checkInside(realRoot, host string) error {
+	resolved := evalExisting(host)
+	rel, err := filepath.Rel(realRoot, resolved)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return errors.New("it leads outside the box (a symlink pointing out?)")
+	}
+	return nil
+}
+
+// evalExisting resolves symlinks in the longest existing prefix of p and appends the rest.
+func evalExisting(p string) string {
+	rest := ""
+	cur := p
+	for {
+		if r, err := filepath.EvalSymlinks(cur); err == nil {
+			return filepath.Join(r, rest)
+		} else if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, os.ErrNotExist) {
+			return filepath.Join(cur, rest)
+		}
+		parent := filepath.Dir(cur)
+		if parent == cur {
+			return p
+		}
+		rest = filepath.Join(filepath.Base(cur), rest)
+		cur = parent
+	}
+}
