@@ -1,0 +1,72 @@
+// Package internal holds the box's capability packages; this test keeps their dependencies one-way.
+package internal
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/boxmem/box/"
+
+// rank is the dependency order of docs/ARCHITECTURE.md: a package may import only packages of a lower
+// rank. Adapters (rank 7) never import each other. A package missing here fails the test, so a new
+// package gets a place on purpose.
+var rank = map[string]int{
+	"internal/errs": 0, "internal/finding": 0,
+	"internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1,
+	"internal/markdoc": 2, "internal/git": 2, "internal/ref": 2, "internal/inbox": 2, "internal/diary": 2,
+	"internal/card": 3, "internal/note": 3,
+	"internal/schema": 4, "internal/box": 4,
+	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/keys": 5,
+	"internal/memory": 6,
+	"internal/mcp":    7, "internal/web": 7, "internal/hooks": 7, "internal/auth": 7, "internal/brain": 7,
+	"internal/pages": 7, "internal/connectors": 7, "internal/wire": 7,
+	"internal/server": 8,
+	"internal/cli":    9,
+	"cmd/box":         10,
+}
+
+const adapterRank = 7
+
+func TestDependencyOrder(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}:{{join .Imports \" \"}}", "github.com/boxmem/box/...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	seen := 0
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		pkg, imports, _ := strings.Cut(line, ":")
+		name := strings.TrimPrefix(pkg, module)
+		if strings.HasPrefix(name, "bench/") || name == "internal" {
+			continue
+		}
+		r, ok := rank[name]
+		if !ok {
+			t.Errorf("package %s has no rank in deps_test.go: give it its place in the dependency order", name)
+			continue
+		}
+		seen++
+		for _, imp := range strings.Fields(imports) {
+			if !strings.HasPrefix(imp, module) {
+				continue
+			}
+			dep := strings.TrimPrefix(imp, module)
+			dr, ok := rank[dep]
+			if !ok {
+				continue // reported on its own line
+			}
+			if dr >= r && !(dr == r && r != adapterRank && sameLayerAllowed(name, dep)) {
+				t.Errorf("%s (rank %d) imports %s (rank %d): lower layers never import higher ones or adapters each other", name, r, dep, dr)
+			}
+		}
+	}
+	if seen < 3 {
+		t.Fatalf("saw only %d packages: the test is not looking at the module", seen)
+	}
+}
+
+// sameLayerAllowed lists the few imports inside one layer; keep it short.
+func sameLayerAllowed(pkg, dep string) bool {
+	return false
+}

@@ -1,0 +1,255 @@
+package inbox
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files under testdata/")
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func sample() []Line {
+	return []Line{
+		{ID: "k3f9a2qd", Time: "14:03:22", Who: "Claude (claude.ai)", Via: "mcp", Trust: Outside, Text: "Leo has swim practice Thursdays at 5:30."},
+		{ID: "a7b2c3d4", Time: "14:05:00", Who: "owner", Via: "cli", Trust: Own, Text: "Started a new job at Acme on 3 Nov 2026."},
+		{ID: "zz22yy33", Time: "18:40:09", Who: "page · recipes \\ v2", Via: "page", Trust: Outside, Text: "Pasta · basil · parmesan is the weekly favourite ^notanid"},
+		{ID: "q2w3e4r5", Time: "23:59:59", Who: "import whatsapp", Via: "import", Trust: Own, Text: "Ana's birthday is 4 March."},
+	}
+}
+
+func TestGoldenDay(t *testing.T) {
+	var data []byte
+	for _, l := range sample() {
+		var err error
+		if data, err = AppendLine(data, "2026-11-29", l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, "day.md", data)
+	d, err := ParseDay(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Date != "2026-11-29" {
+		t.Errorf("date = %q", d.Date)
+	}
+	got := d.Lines()
+	if len(got) != len(sample()) {
+		t.Fatalf("parsed %d lines, want %d", len(got), len(sample()))
+	}
+	for i, l := range sample() {
+		if got[i] != l {
+			t.Errorf("line %d = %+v, want %+v", i, got[i], l)
+		}
+	}
+	if !bytes.Equal(d.Render(), data) {
+		t.Error("render differs from parsed bytes")
+	}
+}
+
+func TestHandEditedRoundTrip(t *testing.T) {
+	data, err := os.ReadFile("testdata/hand-edited.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ParseDay(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(d.Render(), data) {
+		t.Error("hand-edited file does not round-trip")
+	}
+	if n := len(d.Lines()); n != 2 {
+		t.Errorf("parsed %d lines from the hand-edited file, want 2", n)
+	}
+}
+
+func TestRoundTripOddFiles(t *testing.T) {
+	for _, s := range []string{
+		"", "\n", "no newline", "- 14:03:22 · owner · cli · own · x ^abc",
+		"---\ntype: inbox-day\ndate: 2026-11-29\n---\r\n# x\r\n",
+		"\n\n- 14:03:22 · owner · cli · own · x ^abc\n\n",
+		"- 14:03:22 · owner · cli · own · x ^abc\r\n",
+	} {
+		d, err := ParseDay([]byte(s))
+		if err != nil {
+			continue
+		}
+		if got := string(d.Render()); got != s {
+			t.Errorf("round trip of %q gave %q", s, got)
+		}
+	}
+}
+
+func TestParseDayErrors(t *testing.T) {
+	for _, s := range []string{
+		"---\ntype: inbox-day\n",
+		"---\ntype: [\n---\n",
+		"---\ntype: note\n---\n",
+	} {
+		if _, err := ParseDay([]byte(s)); err == nil {
+			t.Errorf("ParseDay(%q) succeeded, want an error", s)
+		}
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		in string
+		ok bool
+	}{
+		{"- 14:03:22 · owner · cli · own · Leo swims. ^k3f9a2qd", true},
+		{"- 14:03:22 · owner · cli · own · Leo · swims · on Thursdays. ^k3f9a2qd", true},
+		{"- 14:03:22 · owner · cli · own · Leo swims. ^k3f9a2qd ", false},  // trailing space
+		{"- 14:03:22 · owner · cli · own · Leo swims.", false},             // no id
+		{"- 24:03:22 · owner · cli · own · Leo swims. ^k3f9a2qd", false},   // bad hour
+		{"- 14:03 · owner · cli · own · Leo swims. ^k3f9a2qd", false},      // short time
+		{"- 14:03:22 · owner · fax · own · Leo swims. ^k3f9a2qd", false},   // bad via
+		{"- 14:03:22 · owner · cli · maybe · Leo swims. ^k3f9a2qd", false}, // bad trust
+		{"- 14:03:22 · owner · cli · own ·  ^k3f9a2qd", false},             // empty text
+		{"* 14:03:22 · owner · cli · own · Leo swims. ^k3f9a2qd", false},
+		{"- 14:03:22 · a·b · cli · own · Leo swims. ^k3f9a2qd", false}, // unescaped middle dot in who
+		{"- 14:03:22 · a\\·b · cli · own · Leo swims. ^k3f9a2qd", true},
+		{"- 14:03:22 · owner · cli · own · Leo swims. ^k3f9_2qd", false}, // bad id char
+	}
+	for _, tt := range tests {
+		l, ok := ParseLine(tt.in)
+		if ok != tt.ok {
+			t.Errorf("ParseLine(%q) ok = %v, want %v", tt.in, ok, tt.ok)
+		}
+		if ok && l.String() != tt.in {
+			t.Errorf("ParseLine(%q) renders as %q", tt.in, l.String())
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	good := sample()[0]
+	bad := map[string]func(*Line){
+		"newline":    func(l *Line) { l.Text = "one\ntwo" },
+		"cr":         func(l *Line) { l.Text = "one\rtwo" },
+		"u2028":      func(l *Line) { l.Text = "one\u2028two" },
+		"empty":      func(l *Line) { l.Text = "  " },
+		"no who":     func(l *Line) { l.Who = "" },
+		"who break":  func(l *Line) { l.Who = "a\nb" },
+		"bad via":    func(l *Line) { l.Via = "email" },
+		"bad trust":  func(l *Line) { l.Trust = "" },
+		"bad time":   func(l *Line) { l.Time = "2:03:22" },
+		"bad id":     func(l *Line) { l.ID = "a b" },
+		"invalid u8": func(l *Line) { l.Text = "a\xffb" },
+	}
+	if err := good.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, f := range bad {
+		l := good
+		f(&l)
+		if l.Validate() == nil {
+			t.Errorf("%s: Validate accepted %+v", name, l)
+		}
+		if _, err := AppendLine(nil, "2026-11-29", l); err == nil {
+			t.Errorf("%s: AppendLine accepted it", name)
+		}
+	}
+}
+
+func TestAppendKeepsBytes(t *testing.T) {
+	base := "---\ntype: inbox-day\ndate: 2026-11-29\n---\n# Inbox 2026-11-29\nhand note without newline"
+	out, err := AppendLine([]byte(base), "2026-11-29", sample()[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := base + "\n" + sample()[1].String() + "\n"
+	if string(out) != want {
+		t.Errorf("got %q, want %q", out, want)
+	}
+}
+
+func TestRemoveLines(t *testing.T) {
+	data, _ := os.ReadFile("testdata/hand-edited.md")
+	out, removed := RemoveLines(data, []string{"k3f9a2qd", "nosuchid"})
+	if len(removed) != 1 || removed[0].ID != "k3f9a2qd" {
+		t.Fatalf("removed %+v", removed)
+	}
+	if want := strings.Replace(string(data), removed[0].String()+"\n", "", 1); string(out) != want {
+		t.Errorf("RemoveLines touched other bytes:\n%s", out)
+	}
+	again, none := RemoveLines(out, []string{"k3f9a2qd"})
+	if len(none) != 0 || !bytes.Equal(again, out) {
+		t.Error("second removal changed something")
+	}
+	// Text that merely mentions an id is not removed.
+	if _, r := RemoveLines([]byte("- see ^k3f9a2qd\n"), []string{"k3f9a2qd"}); len(r) != 0 {
+		t.Error("removed a raw line")
+	}
+}
+
+func TestNewID(t *testing.T) {
+	re := regexp.MustCompile(`^[a-z2-7]{8}$`)
+	seen := map[string]bool{}
+	for range 1000 {
+		id := NewID()
+		if !re.MatchString(id) || seen[id] {
+			t.Fatalf("bad or repeated id %q", id)
+		}
+		seen[id] = true
+	}
+}
+
+func FuzzParseDay(f *testing.F) {
+	for _, name := range []string{"testdata/day.md", "testdata/hand-edited.md"} {
+		if b, err := os.ReadFile(name); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d, err := ParseDay(data)
+		if err != nil {
+			return
+		}
+		if !bytes.Equal(d.Render(), data) {
+			t.Fatalf("round trip failed:\n%q\n%q", data, d.Render())
+		}
+		for _, l := range d.Lines() {
+			if back, ok := ParseLine(l.String()); !ok || back != l {
+				t.Fatalf("line %+v does not round-trip", l)
+			}
+		}
+	})
+}
+
+func FuzzLine(f *testing.F) {
+	f.Add("Claude (claude.ai)", "Leo · swims ^x", "k3f9a2qd")
+	f.Add(`a\·b\`, "x ^", "a")
+	f.Fuzz(func(t *testing.T, who, text, id string) {
+		l := Line{ID: id, Time: "10:00:00", Who: who, Via: "cli", Trust: Own, Text: text}
+		if l.Validate() != nil {
+			return
+		}
+		back, ok := ParseLine(l.String())
+		if !ok || back != l {
+			t.Fatalf("%+v renders as %q and parses back as %+v (%v)", l, l.String(), back, ok)
+		}
+	})
+}

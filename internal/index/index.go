@@ -1,0 +1,234 @@
+// Package index owns the search index in <box>/.box/index.db: documents derived from files, FTS5 search with
+// the DESIGN §5 query rules, reconciliation and the file watcher; it never writes the files it indexes.
+package index
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+)
+
+// Version is the schema version. An index of any other version is deleted and rebuilt, never trusted.
+const Version = 1
+
+// Doc is one searchable document. Path is its key (a box path, with a "#id" fragment for a document
+// inside a file such as one inbox line or one core fact); every doc belongs to exactly one source file.
+type Doc struct {
+	Path        string
+	Kind        string // router, map, note, inbox, core, doc, …
+	Title       string
+	Aliases     []string
+	Description string
+	Body        string
+	Who         string
+	Trust       string // own or outside
+	Date        time.Time
+	Map         string
+	ModTime     time.Time // of the source file
+	Size        int64     // of the source file
+	Hash        string    // of the source file
+}
+
+// FileStamp is what reconciliation compares to decide whether a file changed.
+type FileStamp struct {
+	ModTime time.Time
+	Size    int64
+	Hash    string // optional; when both sides have one it decides alone
+}
+
+// Index is an open index. It is safe for concurrent use; writes are serialised.
+type Index struct {
+	path         string
+	rdb          *sql.DB // readers: a pool
+	wdb          *sql.DB // the writer: one connection, IMMEDIATE transactions
+	needsRebuild bool
+
+	stmts sync.Map // SQL text → *sql.Stmt on rdb
+	wmu   sync.Mutex
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime INTEGER NOT NULL, size INTEGER NOT NULL, hash TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS docs(
+	id INTEGER PRIMARY KEY,
+	path TEXT NOT NULL UNIQUE,
+	file TEXT NOT NULL,
+	kind TEXT NOT NULL,
+	who TEXT NOT NULL,
+	trust TEXT NOT NULL,
+	date INTEGER NOT NULL,
+	map TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
+CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, aliases, description, body,
+	tokenize='porter unicode61 remove_diacritics 2');
+`
+
+// Open opens or creates the index at path. A file of another version, or one that cannot be read, is
+// deleted and recreated empty; NeedsRebuild then reports true, as it does for a new file.
+func Open(path string) (*Index, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, errs.Wrap("index.open", errs.Other, err, "")
+	}
+	_, statErr := os.Stat(path)
+	fresh := errors.Is(statErr, os.ErrNotExist)
+	ix, err := open(path)
+	if err == nil && !fresh {
+		err = ix.check()
+	}
+	if err != nil || fresh {
+		if ix != nil {
+			ix.Close()
+		}
+		if !fresh {
+			removeDB(path)
+		}
+		if ix, err = open(path); err != nil {
+			return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be created")
+		}
+		ix.needsRebuild = true
+	}
+	if err := ix.init(); err != nil {
+		ix.Close()
+		return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be created")
+	}
+	return ix, nil
+}
+
+func removeDB(path string) {
+	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
+		os.Remove(path + suffix)
+	}
+}
+
+func dsn(path string, writer bool) string {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	if writer {
+		q.Set("_txlock", "immediate")
+	} else {
+		q.Add("_pragma", "query_only(1)")
+	}
+	return "file:" + path + "?" + q.Encode()
+}
+
+func open(path string) (*Index, error) {
+	wdb, err := sql.Open("sqlite", dsn(path, true))
+	if err != nil {
+		return nil, err
+	}
+	wdb.SetMaxOpenConns(1)
+	wdb.SetConnMaxIdleTime(0)
+	ix := &Index{path: path, wdb: wdb}
+	// Creating the schema before any reader connects means readers never see a half-made file.
+	if _, err := wdb.Exec(`PRAGMA user_version`); err != nil {
+		wdb.Close()
+		return nil, err
+	}
+	rdb, err := sql.Open("sqlite", dsn(path, false))
+	if err != nil {
+		wdb.Close()
+		return nil, err
+	}
+	n := max(4, runtime.GOMAXPROCS(0))
+	rdb.SetMaxOpenConns(n)
+	rdb.SetMaxIdleConns(n)
+	ix.rdb = rdb
+	return ix, nil
+}
+
+// check trusts an existing file only if it is a readable SQLite database of this Version.
+func (ix *Index) check() error {
+	var v int
+	if err := ix.wdb.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
+		return err
+	}
+	if v != Version {
+		return fmt.Errorf("index version %d, want %d", v, Version)
+	}
+	var stored string
+	if err := ix.wdb.QueryRow(`SELECT value FROM meta WHERE key='version'`).Scan(&stored); err != nil {
+		return err
+	}
+	if stored != fmt.Sprint(Version) {
+		return fmt.Errorf("index meta version %s, want %d", stored, Version)
+	}
+	var n int
+	return ix.wdb.QueryRow(`SELECT count(*) FROM fts WHERE rowid = 0`).Scan(&n)
+}
+
+func (ix *Index) init() error {
+	tx, err := ix.wdb.Begin()
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(`INSERT OR REPLACE INTO meta(key, value) VALUES('version', ?)`, fmt.Sprint(Version)); err != nil {
+		return err
+	}
+	if _, err := tx.Exec(fmt.Sprintf(`PRAGMA user_version = %d`, Version)); err != nil {
+		return err
+	}
+	return tx.Commit()
+}
+
+// NeedsRebuild reports whether Open found no usable index and started an empty one: the caller should
+// index every file (Reconcile does).
+func (ix *Index) NeedsRebuild() bool { return ix.needsRebuild }
+
+// Path is the database file.
+func (ix *Index) Path() string { return ix.path }
+
+// Count returns the number of documents.
+func (ix *Index) Count(ctx context.Context) (int, error) {
+	var n int
+	if err := ix.rdb.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&n); err != nil {
+		return 0, fmt.Errorf("index.count: %w", err)
+	}
+	return n, nil
+}
+
+// Close closes the index.
+func (ix *Index) Close() error {
+	ix.stmts.Range(func(_, v any) bool { v.(*sql.Stmt).Close(); return true })
+	var err error
+	if ix.rdb != nil {
+		err = ix.rdb.Close()
+	}
+	if ix.wdb != nil {
+		err = errors.Join(err, ix.wdb.Close())
+	}
+	return err
+}
+
+// stmt returns a prepared statement on the reader pool, prepared once per distinct SQL text.
+func (ix *Index) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := ix.stmts.Load(q); ok {
+		return s.(*sql.Stmt), nil
+	}
+	s, err := ix.rdb.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if old, loaded := ix.stmts.LoadOrStore(q, s); loaded {
+		s.Close()
+		return old.(*sql.Stmt), nil
+	}
+	return s, nil
+}

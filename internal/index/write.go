@@ -1,0 +1,304 @@
+package index
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+)
+
+// FileDocs is one source file's stamp and every document that came from it.
+type FileDocs struct {
+	Path  string
+	Stamp FileStamp
+	Docs  []Doc
+}
+
+// ReplaceFile atomically replaces every document that came from filePath with docs. The file's stamp is
+// taken from the first doc (all docs of one file carry its ModTime, Size and Hash); with no docs the file
+// is recorded with an empty stamp, so the next Reconcile looks at it again.
+func (ix *Index) ReplaceFile(filePath string, docs []Doc) error {
+	var st FileStamp
+	if len(docs) > 0 {
+		st = FileStamp{ModTime: docs[0].ModTime, Size: docs[0].Size, Hash: docs[0].Hash}
+	}
+	return ix.ReplaceFiles([]FileDocs{{Path: filePath, Stamp: st, Docs: docs}})
+}
+
+// DeleteFile removes every document that came from filePath, and its stamp.
+func (ix *Index) DeleteFile(filePath string) error { return ix.DeleteFiles([]string{filePath}) }
+
+// ReplaceFiles replaces the documents of several files in one transaction.
+func (ix *Index) ReplaceFiles(files []FileDocs) error {
+	return ix.write("index.replace", func(w *writer) error {
+		for _, f := range files {
+			if err := w.replace(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// DeleteFiles removes the documents of several files in one transaction.
+func (ix *Index) DeleteFiles(paths []string) error {
+	return ix.write("index.delete", func(w *writer) error {
+		for _, p := range paths {
+			if err := w.deleteFile(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// Files returns the stamp of every indexed file.
+func (ix *Index) Files(ctx context.Context) (map[string]FileStamp, error) {
+	rows, err := ix.rdb.QueryContext(ctx, `SELECT path, mtime, size, hash FROM files`)
+	if err != nil {
+		return nil, fmt.Errorf("index.files: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]FileStamp{}
+	for rows.Next() {
+		var p, h string
+		var mt, size int64
+		if err := rows.Scan(&p, &mt, &size, &h); err != nil {
+			return nil, fmt.Errorf("index.files: %w", err)
+		}
+		out[p] = FileStamp{ModTime: fromNanos(mt), Size: size, Hash: h}
+	}
+	return out, rows.Err()
+}
+
+// Changed reports whether a file with stamp now differs from the indexed stamp old. Hashes decide when
+// both sides have one; otherwise the modification time and size do.
+func Changed(old, now FileStamp) bool {
+	if old.Hash != "" && now.Hash != "" {
+		return old.Hash != now.Hash
+	}
+	return !old.ModTime.Equal(now.ModTime) || old.Size != now.Size || old.Hash != now.Hash
+}
+
+// reconcileBatch is how many files one transaction writes during Reconcile: big enough to amortise the
+// commit, small enough that readers and other writers are never held up for long.
+const reconcileBatch = 500
+
+// Reconcile brings the index in line with current (every file that should be indexed and its stamp):
+// new and changed files are loaded and replaced, files no longer present are deleted. It returns how
+// many files it changed. progress (may be nil) is called after each batch.
+func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, load func(path string) ([]Doc, error), progress func(done, total int)) (int, error) {
+	have, err := ix.Files(ctx)
+	if err != nil {
+		return 0, err
+	}
+	var gone []string
+	for p := range have {
+		if _, ok := current[p]; !ok {
+			gone = append(gone, p)
+		}
+	}
+	var todo []string
+	for p, st := range current {
+		if old, ok := have[p]; !ok || Changed(old, st) {
+			todo = append(todo, p)
+		}
+	}
+	total := len(todo) + len(gone)
+	if progress != nil {
+		progress(0, total)
+	}
+	if len(gone) > 0 {
+		if err := ix.DeleteFiles(gone); err != nil {
+			return 0, err
+		}
+	}
+	done := len(gone)
+	batch := make([]FileDocs, 0, reconcileBatch)
+	flush := func() error {
+		if len(batch) == 0 {
+			return nil
+		}
+		if err := ix.ReplaceFiles(batch); err != nil {
+			return err
+		}
+		done += len(batch)
+		batch = batch[:0]
+		if progress != nil {
+			progress(done, total)
+		}
+		return nil
+	}
+	for _, p := range todo {
+		if err := ctx.Err(); err != nil {
+			return done, err
+		}
+		docs, err := load(p)
+		if err != nil {
+			return done, fmt.Errorf("index.reconcile: %s: %w", p, err)
+		}
+		batch = append(batch, FileDocs{Path: p, Stamp: current[p], Docs: docs})
+		if len(batch) == reconcileBatch {
+			if err := flush(); err != nil {
+				return done, err
+			}
+		}
+	}
+	if err := flush(); err != nil {
+		return done, err
+	}
+	return total, nil
+}
+
+// writer holds the statements of one write transaction.
+type writer struct {
+	tx                                          *sql.Tx
+	idsOfFile, idOfPath, delDoc, delFTS, delStamp *sql.Stmt
+	insDoc, insFTS, putStamp                    *sql.Stmt
+}
+
+func (ix *Index) write(op string, fn func(*writer) error) error {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	tx, err := ix.wdb.Begin()
+	if err != nil {
+		return errs.Wrap(op, errs.Busy, err, "The search index is busy; try again")
+	}
+	defer tx.Rollback()
+	w := &writer{tx: tx}
+	for _, s := range []struct {
+		dst **sql.Stmt
+		q   string
+	}{
+		{&w.idsOfFile, `SELECT id FROM docs WHERE file = ?`},
+		{&w.idOfPath, `SELECT id FROM docs WHERE path = ?`},
+		{&w.delDoc, `DELETE FROM docs WHERE id = ?`},
+		{&w.delFTS, `DELETE FROM fts WHERE rowid = ?`},
+		{&w.delStamp, `DELETE FROM files WHERE path = ?`},
+		{&w.insDoc, `INSERT INTO docs(path, file, kind, who, trust, date, map) VALUES(?, ?, ?, ?, ?, ?, ?)`},
+		{&w.insFTS, `INSERT INTO fts(rowid, title, aliases, description, body) VALUES(?, ?, ?, ?, ?)`},
+		{&w.putStamp, `INSERT OR REPLACE INTO files(path, mtime, size, hash) VALUES(?, ?, ?, ?)`},
+	} {
+		if *s.dst, err = tx.Prepare(s.q); err != nil {
+			return fmt.Errorf("%s: %w", op, err)
+		}
+	}
+	if err := fn(w); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return nil
+}
+
+func (w *writer) deleteIDs(ids []int64) error {
+	for _, id := range ids {
+		if _, err := w.delFTS.Exec(id); err != nil {
+			return err
+		}
+		if _, err := w.delDoc.Exec(id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (w *writer) docsOf(file string) ([]int64, error) {
+	rows, err := w.idsOfFile.Query(file)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var ids []int64
+	for rows.Next() {
+		var id int64
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, rows.Err()
+}
+
+func (w *writer) deleteFile(file string) error {
+	ids, err := w.docsOf(file)
+	if err != nil {
+		return err
+	}
+	if err := w.deleteIDs(ids); err != nil {
+		return err
+	}
+	_, err = w.delStamp.Exec(file)
+	return err
+}
+
+func (w *writer) replace(f FileDocs) error {
+	if f.Path == "" {
+		return errs.E("index.replace", errs.Invalid, "A document's file path is empty")
+	}
+	ids, err := w.docsOf(f.Path)
+	if err != nil {
+		return err
+	}
+	if err := w.deleteIDs(ids); err != nil {
+		return err
+	}
+	for _, d := range f.Docs {
+		if d.Path == "" {
+			return errs.E("index.replace", errs.Invalid, "A document from %s has no path", f.Path)
+		}
+		// A doc path claimed earlier by another file moves to this one.
+		var old int64
+		switch err := w.idOfPath.QueryRow(d.Path).Scan(&old); err {
+		case nil:
+			if err := w.deleteIDs([]int64{old}); err != nil {
+				return err
+			}
+		case sql.ErrNoRows:
+		default:
+			return err
+		}
+		res, err := w.insDoc.Exec(d.Path, f.Path, d.Kind, d.Who, d.Trust, docDate(d), d.Map)
+		if err != nil {
+			return err
+		}
+		id, err := res.LastInsertId()
+		if err != nil {
+			return err
+		}
+		if _, err := w.insFTS.Exec(id, d.Title, strings.Join(d.Aliases, "\n"), d.Description, d.Body); err != nil {
+			return err
+		}
+	}
+	_, err = w.putStamp.Exec(f.Path, toNanos(f.Stamp.ModTime), f.Stamp.Size, f.Stamp.Hash)
+	return err
+}
+
+// docDate is the date a document is filtered and ordered by: its own Date, else its file's ModTime.
+func docDate(d Doc) int64 {
+	if !d.Date.IsZero() {
+		return d.Date.Unix()
+	}
+	if !d.ModTime.IsZero() {
+		return d.ModTime.Unix()
+	}
+	return 0
+}
+
+func toNanos(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+func fromNanos(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
