@@ -5,6 +5,18 @@ import "github.com/spf13/cobra"
 // verbs lists every verb, one constructor each (one file per verb).
 func (a *App) verbs() []*cobra.Command {
 	return []*cobra.Command{
+		a.rememberCmd(),
+		a.forgetCmd(),
+		a.searchCmd(),
+		a.readCmd(),
+		a.overviewCmd(),
+		a.recentCmd(),
+		a.tidyCmd(),
+		a.undoCmd(),
+		a.reindexCmd(),
+		a.serveCmd(),
+		a.mcpCmd(),
+		a.keysCmd(),
 		a.versionCmd(),
 	}
 }

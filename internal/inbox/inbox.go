@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"crypto/rand"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -227,6 +228,9 @@ func AppendLine(data []byte, date string, l Line) ([]byte, error) {
 	out := make([]byte, 0, len(data)+len(l.Text)+64)
 	out = append(out, data...)
 	if len(out) == 0 {
+		if !validDate(date) {
+			return nil, errs.E("inbox.append", errs.Invalid, "The inbox day %q is not a date (YYYY-MM-DD).", date)
+		}
 		out = append(out, Header(date)...)
 	} else if out[len(out)-1] != '\n' {
 		out = append(out, '\n')
@@ -316,6 +320,11 @@ func validTime(t string) bool {
 		return s[0] >= '0' && s[0] <= '9' && s[1] >= '0' && s[1] <= '9' && int(s[0]-'0')*10+int(s[1]-'0') <= max
 	}
 	return num(t[0:2], 23) && num(t[3:5], 59) && num(t[6:8], 59)
+}
+
+func validDate(s string) bool {
+	_, err := time.Parse("2006-01-02", s)
+	return err == nil
 }
 
 func validVia(v string) bool {

@@ -174,6 +174,12 @@ func TestValidate(t *testing.T) {
 	}
 }
 
+func TestAppendBadDate(t *testing.T) {
+	if _, err := AppendLine(nil, "29/11/2026", sample()[0]); err == nil {
+		t.Error("a new day file with a bad date")
+	}
+}
+
 func TestAppendKeepsBytes(t *testing.T) {
 	base := "---\ntype: inbox-day\ndate: 2026-11-29\n---\n# Inbox 2026-11-29\nhand note without newline"
 	out, err := AppendLine([]byte(base), "2026-11-29", sample()[1])
@@ -252,4 +258,23 @@ func FuzzLine(f *testing.F) {
 			t.Fatalf("%+v renders as %q and parses back as %+v (%v)", l, l.String(), back, ok)
 		}
 	})
+}
+
+func TestCheck(t *testing.T) {
+	data := Header("2026-11-29") + sample()[0].String() + "\n" + sample()[0].String() + "\n- 14:03 · owner · cli · own · short time ^abcd\n"
+	fs := Check("/_content/inbox/2026-11-30.md", []byte(data))
+	var codes []string
+	for _, f := range fs {
+		codes = append(codes, f.Code)
+	}
+	if strings.Join(codes, " ") != "inbox-date inbox-duplicate-id inbox-line" {
+		t.Errorf("codes %v", codes)
+	}
+	if fs := Check("/_content/inbox/2026-11-29.md", []byte("---\ntype: [\n---\n")); len(fs) != 1 || fs[0].Code != "inbox-frontmatter" {
+		t.Errorf("broken frontmatter: %v", fs)
+	}
+	golden, _ := os.ReadFile("testdata/day.md")
+	if fs := Check("/_content/inbox/2026-11-29.md", golden); len(fs) != 0 {
+		t.Errorf("clean file: %v", fs)
+	}
 }

@@ -35,7 +35,7 @@ const maxTerms = 32
 // Words splits text into the lowercase alphanumeric words the query rules count, stopwords included.
 func Words(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
 	})
 }
 
@@ -113,7 +113,7 @@ other our ours ourselves out over own re s same shan she should shouldn so some 
 their theirs them themselves then there these they this those through to too under until up ve very was
 wasn we were weren what when where which while who whom why will with won wouldn y you your yours
 yourself yourselves
-would could might must shall may also ever likely kind sort yes
+would could might must shall may also ever likely yes
 `) {
 		m[w] = true
 	}

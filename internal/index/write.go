@@ -155,9 +155,9 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 
 // writer holds the statements of one write transaction.
 type writer struct {
-	tx                                          *sql.Tx
+	tx                                            *sql.Tx
 	idsOfFile, idOfPath, delDoc, delFTS, delStamp *sql.Stmt
-	insDoc, insFTS, putStamp                    *sql.Stmt
+	insDoc, insFTS, putStamp                      *sql.Stmt
 }
 
 func (ix *Index) write(op string, fn func(*writer) error) error {

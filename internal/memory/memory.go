@@ -50,3 +50,8 @@ func (m *Memory) Undo(ctx context.Context, a Actor, entry string) (UndoResult, e
 	return UndoResult{}, notYet("memory.undo")
 }
 func (m *Memory) Close() error { return nil }
+
+// Reindex rebuilds the index from the tree; progress is called as files are read.
+func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) (int, error) {
+	return 0, notYet("memory.reindex")
+}

@@ -1,0 +1,170 @@
+// Package box owns one box on disk: its marker, init, the cross-process write lock and the write
+// transaction (atomic files, validation, diary line, commit, undo). It knows no card or memory format.
+package box
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/git"
+	"github.com/boxmem/box/internal/layout"
+)
+
+// ShapeVersion is the only marker shape this binary understands.
+const ShapeVersion = 1
+
+// Marker is the content of .box/box.json.
+type Marker struct {
+	ShapeVersion int    `json:"shapeVersion"`
+	ID           string `json:"id"`
+	Created      string `json:"created"`
+}
+
+// Options are what the layers above inject into the write transaction.
+type Options struct {
+	// Validate checks the files a change writes (box paths → bytes); an error finding refuses the change.
+	Validate func(root string, paths []string, files map[string][]byte) []finding.Finding
+	// AfterCommit runs after each commit, before writers are acknowledged (the index update).
+	AfterCommit func(ctx context.Context, paths []string)
+	// LockTimeout is how long a write waits for the box lock before it is Busy; 0 means 15 s.
+	LockTimeout time.Duration
+	// MaxBatch caps how many changes one commit carries; 0 means 256.
+	MaxBatch int
+	// Spool lists the changes that can be expressed as data, by name: a spooled change from any
+	// process is applied by whichever process holds the lock. Every process must register the same.
+	Spool map[string]SpoolFunc
+}
+
+// Box is an open box. It is safe for concurrent use; Close releases its lock file.
+type Box struct {
+	Root   string // absolute, symlinks resolved
+	Marker Marker
+	Notes  []string // what Init wants the owner to know (where the hooks point)
+
+	git  *git.Repo
+	opts Options
+
+	lockMu sync.Mutex // one lock holder per Box in this process
+
+	mu      sync.Mutex
+	queue   []*pending
+	leading bool
+}
+
+// Open opens the box whose root is dir.
+func Open(dir string) (*Box, error) { return OpenWith(dir, Options{}) }
+
+// OpenWith opens the box at dir with injected options. It also cleans up after a writer that was killed
+// (temp files, a half-done transaction, stale git locks) when no other writer holds the lock.
+func OpenWith(dir string, opts Options) (*Box, error) {
+	const op = "box.open"
+	root, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Invalid, err, "")
+	}
+	if r, err := filepath.EvalSymlinks(root); err == nil {
+		root = r
+	}
+	m, err := ReadMarker(root)
+	if err != nil {
+		return nil, err
+	}
+	b := newBox(root, opts)
+	b.Marker = m
+	if err := b.recoverIfFree(context.Background()); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+func newBox(root string, opts Options) *Box {
+	if opts.LockTimeout <= 0 {
+		opts.LockTimeout = 15 * time.Second
+	}
+	if opts.MaxBatch <= 0 {
+		opts.MaxBatch = 256
+	}
+	g := git.Open(root)
+	g.CallerSyncs = true // the write transaction flushes the file system itself, twice per batch
+	return &Box{Root: root, git: g, opts: opts}
+}
+
+// Git is the box's repository.
+func (b *Box) Git() *git.Repo { return b.git }
+
+// Close releases what the box holds; it holds no file between writes, so this is for symmetry.
+func (b *Box) Close() error { return nil }
+
+// ReadMarker reads and checks root's marker.
+func ReadMarker(root string) (Marker, error) {
+	const op = "box.open"
+	path := filepath.Join(root, filepath.FromSlash(layout.Marker))
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Marker{}, errs.E(op, errs.NotABox, "%s is not a box: run `box init` to make one", root)
+	}
+	if err != nil {
+		return Marker{}, errs.Wrap(op, errs.NotABox, err, fmt.Sprintf("cannot read the box marker %s", path))
+	}
+	var m Marker
+	if err := json.Unmarshal(data, &m); err != nil || m.ShapeVersion == 0 {
+		return Marker{}, errs.E(op, errs.NotABox,
+			"the box marker %s is not valid JSON with a shapeVersion: restore it from git (git checkout -- .box/box.json) or run `box init` in an empty folder", path)
+	}
+	if m.ShapeVersion > ShapeVersion {
+		return Marker{}, errs.E(op, errs.NotABox,
+			"this box was made by a newer box (shape %d); upgrade the box binary", m.ShapeVersion)
+	}
+	if m.ShapeVersion < ShapeVersion {
+		return Marker{}, errs.E(op, errs.NotABox,
+			"the box marker %s has shape %d, which this box binary does not know", path, m.ShapeVersion)
+	}
+	return m, nil
+}
+
+// Find walks up from start to the nearest folder holding a box marker and returns it.
+func Find(start string) (string, error) {
+	dir, err := filepath.Abs(start)
+	if err != nil {
+		return "", errs.Wrap("box.find", errs.Invalid, err, "")
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(layout.Marker))); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errs.E("box.find", errs.NotABox,
+				"no box in %s or any folder above it: run `box init` to make one, or pass --box DIR", start)
+		}
+		dir = parent
+	}
+}
+
+// Discover resolves which box a command means: the --box flag, else BOX_DIR, else the nearest box at or
+// above cwd. A named folder must itself be a box (no walking up from it).
+func Discover(flagDir, env, cwd string) (string, error) {
+	for _, d := range []string{flagDir, env} {
+		if d == "" {
+			continue
+		}
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return "", errs.Wrap("box.discover", errs.Invalid, err, "")
+		}
+		if _, err := ReadMarker(abs); err != nil {
+			return "", err
+		}
+		return abs, nil
+	}
+	return Find(cwd)
+}

@@ -1,0 +1,544 @@
+package box
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/layout"
+)
+
+var owner = Actor{Who: "owner", Via: "test", Trust: "own"}
+
+// mustInit makes a new box in a temp folder.
+func mustInit(tb testing.TB, opts Options) *Box {
+	tb.Helper()
+	b, err := Init(context.Background(), tb.TempDir(), InitOptions{Options: opts, HookBinary: "box"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { b.Close() })
+	return b
+}
+
+func write(p, data string) func(*Tx) error {
+	return func(tx *Tx) error { return tx.Write(p, []byte(data)) }
+}
+
+func gitOut(tb testing.TB, b *Box, args ...string) string {
+	tb.Helper()
+	out, err := b.git.Run(context.Background(), nil, args...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(out)
+}
+
+func readFile(tb testing.TB, b *Box, p string) (string, bool) {
+	tb.Helper()
+	data, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(p)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", false
+	}
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data), true
+}
+
+func TestInitLayoutAndFirstCommit(t *testing.T) {
+	b := mustInit(t, Options{})
+	sw, _ := readFile(t, b, layout.Switches)
+	if sw != SwitchesDefault {
+		t.Errorf("switches.card = %q", sw)
+	}
+	claude, _ := readFile(t, b, "CLAUDE.md")
+	agents, _ := readFile(t, b, "AGENTS.md")
+	if claude != layout.AgentGuide() || agents != claude {
+		t.Error("CLAUDE.md and AGENTS.md must both be the agent guide")
+	}
+	if fi, err := os.Lstat(filepath.Join(b.Root, "AGENTS.md")); err != nil || fi.Mode()&fs.ModeSymlink != 0 {
+		t.Error("AGENTS.md must be a file, not a symlink")
+	}
+	for _, f := range layout.Folders {
+		if fi, err := os.Stat(filepath.Join(b.Root, f.Name)); err != nil || !fi.IsDir() {
+			t.Errorf("folder %s missing", f.Name)
+		}
+	}
+	for _, p := range append([]string{layout.Router, layout.Settings, "/.gitignore", "/_publish/.gitkeep", "/_content/todos/.gitkeep"}, layout.InterfaceCards...) {
+		if _, ok := readFile(t, b, p); !ok {
+			t.Errorf("%s missing", p)
+		}
+	}
+	if _, ok := readFile(t, b, "/_content/memory/.gitkeep"); ok {
+		t.Error("a folder with a file needs no .gitkeep")
+	}
+	tracked := gitOut(t, b, "ls-files")
+	for _, want := range []string{".box/box.json", ".gitignore", "_config/switches.card", "_content/memory/MEMORY.md", "_bookkeeping/diary/"} {
+		if !strings.Contains(tracked, want) {
+			t.Errorf("first commit lacks %s:\n%s", want, tracked)
+		}
+	}
+	if strings.Contains(tracked, ".box/lock") {
+		t.Error(".box/lock must be ignored")
+	}
+	if n := strings.Count(gitOut(t, b, "log", "--format=%H"), "\n"); n != 1 {
+		t.Errorf("want one commit, got %d", n)
+	}
+	if tr := gitOut(t, b, "log", "-1", "--format=%(trailers:key=Box-Op,valueonly)"); strings.TrimSpace(tr) != "init" {
+		t.Errorf("Box-Op = %q", tr)
+	}
+	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
+		t.Errorf("tree not clean after init:\n%s", st)
+	}
+	hook, _ := os.ReadFile(filepath.Join(b.Root, ".git/hooks/pre-commit"))
+	if !strings.Contains(string(hook), "'box' validate --pre-commit") {
+		t.Errorf("pre-commit hook = %q", hook)
+	}
+	m, err := ReadMarker(b.Root)
+	if err != nil || m.ShapeVersion != 1 || m.ID == "" {
+		t.Errorf("marker %+v %v", m, err)
+	}
+	s, err := b.Status(context.Background())
+	if err != nil || len(s.Strays) != 0 || len(s.Uncommitted) != 0 || s.Areas["_config"] < 5 {
+		t.Errorf("status %+v %v", s, err)
+	}
+}
+
+func TestInitRefusals(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	head := gitOut(t, b, "rev-parse", "HEAD")
+	if _, err := Init(ctx, b.Root, InitOptions{}); !errs.Is(err, errs.Exists) || !strings.Contains(err.Error(), "already a box; nothing changed") {
+		t.Errorf("init on a box: %v", err)
+	}
+	if gitOut(t, b, "rev-parse", "HEAD") != head {
+		t.Error("init on a box changed it")
+	}
+	full := t.TempDir()
+	os.WriteFile(filepath.Join(full, "notes.txt"), []byte("x"), 0o644)
+	if _, err := Init(ctx, full, InitOptions{}); !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "not empty and is not a box") {
+		t.Errorf("init on a full folder: %v", err)
+	}
+	onlyGit := t.TempDir()
+	if out, err := exec.Command("git", "init", "-q", onlyGit).CombinedOutput(); err != nil {
+		t.Fatal(err, string(out))
+	}
+	b2, err := Init(ctx, onlyGit, InitOptions{HookBinary: "box"})
+	if err != nil {
+		t.Fatalf("init on a folder holding only .git: %v", err)
+	}
+	b2.Close()
+}
+
+func TestMarker(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "run `box init`") {
+		t.Errorf("missing marker: %v", err)
+	}
+	os.MkdirAll(filepath.Join(dir, ".box"), 0o755)
+	marker := filepath.Join(dir, ".box", "box.json")
+	os.WriteFile(marker, []byte("{not json"), 0o644)
+	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "box.json") {
+		t.Errorf("garbage marker: %v", err)
+	}
+	os.WriteFile(marker, []byte(`{"shapeVersion": 7, "id": "x"}`), 0o644)
+	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "newer box (shape 7); upgrade the box binary") {
+		t.Errorf("newer marker: %v", err)
+	}
+	os.WriteFile(marker, []byte(`{"shapeVersion": 1, "id": "x"}`), 0o644)
+	sub := filepath.Join(dir, "_content", "a", "b")
+	os.MkdirAll(sub, 0o755)
+	if got, err := Find(sub); err != nil || got != dir {
+		t.Errorf("Find = %q, %v", got, err)
+	}
+	if _, err := Find(t.TempDir()); !errs.Is(err, errs.NotABox) {
+		t.Errorf("Find outside a box: %v", err)
+	}
+	if got, _ := Discover("", dir, t.TempDir()); got != dir {
+		t.Errorf("Discover env = %q", got)
+	}
+	if _, err := Discover(sub, "", ""); !errs.Is(err, errs.NotABox) {
+		t.Errorf("Discover --box on a non-box: %v", err)
+	}
+	if got, _ := Discover("", "", sub); got != dir {
+		t.Errorf("Discover walk-up = %q", got)
+	}
+}
+
+func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
+	ctx := context.Background()
+	var after []string
+	b := mustInit(t, Options{AfterCommit: func(_ context.Context, paths []string) { after = append(after, paths...) }})
+	if len(after) < 10 {
+		t.Errorf("init should report its files to AfterCommit, got %v", after)
+	}
+	after = nil
+	res, err := b.Do(ctx, Change{Actor: Actor{Who: "Claude", Via: "mcp", Trust: "outside"}, Op: "remember",
+		Summary: "Claude remembered: Leo swims", Switch: "change", Apply: write("/_content/inbox/2026-11-29.md", "- Leo swims\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if head := strings.TrimSpace(gitOut(t, b, "rev-parse", "HEAD")); head != res.Commit {
+		t.Errorf("commit %s, HEAD %s", res.Commit, head)
+	}
+	ts, err := b.git.Trailers(ctx, res.Commit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, tr := range ts {
+		got[tr.Key] = tr.Value
+	}
+	want := map[string]string{"Box-Entry": res.EntryID, "Box-Actor": "Claude", "Box-Via": "mcp", "Box-Trust": "outside", "Box-Op": "remember", "Box-Switch": "change"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("trailer %s = %q, want %q", k, got[k], v)
+		}
+	}
+	files := gitOut(t, b, "show", "--name-only", "--format=", res.Commit)
+	if !strings.Contains(files, "_content/inbox/2026-11-29.md") || !strings.Contains(files, "_bookkeeping/diary/") {
+		t.Errorf("commit holds %q; want the file and the diary line", files)
+	}
+	e, err := diary.Find(b.Root, res.EntryID)
+	if err != nil || e.Summary != "Claude remembered: Leo swims" || e.Trust != "outside" || len(e.Undo) != 1 || e.Undo[0].Pre != "" {
+		t.Errorf("diary entry %+v %v", e, err)
+	}
+	if len(after) != 1 || after[0] != "/_content/inbox/2026-11-29.md" {
+		t.Errorf("AfterCommit got %v", after)
+	}
+	es, _ := b.Diary(ctx, 1, nil)
+	if len(es) != 1 || es[0].Commit != res.Commit {
+		t.Errorf("Diary = %+v", es)
+	}
+	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
+		t.Errorf("tree not clean:\n%s", st)
+	}
+}
+
+func TestDoRefusesBadPaths(t *testing.T) {
+	b := mustInit(t, Options{})
+	for _, p := range []string{"/.git/config", "/.box/x", "/stray.md", "/_content/a/_config/b.md", "../out", "/_bookkeeping/diary/x.jsonl"} {
+		if _, err := b.Do(context.Background(), Change{Actor: owner, Op: "edit", Apply: write(p, "x")}); !errs.Is(err, errs.Invalid) {
+			t.Errorf("write %s: %v", p, err)
+		}
+	}
+}
+
+func TestValidationRefusalWritesNothing(t *testing.T) {
+	b := mustInit(t, Options{Validate: func(root string, paths []string, files map[string][]byte) []finding.Finding {
+		if strings.Contains(string(files[paths[0]]), "bad") {
+			return []finding.Finding{finding.Errorf(paths[0], 2, "schema", "title is missing")}
+		}
+		return nil
+	}})
+	head := gitOut(t, b, "rev-parse", "HEAD")
+	_, err := b.Do(context.Background(), Change{Actor: owner, Op: "edit", Apply: write("/_content/x.card", "bad")})
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "title is missing") {
+		t.Fatalf("err = %v", err)
+	}
+	if _, ok := readFile(t, b, "/_content/x.card"); ok {
+		t.Error("refused file was written")
+	}
+	if gitOut(t, b, "rev-parse", "HEAD") != head {
+		t.Error("refused change committed")
+	}
+	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
+		t.Errorf("tree not clean:\n%s", st)
+	}
+}
+
+func TestGroupCommit(t *testing.T) {
+	b := mustInit(t, Options{})
+	before := commits(t, b)
+	const n = 64
+	var wg sync.WaitGroup
+	errc := make(chan error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var apply func(*Tx) error = write(fmt.Sprintf("/_content/g/%02d.md", i), fmt.Sprintf("note %d\n", i))
+			if i%16 == 5 {
+				apply = func(tx *Tx) error { tx.Write("/_content/g/poison.md", []byte("x")); return errors.New("poisoned") }
+			}
+			_, err := b.Do(context.Background(), Change{Actor: owner, Op: "edit", Summary: fmt.Sprintf("note %d", i), Apply: apply})
+			if (err != nil) != (i%16 == 5) {
+				errc <- fmt.Errorf("change %d: %v", i, err)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errc)
+	for err := range errc {
+		t.Error(err)
+	}
+	made := commits(t, b) - before
+	if made >= n-4 || made < 1 {
+		t.Errorf("%d changes made %d commits; want far fewer", n, made)
+	}
+	t.Logf("%d changes → %d commits", n, made)
+	for i := range n {
+		data, ok := readFile(t, b, fmt.Sprintf("/_content/g/%02d.md", i))
+		if (i%16 == 5) == ok || ok && data != fmt.Sprintf("note %d\n", i) {
+			t.Errorf("file %d: %q %v", i, data, ok)
+		}
+	}
+	if _, ok := readFile(t, b, "/_content/g/poison.md"); ok {
+		t.Error("a failed change's write leaked")
+	}
+	es, _ := diary.Recent(b.Root, 0, func(e diary.Entry) bool { return e.Op == "edit" })
+	if len(es) != n-4 {
+		t.Errorf("diary has %d edit entries, want %d", len(es), n-4)
+	}
+	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
+		t.Errorf("tree not clean:\n%s", st)
+	}
+}
+
+func commits(tb testing.TB, b *Box) int {
+	return strings.Count(gitOut(tb, b, "log", "--format=%H"), "\n")
+}
+
+func TestUndo(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	const p = "/_content/doc.md"
+	orig := "line one\nline two\r\nno newline at end"
+	if _, err := b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write(p, orig)}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := b.Do(ctx, Change{Actor: owner, Op: "edit", Summary: "rewrote doc", Apply: write(p, "changed\n")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	u, err := b.Undo(ctx, "", owner)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readFile(t, b, p); got != orig {
+		t.Errorf("after undo %q, want %q", got, orig)
+	}
+	e, _ := diary.Find(b.Root, u.EntryID)
+	if e.Op != "undo" || e.UndoOf != r.EntryID {
+		t.Errorf("undo entry %+v", e)
+	}
+	// Undoing an undo by id redoes.
+	if _, err := b.Undo(ctx, u.EntryID, owner); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readFile(t, b, p); got != "changed\n" {
+		t.Errorf("after redo %q", got)
+	}
+	// A plain undo now takes the rewrite out again (the redo cancelled the undo), then the creation.
+	for i, want := range []string{orig, ""} {
+		if _, err := b.Undo(ctx, "", owner); err != nil {
+			t.Fatal(err)
+		}
+		got, ok := readFile(t, b, p)
+		if got != want || ok != (i == 0) {
+			t.Errorf("plain undo %d: %q %v, want %q", i, got, ok, want)
+		}
+	}
+	if _, err := b.Undo(ctx, "", owner); !errs.Is(err, errs.NotFound) {
+		t.Errorf("nothing left to undo: %v", err)
+	}
+	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
+		t.Errorf("tree not clean:\n%s", st)
+	}
+}
+
+func TestUndoOneOfABatchAndAfterLaterEdit(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	const p = "/_content/inbox/day.md"
+	base := "# day\n"
+	b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write(p, base)})
+	// Three appends to one file in one batch: hold the lock so they queue, then release.
+	var ids [3]string
+	appendLine := func(s string) func(*Tx) error {
+		return func(tx *Tx) error {
+			d, _ := tx.Read(p)
+			return tx.Write(p, append(d, s...))
+		}
+	}
+	_, unlock, _ := b.lock(ctx, nil)
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := b.Do(ctx, Change{Actor: owner, Op: "remember", Apply: appendLine(fmt.Sprintf("- line %d\n", i))})
+			if err != nil {
+				t.Error(err)
+			}
+			ids[i] = r.EntryID
+		}()
+	}
+	waitQueued(b, 2)
+	unlock()
+	wg.Wait()
+	got, _ := readFile(t, b, p)
+	lines := strings.Split(strings.TrimSuffix(got, "\n"), "\n")
+	if len(lines) != 4 {
+		t.Fatalf("file %q", got)
+	}
+	// Undo the middle one: the others stay.
+	var middle string
+	for _, id := range ids {
+		e, _ := diary.Find(b.Root, id)
+		post, _ := b.git.Blob(ctx, e.Undo[0].Post)
+		if strings.HasSuffix(string(post), lines[2]+"\n") {
+			middle = id
+		}
+	}
+	if _, err := b.Undo(ctx, middle, owner); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join([]string{lines[0], lines[1], lines[3]}, "\n") + "\n"
+	if got, _ := readFile(t, b, p); got != want {
+		t.Errorf("after undoing one of a batch: %q, want %q", got, want)
+	}
+	// A later hand edit elsewhere in the file survives undo (3-way merge).
+	r, _ := b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: func(tx *Tx) error {
+		d, _ := tx.Read(p)
+		return tx.Write(p, []byte(strings.Replace(string(d), "# day", "# the day", 1)))
+	}})
+	b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: appendLine("- later\n")})
+	if _, err := b.Undo(ctx, r.EntryID, owner); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readFile(t, b, p); got != want+"- later\n" {
+		t.Errorf("after undo with a later edit: %q", got)
+	}
+	// A later edit of the same line conflicts, and nothing changes.
+	r, _ = b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: func(tx *Tx) error {
+		d, _ := tx.Read(p)
+		return tx.Write(p, []byte(strings.Replace(string(d), "- later", "- later, edited", 1)))
+	}})
+	b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: func(tx *Tx) error {
+		d, _ := tx.Read(p)
+		return tx.Write(p, []byte(strings.Replace(string(d), "- later, edited", "- later, edited twice", 1)))
+	}})
+	before, _ := readFile(t, b, p)
+	head := gitOut(t, b, "rev-parse", "HEAD")
+	if _, err := b.Undo(ctx, r.EntryID, owner); !errs.Is(err, errs.Conflict) {
+		t.Errorf("conflicting undo: %v", err)
+	}
+	if got, _ := readFile(t, b, p); got != before || gitOut(t, b, "rev-parse", "HEAD") != head {
+		t.Error("a refused undo changed something")
+	}
+}
+
+func waitQueued(b *Box, n int) {
+	for {
+		b.mu.Lock()
+		q := len(b.queue)
+		b.mu.Unlock()
+		if q >= n {
+			return
+		}
+		runtimeGosched()
+	}
+}
+
+func TestLockBusy(t *testing.T) {
+	b := mustInit(t, Options{})
+	other, err := OpenWith(b.Root, Options{LockTimeout: 50_000_000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	_, unlock, err := b.lock(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	_, err = other.Do(context.Background(), Change{Actor: owner, Op: "edit", Apply: write("/_content/x.md", "x")})
+	if !errs.Is(err, errs.Busy) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestLineMerge(t *testing.T) {
+	cases := []struct{ cur, base, other, want string }{
+		{"a\nb\nc\n", "a\nb\n", "a\n", "a\nc\n"},       // undo an append, a later append stays
+		{"x\na\nb\nc\n", "a\nb\n", "a\n", "x\na\nc\n"}, // and an insert at the top
+		{"a\nB\nc\n", "a\nb\nc\n", "a\nc\n", ""},       // the line was changed again: conflict
+		{"a\nb\nc\nd\n", "a\nb\n", "", "c\nd\n"},       // undo a creation keeps later lines
+	}
+	for _, c := range cases {
+		got, ok := lineMerge([]byte(c.cur), []byte(c.base), []byte(c.other))
+		if c.want == "" && ok {
+			t.Errorf("%q: want a conflict, got %q", c.cur, got)
+		}
+		if c.want != "" && (!ok || string(got) != c.want) {
+			t.Errorf("%q: got %q %v, want %q", c.cur, got, ok, c.want)
+		}
+	}
+}
+
+func runtimeGosched() { runtime.Gosched() }
+
+func TestStatusReportsStraysReservedAndUncommitted(t *testing.T) {
+	b := mustInit(t, Options{})
+	os.WriteFile(filepath.Join(b.Root, "stray.txt"), []byte("x"), 0o644)
+	os.MkdirAll(filepath.Join(b.Root, "_weird"), 0o755)
+	os.MkdirAll(filepath.Join(b.Root, "_content", "a", "_config", "deep", "_publish"), 0o755)
+	os.WriteFile(filepath.Join(b.Root, "_content", "a", "_config", "deep", "_publish", "x.md"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(b.Root, "_content", "a", "note.md"), []byte("x"), 0o644)
+	os.WriteFile(filepath.Join(b.Root, ".DS_Store"), []byte("x"), 0o644)
+	s, err := b.Status(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, f := range s.Strays {
+		codes = append(codes, f.Path+":"+f.Code)
+	}
+	if fmt.Sprint(codes) != "[/_weird:ad-hoc-underscore /stray.txt:unlisted]" {
+		t.Errorf("strays %v", codes)
+	}
+	if len(s.Reserved) != 1 || s.Reserved[0].Path != "/_content/a/_config" {
+		t.Errorf("reserved %+v (want only the shallowest offender)", s.Reserved)
+	}
+	if s.Areas["_content"] != 2 || len(s.Uncommitted) == 0 {
+		t.Errorf("areas %v, uncommitted %v", s.Areas, s.Uncommitted)
+	}
+	if _, err := json.Marshal(s); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestStaleGitLockAndTempFilesAreRepaired(t *testing.T) {
+	b := mustInit(t, Options{})
+	lock := filepath.Join(b.Root, ".git", "index.lock")
+	os.WriteFile(lock, nil, 0o644)
+	old := time.Now().Add(-time.Minute)
+	os.Chtimes(lock, old, old)
+	os.MkdirAll(filepath.Join(b.Root, ".box", "tmp"), 0o755)
+	os.WriteFile(filepath.Join(b.Root, ".box", "tmp", ".box-tmp-dead"), []byte("half"), 0o644)
+	b2, err := Open(b.Root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(b.Root, ".box", "tmp")); len(left) != 0 {
+		t.Errorf("Open left temp files: %v", left)
+	}
+	if _, err := b2.Do(context.Background(), Change{Actor: owner, Op: "edit", Apply: write("/_content/x.md", "x\n")}); err != nil {
+		t.Errorf("a stale index.lock blocked the write: %v", err)
+	}
+}

@@ -1,0 +1,334 @@
+package box
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/layout"
+)
+
+// Files are written atomically: a temp file in .box/tmp (same file system as the box), fsynced, renamed
+// over the target, and the target's folder fsynced. Temp files exist only while the lock is held, so
+// any found when the lock is taken were left by a killed writer and are removed.
+const (
+	tmpDir      = ".box/tmp"
+	journalPath = ".box/journal.json"
+)
+
+// fileState is a file's content, or its absence.
+type fileState struct {
+	data   []byte
+	exists bool
+}
+
+func (s fileState) equal(o fileState) bool {
+	return s.exists == o.exists && string(s.data) == string(o.data)
+}
+
+// host maps a box path to its host path, refusing escapes.
+func (b *Box) host(boxPath string) (string, error) {
+	h, err := layout.Host(b.Root, boxPath)
+	if err != nil {
+		return "", errs.Wrap("box.path", errs.Invalid, err, "")
+	}
+	return h, nil
+}
+
+func (b *Box) readDisk(boxPath string) (fileState, error) {
+	h, err := b.host(boxPath)
+	if err != nil {
+		return fileState{}, err
+	}
+	data, err := os.ReadFile(h)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fileState{}, nil
+	}
+	if err != nil {
+		return fileState{}, fmt.Errorf("box: read %s: %w", boxPath, err)
+	}
+	return fileState{data: data, exists: true}, nil
+}
+
+// writeStates puts every path in its state (write or remove) and fsyncs the folders touched.
+func (b *Box) writeStates(paths []string, states map[string]fileState) error {
+	dirs := map[string]bool{}
+	for _, p := range paths {
+		h, err := b.host(p)
+		if err != nil {
+			return err
+		}
+		st := states[p]
+		if !st.exists {
+			if err := os.Remove(h); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("box: remove %s: %w", p, err)
+			}
+			dirs[filepath.Dir(h)] = true
+			b.pruneEmpty(filepath.Dir(h))
+			continue
+		}
+		if err := b.mkdirs(filepath.Dir(h), dirs); err != nil {
+			return err
+		}
+		if err := b.writeAtomic(h, st.data); err != nil {
+			return fmt.Errorf("box: write %s: %w", p, err)
+		}
+		dirs[filepath.Dir(h)] = true
+	}
+	for d := range dirs {
+		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("box: sync %s: %w", d, err)
+		}
+	}
+	return nil
+}
+
+// mkdirs makes dir and its missing parents, noting each parent whose entries changed.
+func (b *Box) mkdirs(dir string, dirs map[string]bool) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := b.mkdirs(filepath.Dir(dir), dirs); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	dirs[filepath.Dir(dir)] = true
+	return nil
+}
+
+// pruneEmpty removes folders a removal left empty, up to (not including) an area or a standard folder.
+func (b *Box) pruneEmpty(dir string) {
+	for {
+		rel, err := filepath.Rel(b.Root, dir)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			return
+		}
+		bp := "/" + filepath.ToSlash(rel)
+		if len(layout.Segments(bp)) <= 1 || isStandardFolder(bp) {
+			return
+		}
+		if os.Remove(dir) != nil { // not empty
+			return
+		}
+		dir = filepath.Dir(dir)
+	}
+}
+
+func isStandardFolder(bp string) bool {
+	for _, f := range layout.Folders {
+		if "/"+f.Name == bp {
+			return true
+		}
+	}
+	return false
+}
+
+// writeAtomic writes data to host path h through a temp file and a rename.
+func (b *Box) writeAtomic(h string, data []byte) error {
+	perm := os.FileMode(0o644)
+	if fi, err := os.Stat(h); err == nil {
+		perm = fi.Mode().Perm()
+	}
+	tdir := filepath.Join(b.Root, filepath.FromSlash(tmpDir))
+	if err := os.MkdirAll(tdir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := writeTemp(tdir, data, perm, true)
+	if err != nil {
+		return err
+	}
+	err = os.Rename(tmp, h)
+	if errors.Is(err, syscall.EXDEV) { // a folder on another file system: temp beside the target
+		os.Remove(tmp)
+		if tmp, err = writeTemp(filepath.Dir(h), data, perm, true); err != nil {
+			return err
+		}
+		err = os.Rename(tmp, h)
+	}
+	if err != nil {
+		os.Remove(tmp)
+	}
+	return err
+}
+
+func writeTemp(dir string, data []byte, perm os.FileMode, sync bool) (string, error) {
+	var rnd [8]byte
+	rand.Read(rnd[:])
+	name := filepath.Join(dir, ".box-tmp-"+hex.EncodeToString(rnd[:]))
+	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
+	if err != nil {
+		return "", err
+	}
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}
+
+// journal is written (fsynced) before a batch touches the tree and removed after its commit. Found at
+// lock time, it means a writer died mid-batch: if the batch's commit exists the journal is dropped,
+// otherwise every path goes back to its pre-batch content, so a killed write leaves no trace.
+type journal struct {
+	Head    string         `json:"head"` // HEAD before the batch ("" before the first commit)
+	Entries []string       `json:"entries"`
+	Spooled []string       `json:"spooled,omitempty"` // spool requests this batch claimed
+	Files   []journalEntry `json:"files"`
+}
+
+type journalEntry struct {
+	Path   string `json:"path"`
+	Pre    string `json:"pre"` // blob id, "" when the file did not exist
+	Exists bool   `json:"exists"`
+}
+
+// writeJournal writes the journal without a flush: the batch flushes it with its temp files.
+func (b *Box) writeJournal(j journal) error {
+	data, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	h := filepath.Join(b.Root, filepath.FromSlash(journalPath))
+	tmp, err := writeTemp(filepath.Dir(h), data, 0o644, false)
+	if err == nil {
+		err = os.Rename(tmp, h)
+	}
+	if err != nil {
+		return fmt.Errorf("box: write journal: %w", err)
+	}
+	return nil
+}
+
+func (b *Box) dropJournal() {
+	os.Remove(filepath.Join(b.Root, filepath.FromSlash(journalPath)))
+}
+
+// recoverLocked repairs after a killed writer; the caller holds the lock.
+func (b *Box) recoverLocked(ctx context.Context) error {
+	tdir := filepath.Join(b.Root, filepath.FromSlash(tmpDir))
+	if ents, err := os.ReadDir(tdir); err == nil {
+		for _, e := range ents {
+			os.RemoveAll(filepath.Join(tdir, e.Name()))
+		}
+	}
+	data, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(journalPath)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return errs.Wrap("box.recover", errs.Other, err, "cannot read the box's write journal")
+	}
+	b.removeStaleGitLocks()
+	var j journal
+	if json.Unmarshal(data, &j) != nil || len(j.Entries) == 0 {
+		b.dropJournal()
+		return nil
+	}
+	if b.committed(ctx, j.Entries[0]) {
+		b.recoverSpool(ctx, j, true)
+		b.dropJournal()
+		return nil
+	}
+	b.recoverSpool(ctx, j, false)
+	// Not committed. If HEAD moved anyway, the commit was cut short by a crash before its flush
+	// (a ref naming a commit that did not reach the disk): put the branch back.
+	if head, err := b.git.Head(ctx); j.Head != "" && (err != nil || head != j.Head) {
+		if _, err := b.git.Run(ctx, nil, "update-ref", "HEAD", j.Head); err != nil {
+			return errs.Wrap("box.recover", errs.Other, err, "cannot repair HEAD after an interrupted write")
+		}
+	}
+	paths := make([]string, 0, len(j.Files))
+	states := map[string]fileState{}
+	for _, f := range j.Files {
+		st := fileState{exists: f.Exists}
+		if f.Exists {
+			d, err := b.git.Blob(ctx, f.Pre)
+			if err != nil {
+				return errs.Wrap("box.recover", errs.Other, err, fmt.Sprintf("cannot restore %s after an interrupted write", f.Path))
+			}
+			st.data = d
+		}
+		paths = append(paths, f.Path)
+		states[f.Path] = st
+	}
+	if err := b.writeStates(paths, states); err != nil {
+		return errs.Wrap("box.recover", errs.Other, err, "cannot undo an interrupted write")
+	}
+	if err := b.git.Add(ctx, gitPaths(paths)...); err != nil {
+		return errs.Wrap("box.recover", errs.Other, err, "cannot undo an interrupted write")
+	}
+	b.dropJournal()
+	return nil
+}
+
+// committed reports whether HEAD carries the entry id (a batch's commit is HEAD until the next batch,
+// which cannot start while its journal exists).
+func (b *Box) committed(ctx context.Context, entryID string) bool {
+	ts, err := b.git.Trailers(ctx, "HEAD")
+	if err != nil {
+		return false
+	}
+	for _, t := range ts {
+		if t.Key == "Box-Entry" && t.Value == entryID {
+			return true
+		}
+	}
+	return false
+}
+
+// removeStaleGitLocks removes lock files a killed git left; only box writers commit here and we hold
+// the box lock, so no live git owns them.
+func (b *Box) removeStaleGitLocks() {
+	gd := b.git.GitDir()
+	for _, p := range []string{"index.lock", "HEAD.lock", "refs/heads/main.lock", "refs/heads/master.lock"} {
+		os.Remove(filepath.Join(gd, filepath.FromSlash(p)))
+	}
+}
+
+// removeOldIndexLock removes a git index.lock older than a few seconds (a git killed outside the box:
+// git holds it for milliseconds) and reports whether it did.
+func (b *Box) removeOldIndexLock() bool {
+	p := filepath.Join(b.git.GitDir(), "index.lock")
+	fi, err := os.Stat(p)
+	if err != nil || time.Since(fi.ModTime()) < 5*time.Second {
+		return false
+	}
+	return os.Remove(p) == nil
+}
+
+// gitPaths turns box paths into paths relative to the root.
+func gitPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = strings.TrimPrefix(p, "/")
+	}
+	return out
+}

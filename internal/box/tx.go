@@ -1,0 +1,634 @@
+package box
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/git"
+	"github.com/boxmem/box/internal/layout"
+)
+
+// Actor is who made a change and how far it is trusted.
+type Actor struct {
+	Who   string `json:"who"`             // "owner", "Claude", "a page: recipes"
+	Via   string `json:"via,omitempty"`   // "cli", "mcp", "web", "hook"
+	Host  string `json:"host,omitempty"`  // the assistant's host, when known
+	Trust string `json:"trust,omitempty"` // "own" or "outside"; empty means own
+}
+
+// Change is one write through the box. Apply reads and writes through the Tx; returning an error
+// (or writing a card Validate refuses) leaves the box untouched.
+type Change struct {
+	Actor   Actor
+	Op      string // remember, forget, tidy, undo, init, edit, …
+	Summary string // one plain sentence for the diary and the commit
+	Reason  string
+	Switch  string // the switch that allowed it (change, send, …)
+	UndoOf  string // for an undo: the entry it reverses
+	Apply   func(tx *Tx) error
+	// Spool is the change as data, used instead of Apply: a registered op (Options.Spool) and its
+	// arguments, so that a writer in another process can apply it in its own batch.
+	Spool *SpoolOp
+
+	entryID string // set in advance for spooled changes
+}
+
+// Result is an acknowledged change: it is committed.
+type Result struct {
+	EntryID string   `json:"entryId"`
+	Commit  string   `json:"commit"`
+	Paths   []string `json:"paths,omitempty"`
+}
+
+// pending is one change waiting in the in-process queue.
+type pending struct {
+	ctx    context.Context
+	c      Change
+	res    Result
+	err    error
+	done   chan struct{}
+	lead   chan struct{}
+	leader bool
+	taken  bool
+	// spoolID is the entry id of a change also offered through the spool; remote marks a change read
+	// from another process's spool request.
+	spoolID string
+	remote  bool
+}
+
+// Do runs a change as a write transaction and returns once its commit exists. Concurrent calls are
+// batched: one caller (the leader) takes the lock and commits every change queued so far in one commit,
+// each with its own diary line and Box-Entry trailer; a change that fails is rolled back alone.
+// A change given as data (Spool) is also offered to writers in other processes (see spool.go).
+func (b *Box) Do(ctx context.Context, c Change) (Result, error) {
+	if c.Apply == nil && c.Spool != nil {
+		return b.doSpooled(ctx, c)
+	}
+	if c.Apply == nil {
+		return Result{}, errs.E("box.do", errs.Invalid, "a change needs something to apply")
+	}
+	p := &pending{ctx: ctx, c: c, done: make(chan struct{}), lead: make(chan struct{}, 1)}
+	b.enqueue(p)
+	return b.wait(ctx, p)
+}
+
+func (b *Box) enqueue(p *pending) {
+	b.mu.Lock()
+	b.queue = append(b.queue, p)
+	if !b.leading {
+		b.leading = true
+		p.leader = true
+		p.lead <- struct{}{}
+	}
+	b.mu.Unlock()
+}
+
+// dequeue takes p out of the queue if no batch has it yet.
+func (b *Box) dequeue(p *pending) bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if p.taken || p.leader {
+		return false
+	}
+	for i, q := range b.queue {
+		if q == p {
+			b.queue = append(b.queue[:i], b.queue[i+1:]...)
+			return true
+		}
+	}
+	return false
+}
+
+// wait waits for p's outcome, leading a batch when its turn comes. A spooled change also watches for
+// a result written by a writer in another process.
+func (b *Box) wait(ctx context.Context, p *pending) (Result, error) {
+	var tick <-chan time.Time
+	if p.spoolID != "" {
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		tick = t.C
+	}
+	cancelled := ctx.Done()
+	queued := true
+	for {
+		select {
+		case <-p.done:
+			return p.res, p.err
+		case <-p.lead:
+			b.lead()
+			return p.res, p.err
+		case <-tick:
+			if !b.resultReady(p.spoolID) {
+				continue
+			}
+			if queued && !b.dequeue(p) {
+				tick = nil // a batch of ours has it and will read the result
+				continue
+			}
+			return b.takeResult(p.spoolID)
+		case <-cancelled:
+			cancelled = nil
+			if !b.dequeue(p) {
+				continue // in a batch: its outcome is decided, wait for it
+			}
+			queued = false
+			if p.spoolID == "" || b.cancelSpooled(p.spoolID) {
+				return Result{}, ctx.Err()
+			}
+			// another process claimed it: wait for its result
+		}
+	}
+}
+
+// lead commits one batch from the head of the queue (the leader is always at its head) and hands the
+// lead to the next waiting change, if any.
+func (b *Box) lead() {
+	b.mu.Lock()
+	n := min(len(b.queue), b.opts.MaxBatch)
+	batch := append([]*pending(nil), b.queue[:n]...)
+	b.queue = b.queue[n:]
+	for _, p := range batch {
+		p.taken = true
+	}
+	b.mu.Unlock()
+
+	b.commitBatch(batch)
+	for _, p := range batch {
+		close(p.done)
+	}
+
+	b.mu.Lock()
+	if len(b.queue) == 0 {
+		b.leading = false
+	} else {
+		next := b.queue[0]
+		next.leader = true
+		next.lead <- struct{}{}
+	}
+	b.mu.Unlock()
+}
+
+// batch is the state of one group commit: the tree as the changes so far left it.
+type batch struct {
+	b       *Box
+	initial map[string]fileState // on disk before the batch
+	current map[string]fileState // after the changes applied so far
+	order   []string             // paths in first-touch order
+}
+
+func (bt *batch) read(p string) (fileState, error) {
+	if st, ok := bt.current[p]; ok {
+		return st, nil
+	}
+	st, err := bt.b.readDisk(p)
+	if err != nil {
+		return st, err
+	}
+	bt.initial[p] = st
+	bt.current[p] = st
+	bt.order = append(bt.order, p)
+	return st, nil
+}
+
+// applied is one change that went through, waiting for the commit.
+type applied struct {
+	p     *pending
+	entry diary.Entry
+}
+
+// commitBatch applies, validates, writes and commits a batch, filling every pending's result.
+func (b *Box) commitBatch(ps []*pending) {
+	ctx := context.WithoutCancel(ps[0].ctx)
+	fail := func(ps []*pending, err error) {
+		for _, p := range ps {
+			if p.err == nil {
+				p.err = err
+			}
+		}
+	}
+	h, unlock, err := b.lock(ctx, b.answeredPoll(ps))
+	if err != nil {
+		b.settleUnlocked(ps, err)
+		return
+	}
+	defer unlock()
+	ps = b.claimSpool(ps)
+	defer b.finishSpool(ps)
+
+	bt := &batch{b: b, initial: map[string]fileState{}, current: map[string]fileState{}}
+	var ok []applied
+	blobs := map[string][]byte{}
+	for _, p := range ps {
+		if p.err != nil || p.res.EntryID != "" {
+			continue // decided while claiming: another process applied it
+		}
+		if err := p.ctx.Err(); err != nil && !p.remote {
+			p.err = err
+			continue
+		}
+		e, err := b.applyOne(ctx, bt, p.c, blobs)
+		if err != nil {
+			p.err = err
+			continue
+		}
+		ok = append(ok, applied{p: p, entry: e})
+	}
+	if len(ok) == 0 {
+		return
+	}
+	hash, err := b.commitApplied(ctx, h, bt, ok, blobs, spoolIDs(ps))
+	if err != nil {
+		var ps2 []*pending
+		for _, a := range ok {
+			ps2 = append(ps2, a.p)
+		}
+		fail(ps2, err)
+		return
+	}
+	var all []string
+	for _, a := range ok {
+		a.p.res = Result{EntryID: a.entry.ID, Commit: hash, Paths: a.entry.Paths}
+		all = append(all, a.entry.Paths...)
+	}
+	if b.opts.AfterCommit != nil {
+		b.opts.AfterCommit(ctx, dedupe(all))
+	}
+}
+
+// applyOne runs one change against the batch state; on any failure the batch state is as before.
+func (b *Box) applyOne(ctx context.Context, bt *batch, c Change, blobs map[string][]byte) (e diary.Entry, err error) {
+	tx := &Tx{ctx: ctx, bt: bt, writes: map[string]fileState{}, pre: map[string]fileState{}, init: c.Op == "init"}
+	defer func() {
+		if r := recover(); r != nil {
+			err = errs.E("box.do", errs.Other, "the change failed: %v", r)
+		}
+	}()
+	if err := c.Apply(tx); err != nil {
+		return diary.Entry{}, err
+	}
+	var paths []string
+	files := map[string][]byte{}
+	for _, p := range tx.order {
+		if tx.pre[p].equal(tx.writes[p]) {
+			continue
+		}
+		paths = append(paths, p)
+		if st := tx.writes[p]; st.exists {
+			files[p] = st.data
+		}
+	}
+	if b.opts.Validate != nil && len(files) > 0 {
+		var written []string
+		for _, p := range paths {
+			if _, ok := files[p]; ok {
+				written = append(written, p)
+			}
+		}
+		for _, f := range b.opts.Validate(b.Root, written, files) {
+			if f.Severity == finding.Error {
+				return diary.Entry{}, errs.E("box.do", errs.Invalid, "refused: %s", f.String())
+			}
+		}
+	}
+	now := time.Now().UTC()
+	if c.entryID == "" {
+		c.entryID = diary.NewID(now)
+	}
+	e = diary.Entry{
+		ID: c.entryID, Time: now.Format(time.RFC3339Nano),
+		Actor: c.Actor.Who, Via: c.Actor.Via, Host: c.Actor.Host, Trust: trust(c.Actor),
+		Op: c.Op, Summary: c.Summary, Reason: c.Reason, Switch: c.Switch, UndoOf: c.UndoOf, Paths: paths,
+	}
+	for _, p := range paths {
+		pre, post := tx.pre[p], tx.writes[p]
+		e.Undo = append(e.Undo, diary.FileUndo{Path: p, Pre: b.blob(pre, blobs), Post: b.blob(post, blobs)})
+		bt.current[p] = post
+	}
+	day := diary.Day(now)
+	st, err := bt.read(day)
+	if err != nil {
+		return diary.Entry{}, err
+	}
+	bt.current[day] = fileState{data: diary.Append(st.data, e), exists: true}
+	return e, nil
+}
+
+func trust(a Actor) string {
+	if a.Trust == "" {
+		return "own"
+	}
+	return a.Trust
+}
+
+// blob notes a state's content for storing and returns its id ("" when absent).
+func (b *Box) blob(st fileState, blobs map[string][]byte) string {
+	if !st.exists {
+		return ""
+	}
+	id := b.git.BlobID(st.data)
+	blobs[id] = st.data
+	return id
+}
+
+// commitApplied writes the batch to disk and commits it; on failure the tree goes back as it was.
+// Durability costs two file-system flushes per batch, however many changes it carries:
+//
+//	undo blobs, journal, temp files written → flush → renames, git add, git commit → flush → ack
+//
+// The first flush makes the journal and every new byte durable before anything is replaced; the
+// second makes the renames and the commit durable before any writer hears "done".
+func (b *Box) commitApplied(ctx context.Context, h *held, bt *batch, ok []applied, blobs map[string][]byte, spooled []string) (string, error) {
+	var paths []string
+	j := journal{Spooled: spooled}
+	j.Head, _ = b.git.Head(ctx)
+	for _, a := range ok {
+		j.Entries = append(j.Entries, a.entry.ID)
+	}
+	for _, p := range bt.order {
+		if bt.initial[p].equal(bt.current[p]) {
+			continue
+		}
+		paths = append(paths, p)
+		j.Files = append(j.Files, journalEntry{Path: p, Pre: b.blob(bt.initial[p], blobs), Exists: bt.initial[p].exists})
+	}
+	datas := make([][]byte, 0, len(blobs))
+	for _, d := range blobs {
+		datas = append(datas, d)
+	}
+	if _, err := b.git.WriteBlobs(ctx, datas); err != nil {
+		return "", errs.Wrap("box.do", errs.Other, err, "cannot store the undo copies")
+	}
+	if err := b.writeJournal(j); err != nil {
+		return "", errs.Wrap("box.do", errs.Other, err, "cannot start the write")
+	}
+	temps, err := b.prepare(paths, bt.current)
+	if err == nil {
+		err = h.sync()
+	}
+	if err != nil {
+		for _, t := range temps {
+			os.Remove(t)
+		}
+		b.dropJournal()
+		return "", errs.Wrap("box.do", errs.Other, err, "cannot write the change")
+	}
+	hash, err := b.renameAndCommit(ctx, paths, temps, bt, ok)
+	if err != nil {
+		if rerr := b.recoverLocked(ctx); rerr != nil {
+			err = fmt.Errorf("%w (and the rollback failed: %v)", err, rerr)
+		}
+		return "", err
+	}
+	if err := h.sync(); err != nil {
+		return "", errs.Wrap("box.do", errs.Other, err, "the change is committed but the disk did not confirm it")
+	}
+	b.dropJournal()
+	return hash, nil
+}
+
+// prepare writes each new file's bytes to a temp file (not yet flushed) and makes missing folders.
+func (b *Box) prepare(paths []string, states map[string]fileState) (map[string]string, error) {
+	tdir := filepath.Join(b.Root, filepath.FromSlash(tmpDir))
+	if err := os.MkdirAll(tdir, 0o755); err != nil {
+		return nil, err
+	}
+	temps := map[string]string{}
+	for _, p := range paths {
+		st := states[p]
+		if !st.exists {
+			continue
+		}
+		h, err := b.host(p)
+		if err != nil {
+			return temps, err
+		}
+		if err := b.mkdirs(filepath.Dir(h), map[string]bool{}); err != nil {
+			return temps, err
+		}
+		perm := os.FileMode(0o644)
+		if fi, err := os.Stat(h); err == nil {
+			perm = fi.Mode().Perm()
+		}
+		t, err := writeTemp(tdir, st.data, perm, false)
+		if err != nil {
+			return temps, err
+		}
+		temps[p] = t
+	}
+	return temps, nil
+}
+
+func (b *Box) renameAndCommit(ctx context.Context, paths []string, temps map[string]string, bt *batch, ok []applied) (string, error) {
+	for _, p := range paths {
+		h, err := b.host(p)
+		if err != nil {
+			return "", err
+		}
+		if !bt.current[p].exists {
+			if err := os.Remove(h); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return "", errs.Wrap("box.do", errs.Other, err, "cannot remove "+p)
+			}
+			b.pruneEmpty(filepath.Dir(h))
+			continue
+		}
+		err = os.Rename(temps[p], h)
+		if errors.Is(err, syscall.EXDEV) {
+			os.Remove(temps[p])
+			err = b.writeAtomic(h, bt.current[p].data)
+		}
+		if err != nil {
+			return "", errs.Wrap("box.do", errs.Other, err, "cannot write "+p)
+		}
+	}
+	err := b.git.Add(ctx, gitPaths(paths)...)
+	if err != nil && b.removeOldIndexLock() {
+		err = b.git.Add(ctx, gitPaths(paths)...)
+	}
+	if err != nil {
+		return "", errs.Wrap("box.do", errs.Other, err, "cannot stage the change in git")
+	}
+	subject, body, trailers := commitMessage(ok)
+	hash, err := b.git.Commit(ctx, subject+"\n"+body, trailers)
+	if err != nil {
+		return "", errs.Wrap("box.do", errs.Other, err, "cannot commit the change")
+	}
+	return hash, nil
+}
+
+// commitMessage: one change → its summary; several → a count and one line each. Trailers repeat per
+// change, each group starting with Box-Entry.
+func commitMessage(ok []applied) (string, string, []git.Trailer) {
+	var ts []git.Trailer
+	var body strings.Builder
+	for _, a := range ok {
+		e := a.entry
+		ts = append(ts, git.Trailer{Key: "Box-Entry", Value: e.ID}, git.Trailer{Key: "Box-Actor", Value: e.Actor})
+		if e.Via != "" {
+			ts = append(ts, git.Trailer{Key: "Box-Via", Value: e.Via})
+		}
+		ts = append(ts, git.Trailer{Key: "Box-Trust", Value: e.Trust}, git.Trailer{Key: "Box-Op", Value: e.Op})
+		if e.Switch != "" {
+			ts = append(ts, git.Trailer{Key: "Box-Switch", Value: e.Switch})
+		}
+		if e.UndoOf != "" {
+			ts = append(ts, git.Trailer{Key: "Box-Undo-Of", Value: e.UndoOf})
+		}
+		if len(ok) > 1 {
+			fmt.Fprintf(&body, "- %s\n", summaryOf(e))
+		}
+	}
+	if len(ok) == 1 {
+		return summaryOf(ok[0].entry), "", ts
+	}
+	return fmt.Sprintf("%d changes: %s …", len(ok), summaryOf(ok[0].entry)), body.String(), ts
+}
+
+func summaryOf(e diary.Entry) string {
+	if e.Summary != "" {
+		return e.Summary
+	}
+	return e.Actor + ": " + e.Op
+}
+
+func dedupe(ss []string) []string {
+	sort.Strings(ss)
+	out := ss[:0]
+	for i, s := range ss {
+		if i == 0 || s != ss[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Tx is what a change's Apply sees: the box as earlier changes in the batch left it, plus its own writes.
+// Paths are box paths in any form Clean accepts.
+type Tx struct {
+	ctx    context.Context
+	bt     *batch
+	writes map[string]fileState
+	pre    map[string]fileState
+	order  []string
+	init   bool
+}
+
+// Context is the transaction's context.
+func (tx *Tx) Context() context.Context { return tx.ctx }
+
+// Root is the box root on the host.
+func (tx *Tx) Root() string { return tx.bt.b.Root }
+
+// Read returns a file's bytes; a missing file is an error matching fs.ErrNotExist.
+func (tx *Tx) Read(p string) ([]byte, error) {
+	st, clean, err := tx.state(p)
+	if err != nil {
+		return nil, err
+	}
+	if !st.exists {
+		return nil, fmt.Errorf("box: %s: %w", clean, fs.ErrNotExist)
+	}
+	return st.data, nil
+}
+
+// Exists reports whether a file exists.
+func (tx *Tx) Exists(p string) bool {
+	st, _, err := tx.state(p)
+	return err == nil && st.exists
+}
+
+// Write sets a file's bytes.
+func (tx *Tx) Write(p string, data []byte) error {
+	clean, err := tx.guard(p)
+	if err != nil {
+		return err
+	}
+	if err := tx.touch(clean); err != nil {
+		return err
+	}
+	tx.writes[clean] = fileState{data: append([]byte(nil), data...), exists: true}
+	return nil
+}
+
+// Remove deletes a file; removing a missing file is a NotFound error.
+func (tx *Tx) Remove(p string) error {
+	clean, err := tx.guard(p)
+	if err != nil {
+		return err
+	}
+	if err := tx.touch(clean); err != nil {
+		return err
+	}
+	if !tx.writes[clean].exists {
+		return errs.E("box.remove", errs.NotFound, "%s does not exist", clean)
+	}
+	tx.writes[clean] = fileState{}
+	return nil
+}
+
+func (tx *Tx) state(p string) (fileState, string, error) {
+	clean, err := layout.Clean(p)
+	if err != nil {
+		return fileState{}, "", errs.Wrap("box.read", errs.Invalid, err, "")
+	}
+	if st, ok := tx.writes[clean]; ok {
+		return st, clean, nil
+	}
+	st, err := tx.bt.read(clean)
+	return st, clean, err
+}
+
+// touch records a path's pre-image the first time the change touches it.
+func (tx *Tx) touch(clean string) error {
+	if _, ok := tx.writes[clean]; ok {
+		return nil
+	}
+	st, err := tx.bt.read(clean)
+	if err != nil {
+		return err
+	}
+	tx.pre[clean] = st
+	tx.writes[clean] = st
+	tx.order = append(tx.order, clean)
+	return nil
+}
+
+// guard refuses writes outside the box's own names: .git, .box (but the marker at init), the diary
+// (the transaction writes it), root strays and nested reserved names.
+func (tx *Tx) guard(p string) (string, error) {
+	const op = "box.write"
+	clean, err := layout.Clean(p)
+	if err != nil {
+		return "", errs.Wrap(op, errs.Invalid, err, "")
+	}
+	segs := layout.Segments(clean)
+	switch {
+	case len(segs) == 0:
+		return "", errs.E(op, errs.Invalid, "cannot write the box root itself")
+	case segs[0] == ".git":
+		return "", errs.E(op, errs.Invalid, "%s is inside git's own folder; the box never writes there", clean)
+	case segs[0] == ".box" && !(tx.init && clean == "/"+layout.Marker):
+		return "", errs.E(op, errs.Invalid, "%s is in .box/, the box's runtime folder; it is not written by changes", clean)
+	case strings.HasPrefix(clean, layout.DiaryDir+"/"):
+		return "", errs.E(op, errs.Invalid, "%s is the diary; the box writes it itself", clean)
+	case segs[0] == "_tmp":
+		return "", errs.E(op, errs.Invalid, "%s is scratch space, never committed; write it directly", clean)
+	}
+	if fs := layout.CheckRoot(segs[:1]); len(fs) > 0 {
+		return "", errs.E(op, errs.Invalid, "%s", fs[0].Message)
+	}
+	if off, bad := layout.ReservedOffender(clean); bad {
+		return "", errs.E(op, errs.Invalid, "%s uses the reserved name %s below the root; pick another folder name", clean, off)
+	}
+	return clean, nil
+}

@@ -1,0 +1,317 @@
+package box
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/git"
+)
+
+// Undo reverses one diary entry as a new change (Op undo, UndoOf the entry) with its own diary line and
+// commit. An empty id means the newest entry that is not an undo, not the init, and not already undone;
+// so repeated undos walk back through history. Undoing an undo entry by its id redoes what it undid.
+//
+// Per path: if the file is still as the entry left it, its earlier bytes come back exactly (or it is
+// removed if the entry created it); otherwise the entry's change is taken out by a 3-way merge so later
+// edits stay, and a clash refuses with Conflict and changes nothing. One entry of a grouped commit is
+// undone without touching the others.
+func (b *Box) Undo(ctx context.Context, entryID string, actor Actor) (Result, error) {
+	const op = "box.undo"
+	e, err := b.undoTarget(entryID)
+	if err != nil {
+		return Result{}, err
+	}
+	if e.Op == "init" {
+		return Result{}, errs.E(op, errs.Invalid, "the box's first commit cannot be undone")
+	}
+	if len(e.Undo) == 0 {
+		return Result{}, errs.E(op, errs.Invalid, "diary entry %s changed no file, so there is nothing to undo", e.ID)
+	}
+	verb := "undid"
+	if e.Op == "undo" {
+		verb = "redid"
+	}
+	summary := fmt.Sprintf("%s %s: %s", nonEmpty(actor.Who, "owner"), verb, strings.TrimSuffix(summaryOf(e), "."))
+	return b.Do(ctx, Change{Actor: actor, Op: "undo", Summary: summary, Switch: "change", UndoOf: e.ID,
+		Apply: func(tx *Tx) error {
+			for _, fu := range e.Undo {
+				if err := b.undoFile(tx, e, fu); err != nil {
+					return err
+				}
+			}
+			return nil
+		}})
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+func (b *Box) undoTarget(id string) (diary.Entry, error) {
+	const op = "box.undo"
+	if id != "" {
+		e, err := diary.Find(b.Root, id)
+		if errors.Is(err, diary.ErrNotFound) {
+			return e, errs.E(op, errs.NotFound, "no diary entry %s: `box diary` lists the entries", id)
+		}
+		if err != nil {
+			return e, errs.Wrap(op, errs.Other, err, "cannot read the diary")
+		}
+		return e, nil
+	}
+	// Newest first: an undo entry that is itself still in force marks its target undone.
+	cancelled := map[string]bool{}
+	es, err := diary.Recent(b.Root, 1, func(e diary.Entry) bool {
+		if e.Op == "undo" {
+			if !cancelled[e.ID] {
+				cancelled[e.UndoOf] = true
+			}
+			return false
+		}
+		return !cancelled[e.ID] && e.Op != "init" && len(e.Undo) > 0
+	})
+	if err != nil {
+		return diary.Entry{}, errs.Wrap(op, errs.Other, err, "cannot read the diary")
+	}
+	if len(es) == 0 {
+		return diary.Entry{}, errs.E(op, errs.NotFound, "there is nothing to undo")
+	}
+	return es[0], nil
+}
+
+func (b *Box) undoFile(tx *Tx, e diary.Entry, fu diary.FileUndo) error {
+	const op = "box.undo"
+	ctx := tx.Context()
+	cur, err := tx.Read(fu.Path)
+	exists := err == nil
+	curID := ""
+	if exists {
+		curID = b.git.BlobID(cur)
+	}
+	switch {
+	case curID == fu.Pre:
+		return nil // already as it was before the entry
+	case curID == fu.Post:
+		if fu.Pre == "" {
+			return tx.Remove(fu.Path)
+		}
+		pre, err := b.blobData(ctx, fu.Pre)
+		if err != nil {
+			return err
+		}
+		return tx.Write(fu.Path, pre)
+	case !exists:
+		return errs.E(op, errs.Conflict, "cannot undo %s: %s was removed since; restore it first", e.ID, fu.Path)
+	}
+	base, err := b.blobData(ctx, fu.Post)
+	if err != nil {
+		return err
+	}
+	other, err := b.blobData(ctx, fu.Pre)
+	if err != nil {
+		return err
+	}
+	merged, ok := b.merge(ctx, cur, base, other)
+	if !ok {
+		return errs.E(op, errs.Conflict,
+			"cannot undo %s: %s was changed since in the same place; edit it by hand instead", e.ID, fu.Path)
+	}
+	if fu.Pre == "" && len(merged) == 0 {
+		return tx.Remove(fu.Path)
+	}
+	return tx.Write(fu.Path, merged)
+}
+
+func (b *Box) blobData(ctx context.Context, id string) ([]byte, error) {
+	if id == "" {
+		return nil, nil
+	}
+	d, err := b.git.Blob(ctx, id)
+	if err != nil {
+		return nil, errs.Wrap("box.undo", errs.Other, err, "the saved copy "+id+" is missing from git")
+	}
+	return d, nil
+}
+
+// merge takes the change base→current and the change base→other together. git merge-file decides first;
+// when it reports a clash, a line merge that lets changes touch (but not overlap) gets a second say:
+// git counts adjacent edits as a conflict, and "undo the first of two lines appended to one inbox day"
+// is exactly that case.
+func (b *Box) merge(ctx context.Context, current, base, other []byte) ([]byte, bool) {
+	out, conflict, err := b.git.MergeFile(ctx, current, base, other)
+	if err == nil && !conflict {
+		return out, true
+	}
+	return lineMerge(current, base, other)
+}
+
+type hunk struct {
+	bs, be int // base lines [bs, be) replaced
+	repl   []string
+}
+
+func lineMerge(current, base, other []byte) ([]byte, bool) {
+	c, bl, o := splitLines(current), splitLines(base), splitLines(other)
+	hs, ok := hunks(bl, o)
+	if !ok {
+		return nil, false
+	}
+	al, ok := lcsAlign(bl, c)
+	if !ok {
+		return nil, false
+	}
+	var out []string
+	pos := 0
+	for _, h := range hs {
+		var start, del int
+		switch {
+		case h.bs < h.be:
+			start, del = al[h.bs], h.be-h.bs
+			for k := h.bs; k < h.be; k++ {
+				if al[k] < 0 || al[k] != start+(k-h.bs) {
+					return nil, false // a line the entry changed was changed again
+				}
+			}
+		case h.bs == 0:
+			start = 0
+		case al[h.bs-1] >= 0:
+			start = al[h.bs-1] + 1
+		case h.bs < len(bl) && al[h.bs] >= 0:
+			start = al[h.bs]
+		default:
+			return nil, false
+		}
+		if start < pos {
+			return nil, false
+		}
+		out = append(out, c[pos:start]...)
+		out = append(out, h.repl...)
+		pos = start + del
+	}
+	out = append(out, c[pos:]...)
+	return []byte(strings.Join(out, "")), true
+}
+
+func splitLines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	ls := strings.SplitAfter(string(b), "\n")
+	if ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	return ls
+}
+
+// hunks lists the changes that turn base into other.
+func hunks(base, other []string) ([]hunk, bool) {
+	al, ok := lcsAlign(base, other)
+	if !ok {
+		return nil, false
+	}
+	var hs []hunk
+	i, j := 0, 0
+	for i < len(base) || j < len(other) {
+		if i < len(base) && al[i] == j {
+			i, j = i+1, j+1
+			continue
+		}
+		h := hunk{bs: i}
+		for i < len(base) && al[i] < 0 {
+			i++
+		}
+		h.be = i
+		next := len(other)
+		if i < len(base) {
+			next = al[i]
+		}
+		h.repl, j = other[j:next], next
+		hs = append(hs, h)
+	}
+	return hs, true
+}
+
+// lcsAlign matches lines of a to lines of b along a longest common subsequence: al[i] is the index in
+// b of a[i], or -1. The common head and tail are matched directly; the middle gets a DP, refused
+// (false) when it would be too large.
+func lcsAlign(a, b []string) ([]int, bool) {
+	al := make([]int, len(a))
+	for i := range al {
+		al[i] = -1
+	}
+	p := 0
+	for p < len(a) && p < len(b) && a[p] == b[p] {
+		al[p] = p
+		p++
+	}
+	s := 0
+	for s < len(a)-p && s < len(b)-p && a[len(a)-1-s] == b[len(b)-1-s] {
+		al[len(a)-1-s] = len(b) - 1 - s
+		s++
+	}
+	am, bm := a[p:len(a)-s], b[p:len(b)-s]
+	if len(am) == 0 || len(bm) == 0 {
+		return al, true
+	}
+	if len(am)*len(bm) > 4_000_000 {
+		return nil, false
+	}
+	n, m := len(am), len(bm)
+	dp := make([][]int32, n+1)
+	for i := range dp {
+		dp[i] = make([]int32, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if am[i] == bm[j] {
+				dp[i][j] = dp[i+1][j+1] + 1
+			} else {
+				dp[i][j] = max(dp[i+1][j], dp[i][j+1])
+			}
+		}
+	}
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case am[i] == bm[j]:
+			al[p+i] = p + j
+			i, j = i+1, j+1
+		case dp[i+1][j] >= dp[i][j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return al, true
+}
+
+// Diary returns up to n diary entries newest first, each with the commit that carries it filled in
+// (looked up among the recent commits; an entry older than those keeps an empty Commit).
+func (b *Box) Diary(ctx context.Context, n int, keep diary.Filter) ([]diary.Entry, error) {
+	es, err := diary.Recent(b.Root, n, keep)
+	if err != nil {
+		return nil, errs.Wrap("box.diary", errs.Other, err, "cannot read the diary")
+	}
+	cs, err := b.git.Log(ctx, git.LogOptions{Max: 2*len(es) + 64})
+	if err != nil {
+		return es, nil // the diary itself is the answer; commits are a courtesy
+	}
+	byEntry := map[string]string{}
+	for _, c := range cs {
+		for _, t := range c.Trailers {
+			if t.Key == "Box-Entry" {
+				byEntry[t.Value] = c.Hash
+			}
+		}
+	}
+	for i := range es {
+		es[i].Commit = byEntry[es[i].ID]
+	}
+	return es, nil
+}

@@ -1,0 +1,153 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/mcp"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/server"
+	"github.com/boxmem/box/internal/todo"
+)
+
+func (a *App) serveCmd() *cobra.Command {
+	var addr string
+	var allowed []string
+	c := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the box to other assistants over MCP (Streamable HTTP at /mcp)",
+		Long: "Serve the box: /mcp for assistants (a key from `box keys new` as Authorization: Bearer mbx_…), /healthz.\n" +
+			"With no box found it creates one at $BOX_DIR, else ~/box, and says where. It answers at once; a search\n" +
+			"index still catching up is reported, never waited for. --allowed-host lets a reverse proxy's host name in.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return a.runServe(cmd.Context(), addr, allowed)
+		},
+	}
+	c.Flags().StringVar(&addr, "addr", server.DefaultAddr, "address to listen on (loopback unless behind a reverse proxy)")
+	c.Flags().StringArrayVar(&allowed, "allowed-host", nil, "a Host name a reverse proxy sends, besides loopback names (repeatable)")
+	return c
+}
+
+// service is what serve and mcp share: the open box, its memory, to-dos and state.
+type service struct {
+	root  string
+	box   *box.Box
+	mem   *memory.Memory
+	keys  *keys.Store
+	todos *todo.Store
+}
+
+func (s *service) Close() {
+	if s.mem != nil {
+		s.mem.Close()
+	}
+	s.keys.Close()
+	s.box.Close()
+}
+
+// mcpService is the MCP side of the service; a memory that could not open leaves its tools saying so.
+func (s *service) mcpService(address string) *mcp.Service {
+	svc := mcp.Service{Todos: s.todos, State: s.keys, Version: Version, Address: address}
+	if s.mem != nil {
+		svc.Memory = s.mem
+	}
+	return mcp.New(svc)
+}
+
+// openService opens the box for serving; create makes the default box when none is found.
+func (a *App) openService(ctx context.Context, create bool) (*service, error) {
+	root, err := a.boxRoot()
+	if err != nil {
+		if root, err = a.defaultBox(ctx, err, create); err != nil {
+			return nil, err
+		}
+	}
+	s := &service{root: root}
+	if s.box, err = box.Open(root); err != nil {
+		return nil, err
+	}
+	if s.keys, err = keys.Open(root, nil); err != nil {
+		s.box.Close()
+		return nil, err
+	}
+	s.todos = todo.New(s.box)
+	if s.mem, err = memory.Open(ctx, root, memory.Options{Watch: true}); err != nil {
+		a.note("box: the memory could not be opened, so its tools will say so: %v", err)
+		s.mem = nil
+	}
+	return s, nil
+}
+
+// defaultBox is the box serve uses when discovery found none: --box or $BOX_DIR if it is a box, else
+// a new box there (or at ~/box), announced on stderr.
+func (a *App) defaultBox(ctx context.Context, found error, create bool) (string, error) {
+	dir := a.BoxFlag
+	if dir == "" {
+		dir = a.IO.Getenv("BOX_DIR")
+	}
+	if dir != "" {
+		if _, err := box.ReadMarker(dir); err == nil {
+			return filepath.Abs(dir)
+		}
+	}
+	if !create || !errs.Is(found, errs.NotABox) || a.BoxFlag != "" {
+		return "", found
+	}
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", errs.Wrap("cli.serve", errs.NotABox, err, "No box was found and there is no home folder to make one in; pass --box DIR")
+		}
+		dir = filepath.Join(home, "box")
+	}
+	b, err := box.Init(ctx, dir, box.InitOptions{})
+	if err != nil {
+		return "", err
+	}
+	defer b.Close()
+	a.note("box: no box was found, so a new one was made at %s", b.Root)
+	return b.Root, nil
+}
+
+func (a *App) runServe(ctx context.Context, addr string, allowed []string) error {
+	s, err := a.openService(ctx, true)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return errs.Wrap("cli.serve", errs.Busy, err, "The server could not listen on "+addr+"; is another box serve running? Pick another --addr")
+	}
+	base := "http://" + ln.Addr().String()
+	srv := &server.Server{
+		Listener: ln, AllowedHosts: allowed, Keys: s.keys, BoxID: s.box.Marker.ID, Version: Version,
+		Logger: slog.New(slog.NewTextHandler(a.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		MCP:    s.mcpService(base),
+		Indexing: func(ctx context.Context) bool {
+			if s.mem == nil {
+				return false
+			}
+			o, err := s.mem.Overview(ctx)
+			return err == nil && o.Indexing
+		},
+	}
+	out := map[string]any{"box": s.root, "address": base, "mcp": base + "/mcp", "id": s.box.Marker.ID}
+	a.emit(out, func(w io.Writer) {
+		fmt.Fprintf(w, "box serving %s at %s/mcp\n", s.root, base)
+		fmt.Fprintf(w, "ready: claude mcp add --transport http box %s/mcp --header \"Authorization: Bearer <key>\"\n", base)
+	})
+	a.note("box: make a key with `box keys new --name \"Claude Code\" --memory`; Ctrl-C stops the server")
+	return srv.Run(ctx)
+}

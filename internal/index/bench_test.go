@@ -1,0 +1,231 @@
+package index
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// The benchmarks index generated memories: entity notes for people and places, topic notes, and inbox
+// lines, over a vocabulary of names, places, jobs, hobbies and everyday words.
+
+var (
+	firstNames = strings.Fields(`Leo Mia Ana Tom Eva Sam Ivy Max Zoe Ben Ada Eli Noa Kai Lea Ray Joy Ian Amy Dan
+Lucas Emma Olivia Noah Liam Sofia Mateo Chloe Hugo Clara Felix Nora Oscar Alice Jonas Marta Pablo Ines Tiago Rosa
+Yuki Hana Kenji Aiko Ravi Priya Arjun Meera Omar Layla Karim Nadia Ivan Olga Petra Milan Sven Freya Lars Astrid`)
+	lastNames = strings.Fields(`Marsh Silva Costa Reyes Novak Berg Hale Quinn Moreau Rossi Tanaka Sato Khan Patel
+Okafor Mensah Fischer Weber Larsen Dahl Santos Ferreira Murphy Kelly Walsh Byrne Duarte Lopes Pereira Almeida`)
+	places = strings.Fields(`Lisbon Porto Madrid Paris Berlin Vienna Prague Oslo Dublin Rome Milan Kyoto Osaka
+Lagos Accra Nairobi Cairo Lima Quito Bogota Denver Austin Boston Seattle Toronto Montreal Sydney Perth Auckland
+Reykjavik Tallinn Riga Krakow Seville Valencia Bilbao Lyon Nantes Geneva Zurich`)
+	jobs = strings.Fields(`carpenter nurse teacher architect baker engineer designer pilot chef lawyer doctor
+pharmacist librarian plumber photographer journalist translator accountant gardener musician`)
+	hobbies = strings.Fields(`cycling climbing chess pottery painting surfing running sailing knitting birding
+gardening fishing hiking photography baking swimming rowing skiing tennis jazz`)
+	things = strings.Fields(`coffee tea wine bread cheese olives books records bicycles plants cameras guitars
+violins maps stamps watches kites boats dogs cats horses`)
+	filler = strings.Fields(`meeting dinner birthday project deadline weekend holiday flight hotel concert
+museum market garden kitchen office school hospital station bridge river mountain beach forest island village
+morning evening winter summer spring autumn letter phone message invoice contract budget recipe present
+gift party wedding trip visit call reminder doctor appointment class lesson course exam report review plan`)
+)
+
+func pick(r *rand.Rand, xs []string) string { return xs[r.IntN(len(xs))] }
+
+func genNote(r *rand.Rand, i int) Doc {
+	first, last, place := pick(r, firstNames), pick(r, lastNames), pick(r, places)
+	name := first + " " + last
+	var body strings.Builder
+	fmt.Fprintf(&body, "## Snapshot\n%s is a %s living in %s.\n\n## Key facts\n", name, pick(r, jobs), place)
+	for range 4 + r.IntN(6) {
+		fmt.Fprintf(&body, "- %s likes %s and %s; %s %s in %s.\n", first, pick(r, hobbies), pick(r, things),
+			pick(r, filler), pick(r, filler), pick(r, places))
+	}
+	body.WriteString("\n## Timeline\n")
+	for range 2 + r.IntN(4) {
+		fmt.Fprintf(&body, "- 2026-%02d-%02d: %s %s with %s in %s.\n", 1+r.IntN(12), 1+r.IntN(28), pick(r, filler),
+			pick(r, filler), pick(r, firstNames), pick(r, places))
+	}
+	p := fmt.Sprintf("/_content/memory/notes/entity-%s-%s-%d.md", strings.ToLower(first), strings.ToLower(last), i)
+	return Doc{
+		Path: p, Kind: "note", Title: name, Aliases: []string{first}, Map: "moc-people",
+		Description: fmt.Sprintf("%s from %s", pick(r, jobs), place), Body: body.String(),
+		Who: "owner", Trust: "own", Date: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(i) * time.Minute),
+		Size: int64(body.Len()), Hash: fmt.Sprint(i),
+	}
+}
+
+func genInbox(r *rand.Rand, i int) Doc {
+	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i/50)
+	file := fmt.Sprintf("/_content/inbox/%s.md", day.Format("2006-01-02"))
+	trust, who := "own", "owner"
+	if r.IntN(4) == 0 {
+		trust, who = "outside", "claude"
+	}
+	return Doc{
+		Path: fmt.Sprintf("%s#l%d", file, i), Kind: "inbox", Who: who, Trust: trust, Date: day,
+		Body: fmt.Sprintf("%s %s %s with %s in %s", pick(r, firstNames), pick(r, []string{"booked", "moved", "bought", "cancelled", "loves"}),
+			pick(r, filler), pick(r, things), pick(r, places)),
+		Hash: file,
+	}
+}
+
+// corpus returns the files of a generated box: notes one per file, inbox lines fifty per day file.
+func corpus(notes, inbox int) []FileDocs {
+	r := rand.New(rand.NewPCG(1, 2))
+	var files []FileDocs
+	for i := range notes {
+		d := genNote(r, i)
+		files = append(files, FileDocs{Path: d.Path, Stamp: FileStamp{Size: d.Size, Hash: d.Hash}, Docs: []Doc{d}})
+	}
+	for i := range inbox {
+		d := genInbox(r, i)
+		file, _, _ := strings.Cut(d.Path, "#")
+		if n := len(files); n > 0 && files[n-1].Path == file {
+			files[n-1].Docs = append(files[n-1].Docs, d)
+			continue
+		}
+		files = append(files, FileDocs{Path: file, Stamp: FileStamp{Hash: file}, Docs: []Doc{d}})
+	}
+	return files
+}
+
+var (
+	benchDir  string
+	benchOnce sync.Once
+	builtMu   sync.Mutex
+	built     = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if benchDir != "" {
+		os.RemoveAll(benchDir)
+	}
+	os.Exit(code)
+}
+
+// benchIndex builds (once per process) an index of the given size and opens it.
+func benchIndex(b *testing.B, notes, inbox int) *Index {
+	b.Helper()
+	benchOnce.Do(func() {
+		var err error
+		if benchDir, err = os.MkdirTemp("", "box-index-bench-"); err != nil {
+			b.Fatal(err)
+		}
+	})
+	key := fmt.Sprintf("%d-%d", notes, inbox)
+	builtMu.Lock()
+	defer builtMu.Unlock()
+	path, ok := built[key]
+	if !ok {
+		path = filepath.Join(benchDir, key+".db")
+		ix, err := Open(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		files := corpus(notes, inbox)
+		start := time.Now()
+		for chunk := range slices.Chunk(files, reconcileBatch) {
+			if err := ix.ReplaceFiles(chunk); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Logf("built %s in %v", key, time.Since(start))
+		ix.Close()
+		built[key] = path
+	}
+	ix, err := Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ix.Close() })
+	return ix
+}
+
+// benchQueries mixes what people type: a name, two words, a short fact, a long question.
+func benchQueries() []Query {
+	r := rand.New(rand.NewPCG(3, 4))
+	var qs []Query
+	for i := range 200 {
+		var text string
+		switch i % 5 {
+		case 0:
+			text = pick(r, firstNames)
+		case 1:
+			text = pick(r, firstNames) + " " + pick(r, places)
+		case 2:
+			text = fmt.Sprintf("%s %s %s", pick(r, firstNames), pick(r, hobbies), pick(r, places))
+		case 3:
+			text = fmt.Sprintf("Where did %s %s go for the %s in %s?", pick(r, firstNames), pick(r, lastNames), pick(r, filler), pick(r, places))
+		case 4:
+			text = fmt.Sprintf("what does %s the %s from %s like to do with %s and %s on %s %s", pick(r, firstNames),
+				pick(r, jobs), pick(r, places), pick(r, things), pick(r, hobbies), pick(r, filler), pick(r, filler))
+		}
+		qs = append(qs, Query{Text: text, Limit: 10})
+	}
+	return qs
+}
+
+func benchSearch(b *testing.B, notes, inbox int) {
+	ix := benchIndex(b, notes, inbox)
+	ctx := context.Background()
+	qs := benchQueries()
+	for _, q := range qs { // warm the statement cache and the page cache
+		if _, err := ix.Search(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		if _, err := ix.Search(ctx, qs[i%len(qs)]); err != nil {
+			b.Fatal(err)
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	slices.Sort(lat)
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds())/1000, "p99-ms")
+}
+
+func BenchmarkSearch1k(b *testing.B)            { benchSearch(b, 1_000, 0) }
+func BenchmarkSearch10k(b *testing.B)           { benchSearch(b, 10_000, 0) }
+func BenchmarkSearch100kInbox100k(b *testing.B) { benchSearch(b, 100_000, 100_000) }
+
+func benchReindex(b *testing.B, notes int) {
+	files := corpus(notes, 0)
+	byPath := map[string][]Doc{}
+	current := map[string]FileStamp{}
+	for _, f := range files {
+		byPath[f.Path], current[f.Path] = f.Docs, f.Stamp
+	}
+	load := func(p string) ([]Doc, error) { return byPath[p], nil }
+	for b.Loop() {
+		b.StopTimer()
+		ix, err := Open(filepath.Join(b.TempDir(), "index.db"))
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if n, err := ix.Reconcile(context.Background(), current, load, nil); err != nil || n != notes {
+			b.Fatal(n, err)
+		}
+		b.StopTimer()
+		ix.Close()
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(notes)/(b.Elapsed().Seconds()/float64(b.N)), "notes/s")
+}
+
+func BenchmarkReindex10k(b *testing.B)  { benchReindex(b, 10_000) }
+func BenchmarkReindex100k(b *testing.B) { benchReindex(b, 100_000) }

@@ -1,0 +1,112 @@
+package index
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+)
+
+func TestWatchReportsExternalEdits(t *testing.T) {
+	root := t.TempDir()
+	for _, d := range []string{"_content/memory/notes", "_config", ".box", "_content/_tmp"} {
+		if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan []string, 16)
+	done := make(chan error, 1)
+	go func() { done <- Watch(ctx, root, func(p []string) { got <- p }) }()
+	time.Sleep(100 * time.Millisecond) // let the watcher register its folders
+
+	write := func(rel, text string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(root, rel), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	expect := func(want ...string) {
+		t.Helper()
+		seen := map[string]bool{}
+		deadline := time.After(time.Second)
+		for {
+			select {
+			case ps := <-got:
+				for _, p := range ps {
+					seen[p] = true
+				}
+			case <-deadline:
+				t.Fatalf("within a second saw %v, want %v", seen, want)
+			}
+			if allSeen(seen, want) {
+				for p := range seen {
+					if !slices.Contains(want, p) {
+						t.Errorf("unexpected %s", p)
+					}
+				}
+				return
+			}
+		}
+	}
+
+	write(".box/index.db-x", "ignored")
+	write("_content/_tmp/scratch.md", "ignored")
+	write("_content/memory/notes/.entity-leo.md.swp", "ignored")
+	write("_content/memory/notes/entity-leo.md~", "ignored")
+	write("_content/memory/notes/entity-leo.md", "# Leo\n")
+	expect("/_content/memory/notes/entity-leo.md")
+
+	// A new folder is watched, and a file written into it at once is reported.
+	if err := os.MkdirAll(filepath.Join(root, "_content/recipes/soups"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write("_content/recipes/soups/leek.md", "leek")
+	expect("/_content/recipes/soups/leek.md")
+	time.Sleep(50 * time.Millisecond)
+	write("_content/recipes/soups/leek.md", "leek and potato")
+	write("_config/settings.card", "---\n---\n")
+	expect("/_content/recipes/soups/leek.md", "/_config/settings.card")
+
+	if err := os.Remove(filepath.Join(root, "_content/memory/notes/entity-leo.md")); err != nil {
+		t.Fatal(err)
+	}
+	expect("/_content/memory/notes/entity-leo.md")
+
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func allSeen(seen map[string]bool, want []string) bool {
+	for _, w := range want {
+		if !seen[w] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestIgnored(t *testing.T) {
+	for name, want := range map[string]bool{
+		"entity-leo.md": false, "moc-people.md": false, "2026-11-29.md": false,
+		".entity-leo.md.swp": true, "entity-leo.md~": true, "4913": true, "#x#": true, "a.tmp": true,
+		".DS_Store": true, "entity-leo.md.tmp-123": true,
+	} {
+		if got := ignored(name, false); got != want {
+			t.Errorf("ignored(%q) = %v", name, got)
+		}
+	}
+	for p, want := range map[string]bool{
+		"_content/a.md": true, "_config/x.card": true, "_bookkeeping/diary/x.jsonl": false,
+		".box/index.db": false, "_content/x/_tmp/y.md": false, "_content/.git/HEAD": false, "README.md": false,
+	} {
+		if _, got := boxPath("/r", "/r/"+p); got != want {
+			t.Errorf("boxPath(%q) = %v", p, got)
+		}
+	}
+}

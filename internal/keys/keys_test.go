@@ -1,0 +1,143 @@
+package keys
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+)
+
+func mustOpen(tb testing.TB, root string, now func() time.Time) *Store {
+	tb.Helper()
+	s, err := Open(root, now)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+func TestNewKeyIsShownOnceAndStoredHashed(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, nil)
+	ctx := context.Background()
+	c, key, err := s.New(ctx, "Claude Code", Caps{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(key, "mbx_") || len(key) < 4+50 {
+		t.Fatalf("key %q", key)
+	}
+	if want := c.Created.AddDate(0, 6, 0); !c.Expires.Equal(want) {
+		t.Errorf("expires %v, want %v", c.Expires, want)
+	}
+	b, _, _ := s.New(ctx, "Builder", Caps{Build: true})
+	if got := b.Expires.Sub(b.Created); got != BuildLifetime {
+		t.Errorf("build lifetime %v", got)
+	}
+	s.db.Exec(`PRAGMA wal_checkpoint(TRUNCATE)`)
+	for _, f := range []string{"state.db", "state.db-wal"} {
+		data, _ := os.ReadFile(filepath.Join(root, ".box", f))
+		if strings.Contains(string(data), key) || strings.Contains(string(data), strings.TrimPrefix(key, "mbx_")) {
+			t.Fatalf("%s holds the key in plain text", f)
+		}
+	}
+	got, err := s.Verify(ctx, key)
+	if err != nil || got.ID != c.ID || !got.Caps.Memory || got.Caps.Build {
+		t.Fatalf("Verify: %+v %v", got, err)
+	}
+}
+
+func TestVerifyRefusals(t *testing.T) {
+	root := t.TempDir()
+	ctx := context.Background()
+	past := mustOpen(t, root, func() time.Time { return time.Date(2020, 1, 2, 0, 0, 0, 0, time.UTC) })
+	_, expired, _ := past.New(ctx, "old", Caps{})
+	s := mustOpen(t, root, nil)
+	rc, revoked, _ := s.New(ctx, "gone", Caps{})
+	if _, err := s.Revoke(ctx, rc.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Revoke(ctx, rc.ID); !errs.Is(err, errs.Conflict) {
+		t.Errorf("second revoke: %v", err)
+	}
+	if _, err := s.Revoke(ctx, "k_nothere"); !errs.Is(err, errs.NotFound) {
+		t.Errorf("revoke unknown: %v", err)
+	}
+	for _, tc := range []struct{ key, want string }{
+		{"mbx_" + strings.Repeat("a", 52), "not known to this box"},
+		{"sk-123", "not a box key"},
+		{revoked, "was revoked on"},
+		{expired, "This key expired on 2 July 2020; make a new one with `box keys new`"},
+	} {
+		_, err := s.Verify(ctx, tc.key)
+		if !errs.Is(err, errs.Unauthorized) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Verify(%.10s…) = %v, want %q", tc.key, err, tc.want)
+		}
+	}
+}
+
+func TestAccessNeverRefusesNewKeys(t *testing.T) {
+	for _, tc := range []struct {
+		file string
+		ok   bool
+	}{
+		{"", true},
+		{"---\nchange: Just do it\naccess: Ask me\n---\n", true},
+		{"---\naccess: Never # the owner said no\n---\n", false},
+		{"access: never\n", false},
+	} {
+		root := t.TempDir()
+		if tc.file != "" {
+			os.MkdirAll(filepath.Join(root, "_config"), 0o755)
+			os.WriteFile(filepath.Join(root, "_config", "switches.card"), []byte(tc.file), 0o644)
+		}
+		s := mustOpen(t, root, nil)
+		_, _, err := s.New(context.Background(), "x", Caps{})
+		if tc.ok != (err == nil) || (err != nil && (!errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "set to Never"))) {
+			t.Errorf("%q: %v", tc.file, err)
+		}
+	}
+}
+
+func TestLastUseIsCoalesced(t *testing.T) {
+	root := t.TempDir()
+	s := mustOpen(t, root, nil)
+	ctx := context.Background()
+	c, _, _ := s.New(ctx, "x", Caps{})
+	for range 1000 {
+		s.Touch(c.ID, "127.0.0.1", "")
+	}
+	s.Touch(c.ID, "", "claude-code")
+	var used int64
+	s.db.QueryRow(`SELECT last_used FROM connections WHERE id=?`, c.ID).Scan(&used)
+	if used != 0 {
+		t.Fatal("a touch was written at once; they should be coalesced")
+	}
+	list, _ := s.List(ctx) // List flushes first
+	if list[0].LastUsed.IsZero() || list[0].LastHost != "127.0.0.1" || list[0].LastClient != "claude-code" {
+		t.Fatalf("%+v", list[0])
+	}
+}
+
+func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
+	root := t.TempDir()
+	a, b := mustOpen(t, root, nil), mustOpen(t, root, nil)
+	ctx := context.Background()
+	if err := a.SetFrozen(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	a.SetLocked(ctx, true)
+	a.SetLocked(ctx, false)
+	if f, _ := b.Frozen(ctx); !f {
+		t.Error("frozen not seen by the other store")
+	}
+	if l, _ := b.Locked(ctx); l {
+		t.Error("locked still set")
+	}
+}
+

@@ -1,0 +1,113 @@
+package layout
+
+import (
+	"flag"
+	"os"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the generated docs table")
+
+func TestDocsTableMatchesLayout(t *testing.T) {
+	data, err := os.ReadFile("../../docs/ARCHITECTURE.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	_, rest, ok := strings.Cut(doc, "<!-- layout:begin -->\n")
+	if !ok {
+		t.Fatal("docs/ARCHITECTURE.md lost its <!-- layout:begin --> marker")
+	}
+	got, _, ok := strings.Cut(rest, "<!-- layout:end -->")
+	if !ok {
+		t.Fatal("docs/ARCHITECTURE.md lost its <!-- layout:end --> marker")
+	}
+	if got != Table() && *update {
+		before, _, _ := strings.Cut(doc, "<!-- layout:begin -->\n")
+		doc = before + "<!-- layout:begin -->\n" + Table() + "<!-- layout:end -->" + strings.SplitN(rest, "<!-- layout:end -->", 2)[1]
+		if err := os.WriteFile("../../docs/ARCHITECTURE.md", []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != Table() {
+		t.Errorf("docs/ARCHITECTURE.md layout table drifted from internal/layout; run go test ./internal/layout -update; it should read:\n%s", Table())
+	}
+}
+
+func TestCheckRoot(t *testing.T) {
+	fs := CheckRoot([]string{"_content", ".DS_Store", "notes", "_stuff", ".git", "CLAUDE.md"})
+	if len(fs) != 2 {
+		t.Fatalf("want 2 findings, got %v", fs)
+	}
+	if fs[0].Code != "ad-hoc-underscore" || fs[0].Path != "/_stuff" {
+		t.Errorf("first finding: %v", fs[0])
+	}
+	if fs[1].Code != "unlisted" || fs[1].Path != "/notes" {
+		t.Errorf("second finding: %v", fs[1])
+	}
+}
+
+func TestReservedOffender(t *testing.T) {
+	cases := []struct {
+		path, want string
+	}{
+		{"/_content/memory/notes/entity-leo.md", ""},
+		{"/_content/a/_config/b/_content/c.md", "/_content/a/_config"},
+		{"/_content/_publish", "/_content/_publish"},
+		{"/_content/x/_tmp/y.md", ""},
+		{"/_config/_template-updates/_content/memory/MEMORY.md", ""},
+		{"/_config/schemas/_bookkeeping.yaml", ""},
+		{"/_bookkeeping/_bookkeeping", "/_bookkeeping/_bookkeeping"},
+	}
+	for _, c := range cases {
+		got, ok := ReservedOffender(c.path)
+		if got != c.want || ok != (c.want != "") {
+			t.Errorf("ReservedOffender(%q) = %q, %v; want %q", c.path, got, ok, c.want)
+		}
+	}
+}
+
+func TestClean(t *testing.T) {
+	cases := []struct {
+		in, want string
+		bad      bool
+	}{
+		{"/_content/x.md", "/_content/x.md", false},
+		{"_content/x.md", "/_content/x.md", false},
+		{"./_content//a/./b.md", "/_content/a/b.md", false},
+		{"_content/a/../b.md", "/_content/b.md", false},
+		{"../etc/passwd", "", true},
+		{"/_content/../../x", "", true},
+		{"/etc/hosts", "", true},
+		{"_content/\x00x", "", true},
+		{`_content\x.md`, "", true},
+	}
+	for _, c := range cases {
+		got, err := Clean(c.in)
+		if (err != nil) != c.bad || got != c.want {
+			t.Errorf("Clean(%q) = %q, %v; want %q bad=%v", c.in, got, err, c.want, c.bad)
+		}
+	}
+}
+
+func TestHostRefusesSymlinkOut(t *testing.T) {
+	root := t.TempDir()
+	outside := t.TempDir()
+	if err := os.MkdirAll(root+"/_content", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, root+"/_content/out"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Host(root, "/_content/out/secret.md"); err == nil {
+		t.Error("a path through a symlink pointing out of the box resolved")
+	}
+	if _, err := Host(root, "/_content/in/new.md"); err != nil {
+		t.Errorf("a new path inside the box refused: %v", err)
+	}
+	if _, err := FromHost(root, outside+"/x"); err == nil {
+		t.Error("FromHost accepted a path outside the box")
+	}
+}

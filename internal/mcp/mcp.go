@@ -1,0 +1,169 @@
+// Package mcp owns the box's MCP surface on the official Go SDK: the tools of DESIGN §9, their checkboxes,
+// the initialize instructions and the one mapping from box errors to isError sentences. No HTTP, no storage.
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/todo"
+)
+
+// Memory is what the tools need of the memory engine; *memory.Memory is the real one.
+type Memory interface {
+	Remember(ctx context.Context, a memory.Actor, in memory.RememberInput) (memory.RememberResult, error)
+	Forget(ctx context.Context, a memory.Actor, in memory.ForgetInput) (memory.ForgetResult, error)
+	Search(ctx context.Context, in memory.SearchInput) (memory.SearchResult, error)
+	Read(ctx context.Context, name string) (memory.Note, error)
+	Overview(ctx context.Context) (memory.Overview, error)
+	Recent(ctx context.Context, n int) ([]memory.RecentItem, error)
+}
+
+var _ Memory = (*memory.Memory)(nil)
+
+// Todos is what the to-do tools need; *todo.Store is the real one.
+type Todos interface {
+	Lists(ctx context.Context) ([]todo.List, error)
+	Add(ctx context.Context, a box.Actor, list, text string) (todo.Item, error)
+	Done(ctx context.Context, a box.Actor, ref string) (todo.Item, error)
+}
+
+var _ Todos = (*todo.Store)(nil)
+
+// State reports the box-wide flags; *keys.Store is the real one.
+type State interface {
+	Frozen(ctx context.Context) (bool, error)
+	Locked(ctx context.Context) (bool, error)
+}
+
+var _ State = (*keys.Store)(nil)
+
+// Service holds what every connection's server shares.
+type Service struct {
+	Memory  Memory // nil when the memory could not be opened: its tools then say so
+	Todos   Todos
+	State   State
+	Version string
+	// Address is the box's public address for the locked sentence ("…open it with their passkey at <Address>").
+	Address string
+
+	schemas *sdk.SchemaCache
+}
+
+// Conn is who is calling: one key or OAuth grant over HTTP, or the local process over stdio.
+type Conn struct {
+	Who    string    // the key's name, or "" to use the client's own name from initialize
+	Host   string    // where the call came from (an address, or "local")
+	KeyID  string    // the key, when there is one
+	Caps   keys.Caps // the checkboxes
+	Client string    // the client's own name, when known
+}
+
+// New returns a service; the zero Version is "dev".
+func New(s Service) *Service {
+	if s.Version == "" {
+		s.Version = "dev"
+	}
+	s.schemas = sdk.NewSchemaCache()
+	return &s
+}
+
+// Server returns an MCP server for one connection: only its tools are listed, and calling another is a
+// refusal naming the checkbox. Over HTTP it is made per request (stateless); over stdio once.
+func (s *Service) Server(c Conn) *sdk.Server {
+	srv := sdk.NewServer(&sdk.Implementation{Name: "box", Title: "Box — the owner's memory", Version: s.Version},
+		&sdk.ServerOptions{
+			Instructions: instructions(c),
+			SchemaCache:  s.schemas,
+			Capabilities: &sdk.ServerCapabilities{Tools: &sdk.ToolCapabilities{}},
+		})
+	sess := &session{svc: s, conn: c}
+	for _, t := range catalog {
+		if has(c.Caps, t.cap) {
+			t.add(srv, sess)
+		}
+	}
+	srv.AddReceivingMiddleware(sess.gate)
+	return srv
+}
+
+// session is one connection's view of the service.
+type session struct {
+	svc  *Service
+	conn Conn
+}
+
+// gate refuses tools/call on a frozen or locked box and for a tool whose checkbox this connection lacks.
+func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
+	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		call, ok := req.(*sdk.CallToolRequest)
+		if !ok || method != "tools/call" {
+			return next(ctx, method, req)
+		}
+		if ss.svc.State != nil {
+			if locked, _ := ss.svc.State.Locked(ctx); locked {
+				return nil, LockedError(ss.svc.Address)
+			}
+			if frozen, _ := ss.svc.State.Frozen(ctx); frozen {
+				return refusalResult(FrozenSentence), nil
+			}
+		}
+		if t, ok := byName[call.Params.Name]; ok && !has(ss.conn.Caps, t.cap) {
+			return refusalResult(needs(t.name, t.cap)), nil
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// actor is who a write is recorded under: the key's name, else the client's own name; always outside.
+func (ss *session) actor(req *sdk.CallToolRequest) memory.Actor {
+	who := ss.conn.Who
+	if who == "" && req != nil && req.Session != nil {
+		if p := req.Session.InitializeParams(); p != nil && p.ClientInfo != nil {
+			who = strings.TrimSpace(p.ClientInfo.Name)
+		}
+	}
+	if who == "" {
+		who = ss.conn.Client
+	}
+	if who == "" {
+		who = "an assistant"
+	}
+	return memory.Actor{Who: who, Via: "mcp", Host: ss.conn.Host, Trust: "outside"}
+}
+
+func (ss *session) boxActor(req *sdk.CallToolRequest) box.Actor {
+	a := ss.actor(req)
+	return box.Actor{Who: a.Who, Via: a.Via, Host: a.Host, Trust: a.Trust}
+}
+
+func refusalResult(sentence string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: sentence}}}
+}
+
+// JSONRPCError is a protocol-level error, as the SDK sends it.
+type JSONRPCError = jsonrpc.Error
+
+// CodeLocked is the JSON-RPC error code of a locked box.
+const CodeLocked = -32000
+
+// LockedSentence is what a client is told when the box's data is locked.
+func LockedSentence(address string) string {
+	if address == "" {
+		address = "the box's own address"
+	}
+	return "This box is locked. Ask its owner to open it with their passkey at " + address + "."
+}
+
+// LockedError is the JSON-RPC error of a locked box: code -32000 with data.locked true.
+func LockedError(address string) *JSONRPCError {
+	data, _ := json.Marshal(map[string]any{"locked": true})
+	return &JSONRPCError{Code: CodeLocked, Message: LockedSentence(address), Data: data}
+}

@@ -1,0 +1,115 @@
+package mcp
+
+import (
+	"errors"
+	"strings"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/keys"
+)
+
+// checkbox names what a connection was given; reading memory is always in.
+type checkbox string
+
+const (
+	reading  checkbox = ""
+	memoryCB checkbox = "memory"
+	messages checkbox = "messages"
+	build    checkbox = "build"
+)
+
+func has(c keys.Caps, b checkbox) bool {
+	switch b {
+	case memoryCB:
+		return c.Memory
+	case messages:
+		return c.Messages
+	case build:
+		return c.Build
+	}
+	return true
+}
+
+// label is the checkbox as the owner sees it in Settings → Other assistants.
+func (b checkbox) label() string {
+	switch b {
+	case memoryCB:
+		return "Memory"
+	case messages:
+		return "My messages and mail"
+	case build:
+		return "Can build for my box"
+	}
+	return "Reading memory"
+}
+
+// FrozenSentence is the refusal of every call while the owner has frozen the box (seed 003 §4).
+const FrozenSentence = "This box is frozen: the owner froze it on purpose, so nothing can be read or done until they unfreeze it in Settings → Safety; stop and tell them, don't retry."
+
+func needs(tool string, b checkbox) string {
+	return tool + " needs the " + b.label() + " checkbox, which this connection wasn't given; the owner makes a key with " +
+		b.label() + " ticked in Settings → Other assistants (`box keys new --" + string(b) + "`)."
+}
+
+// refusal is an error whose text is the one sentence a client is shown.
+type refusal string
+
+func (r refusal) Error() string { return string(r) }
+
+// sentence maps a box error to its isError sentence, once for every tool: what happened, what to tell the
+// owner, where they fix it. Rule refusals carry their own sentence; unexpected failures never leak internals.
+func sentence(err error) error {
+	var r refusal
+	if errors.As(err, &r) {
+		return r
+	}
+	msg := userMessage(err)
+	switch errs.KindOf(err) {
+	case errs.Invalid, errs.Refused, errs.NotFound, errs.Exists, errs.Conflict, errs.Limited, errs.Forbidden:
+		if msg != "" {
+			return refusal(period(msg))
+		}
+	case errs.Busy:
+		return refusal("The box is busy with another write; try again in a moment.")
+	case errs.Frozen:
+		return refusal(FrozenSentence)
+	case errs.Locked:
+		return refusal(LockedSentence(""))
+	}
+	return refusal("Something went wrong inside the box, so nothing was done; tell the owner, who can see what happened in the Diary or with `box status`.")
+}
+
+// userMessage is the sentence of the outermost box error that has one.
+func userMessage(err error) string {
+	for err != nil {
+		var e *errs.Error
+		if !errors.As(err, &e) {
+			return ""
+		}
+		if e.Msg != "" {
+			return e.Msg
+		}
+		err = e.Err
+	}
+	return ""
+}
+
+func period(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" || strings.HasSuffix(s, ".") || strings.HasSuffix(s, "?") || strings.HasSuffix(s, "!") {
+		return s
+	}
+	return s + "."
+}
+
+// fence marks text not in the owner's own words, so a client reads it as data, never as instructions.
+func fence(s string) string {
+	if s == "" {
+		return s
+	}
+	s = strings.ReplaceAll(s, "</outside_content>", "</outside_content >")
+	return "<outside_content>" + s + "</outside_content>"
+}
+
+// ownVia lists the ways in that carry the owner's own words.
+var ownVia = map[string]bool{"cli": true, "web": true, "chat": true, "": true}

@@ -1,0 +1,209 @@
+package note
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// RouterSkeleton is the router box init writes.
+const RouterSkeleton = `---
+title: Memory
+description: The router, read first. Core facts, the maps, live cautions and the inbox count; at most 40 lines.
+---
+# Memory
+
+## Core facts
+
+## Maps
+
+## Cautions
+
+## Inbox
+Nothing waiting.
+`
+
+// MaxRouterLines is the router's budget: it is loaded on every turn of every assistant.
+const MaxRouterLines = 40
+
+// RouterSections are the router's sections in order.
+var RouterSections = []string{"Core facts", "Maps", "Cautions", "Inbox"}
+
+// MapLink is one line of the router's Maps: "- [[moc-people]] — People (12 notes)".
+type MapLink struct {
+	Name  string // moc-people
+	Title string // People
+	Count int
+}
+
+func (m MapLink) line() string {
+	unit := "notes"
+	if m.Count == 1 {
+		unit = "note"
+	}
+	return fmt.Sprintf("- [[%s]] — %s (%d %s)", m.Name, m.Title, m.Count, unit)
+}
+
+// Router is a parsed MEMORY.md. Its setters change only their section; Render gives back the parsed
+// bytes when nothing was set, and otherwise fits the router into MaxRouterLines (see fit).
+type Router struct {
+	CoreFacts []Fact    // "- [core] Lives in Lisbon. ^id"
+	Maps      []MapLink // "- [[moc-people]] — People (12 notes)"
+	Cautions  []string  // "- Leo is allergic to peanuts."
+	Waiting   int       // inbox lines waiting; -1 when the Inbox line is missing or hand-edited
+	Dropped   []string  // core facts and cautions the last fit had to leave out, for the caller to keep
+
+	doc   *doc
+	dirty bool
+}
+
+var (
+	coreRe    = regexp.MustCompile(`^- \[core\] (.+)$`)
+	mapLineRe = regexp.MustCompile(`^- \[\[([^\]|]+)\]\] — (.+) \((\d+) notes?\)$`)
+	waitingRe = regexp.MustCompile(`^(\d+) lines? waiting\.$`)
+)
+
+// ParseRouter parses MEMORY.md; only broken frontmatter is an error.
+func ParseRouter(data []byte) (*Router, error) {
+	d, err := parseDoc("note.parseRouter", data)
+	if err != nil {
+		return nil, err
+	}
+	r := &Router{doc: d, Waiting: -1}
+	if s := d.section("Core facts"); s != nil {
+		for _, l := range s.body {
+			if m := coreRe.FindStringSubmatch(l); m != nil {
+				f, _ := parseFact("- " + m[1])
+				r.CoreFacts = append(r.CoreFacts, f)
+			}
+		}
+	}
+	if s := d.section("Maps"); s != nil {
+		for _, l := range s.body {
+			if m := mapLineRe.FindStringSubmatch(l); m != nil {
+				n, _ := strconv.Atoi(m[3])
+				r.Maps = append(r.Maps, MapLink{Name: m[1], Title: m[2], Count: n})
+			}
+		}
+	}
+	if s := d.section("Cautions"); s != nil {
+		for _, l := range s.body {
+			if t, ok := strings.CutPrefix(l, "- "); ok && !strings.HasPrefix(t, "… ") {
+				r.Cautions = append(r.Cautions, t)
+			}
+		}
+	}
+	if s := d.section("Inbox"); s != nil {
+		for _, l := range s.body {
+			if l == "Nothing waiting." {
+				r.Waiting = 0
+			} else if m := waitingRe.FindStringSubmatch(l); m != nil {
+				r.Waiting, _ = strconv.Atoi(m[1])
+			}
+		}
+	}
+	return r, nil
+}
+
+// SetCoreFacts, SetMaps, SetCautions and SetWaiting replace one section's content; lines in it that
+// are not in the format (a hand-written remark) are dropped with it.
+func (r *Router) SetCoreFacts(fs []Fact) { r.CoreFacts, r.dirty = fs, true }
+func (r *Router) SetMaps(ms []MapLink)   { r.Maps, r.dirty = ms, true }
+func (r *Router) SetCautions(cs []string) {
+	r.Cautions, r.dirty = cs, true
+}
+func (r *Router) SetWaiting(n int) { r.Waiting, r.dirty = n, true }
+
+// Render returns the router. Unchanged, it is the parsed bytes. Changed, it is rebuilt section by
+// section and fitted into MaxRouterLines, in this order until it fits:
+//  1. maps beyond the first three (the caller lists them biggest first) fold into "- … and N more maps";
+//  2. cautions beyond the newest three (the last listed) fold into "- … and N older cautions";
+//  3. core facts beyond the newest (the last listed) are left out.
+//
+// What 2 and 3 left out is in r.Dropped: the router is the only home of core facts and cautions, so the
+// caller must keep them elsewhere (a note) before writing. Other sections are never touched.
+func (r *Router) Render() []byte {
+	if !r.dirty {
+		return r.doc.render()
+	}
+	r.Dropped = nil
+	maps, cautions, core := len(r.Maps), len(r.Cautions), len(r.CoreFacts)
+	r.build(maps, cautions, core)
+	for over := len(r.doc.lines()) - MaxRouterLines; over > 0; over = len(r.doc.lines()) - MaxRouterLines {
+		switch {
+		case maps > 3:
+			maps = max(3, maps-over-1)
+		case cautions > 3:
+			cautions = max(3, cautions-over-1)
+		case core > 0:
+			core = max(0, core-over)
+		default:
+			return r.doc.render() // only hand-written lines are left over; validate reports it
+		}
+		r.build(maps, cautions, core)
+	}
+	for _, c := range r.Cautions[:len(r.Cautions)-cautions] {
+		r.Dropped = append(r.Dropped, c)
+	}
+	for _, f := range r.CoreFacts[:len(r.CoreFacts)-core] {
+		r.Dropped = append(r.Dropped, f.Text)
+	}
+	return r.doc.render()
+}
+
+// build writes the sections keeping the first nMaps maps and the last nCautions cautions and nCore
+// core facts.
+func (r *Router) build(nMaps, nCautions, nCore int) {
+	var core, maps, cautions []string
+	for _, f := range r.CoreFacts[len(r.CoreFacts)-nCore:] {
+		core = append(core, "- [core] "+strings.TrimPrefix(f.line(), "- "))
+	}
+	for _, m := range r.Maps[:nMaps] {
+		maps = append(maps, m.line())
+	}
+	if n := len(r.Maps) - nMaps; n > 0 {
+		maps = append(maps, fmt.Sprintf("- … and %d more %s (see the overview)", n, plural(n, "map", "maps")))
+	}
+	if n := len(r.Cautions) - nCautions; n > 0 {
+		cautions = append(cautions, fmt.Sprintf("- … and %d older %s", n, plural(n, "caution", "cautions")))
+	}
+	for _, c := range r.Cautions[len(r.Cautions)-nCautions:] {
+		cautions = append(cautions, "- "+c)
+	}
+	inbox := []string{"Nothing waiting."}
+	if r.Waiting > 0 {
+		inbox = []string{fmt.Sprintf("%d %s waiting.", r.Waiting, plural(r.Waiting, "line", "lines"))}
+	}
+	d := r.doc
+	set := func(name string, lines []string) {
+		s := d.ensure(name, RouterSections)
+		s.setContent(lines, s == d.secs[len(d.secs)-1])
+	}
+	set("Core facts", core)
+	set("Maps", maps)
+	set("Cautions", cautions)
+	if r.Waiting >= 0 {
+		s := d.ensure("Inbox", RouterSections)
+		s.setContent(replaceInboxLine(s.body[:contentEnd(s.body)], inbox[0]), s == d.secs[len(d.secs)-1])
+	}
+}
+
+// replaceInboxLine swaps the count line of the Inbox section, keeping anything else written there.
+func replaceInboxLine(body []string, line string) []string {
+	out := append([]string{}, body...)
+	for i, l := range out {
+		if l == "Nothing waiting." || waitingRe.MatchString(l) {
+			out[i] = line
+			return out
+		}
+	}
+	return append(out, line)
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,206 @@
+package server_test
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/server"
+)
+
+// repoRoot is the module root, for scripts/ and clients/.
+func repoRoot(t testing.TB) string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// boxBinary builds cmd/box once per test run.
+func boxBinary(t testing.TB) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "box-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "box")
+		out, err := exec.Command("go", "build", "-o", binPath, "github.com/boxmem/box/cmd/box").CombinedOutput()
+		if err != nil {
+			binErr = err
+			binPath = string(out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("go build: %v\n%s", binErr, binPath)
+	}
+	return binPath
+}
+
+// node returns scripts/node.sh, which brings Node 22+ and the client packages. Only BOX_SKIP_NODE=1 skips,
+// loudly; CI must run these.
+func node(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("BOX_SKIP_NODE") == "1" {
+		t.Skip("SKIPPED: BOX_SKIP_NODE=1 — the TypeScript SDK, Inspector and conformance clients did not run")
+	}
+	return filepath.Join(repoRoot(t), "scripts", "node.sh")
+}
+
+func runNode(t testing.TB, timeout time.Duration, args ...string) (string, error) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node(t), args...)
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "MCP_AUTO_OPEN_ENABLED=false", "CI=true")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Logf("stderr of %v:\n%s", args, stderr.String())
+	}
+	return string(out), err
+}
+
+func TestStdioWithTheBuiltBinary(t *testing.T) {
+	bin := boxBinary(t)
+	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	cmd := exec.Command(bin, "mcp")
+	cmd.Env = append(os.Environ(), "BOX_DIR="+b.Root)
+	ctx := context.Background()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "Codex", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	names := toolNames(t, cs)
+	for _, n := range []string{"memory_remember", "todos_add", "whatsapp_recent", "propose_section"} {
+		if !names[n] {
+			t.Errorf("%s not listed over stdio, which has every checkbox", n)
+		}
+	}
+	if text, isErr := call(t, cs, "todos_add", map[string]any{"text": "Renew the passport"}); isErr {
+		t.Fatal(text)
+	}
+	log, _ := exec.Command("git", "-C", b.Root, "log", "-1", "--format=%B").CombinedOutput()
+	for _, want := range []string{"Box-Actor: Codex", "Box-Via: mcp", "Box-Trust: outside"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("commit lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+func TestTypeScriptSDKClient(t *testing.T) {
+	e := start(t)
+	_, key := e.key("TS", keys.Caps{Memory: true})
+	out, err := runNode(t, 90*time.Second, "node", filepath.Join(repoRoot(t), "clients", "ts-client.cjs"), e.base+"/mcp", key)
+	if err != nil {
+		t.Fatalf("ts-client: %v\n%s", err, out)
+	}
+	var got struct {
+		Server       struct{ Name string }
+		Instructions string
+		Tools        []string
+		Add, List    struct {
+			IsError bool
+			Text    string
+		}
+		Denied struct {
+			IsError bool
+			Text    string
+		}
+	}
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got.Server.Name != "box" || len(got.Tools) != 9 || !strings.Contains(got.Instructions, "Reading memory, Memory") {
+		t.Errorf("server %+v, tools %v", got.Server, got.Tools)
+	}
+	if got.Add.IsError || !strings.Contains(got.List.Text, "Water the plants") {
+		t.Errorf("add %+v list %+v", got.Add, got.List)
+	}
+	if !got.Denied.IsError || !strings.Contains(got.Denied.Text, "Can build for my box") {
+		t.Errorf("denied %+v", got.Denied)
+	}
+}
+
+func TestInspectorCLIListsTools(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Inspector", keys.Caps{})
+	out, err := runNode(t, 90*time.Second, "mcp-inspector", "--cli", e.base+"/mcp", "--transport", "http",
+		"--header", "Authorization: Bearer "+key, "--method", "tools/list")
+	if err != nil {
+		t.Fatalf("inspector: %v\n%s", err, out)
+	}
+	var got struct{ Tools []struct{ Name string } }
+	if err := json.Unmarshal([]byte(out), &got); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if len(got.Tools) != 5 {
+		t.Fatalf("a read-only key should list the 5 reading tools: %s", out)
+	}
+}
+
+// TestConformance runs @modelcontextprotocol/conformance's server scenarios against /mcp through a loopback
+// proxy that adds the key (the suite cannot send one) and keeps the Host and Origin it was sent.
+func TestConformance(t *testing.T) {
+	// The suite fires its scenarios as fast as it can through one key; the rate limit has its own test.
+	e := start(t, func(s *server.Server) { s.Rate = -1 })
+	_, key := e.key("Conformance", keys.Caps{Memory: true})
+	target, _ := url.Parse(e.base)
+	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Host = r.In.Host
+		r.Out.Header.Set("Authorization", "Bearer "+key)
+	}}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &http.Server{Handler: proxy}
+	go ps.Serve(ln)
+	defer ps.Close()
+	expected := filepath.Join(repoRoot(t), "internal", "mcp", "testdata", "conformance-expected-failures.yml")
+	args := []string{"conformance", "server", "--url", "http://" + ln.Addr().String() + "/mcp", "--expected-failures", expected}
+	if s := os.Getenv("BOX_CONFORMANCE_ARGS"); s != "" {
+		args = append(args, strings.Fields(s)...)
+	}
+	out, err := runNode(t, 150*time.Second, args...)
+	t.Logf("conformance:\n%s", tail(out, 60))
+	if err != nil {
+		t.Fatalf("conformance: %v (scenarios outside %s failed, or an expected failure now passes)", err, expected)
+	}
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

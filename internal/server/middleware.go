@@ -1,0 +1,303 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/mcp"
+)
+
+// reqInfo travels with a request so the log line can name the connection (never the key).
+type reqInfo struct {
+	conn   string
+	server *sdk.Server
+	build  func() *sdk.Server
+	once   sync.Once
+}
+
+type infoKey struct{}
+
+func info(ctx context.Context) *reqInfo {
+	ri, _ := ctx.Value(infoKey{}).(*reqInfo)
+	return ri
+}
+
+// serverFrom returns this request's MCP server, made once even though the SDK asks more than once.
+func serverFrom(ctx context.Context) *sdk.Server {
+	ri := info(ctx)
+	if ri == nil || ri.build == nil {
+		return nil
+	}
+	ri.once.Do(func() { ri.server = ri.build() })
+	return ri.server
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+func (w *statusWriter) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		ri := &reqInfo{}
+		sw := &statusWriter{ResponseWriter: w}
+		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
+		s.Logger.Info("http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"ms", float64(time.Since(start).Microseconds())/1000, "conn", ri.conn, "remote", r.RemoteAddr)
+	})
+}
+
+// checkHost refuses a Host or Origin that is neither loopback nor an allowed host: a page on another site
+// that rebinds its DNS name to 127.0.0.1 still sends its own name, and is refused.
+func (s *Server) checkHost(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !s.hostAllowed(r.Host) {
+			http.Error(w, "Forbidden: this box does not answer to the host "+strconv.Quote(r.Host)+"; the owner adds it with box serve --allowed-host", http.StatusForbidden)
+			return
+		}
+		if o := r.Header.Get("Origin"); o != "" {
+			u, err := url.Parse(o)
+			if err != nil || !s.hostAllowed(u.Host) {
+				http.Error(w, "Forbidden: requests from the web origin "+strconv.Quote(o)+" are not allowed", http.StatusForbidden)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) hostAllowed(hostport string) bool {
+	host := hostport
+	if h, _, err := net.SplitHostPort(hostport); err == nil {
+		host = h
+	}
+	host = strings.ToLower(strings.Trim(host, "[]"))
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
+		return true
+	}
+	return s.isAllowedHost(host)
+}
+
+func (s *Server) isAllowedHost(host string) bool {
+	for _, a := range s.AllowedHosts {
+		if strings.EqualFold(a, host) {
+			return true
+		}
+	}
+	return false
+}
+
+// viaProxy reports whether a request came through a configured reverse proxy (its Host is an allowed one).
+func (s *Server) viaProxy(r *http.Request) bool {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return s.isAllowedHost(strings.ToLower(host))
+}
+
+// baseURL is the box's address as the client sees it.
+func (s *Server) baseURL(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || (s.viaProxy(r) && r.Header.Get("X-Forwarded-Proto") == "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+// remoteHost is where a call came from: the peer, or the first forwarded address behind a configured proxy.
+func (s *Server) remoteHost(r *http.Request) string {
+	if s.viaProxy(r) {
+		if f := strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-For"), ",")[0]); f != "" {
+			return f
+		}
+	}
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// limitBody refuses an oversize body with 413 before anything reads it.
+func (s *Server) limitBody(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.ContentLength > s.MaxBody {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, nil, -32600,
+				"The request is larger than this box accepts ("+strconv.FormatInt(s.MaxBody, 10)+" bytes); send less at once.", nil)
+			return
+		}
+		r.Body = http.MaxBytesReader(w, r.Body, s.MaxBody)
+		next.ServeHTTP(w, r)
+	})
+}
+
+// refuseLocked answers every call to a locked box with 503 and JSON-RPC error -32000, data.locked true.
+func (s *Server) refuseLocked(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if locked, _ := s.Keys.Locked(r.Context()); locked {
+			e := mcp.LockedError(s.baseURL(r))
+			writeRPCError(w, http.StatusServiceUnavailable, requestID(r), e.Code, e.Message, e.Data)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// auth admits a request with a valid mbx_ key and makes its connection's MCP server; anything else is 401
+// with the RFC 9728 pointer a client follows to find how to get a token.
+func (s *Server) auth(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		challenge := `Bearer resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp"`
+		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
+			w.Header().Set("WWW-Authenticate", challenge)
+			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001,
+				"This box needs a key: send Authorization: Bearer mbx_…; the owner makes one with `box keys new` or in Settings → Other assistants.", nil)
+			return
+		}
+		conn, err := s.Keys.Verify(r.Context(), strings.TrimSpace(token))
+		if err != nil {
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+s.baseURL(r)+`/.well-known/oauth-protected-resource/mcp"`)
+			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001, err.Error(), nil)
+			return
+		}
+		host, client := s.remoteHost(r), clip(r.Header.Get("User-Agent"), 80)
+		s.Keys.Touch(conn.ID, host, client)
+		ri := info(r.Context())
+		if ri == nil {
+			ri = &reqInfo{}
+			r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
+		}
+		ri.conn = conn.Name + " (" + conn.ID + ")"
+		c := mcp.Conn{Who: conn.Name, Host: host, KeyID: conn.ID, Caps: conn.Caps, Client: client}
+		ri.build = func() *sdk.Server { return s.MCP.Server(c) }
+		r = r.WithContext(context.WithValue(r.Context(), connKey{}, conn))
+		next.ServeHTTP(w, r)
+	})
+}
+
+type connKey struct{}
+
+// rateLimit lets each connection make Burst calls at once and Rate a second on average; past that, 429.
+func (s *Server) rateLimit(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		conn, _ := r.Context().Value(connKey{}).(keys.Connection)
+		if wait, ok := s.limiter.take(conn.ID, time.Now()); !ok {
+			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
+			writeRPCError(w, http.StatusTooManyRequests, requestID(r), -32000,
+				"This connection is calling the box faster than it allows; wait a few seconds and try again.", nil)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// requestID is the JSON-RPC id of a single request body, restoring the body for whoever reads it next.
+func requestID(r *http.Request) json.RawMessage {
+	body, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	if err != nil {
+		return nil
+	}
+	var msg struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &msg) != nil {
+		return nil
+	}
+	return msg.ID
+}
+
+func writeRPCError(w http.ResponseWriter, status int, id json.RawMessage, code int64, message string, data json.RawMessage) {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	e := map[string]any{"code": code, "message": message}
+	if len(data) > 0 {
+		e["data"] = data
+	}
+	writeJSON(w, status, map[string]any{"jsonrpc": "2.0", "id": id, "error": e})
+}
+
+func clip(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// limiter is a token bucket per connection.
+type limiter struct {
+	rate  float64
+	burst float64
+	mu    sync.Mutex
+	b     map[string]*bucket
+}
+
+type bucket struct {
+	tokens float64
+	last   time.Time
+}
+
+func newLimiter(rate float64, burst int) *limiter {
+	return &limiter{rate: rate, burst: float64(burst), b: map[string]*bucket{}}
+}
+
+// take spends one token of id's bucket; when none is left it says how long until one is.
+func (l *limiter) take(id string, now time.Time) (time.Duration, bool) {
+	if l.rate < 0 {
+		return 0, true
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	bk := l.b[id]
+	if bk == nil {
+		bk = &bucket{tokens: l.burst, last: now}
+		l.b[id] = bk
+	}
+	bk.tokens = min(l.burst, bk.tokens+now.Sub(bk.last).Seconds()*l.rate)
+	bk.last = now
+	if bk.tokens < 1 {
+		return time.Duration((1 - bk.tokens) / l.rate * float64(time.Second)), false
+	}
+	bk.tokens--
+	return 0, true
+}

@@ -1,0 +1,144 @@
+// Package server composes the box's HTTP surface: /mcp, /healthz and the protected-resource documents, wrapped
+// in Host/Origin checks, size and rate limits, key auth and logs. It holds no rules: keys, mcp and memory do.
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/mcp"
+)
+
+// DefaultAddr is where box serve listens unless told otherwise: loopback only.
+const DefaultAddr = "127.0.0.1:7317"
+
+// Server is one box's HTTP server. Zero values are sensible defaults; MCP and Keys are required.
+type Server struct {
+	Addr         string       // listen address; DefaultAddr when empty; port 0 picks one
+	Listener     net.Listener // used instead of Addr when set
+	AllowedHosts []string     // Host names a reverse proxy may send, besides loopback names
+	MCP          *mcp.Service
+	Keys         *keys.Store
+	BoxID        string
+	Version      string
+	// Indexing reports whether the search index is still catching up; nil means it never is.
+	Indexing func(ctx context.Context) bool
+	Logger   *slog.Logger
+	MaxBody  int64   // largest request body; 1 MiB when zero
+	Rate     float64 // calls per second one connection may make on average; 20 when zero, negative for no limit
+	Burst    int     // calls one connection may make at once; 60 when zero
+	// OnListen is called with the bound address once the server accepts connections.
+	OnListen func(net.Addr)
+
+	limiter *limiter
+}
+
+func (s *Server) defaults() {
+	if s.Addr == "" {
+		s.Addr = DefaultAddr
+	}
+	if s.Logger == nil {
+		s.Logger = slog.New(slog.DiscardHandler)
+	}
+	if s.MaxBody == 0 {
+		s.MaxBody = 1 << 20
+	}
+	if s.Rate == 0 {
+		s.Rate = 20
+	}
+	if s.Burst == 0 {
+		s.Burst = 60
+	}
+	s.limiter = newLimiter(s.Rate, s.Burst)
+}
+
+// Handler is the whole HTTP surface, for Run and for tests.
+func (s *Server) Handler() http.Handler {
+	s.defaults()
+	streamable := sdk.NewStreamableHTTPHandler(func(r *http.Request) *sdk.Server { return serverFrom(r.Context()) },
+		&sdk.StreamableHTTPOptions{
+			Stateless:    true,
+			JSONResponse: true,
+			// The Host check below does the SDK's loopback check and also lets a configured reverse proxy in.
+			DisableLocalhostProtection: true,
+			MaxRequestBodyBytes:        s.MaxBody,
+		})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.limitBody(s.refuseLocked(s.auth(s.rateLimit(streamable)))))
+	mux.HandleFunc("GET /healthz", s.healthz)
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.resourceMetadata)
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
+	return s.logRequests(s.checkHost(mux))
+}
+
+// Run serves until ctx is done, then shuts down gracefully, letting calls in flight finish.
+func (s *Server) Run(ctx context.Context) error {
+	h := s.Handler()
+	ln := s.Listener
+	if ln == nil {
+		var err error
+		if ln, err = net.Listen("tcp", s.Addr); err != nil {
+			return err
+		}
+	}
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: time.Minute, IdleTimeout: 2 * time.Minute,
+		ErrorLog: slog.NewLogLogger(s.Logger.Handler(), slog.LevelWarn)}
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(ln) }()
+	s.Logger.Info("serving", "addr", ln.Addr().String(), "box", s.BoxID)
+	if s.OnListen != nil {
+		s.OnListen(ln.Addr())
+	}
+	select {
+	case err := <-served:
+		return err
+	case <-ctx.Done():
+	}
+	shut, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shut)
+	if e := <-served; !errors.Is(e, http.ErrServerClosed) && err == nil {
+		err = e
+	}
+	s.Logger.Info("stopped", "addr", ln.Addr().String())
+	return err
+}
+
+func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
+	indexing := s.Indexing != nil && s.Indexing(r.Context())
+	frozen, _ := s.Keys.Frozen(r.Context())
+	locked, _ := s.Keys.Locked(r.Context())
+	writeJSON(w, http.StatusOK, map[string]any{
+		"ok": true, "box": s.BoxID, "version": s.Version, "indexing": indexing, "frozen": frozen, "locked": locked,
+	})
+}
+
+// resourceMetadata is the RFC 9728 protected-resource document: the resource is /mcp, and the box is
+// its own authorization server.
+func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
+	base := s.baseURL(r)
+	writeJSON(w, http.StatusOK, map[string]any{
+		"resource":                 base + "/mcp",
+		"authorization_servers":    []string{base},
+		"scopes_supported":         []string{"memory.read", "memory.write", "messages.read", "box.build"},
+		"bearer_methods_supported": []string{"header"},
+		"resource_name":            "Box",
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}

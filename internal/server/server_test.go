@@ -1,0 +1,409 @@
+package server_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/mcp"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/server"
+	"github.com/boxmem/box/internal/todo"
+)
+
+// env is a real box served on 127.0.0.1:0: real git, real state.db, real to-do files, the real memory
+// when it opens.
+type env struct {
+	t    testing.TB
+	root string
+	keys *keys.Store
+	mem  *memory.Memory
+	base string // http://127.0.0.1:port
+}
+
+func start(t testing.TB, tune ...func(*server.Server)) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{})
+	if err != nil {
+		t.Fatalf("box.Init: %v", err)
+	}
+	e := &env{t: t, root: b.Root}
+	if e.keys, err = keys.Open(b.Root, nil); err != nil {
+		t.Fatal(err)
+	}
+	svc := mcp.Service{Todos: todo.New(b), State: e.keys}
+	if m, err := memory.Open(ctx, b.Root, memory.Options{}); err == nil {
+		e.mem, svc.Memory = m, m
+	} else {
+		t.Logf("memory not available, its tools answer isError: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.base = "http://" + ln.Addr().String()
+	svc.Address = e.base
+	srv := &server.Server{Listener: ln, MCP: mcp.New(svc), Keys: e.keys, BoxID: b.Marker.ID}
+	for _, f := range tune {
+		f(srv)
+	}
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("Run: %v", err)
+		}
+		if e.mem != nil {
+			e.mem.Close()
+		}
+		e.keys.Close()
+		b.Close()
+	})
+	return e
+}
+
+func (e *env) key(name string, caps keys.Caps) (keys.Connection, string) {
+	e.t.Helper()
+	c, k, err := e.keys.New(context.Background(), name, caps)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return c, k
+}
+
+// bearer adds a key to every request, as claude mcp add --header does.
+type bearer struct {
+	key  string
+	base http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.key)
+	return b.base.RoundTrip(r)
+}
+
+// connect is the Go SDK client over Streamable HTTP with a key.
+func (e *env) connect(key string) (*sdk.ClientSession, error) {
+	t := &sdk.StreamableClientTransport{Endpoint: e.base + "/mcp", MaxRetries: -1,
+		HTTPClient: &http.Client{Transport: bearer{key, http.DefaultTransport}, Timeout: 20 * time.Second}}
+	return sdk.NewClient(&sdk.Implementation{Name: "go-test", Version: "1"}, nil).Connect(context.Background(), t, nil)
+}
+
+func (e *env) mustConnect(key string) *sdk.ClientSession {
+	e.t.Helper()
+	cs, err := e.connect(key)
+	if err != nil {
+		e.t.Fatalf("connect: %v", err)
+	}
+	e.t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*sdk.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String(), res.IsError
+}
+
+func toolNames(t testing.TB, cs *sdk.ClientSession) map[string]bool {
+	t.Helper()
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, tl := range res.Tools {
+		names[tl.Name] = true
+	}
+	return names
+}
+
+// post sends one raw JSON-RPC request, with optional headers ("Host" sets the Host).
+func (e *env) post(body string, headers map[string]string) *http.Response {
+	e.t.Helper()
+	req, _ := http.NewRequest("POST", e.base+"/mcp", strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	for k, v := range headers {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	e.t.Cleanup(func() { resp.Body.Close() })
+	return resp
+}
+
+const listTools = `{"jsonrpc":"2.0","id":7,"method":"tools/list","params":{}}`
+
+func TestNoKeyIs401WithResourceMetadata(t *testing.T) {
+	e := start(t)
+	resp := e.post(listTools, nil)
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("status %d, want 401", resp.StatusCode)
+	}
+	want := `Bearer resource_metadata="` + e.base + `/.well-known/oauth-protected-resource/mcp"`
+	if got := resp.Header.Get("WWW-Authenticate"); got != want {
+		t.Fatalf("WWW-Authenticate %q, want %q", got, want)
+	}
+	for _, p := range []string{"/.well-known/oauth-protected-resource/mcp", "/.well-known/oauth-protected-resource"} {
+		r, err := http.Get(e.base + p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			Resource string   `json:"resource"`
+			AS       []string `json:"authorization_servers"`
+		}
+		json.NewDecoder(r.Body).Decode(&doc)
+		r.Body.Close()
+		if doc.Resource != e.base+"/mcp" || len(doc.AS) != 1 || doc.AS[0] != e.base {
+			t.Errorf("%s: %+v", p, doc)
+		}
+	}
+	if _, err := e.connect("mbx_notakey"); err == nil {
+		t.Fatal("an unknown key connected")
+	}
+}
+
+func TestReadOnlyKeySeesNoWriteTools(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Reader", keys.Caps{})
+	cs := e.mustConnect(key)
+	names := toolNames(t, cs)
+	for _, n := range []string{"memory_overview", "memory_search", "memory_read_note", "memory_recent", "todos_list"} {
+		if !names[n] {
+			t.Errorf("%s missing from tools/list", n)
+		}
+	}
+	for _, n := range []string{"memory_remember", "memory_forget", "todos_add", "todos_done", "whatsapp_recent", "propose_section"} {
+		if names[n] {
+			t.Errorf("%s listed for a read-only key", n)
+		}
+	}
+	for _, tc := range []struct{ tool, box string }{
+		{"memory_remember", "Memory"}, {"todos_add", "Memory"}, {"email_search", "My messages and mail"}, {"list_builds", "Can build for my box"},
+	} {
+		text, isErr := call(t, cs, tc.tool, map[string]any{"text": "Leo swims on Thursdays.", "query": "x"})
+		if !isErr || !strings.Contains(text, "needs the "+tc.box+" checkbox") || !strings.Contains(text, "Settings → Other assistants") {
+			t.Errorf("%s: isError=%v %q", tc.tool, isErr, text)
+		}
+	}
+	if ins := cs.InitializeResult().Instructions; !strings.Contains(ins, "This connection has: Reading memory.") || !strings.Contains(ins, "Not given: Memory") {
+		t.Errorf("instructions do not name the checkboxes:\n%s", ins)
+	}
+}
+
+func TestTodosOverMCPAreCommittedAsTheKey(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Claude Code", keys.Caps{Memory: true})
+	cs := e.mustConnect(key)
+	text, isErr := call(t, cs, "todos_add", map[string]any{"text": "Book the dentist for Leo", "list": "family"})
+	if isErr {
+		t.Fatalf("todos_add: %s", text)
+	}
+	var item todo.Item
+	json.Unmarshal([]byte(text), &item)
+	if item.ID == "" {
+		t.Fatalf("no id in %s", text)
+	}
+	text, _ = call(t, cs, "todos_list", nil)
+	if !strings.Contains(text, "Book the dentist for Leo") {
+		t.Fatalf("todos_list: %s", text)
+	}
+	if text, isErr := call(t, cs, "todos_done", map[string]any{"id": item.ID}); isErr || !strings.Contains(text, `"done":true`) {
+		t.Fatalf("todos_done: %s", text)
+	}
+	log, err := exec.Command("git", "-C", e.root, "log", "-2", "--format=%B").CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"Box-Actor: Claude Code", "Box-Via: mcp", "Box-Trust: outside"} {
+		if !bytes.Contains(log, []byte(want)) {
+			t.Errorf("commit lacks %q:\n%s", want, log)
+		}
+	}
+	if text, isErr := call(t, cs, "todos_add", map[string]any{"text": "my password is hunter22"}); !isErr {
+		t.Errorf("a secret was added as a to-do: %s", text)
+	}
+}
+
+func TestRevokedKeyIsRefusedOnTheNextCall(t *testing.T) {
+	e := start(t)
+	conn, key := e.key("Soon gone", keys.Caps{})
+	cs := e.mustConnect(key)
+	if _, isErr := call(t, cs, "todos_list", nil); isErr {
+		t.Fatal("first call refused")
+	}
+	if _, err := e.keys.Revoke(context.Background(), conn.ID); err != nil {
+		t.Fatal(err)
+	}
+	_, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: "todos_list"})
+	if err == nil || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("call after revoke: %v", err)
+	}
+}
+
+func TestExpiredKeyIsRefusedWithASentence(t *testing.T) {
+	e := start(t)
+	past, err := keys.Open(e.root, func() time.Time { return time.Now().AddDate(0, -7, 0) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, key, err := past.New(context.Background(), "Old", keys.Caps{})
+	past.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp := e.post(listTools, map[string]string{"Authorization": "Bearer " + key})
+	body, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusUnauthorized || !strings.Contains(string(body), "This key expired on") ||
+		!strings.Contains(string(body), "box keys new") {
+		t.Fatalf("%d %s", resp.StatusCode, body)
+	}
+}
+
+func TestFrozenBoxRefusesEveryTool(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Claude", keys.Caps{Memory: true})
+	cs := e.mustConnect(key)
+	e.keys.SetFrozen(context.Background(), true)
+	for _, tool := range []string{"memory_search", "todos_list", "todos_add"} {
+		text, isErr := call(t, cs, tool, map[string]any{"words": "leo", "text": "x"})
+		if !isErr || text != mcp.FrozenSentence {
+			t.Errorf("%s on a frozen box: isError=%v %q", tool, isErr, text)
+		}
+	}
+	e.keys.SetFrozen(context.Background(), false)
+	if text, isErr := call(t, cs, "todos_list", nil); isErr {
+		t.Errorf("after unfreezing: %s", text)
+	}
+}
+
+func TestLockedBoxAnswers503(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Claude", keys.Caps{})
+	e.keys.SetLocked(context.Background(), true)
+	resp := e.post(listTools, map[string]string{"Authorization": "Bearer " + key})
+	var body struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int             `json:"code"`
+			Message string          `json:"message"`
+			Data    map[string]bool `json:"data"`
+		} `json:"error"`
+	}
+	json.NewDecoder(resp.Body).Decode(&body)
+	if resp.StatusCode != http.StatusServiceUnavailable || body.Error.Code != -32000 || !body.Error.Data["locked"] || body.ID != 7 ||
+		body.Error.Message != "This box is locked. Ask its owner to open it with their passkey at "+e.base+"." {
+		t.Fatalf("%d %+v", resp.StatusCode, body)
+	}
+	// The SDK client treats 503 as transient and does not read the body; it must still fail, not hang.
+	if _, err := e.connect(key); err == nil || !strings.Contains(err.Error(), "Service Unavailable") {
+		t.Fatalf("the Go client connected to a locked box: %v", err)
+	}
+}
+
+func TestHostAndOriginChecks(t *testing.T) {
+	e := start(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com"} })
+	for _, tc := range []struct {
+		headers map[string]string
+		want    int
+	}{
+		{map[string]string{"Host": "evil.example"}, http.StatusForbidden},                  // DNS rebinding: the attacker's own name
+		{map[string]string{"Host": "evil.example:7317"}, http.StatusForbidden},             // with a port
+		{map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},         // a web page calling across origins
+		{map[string]string{"Host": "box.example.com"}, http.StatusUnauthorized},            // the reverse proxy's name gets in (then needs a key)
+		{map[string]string{"Host": "localhost:7317"}, http.StatusUnauthorized},             // loopback names
+		{map[string]string{"Origin": "http://127.0.0.1:7317"}, http.StatusUnauthorized},    // a loopback origin
+		{map[string]string{"Host": "[::1]:7317", "Origin": "null"}, http.StatusForbidden}, // an opaque origin
+	} {
+		if got := e.post(listTools, tc.headers).StatusCode; got != tc.want {
+			t.Errorf("%v: %d, want %d", tc.headers, got, tc.want)
+		}
+	}
+}
+
+func TestOversizeBodyIsRefused(t *testing.T) {
+	e := start(t, func(s *server.Server) { s.MaxBody = 4096 })
+	_, key := e.key("Claude", keys.Caps{Memory: true})
+	big := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"todos_add","arguments":{"text":"` + strings.Repeat("a", 5000) + `"}}}`
+	if got := e.post(big, map[string]string{"Authorization": "Bearer " + key}).StatusCode; got != http.StatusRequestEntityTooLarge {
+		t.Fatalf("status %d, want 413", got)
+	}
+}
+
+func TestRateLimitPerConnection(t *testing.T) {
+	e := start(t, func(s *server.Server) { s.Rate, s.Burst = 0.01, 3 })
+	_, k1 := e.key("Busy", keys.Caps{})
+	_, k2 := e.key("Calm", keys.Caps{})
+	codes := []int{}
+	for range 4 {
+		codes = append(codes, e.post(listTools, map[string]string{"Authorization": "Bearer " + k1}).StatusCode)
+	}
+	if codes[2] != http.StatusOK || codes[3] != http.StatusTooManyRequests {
+		t.Fatalf("codes %v, want the 4th to be 429", codes)
+	}
+	if got := e.post(listTools, map[string]string{"Authorization": "Bearer " + k2}).StatusCode; got != http.StatusOK {
+		t.Fatalf("another connection was limited too: %d", got)
+	}
+}
+
+func TestHealthz(t *testing.T) {
+	e := start(t)
+	r, err := http.Get(e.base + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Body.Close()
+	var h struct {
+		OK       bool   `json:"ok"`
+		Box      string `json:"box"`
+		Indexing *bool  `json:"indexing"`
+	}
+	json.NewDecoder(r.Body).Decode(&h)
+	if !h.OK || h.Box == "" || h.Indexing == nil {
+		t.Fatalf("%+v", h)
+	}
+}
+
+func TestLastUseIsRecorded(t *testing.T) {
+	e := start(t)
+	conn, key := e.key("Claude", keys.Caps{})
+	e.post(listTools, map[string]string{"Authorization": "Bearer " + key, "User-Agent": "claude-code/2.1"})
+	list, err := e.keys.List(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list) != 1 || list[0].ID != conn.ID || list[0].LastUsed.IsZero() || list[0].LastHost != "127.0.0.1" || list[0].LastClient != "claude-code/2.1" {
+		t.Fatalf("%+v", list)
+	}
+}
