@@ -42,3 +42,30 @@ func BenchmarkDo(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkProcesses measures acknowledged writes per second with separate writer processes (each
+// writes one file after another through the spool), so cross-process group commit is what is measured.
+func BenchmarkProcesses(b *testing.B) {
+	for _, procs := range []int{1, 8, 32} {
+		b.Run(fmt.Sprintf("procs=%d", procs), func(b *testing.B) {
+			bx := mustInit(b, Options{})
+			each := max(1, b.N/procs)
+			b.ResetTimer()
+			start := time.Now()
+			var wg sync.WaitGroup
+			for i := range procs {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					cmd := child(nil, bx.Root, fmt.Sprintf("b%d", i), each)
+					if out, err := cmd.CombinedOutput(); err != nil {
+						b.Errorf("child: %v\n%s", err, out)
+					}
+				}()
+			}
+			wg.Wait()
+			b.ReportMetric(float64(each*procs)/time.Since(start).Seconds(), "writes/s")
+			b.ReportMetric(float64(each*procs)/float64(commits(b, bx)-1), "writes/commit")
+		})
+	}
+}

@@ -94,7 +94,7 @@ func newBox(root string, opts Options) *Box {
 		opts.MaxBatch = 256
 	}
 	g := git.Open(root)
-	g.CallerSyncs = true // the write transaction flushes the file system itself, twice per batch
+	g.CallerSyncs = true // the write transaction fsyncs its blobs itself, in parallel
 	return &Box{Root: root, git: g, opts: opts}
 }
 

@@ -137,6 +137,15 @@ func TestInitRefusals(t *testing.T) {
 	if out, err := exec.Command("git", "init", "-q", onlyGit).CombinedOutput(); err != nil {
 		t.Fatal(err, string(out))
 	}
+	refuse := func(string, []string, map[string][]byte) []finding.Finding {
+		return []finding.Finding{finding.Errorf("/_config/switches.card", 1, "schema", "no")}
+	}
+	if _, err := Init(ctx, onlyGit, InitOptions{HookBinary: "box", Options: Options{Validate: refuse}}); !errs.Is(err, errs.Invalid) {
+		t.Errorf("init with refused seed files: %v", err)
+	}
+	if ents, _ := os.ReadDir(onlyGit); len(ents) != 1 {
+		t.Errorf("a failed init must leave the folder as it was: %v", ents)
+	}
 	b2, err := Init(ctx, onlyGit, InitOptions{HookBinary: "box"})
 	if err != nil {
 		t.Fatalf("init on a folder holding only .git: %v", err)
@@ -540,5 +549,38 @@ func TestStaleGitLockAndTempFilesAreRepaired(t *testing.T) {
 	}
 	if _, err := b2.Do(context.Background(), Change{Actor: owner, Op: "edit", Apply: write("/_content/x.md", "x\n")}); err != nil {
 		t.Errorf("a stale index.lock blocked the write: %v", err)
+	}
+}
+
+func TestInterruptedBatchIsRolledBack(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/a.md", "v1\n")})
+	head, _ := b.git.Head(ctx)
+	// What a writer killed between its renames and its commit leaves behind.
+	j := journal{Head: head, Entries: []string{"20260101T000000-killed00"}, Files: []journalEntry{
+		{Path: "/_content/a.md", Pre: b.git.BlobID([]byte("v1\n")), Exists: true},
+		{Path: "/_content/new.md"},
+	}}
+	if err := b.writeJournal(j); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(b.Root, "_content", "a.md"), []byte("v2 half"), 0o644)
+	os.WriteFile(filepath.Join(b.Root, "_content", "new.md"), []byte("new"), 0o644)
+	b.git.Add(ctx, "_content/a.md", "_content/new.md")
+	if _, err := Open(b.Root); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readFile(t, b, "/_content/a.md"); got != "v1\n" {
+		t.Errorf("a.md = %q after recovery", got)
+	}
+	if _, ok := readFile(t, b, "/_content/new.md"); ok {
+		t.Error("new.md should be gone after recovery")
+	}
+	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
+		t.Errorf("tree not clean after recovery:\n%s", st)
+	}
+	if _, err := os.Stat(filepath.Join(b.Root, journalPath)); err == nil {
+		t.Error("journal left")
 	}
 }

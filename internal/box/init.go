@@ -101,7 +101,18 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Box, error) {
 		}
 	}
 	b := newBox(root, opts.Options)
+	_, statErr := os.Stat(filepath.Join(root, ".git"))
+	hadGit := statErr == nil
+	undoInit := func() { // the folder was empty (or held only .git): leave it so, for another try
+		ents, _ := os.ReadDir(root)
+		for _, e := range ents {
+			if e.Name() != ".git" || !hadGit {
+				os.RemoveAll(filepath.Join(root, e.Name()))
+			}
+		}
+	}
 	if err := b.git.Init(ctx); err != nil {
+		undoInit()
 		return nil, errs.Wrap(op, errs.Other, err, "cannot make the git repository")
 	}
 	files := seedFiles()
@@ -136,7 +147,7 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Box, error) {
 		return nil
 	}})
 	if err != nil {
-		b.Close()
+		undoInit()
 		return nil, err
 	}
 	b.Marker = m

@@ -44,7 +44,7 @@ func (b *Box) lock(ctx context.Context, answered func() bool) (*held, func(), er
 	defer timer.Stop()
 	var tick <-chan time.Time
 	if answered != nil {
-		t := time.NewTicker(time.Millisecond)
+		t := time.NewTicker(spoolPoll)
 		defer t.Stop()
 		tick = t.C
 	}
@@ -103,12 +103,6 @@ func flock(f *os.File, how int) error {
 	}
 }
 
-// sync flushes the file system holding the box: one flush for everything a batch wrote, instead of an
-// fsync per file (each costs a journal commit).
-func (h *held) sync() error {
-	return unix.Syncfs(int(h.f.Fd()))
-}
-
 // tryLock takes the lock only if it is free at once.
 func (b *Box) tryLock() (func(), bool) {
 	b.lockMu.Lock()
@@ -145,5 +139,6 @@ func (b *Box) recoverIfFree(ctx context.Context) error {
 		return nil
 	}
 	defer unlock()
+	b.sweepSpool(time.Hour)
 	return b.recoverLocked(ctx)
 }

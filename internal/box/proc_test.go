@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/boxmem/box/internal/errs"
 )
 
 // The cross-process tests re-run this test binary as a child writer (TestMain sees BOX_TEST_CHILD).
@@ -68,7 +70,7 @@ func spoolOptions() Options {
 	}}}
 }
 
-func child(t *testing.T, root, prefix string, count int) *exec.Cmd {
+func child(_ testing.TB, root, prefix string, count int) *exec.Cmd {
 	cmd := exec.Command(os.Args[0], "-test.run=^$", root, prefix, strconv.Itoa(count))
 	cmd.Env = append(os.Environ(), "BOX_TEST_CHILD=writer")
 	return cmd
@@ -111,6 +113,15 @@ func TestCrossProcessWriters(t *testing.T) {
 func TestKilledWriterLosesNothing(t *testing.T) {
 	b := mustInit(t, Options{})
 	b.Close()
+	// A steady writer runs beside the killed ones, so a killed process is sometimes the one holding
+	// the lock with the steady writer's spooled change claimed.
+	const steadyN = 60
+	steady := child(t, b.Root, "steady", steadyN)
+	var steadyOut strings.Builder
+	steady.Stdout, steady.Stderr = &steadyOut, &steadyOut
+	if err := steady.Start(); err != nil {
+		t.Fatal(err)
+	}
 	acked := map[string]bool{}
 	for round := range 20 {
 		cmd := child(t, b.Root, fmt.Sprintf("k%02d", round), 0)
@@ -136,6 +147,12 @@ func TestKilledWriterLosesNothing(t *testing.T) {
 		if err := cmd.Wait(); stderr.Len() > 0 {
 			t.Errorf("round %d: child failed (%v): %s", round, err, stderr.String())
 		}
+	}
+	if err := steady.Wait(); err != nil {
+		t.Errorf("the steady writer failed: %v\n%s", err, steadyOut.String())
+	}
+	for i := range steadyN {
+		acked[fmt.Sprintf("/_content/p/steady-%04d.md", i)] = true
 	}
 	t.Logf("%d acknowledged writes across 20 kills", len(acked))
 	if len(acked) == 0 {
@@ -173,5 +190,31 @@ func TestKilledWriterLosesNothing(t *testing.T) {
 	}
 	if _, err := b2.Do(context.Background(), Change{Actor: owner, Op: "edit", Apply: write("/_content/after.md", "ok\n")}); err != nil {
 		t.Errorf("write after the kills: %v", err)
+	}
+}
+
+func TestSpooledInProcess(t *testing.T) {
+	ctx := context.Background()
+	opts := spoolOptions()
+	opts.Spool["fail"] = func(json.RawMessage) (func(*Tx) error, error) {
+		return func(*Tx) error { return fmt.Errorf("this op always fails") }, nil
+	}
+	b := mustInit(t, opts)
+	args, _ := json.Marshal(writeArgs{Path: "/_content/s.md", Data: "spooled\n"})
+	r, err := b.Do(ctx, Change{Actor: owner, Op: "remember", Spool: &SpoolOp{Name: "write", Args: args}})
+	if err != nil || r.Commit == "" {
+		t.Fatalf("spooled do: %+v %v", r, err)
+	}
+	if got, _ := readFile(t, b, "/_content/s.md"); got != "spooled\n" {
+		t.Errorf("file %q", got)
+	}
+	if _, err := b.Do(ctx, Change{Actor: owner, Op: "x", Spool: &SpoolOp{Name: "fail"}}); err == nil || !strings.Contains(err.Error(), "always fails") {
+		t.Errorf("failing spooled op: %v", err)
+	}
+	if _, err := b.Do(ctx, Change{Actor: owner, Op: "x", Spool: &SpoolOp{Name: "nope"}}); !errs.Is(err, errs.Invalid) {
+		t.Errorf("unknown op: %v", err)
+	}
+	if left, _ := os.ReadDir(filepath.Join(b.Root, spoolDir)); len(left) != 0 {
+		t.Errorf("spool not empty: %v", left)
 	}
 }

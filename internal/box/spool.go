@@ -286,3 +286,34 @@ func (b *Box) awaitResult(id string) (Result, error) {
 	}
 	return Result{}, errs.E("box.do", errs.Busy, "another writer took change %s but has not answered; check `box diary` before trying again", id)
 }
+
+// sweepSpool removes answers nobody collected (their writer died) once they are older than age.
+func (b *Box) sweepSpool(age time.Duration) {
+	dir := filepath.Join(b.Root, filepath.FromSlash(spoolDir))
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if !strings.HasSuffix(e.Name(), ".res") && !strings.HasPrefix(e.Name(), ".box-tmp-") {
+			continue
+		}
+		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
+}
+
+// spoolPoll is how often a waiting writer looks for its answer: each commit takes tens of
+// milliseconds, and dozens of processes polling faster would steal the CPU the leader needs.
+const spoolPoll = 5 * time.Millisecond
+
+// releaseOrphanClaims turns every claim back into a request. Only a lock holder claims, and it
+// settles its claims before it lets go of the lock; so a claim seen by the next holder, after the
+// journal repair, was never committed.
+func (b *Box) releaseOrphanClaims() {
+	dir := filepath.Join(b.Root, filepath.FromSlash(spoolDir))
+	ents, _ := os.ReadDir(dir)
+	for _, e := range ents {
+		if id, ok := strings.CutSuffix(e.Name(), ".claimed"); ok {
+			os.Rename(filepath.Join(dir, e.Name()), b.spoolPath(id, ".req"))
+		}
+	}
+}

@@ -115,7 +115,7 @@ func (b *Box) dequeue(p *pending) bool {
 func (b *Box) wait(ctx context.Context, p *pending) (Result, error) {
 	var tick <-chan time.Time
 	if p.spoolID != "" {
-		t := time.NewTicker(time.Millisecond)
+		t := time.NewTicker(spoolPoll)
 		defer t.Stop()
 		tick = t.C
 	}
@@ -217,7 +217,7 @@ func (b *Box) commitBatch(ps []*pending) {
 			}
 		}
 	}
-	h, unlock, err := b.lock(ctx, b.answeredPoll(ps))
+	_, unlock, err := b.lock(ctx, b.answeredPoll(ps))
 	if err != nil {
 		b.settleUnlocked(ps, err)
 		return
@@ -247,7 +247,7 @@ func (b *Box) commitBatch(ps []*pending) {
 	if len(ok) == 0 {
 		return
 	}
-	hash, err := b.commitApplied(ctx, h, bt, ok, blobs, spoolIDs(ps))
+	hash, err := b.commitApplied(ctx, bt, ok, blobs, spoolIDs(ps))
 	if err != nil {
 		var ps2 []*pending
 		for _, a := range ok {
@@ -264,6 +264,8 @@ func (b *Box) commitBatch(ps []*pending) {
 	if b.opts.AfterCommit != nil {
 		b.opts.AfterCommit(ctx, dedupe(all))
 	}
+	b.finishSpool(ps)
+	b.dropJournal()
 }
 
 // applyOne runs one change against the batch state; on any failure the batch state is as before.
@@ -342,13 +344,14 @@ func (b *Box) blob(st fileState, blobs map[string][]byte) string {
 }
 
 // commitApplied writes the batch to disk and commits it; on failure the tree goes back as it was.
-// Durability costs two file-system flushes per batch, however many changes it carries:
+// Durability costs about three flushes per batch, however many changes it carries:
 //
-//	undo blobs, journal, temp files written → flush → renames, git add, git commit → flush → ack
+//	undo blobs, journal, temp files written → fsync all in parallel → renames, git add →
+//	git commit (git fsyncs its objects and ref) → fsync the renamed folders → ack
 //
 // The first flush makes the journal and every new byte durable before anything is replaced; the
-// second makes the renames and the commit durable before any writer hears "done".
-func (b *Box) commitApplied(ctx context.Context, h *held, bt *batch, ok []applied, blobs map[string][]byte, spooled []string) (string, error) {
+// last ones make the renames and the commit durable before any writer hears "done".
+func (b *Box) commitApplied(ctx context.Context, bt *batch, ok []applied, blobs map[string][]byte, spooled []string) (string, error) {
 	var paths []string
 	j := journal{Spooled: spooled}
 	j.Head, _ = b.git.Head(ctx)
@@ -366,15 +369,16 @@ func (b *Box) commitApplied(ctx context.Context, h *held, bt *batch, ok []applie
 	for _, d := range blobs {
 		datas = append(datas, d)
 	}
-	if _, err := b.git.WriteBlobs(ctx, datas); err != nil {
+	ids, err := b.git.WriteBlobs(ctx, datas)
+	if err != nil {
 		return "", errs.Wrap("box.do", errs.Other, err, "cannot store the undo copies")
 	}
 	if err := b.writeJournal(j); err != nil {
 		return "", errs.Wrap("box.do", errs.Other, err, "cannot start the write")
 	}
-	temps, err := b.prepare(paths, bt.current)
+	temps, dirs, err := b.prepare(paths, bt.current)
 	if err == nil {
-		err = h.sync()
+		err = b.syncBefore(ids, temps)
 	}
 	if err != nil {
 		for _, t := range temps {
@@ -390,31 +394,59 @@ func (b *Box) commitApplied(ctx context.Context, h *held, bt *batch, ok []applie
 		}
 		return "", err
 	}
-	if err := h.sync(); err != nil {
+	if err := syncAll(dirs); err != nil {
 		return "", errs.Wrap("box.do", errs.Other, err, "the change is committed but the disk did not confirm it")
 	}
-	b.dropJournal()
-	return hash, nil
+	return hash, nil // the caller drops the journal once every writer is answered
+}
+
+// syncBefore makes the undo blobs, the journal and the temp files durable, with their folders.
+func (b *Box) syncBefore(blobIDs []string, temps map[string]string) error {
+	files := []string{filepath.Join(b.Root, filepath.FromSlash(journalPath))}
+	dirs := map[string]bool{filepath.Join(b.Root, ".box"): true, filepath.Join(b.Root, filepath.FromSlash(tmpDir)): true}
+	for _, id := range blobIDs {
+		p := b.git.LoosePath(id)
+		files = append(files, p)
+		dirs[filepath.Dir(p)] = true
+	}
+	for _, t := range temps {
+		files = append(files, t)
+	}
+	if err := syncAll(files); err != nil {
+		return err
+	}
+	return syncAll(keys(dirs))
+}
+
+func keys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
 
 // prepare writes each new file's bytes to a temp file (not yet flushed) and makes missing folders.
-func (b *Box) prepare(paths []string, states map[string]fileState) (map[string]string, error) {
+// It returns the temp files and the folders whose entries the batch changes (to fsync at the end).
+func (b *Box) prepare(paths []string, states map[string]fileState) (map[string]string, []string, error) {
 	tdir := filepath.Join(b.Root, filepath.FromSlash(tmpDir))
 	if err := os.MkdirAll(tdir, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	temps := map[string]string{}
+	dirs := map[string]bool{}
 	for _, p := range paths {
+		h, err := b.host(p)
+		if err != nil {
+			return temps, nil, err
+		}
+		dirs[filepath.Dir(h)] = true
 		st := states[p]
 		if !st.exists {
 			continue
 		}
-		h, err := b.host(p)
-		if err != nil {
-			return temps, err
-		}
-		if err := b.mkdirs(filepath.Dir(h), map[string]bool{}); err != nil {
-			return temps, err
+		if err := b.mkdirs(filepath.Dir(h), dirs); err != nil {
+			return temps, nil, err
 		}
 		perm := os.FileMode(0o644)
 		if fi, err := os.Stat(h); err == nil {
@@ -422,11 +454,11 @@ func (b *Box) prepare(paths []string, states map[string]fileState) (map[string]s
 		}
 		t, err := writeTemp(tdir, st.data, perm, false)
 		if err != nil {
-			return temps, err
+			return temps, nil, err
 		}
 		temps[p] = t
 	}
-	return temps, nil
+	return temps, keys(dirs), nil
 }
 
 func (b *Box) renameAndCommit(ctx context.Context, paths []string, temps map[string]string, bt *batch, ok []applied) (string, error) {

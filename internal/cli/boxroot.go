@@ -1,8 +1,25 @@
 package cli
 
-import "github.com/boxmem/box/internal/errs"
+import (
+	"path/filepath"
+
+	"github.com/boxmem/box/internal/box"
+)
 
 // boxRoot finds the box: --box, else $BOX_DIR, else the nearest box above the working directory.
+// Relative folders are read against the command's working directory.
 func (a *App) boxRoot() (string, error) {
-	return "", errs.E("cli", errs.NotABox, "box discovery is not wired yet")
+	getenv := a.IO.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return box.Discover(a.abs(a.BoxFlag), a.abs(getenv("BOX_DIR")), a.IO.Cwd)
+}
+
+// abs makes a folder named on the command line absolute against the command's working directory.
+func (a *App) abs(dir string) string {
+	if dir == "" || filepath.IsAbs(dir) || a.IO.Cwd == "" {
+		return dir
+	}
+	return filepath.Join(a.IO.Cwd, dir)
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -19,8 +20,8 @@ func (a *App) keysCmd() *cobra.Command {
 }
 
 // withKeys opens the state of the discovered box, runs fn, and closes it.
-func (a *App) withKeys(fn func(s *keys.Store) error) error {
-	root, err := a.boxRoot()
+func (a *App) withKeys(ctx context.Context, fn func(s *keys.Store) error) error {
+	root, err := a.serveRoot(ctx, false)
 	if err != nil {
 		return err
 	}
@@ -45,7 +46,7 @@ func (a *App) keysNewCmd() *cobra.Command {
 			if name == "" {
 				return usageErr("a key needs --name, such as the assistant it is for (--name \"Claude Code\")")
 			}
-			return a.withKeys(func(s *keys.Store) error {
+			return a.withKeys(cmd.Context(), func(s *keys.Store) error {
 				conn, token, err := s.New(cmd.Context(), name, caps)
 				if err != nil {
 					return err
@@ -75,7 +76,7 @@ func (a *App) keysListCmd() *cobra.Command {
 		Short: "List the keys: checkboxes, expiry, revoked, last use",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withKeys(func(s *keys.Store) error {
+			return a.withKeys(cmd.Context(), func(s *keys.Store) error {
 				list, err := s.List(cmd.Context())
 				if err != nil {
 					return err
@@ -121,7 +122,7 @@ func (a *App) keysRevokeCmd() *cobra.Command {
 		Short: "Revoke a key; its next call is refused",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withKeys(func(s *keys.Store) error {
+			return a.withKeys(cmd.Context(), func(s *keys.Store) error {
 				conn, err := s.Revoke(cmd.Context(), args[0])
 				if err != nil {
 					return err

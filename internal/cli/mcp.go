@@ -18,14 +18,14 @@ func (a *App) mcpCmd() *cobra.Command {
 			"own name from initialize, with trust outside, like every assistant.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			s, err := a.openService(cmd.Context(), false)
+			s, err := a.openService(cmd.Context(), false, "")
 			if err != nil {
 				return err
 			}
 			defer s.Close()
 			// A local process running as the owner's OS user is the owner (DESIGN §8, threat model), so it gets
 			// every checkbox; its words are still another assistant's, so they are recorded as outside.
-			srv := s.mcpService("").Server(mcp.Conn{Host: "local", Caps: keys.All})
+			srv := s.mcp.Server(mcp.Conn{Host: "local", Caps: keys.All})
 			t := &sdk.IOTransport{Reader: io.NopCloser(a.IO.In), Writer: nopWriteCloser{a.IO.Out}}
 			return srv.Run(cmd.Context(), t)
 		},

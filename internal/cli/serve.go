@@ -39,16 +39,20 @@ func (a *App) serveCmd() *cobra.Command {
 	return c
 }
 
-// service is what serve and mcp share: the open box, its memory, to-dos and state.
+// service is what serve and mcp share: the open box, its memory, to-dos and state, and the MCP service.
 type service struct {
-	root  string
-	box   *box.Box
-	mem   *memory.Memory
-	keys  *keys.Store
-	todos *todo.Store
+	root   string
+	box    *box.Box
+	keys   *keys.Store
+	todos  *todo.Store
+	mcp    *mcp.Service
+	mem    *memory.Memory // set once opened; read only after opened is closed
+	opened chan struct{}
 }
 
+// Close waits for the memory to finish opening, then closes everything.
 func (s *service) Close() {
+	<-s.opened
 	if s.mem != nil {
 		s.mem.Close()
 	}
@@ -56,24 +60,29 @@ func (s *service) Close() {
 	s.box.Close()
 }
 
-// mcpService is the MCP side of the service; a memory that could not open leaves its tools saying so.
-func (s *service) mcpService(address string) *mcp.Service {
-	svc := mcp.Service{Todos: s.todos, State: s.keys, Version: Version, Address: address}
-	if s.mem != nil {
-		svc.Memory = s.mem
+// indexing reports whether the memory is still opening or its index still catching up.
+func (s *service) indexing(ctx context.Context) bool {
+	select {
+	case <-s.opened:
+	default:
+		return true
 	}
-	return mcp.New(svc)
+	if s.mem == nil {
+		return false
+	}
+	o, err := s.mem.Overview(ctx)
+	return err == nil && o.Indexing
 }
 
-// openService opens the box for serving; create makes the default box when none is found.
-func (a *App) openService(ctx context.Context, create bool) (*service, error) {
-	root, err := a.boxRoot()
+// openService opens the box for serving; create makes the default box when none is found. The memory
+// opens in the background so the server answers at once, whatever the memory's size; its tools say
+// "still opening" meanwhile, and if it cannot open, say so.
+func (a *App) openService(ctx context.Context, create bool, address string) (*service, error) {
+	root, err := a.serveRoot(ctx, create)
 	if err != nil {
-		if root, err = a.defaultBox(ctx, err, create); err != nil {
-			return nil, err
-		}
+		return nil, err
 	}
-	s := &service{root: root}
+	s := &service{root: root, opened: make(chan struct{})}
 	if s.box, err = box.Open(root); err != nil {
 		return nil, err
 	}
@@ -82,11 +91,29 @@ func (a *App) openService(ctx context.Context, create bool) (*service, error) {
 		return nil, err
 	}
 	s.todos = todo.New(s.box)
-	if s.mem, err = memory.Open(ctx, root, memory.Options{Watch: true}); err != nil {
-		a.note("box: the memory could not be opened, so its tools will say so: %v", err)
-		s.mem = nil
-	}
+	s.mcp = mcp.New(mcp.Config{Todos: s.todos, State: s.keys, Version: Version, Address: address})
+	s.mcp.Opening()
+	go func() {
+		defer close(s.opened)
+		m, err := memory.Open(ctx, root, memory.Options{Watch: true})
+		if err != nil {
+			a.note("box: the memory could not be opened, so its tools will say so: %v", err)
+			s.mcp.Opened(nil, err)
+			return
+		}
+		s.mem = m
+		s.mcp.Opened(m, nil)
+	}()
 	return s, nil
+}
+
+// serveRoot is the discovered box, else the default box (made when create is set).
+func (a *App) serveRoot(ctx context.Context, create bool) (string, error) {
+	root, err := a.boxRoot()
+	if err != nil {
+		return a.defaultBox(ctx, err, create)
+	}
+	return root, nil
 }
 
 // defaultBox is the box serve uses when discovery found none: --box or $BOX_DIR if it is a box, else
@@ -121,27 +148,20 @@ func (a *App) defaultBox(ctx context.Context, found error, create bool) (string,
 }
 
 func (a *App) runServe(ctx context.Context, addr string, allowed []string) error {
-	s, err := a.openService(ctx, true)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return errs.Wrap("cli.serve", errs.Busy, err, "The server could not listen on "+addr+"; is another box serve running? Pick another --addr")
 	}
 	base := "http://" + ln.Addr().String()
+	s, err := a.openService(ctx, true, base)
+	if err != nil {
+		ln.Close()
+		return err
+	}
+	defer s.Close()
 	srv := &server.Server{
-		Listener: ln, AllowedHosts: allowed, Keys: s.keys, BoxID: s.box.Marker.ID, Version: Version,
+		Listener: ln, AllowedHosts: allowed, Keys: s.keys, BoxID: s.box.Marker.ID, Version: Version, MCP: s.mcp, Indexing: s.indexing,
 		Logger: slog.New(slog.NewTextHandler(a.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo})),
-		MCP:    s.mcpService(base),
-		Indexing: func(ctx context.Context) bool {
-			if s.mem == nil {
-				return false
-			}
-			o, err := s.mem.Overview(ctx)
-			return err == nil && o.Indexing
-		},
 	}
 	out := map[string]any{"box": s.root, "address": base, "mcp": base + "/mcp", "id": s.box.Marker.ID}
 	a.emit(out, func(w io.Writer) {

@@ -18,5 +18,8 @@ func (a *App) verbs() []*cobra.Command {
 		a.mcpCmd(),
 		a.keysCmd(),
 		a.versionCmd(),
+		a.initCmd(),
+		a.statusCmd(),
+		a.validateCmd(),
 	}
 }

@@ -96,6 +96,11 @@ func (r *Repo) WriteBlob(data []byte) (string, error) {
 	return id, nil
 }
 
+// LoosePath is where the loose object id lives.
+func (r *Repo) LoosePath(id string) string {
+	return filepath.Join(r.GitDir(), "objects", id[:2], id[2:])
+}
+
 // WriteBlobs stores several blobs and fsyncs their object folders once (unless CallerSyncs).
 func (r *Repo) WriteBlobs(ctx context.Context, datas [][]byte) ([]string, error) {
 	ids := make([]string, len(datas))

@@ -23,8 +23,8 @@ const (
 type Repo struct {
 	Dir string // the working tree root
 	Bin string // the git binary; "git" on PATH unless set
-	// CallerSyncs turns git's own fsyncs off because the caller flushes the file system itself
-	// after the command (the box's write transaction does, once per batch).
+	// CallerSyncs means the caller fsyncs the blobs WriteBlob writes (the box's write transaction
+	// does, all in parallel) and that Add need not fsync; Commit is always durable.
 	CallerSyncs bool
 }
 
@@ -90,9 +90,6 @@ func (r *Repo) Run(ctx context.Context, stdin []byte, args ...string) ([]byte, e
 	for _, c := range fixedConfig {
 		full = append(full, "-c", c)
 	}
-	if r.CallerSyncs {
-		full = append(full, "-c", "core.fsync=none")
-	}
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, r.bin(), full...)
 	cmd.Env = env()
@@ -146,7 +143,11 @@ func (r *Repo) Add(ctx context.Context, paths ...string) error {
 		in.WriteString(strings.TrimPrefix(p, "/"))
 		in.WriteByte(0)
 	}
-	_, err := r.Run(ctx, in.Bytes(), "update-index", "--add", "--remove", "-z", "--stdin")
+	args := []string{"update-index", "--add", "--remove", "-z", "--stdin"}
+	if r.CallerSyncs {
+		args = append([]string{"-c", "core.fsync=none"}, args...)
+	}
+	_, err := r.Run(ctx, in.Bytes(), args...)
 	return err
 }
 
@@ -344,7 +345,7 @@ func parseTrailers(s string) []Trailer {
 	return ts
 }
 
-// Commit is one commit as Log reads it.
+// CommitInfo is one commit as Log reads it.
 type CommitInfo struct {
 	Hash     string    `json:"hash"`
 	Subject  string    `json:"subject"`

@@ -72,7 +72,9 @@ func TestCommitTrailersLogShow(t *testing.T) {
 	}
 }
 
-func isNotExist(err error) bool { return err != nil && strings.Contains(err.Error(), ErrNotExist.Error()) }
+func isNotExist(err error) bool {
+	return err != nil && strings.Contains(err.Error(), ErrNotExist.Error())
+}
 
 func TestStagedAndStatus(t *testing.T) {
 	ctx := context.Background()

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -87,6 +88,13 @@ func Open(path string) (*Index, error) {
 	if err == nil && !fresh {
 		err = ix.check()
 	}
+	if err != nil && busy(err) {
+		// Another process holds the file: that is no reason to distrust it.
+		if ix != nil {
+			ix.Close()
+		}
+		return nil, errs.Wrap("index.open", errs.Busy, err, "The search index is busy; try again")
+	}
 	if err != nil || fresh {
 		if ix != nil {
 			ix.Close()
@@ -106,6 +114,12 @@ func Open(path string) (*Index, error) {
 	return ix, nil
 }
 
+func busy(err error) bool {
+	msg := err.Error()
+	return strings.Contains(msg, "SQLITE_BUSY") || strings.Contains(msg, "database is locked") ||
+		strings.Contains(msg, "SQLITE_LOCKED")
+}
+
 func removeDB(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(path + suffix)
@@ -120,7 +134,10 @@ func dsn(path string, writer bool) string {
 	if writer {
 		q.Set("_txlock", "immediate")
 	} else {
+		// Readers map the file and keep a larger page cache: a search touches many FTS5 pages.
 		q.Add("_pragma", "query_only(1)")
+		q.Add("_pragma", "mmap_size(268435456)")
+		q.Add("_pragma", "cache_size(-32000)")
 	}
 	return "file:" + path + "?" + q.Encode()
 }

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -165,12 +166,19 @@ func TestFiltersAndRanking(t *testing.T) {
 
 func TestRelaxed(t *testing.T) {
 	ix := mustOpen(t)
-	put(t, ix, note("/a", "Leo", "Leo plays the cello"))
-	if hits := search(t, ix, Query{Text: "leo guitar drums"}); len(hits) != 0 {
+	put(t, ix, note("/a", "Leo", "Leo plays the cello"), note("/b", "Mia", "Mia plays drums and guitar"))
+	if hits := search(t, ix, Query{Text: "leo cello guitar"}); len(hits) != 1 || hits[0].Path != "/a" {
 		t.Fatalf("strict: %v", hits)
 	}
-	if hits := search(t, ix, Query{Text: "leo guitar drums", Relaxed: true}); len(hits) != 1 {
-		t.Fatalf("relaxed: %v", hits)
+	hits := search(t, ix, Query{Text: "leo cello guitar", Relaxed: true})
+	if len(hits) != 2 || hits[0].Path != "/a" || hits[0].Relaxed || hits[1].Path != "/b" || !hits[1].Relaxed {
+		t.Fatalf("relaxed: %+v", hits)
+	}
+	if hits := search(t, ix, Query{Text: "leo cello guitar", Relaxed: true, Limit: 1}); len(hits) != 1 || hits[0].Relaxed {
+		t.Fatalf("relaxed within the limit: %+v", hits)
+	}
+	if hits := search(t, ix, Query{Text: "zebra leo", Relaxed: true}); len(hits) != 1 || !hits[0].Relaxed {
+		t.Fatalf("relaxed, nothing strict: %+v", hits)
 	}
 }
 
@@ -221,6 +229,9 @@ func TestFilesReplaceDeleteReconcile(t *testing.T) {
 	}
 	if c, _ := ix.Count(ctx); c != 2 {
 		t.Fatalf("count %d", c)
+	}
+	if err := ix.Optimize(ctx); err != nil {
+		t.Fatal(err)
 	}
 	if err := ix.DeleteFile("/n/one"); err != nil {
 		t.Fatal(err)
@@ -379,6 +390,75 @@ func TestConcurrency(t *testing.T) {
 	for _, ix := range []*Index{a, b} {
 		if n, err := ix.Count(ctx); err != nil || n != 3*perWriter {
 			t.Errorf("count %d, want %d (%v)", n, 3*perWriter, err)
+		}
+	}
+}
+
+// TestProcesses runs writers as separate processes (this test binary, re-executed) while this process
+// searches the same file.
+func TestProcesses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	const procs, each = 3, 60
+	var cmds []*exec.Cmd
+	for p := range procs {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestChildWriter$")
+		cmd.Env = append(os.Environ(), "BOX_INDEX_CHILD="+path, fmt.Sprintf("BOX_INDEX_CHILD_ID=%d", p))
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	done := make(chan struct{})
+	go func() {
+		for _, c := range cmds {
+			if err := c.Wait(); err != nil {
+				t.Error(err)
+			}
+		}
+		close(done)
+	}()
+	for searching := true; searching; {
+		select {
+		case <-done:
+			searching = false
+		default:
+			if _, err := ix.Search(context.Background(), Query{Text: "hazelnut"}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if n, err := ix.Count(context.Background()); err != nil || n != procs*each {
+		t.Fatalf("count %d, want %d (%v)", n, procs*each, err)
+	}
+	if hits := search(t, ix, Query{Text: "hazelnut", Limit: MaxLimit}); len(hits) != procs*each {
+		t.Fatalf("found %d", len(hits))
+	}
+}
+
+func TestChildWriter(t *testing.T) {
+	path := os.Getenv("BOX_INDEX_CHILD")
+	if path == "" {
+		t.Skip("run by TestProcesses")
+	}
+	ix, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	id := os.Getenv("BOX_INDEX_CHILD_ID")
+	for i := range 60 {
+		f := fmt.Sprintf("/_content/p%s/%d.md", id, i)
+		if err := ix.ReplaceFile(f, []Doc{{Path: f, Kind: "doc", Body: "hazelnut"}}); err != nil {
+			t.Fatal(err)
 		}
 	}
 }

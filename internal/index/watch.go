@@ -60,7 +60,7 @@ func Watch(ctx context.Context, root string, onChange func(paths []string)) erro
 			if !ok {
 				return nil
 			}
-			if _, keep := boxPath(root, ev.Name); !keep {
+			if _, keep := boxPath(root, ev.Name); !keep || ev.Op == fsnotify.Chmod {
 				continue
 			}
 			if ev.Has(fsnotify.Create) {

@@ -87,6 +87,9 @@ func Changed(old, now FileStamp) bool {
 // commit, small enough that readers and other writers are never held up for long.
 const reconcileBatch = 500
 
+// optimizeAfter is how many reindexed files make Reconcile merge the full-text index afterwards.
+const optimizeAfter = 1000
+
 // Reconcile brings the index in line with current (every file that should be indexed and its stamp):
 // new and changed files are loaded and replaced, files no longer present are deleted. It returns how
 // many files it changed. progress (may be nil) is called after each batch.
@@ -149,6 +152,11 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 	}
 	if err := flush(); err != nil {
 		return done, err
+	}
+	if len(todo) >= optimizeAfter {
+		if err := ix.Optimize(ctx); err != nil {
+			return done, err
+		}
 	}
 	return total, nil
 }
@@ -301,4 +309,18 @@ func fromNanos(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n)
+}
+
+// Optimize merges the full-text index into one segment, which makes searches faster after many
+// writes; Reconcile calls it after a large rebuild.
+func (ix *Index) Optimize(ctx context.Context) error {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	if _, err := ix.wdb.ExecContext(ctx, `INSERT INTO fts(fts) VALUES('optimize')`); err != nil {
+		return fmt.Errorf("index.optimize: %w", err)
+	}
+	if _, err := ix.wdb.ExecContext(ctx, `PRAGMA optimize`); err != nil {
+		return fmt.Errorf("index.optimize: %w", err)
+	}
+	return nil
 }

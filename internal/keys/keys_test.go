@@ -140,4 +140,3 @@ func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
 		t.Error("locked still set")
 	}
 }
-

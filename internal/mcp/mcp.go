@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -45,17 +47,27 @@ type State interface {
 
 var _ State = (*keys.Store)(nil)
 
-// Service holds what every connection's server shares.
-type Service struct {
-	Memory  Memory // nil when the memory could not be opened: its tools then say so
+// Config is what the tools are built on.
+type Config struct {
+	Memory  Memory // nil while it opens (see Service.Opening) or when it could not be opened: its tools then say so
 	Todos   Todos
 	State   State
 	Version string
 	// Address is the box's public address for the locked sentence ("…open it with their passkey at <Address>").
 	Address string
-
-	schemas *sdk.SchemaCache
 }
+
+// Service holds what every connection's server shares.
+type Service struct {
+	Config
+	schemas *sdk.SchemaCache
+	mem     atomic.Pointer[memState]
+	mu      sync.Mutex
+	servers map[Conn]*sdk.Server // made once per connection as it calls, not once per request
+}
+
+// maxServers bounds the server cache; past it the cache starts again (a server is cheap to remake).
+const maxServers = 1024
 
 // Conn is who is calling: one key or OAuth grant over HTTP, or the local process over stdio.
 type Conn struct {
@@ -67,12 +79,54 @@ type Conn struct {
 }
 
 // New returns a service; the zero Version is "dev".
-func New(s Service) *Service {
-	if s.Version == "" {
-		s.Version = "dev"
+func New(c Config) *Service {
+	if c.Version == "" {
+		c.Version = "dev"
 	}
-	s.schemas = sdk.NewSchemaCache()
-	return &s
+	s := &Service{Config: c, schemas: sdk.NewSchemaCache(), servers: map[Conn]*sdk.Server{}}
+	s.mem.Store(&memState{m: c.Memory})
+	return s
+}
+
+// memState is the memory as the tools find it: open, still opening, or failed.
+type memState struct {
+	m       Memory
+	opening chan struct{} // closed by Opened; nil once open or failed
+	err     error
+}
+
+// Opening says the memory is being opened in the background: the server answers at once meanwhile, and
+// a memory tool waits a moment for it, then says it is still opening.
+func (s *Service) Opening() { s.mem.Store(&memState{opening: make(chan struct{})}) }
+
+// Opened hands over the memory once it is open, or why it could not be.
+func (s *Service) Opened(m Memory, err error) {
+	if err != nil {
+		m = nil
+	}
+	old := s.mem.Swap(&memState{m: m, err: err})
+	if old != nil && old.opening != nil {
+		close(old.opening)
+	}
+}
+
+// MemoryOpening reports whether the memory is still being opened.
+func (s *Service) MemoryOpening() bool { return s.mem.Load().opening != nil }
+
+// ServerFor is Server, kept for the connection: stateless HTTP asks for one on every request, and adding the
+// tools costs more than the call itself. A revoked key never reaches here, so a kept server grants nothing.
+func (s *Service) ServerFor(c Conn) *sdk.Server {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if srv, ok := s.servers[c]; ok {
+		return srv
+	}
+	if len(s.servers) >= maxServers {
+		clear(s.servers)
+	}
+	srv := s.Server(c)
+	s.servers[c] = srv
+	return srv
 }
 
 // Server returns an MCP server for one connection: only its tools are listed, and calling another is a

@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 )
@@ -48,12 +49,13 @@ type Report struct {
 	Items          []Item `json:"items"`
 }
 
-// Canonical finds every relative ref in files (box paths; nil means every .md and .card file in the
-// areas except _tmp, root files like CLAUDE.md left alone) and names its /-form. With fix it rewrites
-// those whose target exists, text-surgically and atomically per file: a rewrite when the document-relative
-// target exists, a repair when only the box-root reading does. When both or neither exist the ref stays
-// byte for byte. ?query and #fragment survive; attach/… refs are canonical already; a second run
-// changes nothing. The caller holds the box write lock.
+// Canonical finds every relative ref in files and names its /-form; with fix it rewrites the refs whose
+// target exists, text-surgically and atomically per file. A rewrite when the document-relative target
+// exists; a repair when only the box-root reading of a bare path does ("./" and "../" paths have no
+// box-root reading). When both or neither exist the ref stays byte for byte. ?query and #fragment
+// survive; attach/… refs are canonical already; a second run changes nothing. files are box paths;
+// nil means every .md and .card file in the areas except _tmp (root files like CLAUDE.md are left
+// alone). Symlinked files are never read or written. The caller holds the box write lock.
 func Canonical(root string, files []string, fix bool) (Report, error) {
 	rep := Report{Items: []Item{}}
 	if files == nil {
@@ -129,9 +131,12 @@ func canonicalFile(rv *Resolver, rep *Report, file string, fix bool) error {
 	if err != nil {
 		return errs.Wrap("ref.canonical", errs.Invalid, err, "")
 	}
-	info, err := os.Stat(host)
+	info, err := os.Lstat(host)
 	if err != nil {
 		return fmt.Errorf("ref.canonical: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return nil // a symlink (even one inside the box) or a folder: renaming over it would replace it
 	}
 	data, err := os.ReadFile(host)
 	if err != nil {
@@ -161,7 +166,7 @@ func canonicalFile(rv *Resolver, rep *Report, file string, fix bool) error {
 	if !fix {
 		return nil
 	}
-	if err := writeFileAtomic(host, apply(data, accepted), info.Mode().Perm()); err != nil {
+	if err := atomicfile.WriteFile(host, apply(data, accepted), info.Mode().Perm()); err != nil {
 		return fmt.Errorf("ref.canonical: writing %s: %w", clean, err)
 	}
 	return nil

@@ -121,6 +121,17 @@ func TestCanonicalSymlinkOut(t *testing.T) {
 		t.Fatal(err)
 	}
 	diffTrees(t, readTree(t, filepath.Join(root, "../outside")), before)
+
+	// A symlink that stays inside is left a symlink: a rename over it would replace it with a copy.
+	writeTree(t, root, map[string]string{"_content/a/rel.md": "[b](b.md)\n"})
+	symlink(t, filepath.Join(root, "_content/a/rel.md"), filepath.Join(root, "_content/a/alias.md"))
+	rep, err := Canonical(root, []string{"/_content/a/alias.md"}, true)
+	if err != nil || rep.FilesChanged != 0 {
+		t.Errorf("%+v, %v", rep, err)
+	}
+	if fi, err := os.Lstat(filepath.Join(root, "_content/a/alias.md")); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("alias.md is no longer a symlink: %v, %v", fi, err)
+	}
 }
 
 func marshal(t *testing.T, rep Report) []byte {

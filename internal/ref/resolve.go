@@ -36,8 +36,9 @@ type Resolution struct {
 // Closed reports whether the ref fails closed: it resolves to nothing, whatever exists on disk.
 func (r Resolution) Closed() bool { return r.Reason != "" }
 
-// Resolver resolves refs in one box. It caches the names under /_content/ for wikilinks, so one
-// Resolver serves a whole validation pass; it is not safe for concurrent use.
+// Resolver resolves refs in one box. It lists the names under /_content/ once, the first time a wikilink
+// needs them, so one Resolver serves a whole validation pass (and sees the files of that moment); it is
+// not safe for concurrent use.
 type Resolver struct {
 	root  string
 	names []string // box paths of the files under /_content/, built on the first wikilink that needs it

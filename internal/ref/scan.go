@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"sort"
 	"strings"
+	"unicode"
+
+	"github.com/boxmem/box/internal/markdoc"
 )
 
 // Bounds that keep the scanner linear on hostile input; real link texts and tags are far shorter.
@@ -38,52 +41,50 @@ func (s *scanner) scan(start, end int) {
 	}
 }
 
-// textSegments returns the [start, end) ranges of the body outside fenced code blocks.
+// textSegments returns the [start, end) ranges of the body outside fenced code blocks. The fences are
+// markdoc's (one definition of where code is); its code spans are left to the scanner, which pairs
+// them with brackets.
 func textSegments(data []byte, start, end int) [][2]int {
+	body := data[start:end]
 	var out [][2]int
-	segStart := start
-	var fence byte
-	fenceLen := 0
-	for pos := start; pos < end; {
-		line, next := lineAt(data, pos)
-		if next > end {
-			next = end
+	segStart := 0
+	for _, sp := range markdoc.Code(body) {
+		if !isFence(body, sp) {
+			continue
 		}
-		c, n, rest := fenceOf(line)
-		switch {
-		case fence == 0 && n >= 3 && (c == '~' || !bytes.ContainsRune(rest, '`')):
-			if pos > segStart {
-				out = append(out, [2]int{segStart, pos})
-			}
-			fence, fenceLen = c, n
-		case fence != 0 && c == fence && n >= fenceLen && len(bytes.TrimSpace(rest)) == 0:
-			fence = 0
-			segStart = next
+		if sp.Start > segStart {
+			out = append(out, [2]int{start + segStart, start + sp.Start})
 		}
-		pos = next
+		segStart = sp.End
 	}
-	if fence == 0 && segStart < end {
-		out = append(out, [2]int{segStart, end})
+	if segStart < len(body) {
+		out = append(out, [2]int{start + segStart, end})
 	}
 	return out
 }
 
-// fenceOf reads a fence marker (``` or ~~~, three or more) after any indentation and blockquote
-// markers; indentation is not limited, so fences inside list items count.
-func fenceOf(line []byte) (byte, int, []byte) {
-	i := 0
-	for i < len(line) && (line[i] == ' ' || line[i] == '\t' || line[i] == '>') {
-		i++
+// isFence tells a fenced block from a code span among markdoc's code ranges: a fence starts a line
+// with three or more ` or ~ (after indentation) and ends at a line end.
+func isFence(body []byte, sp markdoc.Span) bool {
+	if sp.Start > 0 && body[sp.Start-1] != '\n' {
+		return false
 	}
-	if i == len(line) || (line[i] != '`' && line[i] != '~') {
-		return 0, 0, nil
+	if sp.End < len(body) && body[sp.End-1] != '\n' {
+		return false
 	}
-	c := line[i]
+	line := body[sp.Start:]
+	if k := bytes.IndexByte(line, '\n'); k >= 0 {
+		line = line[:k]
+	}
+	line = bytes.TrimLeft(line, " \t")
+	if len(line) < 3 || (line[0] != '`' && line[0] != '~') {
+		return false
+	}
 	n := 0
-	for i+n < len(line) && line[i+n] == c {
+	for n < len(line) && line[n] == line[0] {
 		n++
 	}
-	return c, n, line[i+n:]
+	return n >= 3 && (line[0] == '~' || !bytes.ContainsRune(line[n:], '`'))
 }
 
 // index records backtick runs and blank lines of a segment, so that code spans resolve in O(log n).
@@ -265,10 +266,9 @@ func (s *scanner) wikilink(i, b int) (int, bool) {
 	if p := bytes.IndexByte(t, '|'); p >= 0 {
 		t = bytes.TrimSuffix(t[:p], []byte(`\`)) // "\|" is a table-escaped pipe
 	}
-	start := i + 2
-	lead := len(t) - len(bytes.TrimLeft(t, " \t"))
-	t = bytes.TrimSpace(t)
-	start += lead
+	left := bytes.TrimLeftFunc(t, unicode.IsSpace)
+	start := i + 2 + len(t) - len(left)
+	t = bytes.TrimRightFunc(left, unicode.IsSpace)
 	raw := string(t)
 	if raw != "" && !strings.HasPrefix(raw, "#") {
 		s.refs = append(s.refs, newRef(Wikilink, raw, start, start+len(t)))

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"net"
@@ -203,4 +204,78 @@ func tail(s string, n int) string {
 		lines = lines[len(lines)-n:]
 	}
 	return strings.Join(lines, "\n")
+}
+
+// TestServeAndKeysCLI drives the built binary as the owner would: box serve makes the box it does not find,
+// prints where and the ready line; box keys new/list/revoke work against the running server.
+func TestServeAndKeysCLI(t *testing.T) {
+	bin := boxBinary(t)
+	dir := filepath.Join(t.TempDir(), "mybox")
+	env := append(os.Environ(), "BOX_DIR="+dir)
+	serve := exec.Command(bin, "serve", "--addr", "127.0.0.1:0")
+	serve.Env = env
+	var stderr strings.Builder
+	serve.Stderr = &stderr
+	stdout, _ := serve.StdoutPipe()
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		serve.Process.Signal(os.Interrupt)
+		if err := serve.Wait(); err != nil {
+			t.Errorf("box serve did not stop cleanly: %v\n%s", err, stderr.String())
+		}
+	}()
+	rd := bufio.NewReader(stdout)
+	var lines []string
+	for range 2 {
+		l, _ := rd.ReadString('\n')
+		lines = append(lines, strings.TrimSpace(l))
+	}
+	if len(lines) < 2 || !strings.HasPrefix(lines[1], "ready: claude mcp add --transport http box http://127.0.0.1:") ||
+		!strings.HasSuffix(lines[1], `/mcp --header "Authorization: Bearer <key>"`) {
+		t.Fatalf("stdout: %q", lines)
+	}
+	url := strings.Fields(lines[1])[7]
+	if _, err := box.ReadMarker(dir); err != nil {
+		t.Fatalf("no box was made at BOX_DIR: %v", err)
+	}
+	boxCLI := func(args ...string) []byte {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("box %v: %v", args, err)
+		}
+		return out
+	}
+	var made struct {
+		ID, Key string
+		Caps    keys.Caps
+	}
+	json.Unmarshal(boxCLI("keys", "new", "--name", "Claude Code", "--memory", "--json"), &made)
+	if !strings.HasPrefix(made.Key, "mbx_") || !made.Caps.Memory {
+		t.Fatalf("keys new: %+v", made)
+	}
+	tr := &sdk.StreamableClientTransport{Endpoint: url, MaxRetries: -1, HTTPClient: &http.Client{Transport: bearer{made.Key, http.DefaultTransport}}}
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "cli-test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
+	if err != nil {
+		t.Fatalf("connect with the new key: %v\n%s", err, stderr.String())
+	}
+	defer cs.Close()
+	if !toolNames(t, cs)["memory_remember"] {
+		t.Error("a Memory key does not see memory_remember")
+	}
+	var list struct{ Keys []keys.Connection }
+	json.Unmarshal(boxCLI("keys", "list", "--json"), &list)
+	if len(list.Keys) != 1 || list.Keys[0].ID != made.ID {
+		t.Fatalf("keys list: %+v", list)
+	}
+	boxCLI("keys", "revoke", made.ID)
+	if _, err := cs.ListTools(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("the revoked key still works: %v", err)
+	}
+	if strings.Contains(stderr.String(), made.Key) || strings.Contains(stderr.String(), made.Key[4:]) {
+		t.Fatal("the server logged the key")
+	}
 }

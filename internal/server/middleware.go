@@ -208,7 +208,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		}
 		ri.conn = conn.Name + " (" + conn.ID + ")"
 		c := mcp.Conn{Who: conn.Name, Host: host, KeyID: conn.ID, Caps: conn.Caps, Client: client}
-		ri.build = func() *sdk.Server { return s.MCP.Server(c) }
+		ri.build = func() *sdk.Server { return s.MCP.ServerFor(c) }
 		r = r.WithContext(context.WithValue(r.Context(), connKey{}, conn))
 		next.ServeHTTP(w, r)
 	})

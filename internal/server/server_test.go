@@ -43,7 +43,7 @@ func start(t testing.TB, tune ...func(*server.Server)) *env {
 	if e.keys, err = keys.Open(b.Root, nil); err != nil {
 		t.Fatal(err)
 	}
-	svc := mcp.Service{Todos: todo.New(b), State: e.keys}
+	svc := mcp.Config{Todos: todo.New(b), State: e.keys}
 	if m, err := memory.Open(ctx, b.Root, memory.Options{}); err == nil {
 		e.mem, svc.Memory = m, m
 	} else {
@@ -338,12 +338,12 @@ func TestHostAndOriginChecks(t *testing.T) {
 		headers map[string]string
 		want    int
 	}{
-		{map[string]string{"Host": "evil.example"}, http.StatusForbidden},                  // DNS rebinding: the attacker's own name
-		{map[string]string{"Host": "evil.example:7317"}, http.StatusForbidden},             // with a port
-		{map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},         // a web page calling across origins
-		{map[string]string{"Host": "box.example.com"}, http.StatusUnauthorized},            // the reverse proxy's name gets in (then needs a key)
-		{map[string]string{"Host": "localhost:7317"}, http.StatusUnauthorized},             // loopback names
-		{map[string]string{"Origin": "http://127.0.0.1:7317"}, http.StatusUnauthorized},    // a loopback origin
+		{map[string]string{"Host": "evil.example"}, http.StatusForbidden},                 // DNS rebinding: the attacker's own name
+		{map[string]string{"Host": "evil.example:7317"}, http.StatusForbidden},            // with a port
+		{map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},        // a web page calling across origins
+		{map[string]string{"Host": "box.example.com"}, http.StatusUnauthorized},           // the reverse proxy's name gets in (then needs a key)
+		{map[string]string{"Host": "localhost:7317"}, http.StatusUnauthorized},            // loopback names
+		{map[string]string{"Origin": "http://127.0.0.1:7317"}, http.StatusUnauthorized},   // a loopback origin
 		{map[string]string{"Host": "[::1]:7317", "Origin": "null"}, http.StatusForbidden}, // an opaque origin
 	} {
 		if got := e.post(listTools, tc.headers).StatusCode; got != tc.want {
@@ -405,5 +405,54 @@ func TestLastUseIsRecorded(t *testing.T) {
 	}
 	if len(list) != 1 || list[0].ID != conn.ID || list[0].LastUsed.IsZero() || list[0].LastHost != "127.0.0.1" || list[0].LastClient != "claude-code/2.1" {
 		t.Fatalf("%+v", list)
+	}
+}
+
+// TestMemoryToolsOverHTTP is the round trip an assistant makes: remember, find it at once, see who wrote
+// it, forget it. It needs the real memory engine and says so loudly until it opens.
+func TestMemoryToolsOverHTTP(t *testing.T) {
+	e := start(t)
+	if e.mem == nil {
+		t.Skip("SKIPPED: the memory engine does not open yet (internal/memory); the memory round trip did not run")
+	}
+	_, key := e.key("ChatGPT", keys.Caps{Memory: true})
+	cs := e.mustConnect(key)
+	if text, isErr := call(t, cs, "memory_remember", map[string]any{"text": "Leo has swim practice on Thursdays at 5:30."}); isErr {
+		t.Fatalf("remember: %s", text)
+	}
+	text, isErr := call(t, cs, "memory_search", map[string]any{"words": "leo swim"})
+	if isErr || !strings.Contains(text, "<outside_content>") || !strings.Contains(text, "swim") {
+		t.Fatalf("a fact saved a second ago is not found, fenced as outside: %s", text)
+	}
+	if text, _ := call(t, cs, "memory_recent", nil); !strings.Contains(text, "ChatGPT") {
+		t.Errorf("recent does not say who: %s", text)
+	}
+	if text, isErr := call(t, cs, "memory_overview", nil); isErr {
+		t.Errorf("overview: %s", text)
+	}
+	if text, isErr := call(t, cs, "memory_remember", map[string]any{"text": "My password is hunter22"}); !isErr {
+		t.Errorf("a secret was remembered: %s", text)
+	}
+	if text, isErr := call(t, cs, "memory_forget", map[string]any{"words": "leo swim thursdays"}); isErr || !strings.Contains(text, `"removed":1`) {
+		t.Errorf("forget: %s", text)
+	}
+	log, _ := exec.Command("git", "-C", e.root, "log", "--format=%B").CombinedOutput()
+	if !strings.Contains(string(log), "Box-Actor: ChatGPT") || !strings.Contains(string(log), "Box-Trust: outside") {
+		t.Errorf("the memory writes are not recorded under the key:\n%s", log)
+	}
+}
+
+// BenchmarkToolsCallHTTP is one authenticated tools/call over Streamable HTTP: key check, the per-request
+// MCP server (made per connection's checkboxes), the tool and its JSON.
+func BenchmarkToolsCallHTTP(b *testing.B) {
+	e := start(b, func(s *server.Server) { s.Rate = -1 })
+	_, key := e.key("bench", keys.Caps{Memory: true})
+	cs := e.mustConnect(key)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "todos_list"}); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -1,0 +1,298 @@
+package validate
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/ref"
+)
+
+func newBox(tb testing.TB) string {
+	tb.Helper()
+	b, err := box.Init(context.Background(), filepath.Join(tb.TempDir(), "box"), box.InitOptions{HookBinary: "true", Files: map[string][]byte{
+		// The built-in seeds of these two have an unquoted ": " in their description (see cli/init.go).
+		"/_config/interface/dashboard.card": []byte("---\ntitle: Dashboard\ndescription: \"Today: what waits.\"\n---\n# Dashboard\n"),
+		"/_config/settings.card":            []byte("---\ntitle: Settings\ndescription: \"How the box is set up: brain, safety.\"\n---\nSettings.\n"),
+	}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b.Close()
+	return b.Root
+}
+
+func write(tb testing.TB, root, rel, data string) {
+	tb.Helper()
+	p := filepath.Join(root, filepath.FromSlash(rel))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+func gitIn(tb testing.TB, root string, args ...string) {
+	tb.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=T", "GIT_AUTHOR_EMAIL=t@x", "GIT_COMMITTER_NAME=T", "GIT_COMMITTER_EMAIL=t@x")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+}
+
+func codes(fs []finding.Finding) string {
+	var out []string
+	for _, f := range fs {
+		out = append(out, fmt.Sprintf("%s:%d:%s:%s", f.Path, f.Line, f.Severity, f.Code))
+	}
+	return strings.Join(out, " ")
+}
+
+// Every bad input of issue 2 is a finding with the file (and line where there is one).
+func TestBadInput(t *testing.T) {
+	root := newBox(t)
+	write(t, root, "_content/docs/target.md", "---\ntitle: T\n---\n")
+	v := New(root, Options{})
+	for _, c := range []struct {
+		name, path, data, want string
+	}{
+		{"malformed YAML", "/_content/docs/a.md", "---\ntitle: ok\nkind: [x\n---\n", "/_content/docs/a.md:3:error:invalid-card"},
+		{"type from name", "/_content/docs/Foo.Bar.card", "---\ntitle: x\n---\n", "/_content/docs/Foo.Bar.card:0:error:invalid-card"},
+		{"type key mismatch", "/_content/docs/Leo.note.card", "---\ntype: todo\n---\n", "/_content/docs/Leo.note.card:2:error:invalid-card"},
+		{"unknown card type", "/_content/docs/x.gizmo.card", "---\ntitle: x\n---\n", "/_content/docs/x.gizmo.card:1:error:unknown-type"},
+		{"NUL byte", "/_content/docs/a.md", "---\ntitle: a\n---\nx\x00y\n", "/_content/docs/a.md:4:error:invalid-card"},
+		{"invalid UTF-8", "/_content/docs/a.md", "---\ntitle: \xff\n---\n", "/_content/docs/a.md:2:error:invalid-card"},
+		{"over 1 MiB", "/_content/docs/a.md", strings.Repeat("x", 1<<20+1), "/_content/docs/a.md:0:error:too-large"},
+		{"dot-dot ref", "/_content/docs/a.md", "---\ntitle: a\n---\n[x](../../../etc/passwd)\n", "/_content/docs/a.md:4:warning:bad-ref"},
+		{"broken ref", "/_content/docs/a.md", "---\ntitle: a\nref: /_content/nope.md\n---\n", "/_content/docs/a.md:3:warning:broken-ref"},
+		{"reserved name", "/_content/x/_bookkeeping/a.md", "---\ntitle: a\n---\n", "/_content/x/_bookkeeping:0:error:reserved-name"},
+		{"undefined tag", "/_content/todos/a.todo.card", "---\ntitle: a\n---\n{% chart /%}\n", "/_content/todos/a.todo.card:4:warning:undefined-tag"},
+		{"body on a type without one", "/_config/switches.card", "---\nchange: just-do-it\nsend: ask-me\nshare: ask-me\naccess: ask-me\ndelete: ask-me\n---\nhello\n", "body-not-allowed"},
+		{"clean", "/_content/docs/a.md", "---\ntitle: a\n---\n[t](/_content/docs/target.md)\n", ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := codes(v.Data(c.path, []byte(c.data), ref.NewResolver(root)))
+			if c.want == "" && got != "" || !strings.Contains(got, c.want) {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func TestWrites(t *testing.T) {
+	root := newBox(t)
+	fs := Writes(root, []string{"/_content/a.md", "/_content/b.md", "/_content/gone.md", "/_content/pic.png"}, map[string][]byte{
+		"/_content/a.md":    []byte("---\ntitle: [x\n---\n"),
+		"/_content/b.md":    []byte("---\ntitle: b\n---\n[broken](/nowhere.md)\n"),
+		"/_content/gone.md": nil,
+		"/_content/pic.png": []byte("\x89PNG\x00"),
+	})
+	if got := codes(fs); got != "/_content/a.md:2:error:invalid-card" {
+		t.Errorf("Writes = %q: want only the malformed card, refs unchecked", got)
+	}
+}
+
+// --staged reads the index, not the working tree, in one git process.
+func TestStagedReadsIndex(t *testing.T) {
+	root := newBox(t)
+	write(t, root, "_content/a.md", "---\ntitle: [x\n---\n")
+	write(t, root, "_content/with space.md", "---\ntitle: fine\n---\n")
+	gitIn(t, root, "add", "-A")
+	write(t, root, "_content/a.md", "---\ntitle: fixed\n---\n")
+	res, err := New(root, Options{}).Staged(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := codes(res.Findings); got != "/_content/a.md:2:error:invalid-card" || res.Files != 2 {
+		t.Errorf("Staged = %q, %d files", got, res.Files)
+	}
+}
+
+// Pre-commit walks the box only for a delete or rename: a broken unstaged card elsewhere is silent.
+func TestPreCommitNoWalk(t *testing.T) {
+	root := newBox(t)
+	write(t, root, "_content/old.md", "---\ntitle: [x\n---\n[[gone]]\n")
+	write(t, root, "_content/new.md", "---\ntitle: new\n---\n")
+	gitIn(t, root, "add", "_content/new.md")
+	v := New(root, Options{})
+	res, err := v.PreCommit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Findings) != 0 {
+		t.Errorf("clean staged set: %q", codes(res.Findings))
+	}
+	write(t, root, "_content/gone.md", "---\ntitle: gone\n---\n")
+	write(t, root, "_content/linker.md", "---\ntitle: l\n---\n[[gone]] [g](/_content/gone.md)\n")
+	gitIn(t, root, "add", "-A")
+	gitIn(t, root, "commit", "-qm", "x", "--no-verify")
+	gitIn(t, root, "rm", "-q", "_content/gone.md")
+	res, err = v.PreCommit(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "/_content/linker.md:4:warning:dangling-ref /_content/linker.md:4:warning:dangling-ref /_content/old.md:4:warning:dangling-ref"
+	if got := codes(res.Findings); got != want {
+		t.Errorf("after a delete: %q\nwant %q", got, want)
+	}
+}
+
+func TestAttachmentFiles(t *testing.T) {
+	got := AttachmentFiles([]byte("---\nfiles:\n  - /_content/a.pdf\n  - _content/b.bin\n  - ../../etc/passwd\n---\n"))
+	if strings.Join(got, ",") != "/_content/a.pdf,/_content/b.bin" {
+		t.Errorf("AttachmentFiles = %q", got)
+	}
+}
+
+// The URL pass: HEAD, GET on 405, timeouts, bounded concurrency, the cache.
+func TestURLs(t *testing.T) {
+	var inFlight, most atomic.Int32
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n := inFlight.Add(1)
+		defer inFlight.Add(-1)
+		for {
+			m := most.Load()
+			if n <= m || most.CompareAndSwap(m, n) {
+				break
+			}
+		}
+		mu.Lock()
+		hits[r.Method+" "+r.URL.Path]++
+		mu.Unlock()
+		time.Sleep(20 * time.Millisecond)
+		switch {
+		case r.URL.Path == "/slow":
+			time.Sleep(500 * time.Millisecond)
+		case r.URL.Path == "/nohead" && r.Method == http.MethodHead:
+			w.WriteHeader(http.StatusMethodNotAllowed)
+		case strings.HasPrefix(r.URL.Path, "/dead"):
+			w.WriteHeader(http.StatusGone)
+		}
+	}))
+	defer srv.Close()
+	root := newBox(t)
+	var body strings.Builder
+	for i := range 8 {
+		fmt.Fprintf(&body, "- %s/ok%d\n", srv.URL, i)
+	}
+	fmt.Fprintf(&body, "- %[1]s/slow\n- %[1]s/nohead\n- %[1]s/dead\n", srv.URL)
+	write(t, root, "_content/links.md", "---\ntitle: l\n---\n"+body.String())
+	v := New(root, Options{Timeout: 200 * time.Millisecond, Concurrency: 3})
+	res, err := v.URLs(context.Background(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := codes(res.Findings)
+	if got != "/_content/links.md:12:warning:dead-url /_content/links.md:14:warning:dead-url" {
+		t.Errorf("URLs = %q", got)
+	}
+	if !strings.Contains(res.Findings[0].Message+res.Findings[1].Message, "timed out") {
+		t.Errorf("no timeout verdict: %v", res.Findings)
+	}
+	if most.Load() > 3 {
+		t.Errorf("%d requests at once, want at most 3", most.Load())
+	}
+	if hits["GET /nohead"] != 1 {
+		t.Errorf("no GET fallback after 405: %v", hits)
+	}
+	// A second full run within a week asks nothing: the cache answers.
+	before := len(hits)
+	mu.Lock()
+	total := 0
+	for _, n := range hits {
+		total += n
+	}
+	mu.Unlock()
+	if _, err := v.URLs(context.Background(), ""); err != nil {
+		t.Fatal(err)
+	}
+	after := 0
+	for _, n := range hits {
+		after += n
+	}
+	if after != total || len(hits) != before {
+		t.Errorf("the cache was not used: %d requests before, %d after", total, after)
+	}
+}
+
+func TestParseHook(t *testing.T) {
+	for _, c := range []struct{ name, in, want string }{
+		{"claude write", `{"tool_name":"Write","tool_input":{"file_path":"/b/x.md"},"cwd":"/b"}`, "/b/x.md"},
+		{"claude relative", `{"tool_name":"Edit","tool_input":{"file_path":"x.md"},"cwd":"/b"}`, "/b/x.md"},
+		{"default cwd", `{"tool_name":"Edit","tool_input":{"file_path":"x.md"}}`, "/cwd/x.md"},
+		{"codex command", `{"tool_name":"apply_patch","tool_input":{"command":["apply_patch","*** Begin Patch\n*** Add File: a.md\n+x\n*** Update File: d/b.md\n*** Delete File: c.md\n*** End Patch"]},"cwd":"/b"}`, "/b/a.md /b/d/b.md -/b/c.md"},
+		{"codex move", `{"tool_name":"apply_patch","tool_input":{"input":"*** Update File: a.md\r\n*** Move to: b.md\r\n"},"cwd":"/b"}`, "-/b/a.md /b/b.md"},
+		{"no file", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, ""},
+		{"null input", `{"tool_name":"Bash","tool_input":null}`, ""},
+		{"garbage", `{"tool_input":`, "error"},
+		{"not an object", `[1,2]`, "error"},
+		{"empty", ``, "error"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p, err := ParseHook([]byte(c.in), "/cwd")
+			got := ""
+			if err != nil {
+				got = "error"
+			} else {
+				var parts []string
+				for _, e := range p.Edits {
+					s := filepath.ToSlash(e.Path)
+					if e.Deleted {
+						s = "-" + s
+					}
+					parts = append(parts, s)
+				}
+				got = strings.Join(parts, " ")
+			}
+			if got != c.want {
+				t.Errorf("got %q, want %q", got, c.want)
+			}
+		})
+	}
+}
+
+func FuzzHookPayload(f *testing.F) {
+	for _, s := range []string{
+		`{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/b/_content/x.md"},"cwd":"/b"}`,
+		`{"tool_name":"MultiEdit","tool_input":{"file_path":"x.md","edits":[{"old_string":"a","new_string":"b"}]}}`,
+		`{"tool_name":"apply_patch","tool_input":{"command":["apply_patch","*** Begin Patch\n*** Add File: a.md\n+x\n*** Delete File: c.md\n*** End Patch"]},"cwd":"/b"}`,
+		`{"tool_name":"apply_patch","tool_input":{"input":"*** Update File: a.md\n*** Move to: \n"}}`,
+		`{"tool_input":{"file_path":"\u0000"}}`,
+		`{"tool_input":[[[["*** Add File: x"]]]]}`,
+		`null`, ``, `{`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := ParseHook(data, "/cwd")
+		if err != nil {
+			return
+		}
+		for _, e := range p.Edits {
+			if e.Path == "" || !filepath.IsAbs(e.Path) {
+				t.Fatalf("edit path %q is empty or relative", e.Path)
+			}
+		}
+		// Hook must never fail on a parsed payload, whatever the paths.
+		if _, err := Hook(context.Background(), p, func(string) (string, error) { return "", os.ErrNotExist }); err != nil {
+			t.Fatal(err)
+		}
+	})
+}
