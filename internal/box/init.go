@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/boxmem/box/internal/card"
+
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 )
@@ -52,8 +54,8 @@ _tmp/
 const defaultRouter = "# Memory\n"
 
 func seedFiles() map[string][]byte {
-	card := func(title, desc, body string) []byte {
-		return []byte("---\ntitle: " + title + "\ndescription: " + desc + "\n---\n" + body)
+	seedCard := func(title, desc, body string) []byte {
+		return card.Build([]card.Field{{Key: "title", Value: title}, {Key: "description", Value: desc}}, body)
 	}
 	guide := []byte(layout.AgentGuide())
 	return map[string][]byte{
@@ -62,12 +64,12 @@ func seedFiles() map[string][]byte {
 		layout.Switches: []byte(SwitchesDefault),
 		"/CLAUDE.md":    guide,
 		"/AGENTS.md":    guide,
-		layout.Settings: card("Settings", "How the box is set up: brain, assistants, safety.", "The settings the owner changes from the Settings view; the switches live in switches.card.\n"),
-		layout.InterfaceCards[0]: card("Dashboard", "Today: what waits for the owner and what the box did.",
+		layout.Settings: seedCard("Settings", "How the box is set up: brain, assistants, safety.", "The settings the owner changes from the Settings view; the switches live in switches.card.\n"),
+		layout.InterfaceCards[0]: seedCard("Dashboard", "Today: what waits for the owner and what the box did.",
 			"# Dashboard\n\nThe first view: approval cards waiting for a decision, today's to-dos and the box's recent diary.\n"),
-		layout.InterfaceCards[1]: card("Settings", "What the box may do, other assistants, brain, things built, safety.",
+		layout.InterfaceCards[1]: seedCard("Settings", "What the box may do, other assistants, brain, things built, safety.",
 			"# Settings\n\nThe owner's settings view: the five switches, connections, the brain and its budget, and safety.\n"),
-		layout.InterfaceCards[2]: card("Browse", "The box's folders and files, one at a time.",
+		layout.InterfaceCards[2]: seedCard("Browse", "The box's folders and files, one at a time.",
 			"# Browse\n\nA view of the box's folders: pick a folder, then a file to read or edit.\n"),
 	}
 }

@@ -59,15 +59,8 @@ func (a *App) runInit(ctx context.Context, dir string) error {
 	})
 }
 
-// seedOverrides are the seed files the CLI sets: the router skeleton, and the dashboard card, whose
-// settings cards, whose built-in seeds have an unquoted ": " in their description (invalid YAML) until
-// internal/box fixes it.
+// seedOverrides are the seed files the CLI sets: the router skeleton comes from the note package,
+// which box may not import.
 func seedOverrides() map[string][]byte {
-	return map[string][]byte{
-		layout.Router: []byte(note.RouterSkeleton),
-		layout.InterfaceCards[0]: []byte("---\ntitle: Dashboard\ndescription: \"Today: what waits for the owner and what the box did.\"\n---\n" +
-			"# Dashboard\n\nThe first view: approval cards waiting for a decision, today's to-dos and the box's recent diary.\n"),
-		layout.Settings: []byte("---\ntitle: Settings\ndescription: \"How the box is set up: brain, assistants, safety.\"\n---\n" +
-			"The settings the owner changes from the Settings view; the switches live in switches.card.\n"),
-	}
+	return map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}
 }

@@ -18,7 +18,7 @@ func (a *App) withMemory(ctx context.Context, fn func(m *memory.Memory) error) e
 	if err != nil {
 		return err
 	}
-	m, err := memory.Open(ctx, root, memory.Options{})
+	m, err := memory.Open(ctx, root, memory.Options{Progress: a.progress("indexing")})
 	if err != nil {
 		return err
 	}

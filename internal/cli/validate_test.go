@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -318,11 +319,14 @@ func TestValidateLinksGolden(t *testing.T) {
 
 func TestValidateURLsGolden(t *testing.T) {
 	var hits []string
+	var mu sync.Mutex
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
 		hits = append(hits, r.Method+" "+r.URL.Path)
+		mu.Unlock()
 		switch r.URL.Path {
 		case "/ok":
-		case "/gone":
+		case "/gone", "/gone-too":
 			w.WriteHeader(http.StatusNotFound)
 		case "/nohead":
 			if r.Method == http.MethodHead {

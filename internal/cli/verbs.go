@@ -14,6 +14,7 @@ func (a *App) verbs() []*cobra.Command {
 		a.tidyCmd(),
 		a.undoCmd(),
 		a.reindexCmd(),
+		a.diaryCmd(),
 		a.serveCmd(),
 		a.mcpCmd(),
 		a.keysCmd(),

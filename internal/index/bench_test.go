@@ -31,6 +31,8 @@ pharmacist librarian plumber photographer journalist translator accountant garde
 gardening fishing hiking photography baking swimming rowing skiing tennis jazz`)
 	things = strings.Fields(`coffee tea wine bread cheese olives books records bicycles plants cameras guitars
 violins maps stamps watches kites boats dogs cats horses`)
+	verbs = strings.Fields(`likes enjoys collects loves took-up plays teaches studies sells repairs
+tried gave-up misses shares avoids`)
 	filler = strings.Fields(`meeting dinner birthday project deadline weekend holiday flight hotel concert
 museum market garden kitchen office school hospital station bridge river mountain beach forest island village
 morning evening winter summer spring autumn letter phone message invoice contract budget recipe present
@@ -82,7 +84,7 @@ func genNote(r *rand.Rand, i int) Doc {
 	var body strings.Builder
 	fmt.Fprintf(&body, "## Snapshot\n%s is a %s living in %s.\n\n## Key facts\n", name, pick(r, jobs), place)
 	for range 4 + r.IntN(6) {
-		fmt.Fprintf(&body, "- %s likes %s and %s; %s %s in %s.\n", first, pick(r, hobbies), pick(r, things),
+		fmt.Fprintf(&body, "- %s %s %s and %s; %s %s in %s.\n", first, pick(r, verbs), pick(r, hobbies), pick(r, things),
 			pick(r, filler), pick(r, filler), pick(r, places))
 	}
 	body.WriteString("\n## Timeline\n")

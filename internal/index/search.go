@@ -121,6 +121,9 @@ func (ix *Index) strict(ctx context.Context, q Query, terms []term) ([]Hit, erro
 	if need(len(terms)) == len(terms) {
 		return ix.run(ctx, q, allOf(terms), nil)
 	}
+	if len(terms) <= expandUpTo {
+		return ix.run(ctx, q, atLeast(terms, need(len(terms))), nil)
+	}
 	return ix.run(ctx, q, anyOf(terms), terms)
 }
 
@@ -236,4 +239,25 @@ func (ix *Index) snippets(ctx context.Context, expr string, hits []Hit, ids []in
 		}
 	}
 	return nil
+}
+
+var expandUpTo = 0
+
+func atLeast(terms []term, k int) string {
+	var groups []string
+	pick := make([]term, 0, k)
+	var rec func(start int)
+	rec = func(start int) {
+		if len(pick) == k {
+			groups = append(groups, "("+allOf(pick)+")")
+			return
+		}
+		for i := start; i <= len(terms)-(k-len(pick)); i++ {
+			pick = append(pick, terms[i])
+			rec(i + 1)
+			pick = pick[:len(pick)-1]
+		}
+	}
+	rec(0)
+	return strings.Join(groups, " OR ")
 }

@@ -1,18 +1,18 @@
 package memory
 
-import "time"
+import (
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+)
 
 // The shapes below are the memory's API, shared by every surface (CLI, MCP, web, pages, hooks).
 // JSON tags are the stable --json and MCP shapes: fields may be added, never changed.
 
 // Actor says who asks: the owner, a named assistant and its host, a page. Trust is "own" for the
-// owner's own words (CLI, web, chat) and "outside" for everything else (MCP, pages, imports).
-type Actor struct {
-	Who   string `json:"who"`
-	Via   string `json:"via"`
-	Host  string `json:"host,omitempty"`
-	Trust string `json:"trust"`
-}
+// owner's own words (CLI, web, chat) and "outside" for everything else (MCP, pages, imports). It is
+// the box's actor, so a memory change carries it into the diary and the commit unchanged.
+type Actor = box.Actor
 
 // RememberInput is one plain fact.
 type RememberInput struct {

@@ -13,7 +13,7 @@ import (
 )
 
 func TestBuiltin(t *testing.T) {
-	want := []string{"approval", "browse", "connector", "dashboard", "inbox-day", "look", "map", "note", "page",
+	want := []string{"approval", "attachments", "browse", "connector", "dashboard", "inbox-day", "look", "map", "note", "page",
 		"router", "settings", "switches", "todo"}
 	if got := Types(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Types() = %v, want %v", got, want)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -90,6 +91,11 @@ func (v *Validator) stagedCards(ctx context.Context, changes []git.Change, sizes
 			continue
 		}
 		bp := "/" + c.Path
+		if strings.ContainsAny(c.Path, "\n\r") {
+			res.add(finding.Errorf(strings.NewReplacer("\n", `\n`, "\r", `\r`).Replace(bp), 0, CodeBadName,
+				"the file name holds a line break: rename it (box paths are one line)"))
+			continue
+		}
 		if off, bad := layout.ReservedOffender(bp); bad {
 			res.add(reservedFinding(off))
 		}
@@ -260,6 +266,9 @@ func (v *Validator) dangling(ctx context.Context, gone map[string]bool) ([]findi
 		refs, _ := ref.Extract(bp, data)
 		var out []finding.Finding
 		for _, r := range refs {
+			if !names[refBase(r)] {
+				continue // cannot name a gone file: no need to resolve it
+			}
 			res, err := rv.ResolveRef(bp, r)
 			if err != nil || res.Exists || res.Closed() {
 				continue
@@ -281,4 +290,19 @@ func (v *Validator) dangling(ctx context.Context, gone map[string]bool) ([]findi
 		return out
 	})
 	return fs, err
+}
+
+// refBase is the lowercased last name a ref points at (percent-decoded for links), the cheap filter
+// before resolving it.
+func refBase(r ref.Ref) string {
+	p := r.Path
+	if r.Kind == ref.Wikilink {
+		p, _, _ = strings.Cut(p, "|")
+	}
+	if r.Kind == ref.Link {
+		if u, err := url.PathUnescape(p); err == nil {
+			p = u
+		}
+	}
+	return strings.ToLower(path.Base(strings.TrimSpace(p)))
 }

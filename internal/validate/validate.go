@@ -1,5 +1,5 @@
-// Package validate owns every validation mode of a box (paths, --all, --staged, --hook, --pre-commit,
-// --links, --urls, --canonical) and turns cards, schemas, refs and layout into findings; it writes nothing but the URL cache.
+// Package validate owns every way a box is checked (paths, --all, --staged, --hook, --pre-commit, --links,
+// --urls, --canonical) as findings; it holds no card rules and writes only the URL cache (--fix writes via ref).
 package validate
 
 import (
@@ -41,6 +41,7 @@ const (
 	CodeBinary        = "unlisted-binary" // error: a staged file over 1 MiB no attachments card lists
 	CodeDangling      = "dangling-ref"    // warning: a ref to a path this commit deletes or renames
 	CodeDeadURL       = "dead-url"        // warning: an external URL that does not answer
+	CodeBadName       = "bad-name"        // error: a staged file name with a line break
 )
 
 // MaxBinary is the largest staged non-card file a commit takes without an attachments card listing it.

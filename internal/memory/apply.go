@@ -1,0 +1,571 @@
+package memory
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
+)
+
+// Tidy files the inbox by the deterministic rules: plan, check, apply, as one commit that undo
+// reverses. A plan the box changed under is planned again.
+func (m *Memory) Tidy(ctx context.Context, a Actor) (TidyResult, error) {
+	for attempt := 0; ; attempt++ {
+		p, err := m.PlanTidy(ctx)
+		if err != nil {
+			return TidyResult{}, err
+		}
+		res, err := m.ApplyPlan(ctx, a, p)
+		if errs.Is(err, errs.Conflict) && attempt < 2 {
+			continue
+		}
+		return res, err
+	}
+}
+
+// ApplyPlan checks p against the memory and applies it as one change. A plan that fails the check is
+// refused (Invalid) before anything is written; one that stops fitting while it waits for the lock is
+// a Conflict, and nothing is written either.
+func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, error) {
+	a = normalize(a)
+	res := TidyResult{Created: []string{}, Skipped: p.Skipped}
+	if len(p.Actions) == 0 {
+		res.Text = "Nothing to tidy: the inbox is empty and no notes are duplicates."
+		return res, nil
+	}
+	if err := CheckPlan(diskView{m}, p); err != nil {
+		return TidyResult{}, err
+	}
+	ap := &applier{date: m.now().Format("2006-01-02"), now: m.now().UTC().Format("2006-01-02T15:04:05Z"), who: a.Who, m: m}
+	summary := counts(p).summary(a.Who)
+	r, err := m.box.Do(ctx, box.Change{Actor: a, Op: "tidy", Switch: "change", Summary: summary, Reason: dropReasons(p),
+		Apply: func(tx *box.Tx) error {
+			if err := CheckPlan(tx, p); err != nil {
+				return errs.Wrap("memory.tidy", errs.Conflict, err, "The memory changed while tidying; tidy again.")
+			}
+			ap.tx, ap.res = tx, TidyResult{Created: []string{}, Skipped: p.Skipped}
+			return ap.apply(p)
+		}})
+	if err != nil {
+		return TidyResult{}, err
+	}
+	res = ap.res
+	res.Entry = r.EntryID
+	res.Text = summary
+	return res, nil
+}
+
+// counts is what a plan will do, for the diary line written with the change.
+func counts(p Plan) TidyResult {
+	var r TidyResult
+	for _, a := range p.Actions {
+		switch a.Op {
+		case ActFile, ActCore, ActCaution:
+			r.Filed++
+		case ActReplace:
+			r.Filed++
+			r.Replaced++
+		case ActDrop:
+			r.Dropped++
+		case ActCreate:
+			r.Created = append(r.Created, a.Note)
+		case ActMerge:
+			r.Merged = append(r.Merged, a.Note+" → "+a.Into)
+		}
+	}
+	return r
+}
+
+// dropReasons says in the diary why lines went to the trash, without quoting them (one may be a secret).
+func dropReasons(p Plan) string {
+	n := map[string]int{}
+	for _, a := range p.Actions {
+		if a.Op == ActDrop {
+			n[a.Reason]++
+		}
+	}
+	var parts []string
+	for _, r := range dropReason {
+		if n[r] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n[r], strings.ReplaceAll(r, "-", " ")))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "dropped to the trash: " + strings.Join(parts, ", ")
+}
+
+func (r TidyResult) summary(who string) string {
+	parts := []string{fmt.Sprintf("%d filed", r.Filed)}
+	if len(r.Created) > 0 {
+		parts = append(parts, fmt.Sprintf("%d new %s (%s)", len(r.Created), plural(len(r.Created), "note", "notes"), strings.Join(r.Created, ", ")))
+	}
+	if r.Replaced > 0 {
+		parts = append(parts, fmt.Sprintf("%d changed %s moved to the timeline", r.Replaced, plural(r.Replaced, "fact", "facts")))
+	}
+	if r.Dropped > 0 {
+		parts = append(parts, fmt.Sprintf("%d dropped to the trash", r.Dropped))
+	}
+	if len(r.Merged) > 0 {
+		parts = append(parts, fmt.Sprintf("%d merged (%s)", len(r.Merged), strings.Join(r.Merged, ", ")))
+	}
+	return who + " tidied the inbox: " + strings.Join(parts, ", ") + "."
+}
+
+// diskView reads the box's files outside a change.
+type diskView struct{ m *Memory }
+
+func (d diskView) Read(p string) ([]byte, error) {
+	data, err := os.ReadFile(d.m.host(p))
+	if err != nil {
+		return nil, fmt.Errorf("memory: %s: %w", p, err)
+	}
+	return data, nil
+}
+
+func (d diskView) Exists(p string) bool {
+	_, err := os.Stat(d.m.host(p))
+	return err == nil
+}
+
+// applier carries one plan's application inside the change.
+type applier struct {
+	m        *Memory
+	tx       *box.Tx
+	date     string
+	now, who string
+	res      TidyResult
+	leaving  map[string][]string // day file → line ids filed or dropped
+	trash    []trashRecord
+	stubs    []Action
+	router   *note.Router
+	written  map[string]bool // note paths this tidy wrote (for link rewriting)
+	lineOf   map[string]inbox.Line
+}
+
+func (ap *applier) apply(p Plan) error {
+	ap.leaving, ap.written, ap.lineOf, ap.stubs, ap.trash = map[string][]string{}, map[string]bool{}, map[string]inbox.Line{}, nil, nil
+	for _, a := range p.Actions {
+		if a.Day != "" {
+			if _, ok := ap.lineOf[a.Day+"#"+a.Line]; !ok {
+				data, _ := readOr(ap.tx, a.Day, nil)
+				for _, l := range inboxLines(data) {
+					ap.lineOf[a.Day+"#"+l.ID] = l
+				}
+			}
+			ap.leaving[a.Day] = append(ap.leaving[a.Day], a.Line)
+		}
+		if err := ap.one(a); err != nil {
+			return err
+		}
+	}
+	for _, s := range ap.stubs {
+		if err := ap.listInMap(s); err != nil {
+			return err
+		}
+	}
+	if err := ap.clearInbox(); err != nil {
+		return err
+	}
+	if err := addTrash(ap.tx, ap.date, ap.trash); err != nil {
+		return err
+	}
+	return ap.refreshRouter()
+}
+
+func (ap *applier) one(a Action) error {
+	l := ap.lineOf[a.Day+"#"+a.Line]
+	switch a.Op {
+	case ActCreate:
+		var maps []string
+		if a.Map != "" {
+			maps = []string{a.Map}
+		}
+		ap.res.Created = append(ap.res.Created, a.Note)
+		ap.stubs = append(ap.stubs, a)
+		return ap.writeNote(a.Note, note.NewNote(a.Kind, a.Title, nil, maps))
+	case ActDrop:
+		ap.res.Dropped++
+		ap.trash = append(ap.trash, trashRecord{Time: ap.now, Op: "tidy", By: ap.who, Path: a.Day, Section: "inbox", ID: l.ID, Reason: a.Reason, Line: l.String()})
+		return nil
+	case ActCore, ActCaution:
+		r, err := ap.routerNow()
+		if err != nil {
+			return err
+		}
+		if a.Op == ActCore {
+			r.SetCoreFacts(append(r.CoreFacts, note.Fact{Text: a.Text, ID: l.ID}))
+		} else {
+			r.SetCautions(append(r.Cautions, a.Text))
+		}
+		ap.res.Filed++
+		return nil
+	case ActFile, ActReplace:
+		return ap.file(a, l)
+	case ActMerge:
+		return ap.merge(a)
+	}
+	return errs.E("memory.tidy", errs.Invalid, "unknown tidy action %q", a.Op)
+}
+
+func (ap *applier) readNote(name string) ([]byte, error) { return ap.tx.Read(notePath(name)) }
+
+func (ap *applier) writeNote(name string, data []byte) error {
+	ap.written[notePath(name)] = true
+	return ap.tx.Write(notePath(name), data)
+}
+
+// edit applies fns to a note in turn and writes it.
+func (ap *applier) edit(name string, fns ...func([]byte) ([]byte, error)) error {
+	data, err := ap.readNote(name)
+	if err != nil {
+		return err
+	}
+	for _, fn := range fns {
+		if data, err = fn(data); err != nil {
+			return err
+		}
+	}
+	return ap.writeNote(name, data)
+}
+
+func (ap *applier) touch(trust string) func([]byte) ([]byte, error) {
+	return func(d []byte) ([]byte, error) { return note.Touch(d, ap.date, trust) }
+}
+
+func (ap *applier) file(a Action, l inbox.Line) error {
+	f := note.Fact{Text: a.Text, ID: l.ID}
+	add := func(d []byte) ([]byte, error) { return note.AddFact(d, f) }
+	if a.Op == ActReplace {
+		add = func(d []byte) ([]byte, error) {
+			out, err := note.ReplaceFact(d, a.Old, f, a.OldDate)
+			if errs.Is(err, errs.NotFound) {
+				return note.AddFact(d, f) // the old fact went meanwhile: file the new one plainly
+			}
+			ap.res.Replaced++
+			return out, err
+		}
+	}
+	describe := func(d []byte) ([]byte, error) {
+		n, err := note.ParseNote(d)
+		if err != nil || strings.TrimSpace(n.Description) != "" {
+			return d, err
+		}
+		return note.SetDescription(d, hookOf(a.Text))
+	}
+	fns := []func([]byte) ([]byte, error){add, describe}
+	for _, t := range a.Links {
+		fns = append(fns, func(d []byte) ([]byte, error) { return note.AddLink(d, t) })
+	}
+	if err := ap.edit(a.Note, append(fns, ap.touch(l.Trust))...); err != nil {
+		return err
+	}
+	for _, t := range a.Links {
+		if err := ap.edit(t, func(d []byte) ([]byte, error) { return note.AddLink(d, a.Note) }, ap.touch(l.Trust)); err != nil {
+			return err
+		}
+	}
+	ap.res.Filed++
+	return nil
+}
+
+// hookOf makes a one-line hook from a fact.
+func hookOf(text string) string {
+	text = strings.TrimSpace(text)
+	if r := []rune(text); len(r) > 100 {
+		text = string(r[:99]) + "…"
+	}
+	return text
+}
+
+// merge joins a.Note into a.Into: facts, title and aliases, links; archives a.Note and rewrites links.
+func (ap *applier) merge(a Action) error {
+	old, err := ap.readNote(a.Note)
+	if err != nil {
+		return err
+	}
+	on, err := note.ParseNote(old)
+	if err != nil {
+		return err
+	}
+	fns := []func([]byte) ([]byte, error){}
+	for _, f := range on.Facts {
+		fns = append(fns, func(d []byte) ([]byte, error) { return note.AddFact(d, f) })
+	}
+	for _, al := range append([]string{on.Title}, on.Aliases...) {
+		if strings.TrimSpace(al) != "" {
+			fns = append(fns, func(d []byte) ([]byte, error) { return note.AddAlias(d, al) })
+		}
+	}
+	for _, t := range on.Links {
+		if t != a.Into {
+			fns = append(fns, func(d []byte) ([]byte, error) { return note.AddLink(d, t) })
+		}
+	}
+	trust := inbox.Own
+	if on.Source == note.SourceOutside || on.Source == note.SourceMixed {
+		trust = inbox.Outside
+	}
+	if err := ap.edit(a.Into, append(fns, ap.touch(trust))...); err != nil {
+		return err
+	}
+	if err := ap.tx.Write(archivePath(ap.tx, a.Note, ap.date), old); err != nil {
+		return err
+	}
+	if err := ap.tx.Remove(notePath(a.Note)); err != nil {
+		return err
+	}
+	delete(ap.written, notePath(a.Note))
+	ap.res.Merged = append(ap.res.Merged, a.Note+" → "+a.Into)
+	return ap.rewriteLinks(a.Note, a.Into)
+}
+
+// rewriteLinks points every [[old]] under /_content/ at kept; a map's own entry for old is dropped.
+func (ap *applier) rewriteLinks(old, kept string) error {
+	needle := []byte("[[" + old)
+	candidates := map[string]bool{}
+	for p := range ap.written {
+		candidates[p] = true
+	}
+	filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return nil
+		}
+		if p := ap.m.boxPath(h); indexable(p) {
+			if data, err := os.ReadFile(h); err == nil && bytes.Contains(data, needle) {
+				candidates[p] = true
+			}
+		}
+		return nil
+	})
+	re := regexp.MustCompile(`\[\[` + regexp.QuoteMeta(old) + `([|#\]])`)
+	paths := make([]string, 0, len(candidates))
+	for p := range candidates {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	for _, p := range paths {
+		data, err := readOr(ap.tx, p, nil)
+		if err != nil || data == nil || !bytes.Contains(data, needle) {
+			continue
+		}
+		if strings.HasPrefix(p, layout.MapsDir+"/") {
+			data, _ = note.RemoveEntry(data, old)
+		}
+		out := re.ReplaceAll(data, []byte("[["+kept+"$1"))
+		if p == notePath(kept) {
+			out = bytes.ReplaceAll(out, []byte("- [["+kept+"]]\n"), nil) // a note never links itself
+		}
+		if !bytes.Equal(out, data) || strings.HasPrefix(p, layout.MapsDir+"/") {
+			if err := ap.tx.Write(p, out); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// listInMap adds a new stub to its map (a letter map when the map is split; splitting past 120).
+func (ap *applier) listInMap(s Action) error {
+	if s.Map == "" || !ap.tx.Exists(notePath(s.Note)) {
+		return nil
+	}
+	data, err := ap.readNote(s.Note)
+	if err != nil {
+		return err
+	}
+	hook := s.Title
+	if n, err := note.ParseNote(data); err == nil && n.Description != "" {
+		hook = n.Description
+	}
+	return addToMap(ap.tx, s.Map, note.MapEntry{Target: s.Note, Hook: hook})
+}
+
+func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
+	p := mapPath(mapName)
+	data, err := readOr(tx, p, nil)
+	if err != nil {
+		return err
+	}
+	if data == nil {
+		data = note.NewMap(note.MapTitle(strings.TrimPrefix(mapName, "moc-")))
+	}
+	mp, err := note.ParseMap(data)
+	if err != nil {
+		return nil // a broken map is left alone; the note still lists the map, and validate names it
+	}
+	if mp.IsIndex() {
+		l := note.Letter(e.Target)
+		lp := mapPath(mapName + "/" + l)
+		ld, err := readOr(tx, lp, nil)
+		if err != nil {
+			return err
+		}
+		if ld == nil {
+			ld = note.NewMap(mp.Title + " — " + letterLabel(l))
+		}
+		if ld, err = note.AddEntry(ld, e); err != nil {
+			return err
+		}
+		lm, err := note.ParseMap(ld)
+		if err != nil {
+			return err
+		}
+		n := len(lm.Entries)
+		if data, err = note.AddEntry(data, note.MapEntry{Target: mapName + "/" + l, Hook: fmt.Sprintf("%s (%d %s)", letterLabel(l), n, plural(n, "note", "notes"))}); err != nil {
+			return err
+		}
+		if err := tx.Write(lp, ld); err != nil {
+			return err
+		}
+		return tx.Write(p, data)
+	}
+	if data, err = note.AddEntry(data, e); err != nil {
+		return err
+	}
+	if mp, err = note.ParseMap(data); err == nil && len(mp.Entries) > note.MaxMapEntries {
+		idx, letters, err := note.SplitMap(mapName, data)
+		if err != nil {
+			return err
+		}
+		for l, ld := range letters {
+			if err := tx.Write(mapPath(mapName+"/"+l), ld); err != nil {
+				return err
+			}
+		}
+		data = idx
+	}
+	return tx.Write(p, data)
+}
+
+// letterLabel is how a letter index names a letter map (as note.SplitMap writes it).
+func letterLabel(l string) string {
+	if l == "0" {
+		return "0–9 and others"
+	}
+	return strings.ToUpper(l)
+}
+
+// clearInbox takes the filed and dropped lines out of their day files; a day left empty is removed.
+func (ap *applier) clearInbox() error {
+	days := make([]string, 0, len(ap.leaving))
+	for d := range ap.leaving {
+		days = append(days, d)
+	}
+	sort.Strings(days)
+	for _, d := range days {
+		data, err := ap.tx.Read(d)
+		if err != nil {
+			return err
+		}
+		out, _ := inbox.RemoveLines(data, ap.leaving[d])
+		if string(out) == inbox.Header(dayOf(d)) {
+			if err := ap.tx.Remove(d); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := ap.tx.Write(d, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (ap *applier) routerNow() (*note.Router, error) {
+	if ap.router == nil {
+		r, err := readRouter(ap.tx)
+		if err != nil {
+			return nil, err
+		}
+		ap.router = r
+	}
+	return ap.router, nil
+}
+
+// refreshRouter sets the maps with their counts (biggest first) and the inbox count; core facts and
+// cautions stay as they are (plus any the plan added). A broken router is left alone.
+func (ap *applier) refreshRouter() error {
+	r, err := ap.routerNow()
+	if err != nil {
+		ap.res.Skipped = append(ap.res.Skipped, "MEMORY: "+errs.KindOf(err).String()+": the router's frontmatter is broken, so its counts were not refreshed.")
+		return nil
+	}
+	var links []note.MapLink
+	for _, name := range ap.listNames(layout.MapsDir) {
+		data, err := readOr(ap.tx, mapPath(name), nil)
+		if err != nil || data == nil {
+			continue
+		}
+		mp, err := note.ParseMap(data)
+		if err != nil {
+			continue
+		}
+		n := len(mp.Entries)
+		if mp.IsIndex() {
+			n = 0
+			for _, e := range mp.Entries {
+				if ld, _ := readOr(ap.tx, mapPath(e.Target), nil); ld != nil {
+					if lm, err := note.ParseMap(ld); err == nil {
+						n += len(lm.Entries)
+					}
+				}
+			}
+		}
+		title := mp.Title
+		if title == "" {
+			title = note.MapTitle(strings.TrimPrefix(name, "moc-"))
+		}
+		links = append(links, note.MapLink{Name: name, Title: title, Count: n})
+	}
+	sort.SliceStable(links, func(i, j int) bool {
+		if links[i].Count != links[j].Count {
+			return links[i].Count > links[j].Count
+		}
+		return links[i].Name < links[j].Name
+	})
+	waiting := 0
+	for _, name := range ap.listNames(layout.InboxDir) {
+		if data, _ := readOr(ap.tx, layout.InboxDir+"/"+name+".md", nil); data != nil {
+			waiting += len(inboxLines(data))
+		}
+	}
+	r.SetMaps(links)
+	r.SetWaiting(waiting)
+	return writeRouter(ap.tx, r, ap.date)
+}
+
+// listNames lists the .md files of a folder (without .md), on disk and written by this change.
+func (ap *applier) listNames(dir string) []string {
+	seen := map[string]bool{}
+	if ents, err := os.ReadDir(ap.m.host(dir)); err == nil {
+		for _, e := range ents {
+			if n, ok := strings.CutSuffix(e.Name(), ".md"); ok && !e.IsDir() && !hidden(e.Name()) {
+				seen[n] = true
+			}
+		}
+	}
+	for _, s := range ap.stubs {
+		if s.Map != "" && dir == layout.MapsDir {
+			seen[s.Map] = true
+		}
+	}
+	out := make([]string, 0, len(seen))
+	for n := range seen {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,195 @@
+package memory
+
+import (
+	"os"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/boxmem/box/internal/card"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/index"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
+)
+
+// What the index holds, one document each: the router (kind router) and each of its core facts (core),
+// every map and letter map (map), every note (note), every inbox line (inbox, with who, trust and its
+// time), and every other Markdown file under /_content/ (doc). A file whose frontmatter is broken is
+// still indexed by its text, so search never loses it; Problems names it.
+
+// Kinds of indexed documents.
+const (
+	KindRouter = "router"
+	KindCore   = "core"
+	KindMap    = "map"
+	KindNote   = "note"
+	KindInbox  = "inbox"
+	KindDoc    = "doc"
+)
+
+// load reads a file for Reconcile.
+func (m *Memory) load(p string) ([]index.Doc, error) {
+	fi, err := os.Stat(m.host(p))
+	if err != nil {
+		return nil, nil // gone since the walk: nothing to index
+	}
+	return m.loadStamped(p, stampOf(fi))
+}
+
+func (m *Memory) loadStamped(p string, st index.FileStamp) ([]index.Doc, error) {
+	data, err := os.ReadFile(m.host(p))
+	if err != nil {
+		return nil, nil
+	}
+	docs := docsOf(p, data)
+	for i := range docs {
+		docs[i].ModTime, docs[i].Size = st.ModTime, st.Size
+	}
+	return docs, nil
+}
+
+// typeOf is a file's card type from its frontmatter, else its name; ok is false when the frontmatter
+// is broken (the type then comes from the name alone).
+func typeOf(p string, data []byte) (typ string, c *card.Card, ok bool) {
+	c, err := card.Parse(p, data)
+	if err == nil {
+		return c.Type, c, true
+	}
+	typ, _ = card.TypeOf(p, "")
+	return typ, nil, false
+}
+
+// docsOf turns one file into its documents.
+func docsOf(p string, data []byte) []index.Doc {
+	typ, c, ok := typeOf(p, data)
+	body := string(data)
+	if ok {
+		body = string(c.Body)
+	}
+	switch typ {
+	case "router":
+		return routerDocs(p, data, body)
+	case "map":
+		title := ""
+		if ok {
+			title = c.String("title")
+		}
+		return []index.Doc{{Path: p, Kind: KindMap, Title: title, Body: body}}
+	case "note":
+		return []index.Doc{noteDoc(p, data, body)}
+	case "inbox-day":
+		return inboxDocs(p, data)
+	}
+	d := index.Doc{Path: p, Kind: KindDoc, Body: body}
+	if ok {
+		d.Title, d.Description = c.String("title"), c.String("description")
+	}
+	if d.Title == "" {
+		d.Title = firstHeading(body)
+	}
+	return []index.Doc{d}
+}
+
+func routerDocs(p string, data []byte, body string) []index.Doc {
+	docs := []index.Doc{{Path: p, Kind: KindRouter, Title: "Memory", Body: body, Trust: inbox.Own}}
+	r, err := note.ParseRouter(data)
+	if err != nil {
+		return docs
+	}
+	for i, f := range r.CoreFacts {
+		id := f.ID
+		if id == "" {
+			id = "core-" + strconv.Itoa(i+1)
+		}
+		docs = append(docs, index.Doc{Path: p + "#" + id, Kind: KindCore, Title: "Core fact", Body: f.Text, Trust: inbox.Own})
+	}
+	return docs
+}
+
+func noteDoc(p string, data []byte, body string) index.Doc {
+	d := index.Doc{Path: p, Kind: KindNote, Body: body, Title: strings.TrimSuffix(path.Base(p), ".md")}
+	n, err := note.ParseNote(data)
+	if err != nil {
+		return d
+	}
+	if n.Title != "" {
+		d.Title = n.Title
+	}
+	d.Aliases, d.Description, d.Trust = n.Aliases, n.Description, trustOfSource(n.Source)
+	if len(n.Maps) > 0 {
+		d.Map = n.Maps[0]
+	}
+	if t, err := time.ParseInLocation("2006-01-02", n.Updated, time.Local); err == nil {
+		d.Date = t
+	}
+	return d
+}
+
+// trustOfSource: a note any outside writer touched counts as outside, since its text may carry their words.
+func trustOfSource(src string) string {
+	if src == note.SourceOutside || src == note.SourceMixed {
+		return inbox.Outside
+	}
+	return inbox.Own
+}
+
+func inboxDocs(p string, data []byte) []index.Doc {
+	date := dayOf(p)
+	var docs []index.Doc
+	for _, l := range inboxLines(data) {
+		d := index.Doc{Path: p + "#" + l.ID, Kind: KindInbox, Body: l.Text, Who: l.Who, Trust: l.Trust, Title: "Inbox " + date}
+		if t, err := time.ParseInLocation("2006-01-02 15:04:05", date+" "+l.Time, time.Local); err == nil {
+			d.Date = t
+		}
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// inboxLines are a day file's lines; a file with broken frontmatter is read line by line.
+func inboxLines(data []byte) []inbox.Line {
+	if d, err := inbox.ParseDay(data); err == nil {
+		return d.Lines()
+	}
+	var out []inbox.Line
+	for _, s := range strings.Split(string(data), "\n") {
+		if l, ok := inbox.ParseLine(strings.TrimSuffix(s, "\r")); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// dayOf is the date an inbox day file is named for.
+func dayOf(p string) string { return strings.TrimSuffix(path.Base(p), ".md") }
+
+func firstHeading(body string) string {
+	for _, l := range strings.Split(body, "\n") {
+		if t, ok := strings.CutPrefix(l, "# "); ok {
+			return strings.TrimSpace(t)
+		}
+	}
+	return ""
+}
+
+// nameOf is the name read takes for a memory file ("entity-leo", "moc-people/a", "MEMORY"), or "".
+func nameOf(p string) string {
+	p, _, _ = strings.Cut(p, "#")
+	switch {
+	case p == layout.Router:
+		return "MEMORY"
+	case strings.HasPrefix(p, layout.MapsDir+"/"):
+		return strings.TrimSuffix(strings.TrimPrefix(p, layout.MapsDir+"/"), ".md")
+	case strings.HasPrefix(p, layout.NotesDir+"/"):
+		return strings.TrimSuffix(strings.TrimPrefix(p, layout.NotesDir+"/"), ".md")
+	}
+	return ""
+}
+
+// notePath is the file of a note name.
+func notePath(name string) string { return layout.NotesDir + "/" + name + ".md" }
+
+// mapPath is the file of a map name (moc-people, moc-people/a).
+func mapPath(name string) string { return layout.MapsDir + "/" + name + ".md" }

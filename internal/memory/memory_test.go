@@ -1,0 +1,381 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/layout"
+)
+
+var (
+	own     = Actor{Who: "owner", Via: "cli", Trust: "own"}
+	claude  = Actor{Who: "Claude", Via: "mcp", Host: "claude.ai", Trust: "outside"}
+	fixedAt = time.Date(2026, 11, 29, 14, 3, 22, 0, time.Local)
+)
+
+// mustOpen makes a new box in a temp folder and opens its memory with a fixed clock.
+func mustOpen(tb testing.TB, files map[string]string) *Memory {
+	tb.Helper()
+	dir := tb.TempDir()
+	seed := map[string][]byte{}
+	for p, s := range files {
+		seed[p] = []byte(s)
+	}
+	b, err := box.Init(context.Background(), dir, box.InitOptions{HookBinary: "box", Files: seed})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	b.Close()
+	m, err := Open(context.Background(), dir, Options{Now: func() time.Time { return fixedAt }})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { m.Close() })
+	return m
+}
+
+func remember(tb testing.TB, m *Memory, a Actor, text string) RememberResult {
+	tb.Helper()
+	r, err := m.Remember(context.Background(), a, RememberInput{Text: text})
+	if err != nil {
+		tb.Fatalf("remember %q: %v", text, err)
+	}
+	return r
+}
+
+func read(tb testing.TB, m *Memory, p string) string {
+	tb.Helper()
+	data, err := os.ReadFile(m.host(p))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(data)
+}
+
+func hits(tb testing.TB, m *Memory, in SearchInput) []Hit {
+	tb.Helper()
+	res, err := m.Search(context.Background(), in)
+	if err != nil {
+		tb.Fatalf("search %q: %v", in.Words, err)
+	}
+	return res.Hits
+}
+
+func TestRememberRefusals(t *testing.T) {
+	m := mustOpen(t, nil)
+	for _, tc := range []struct {
+		name, text string
+		core       bool
+		a          Actor
+		want       string
+	}{
+		{"empty", "   ", false, own, "empty"},
+		{"too long", strings.Repeat("word ", 200), false, own, "long"},
+		{"several facts", "Leo swims. Ana runs. Bob sings.", false, own, "one"},
+		{"api key", "the key is sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789", false, own, "key"},
+		{"private key", "-----BEGIN RSA PRIVATE KEY----- MIIEabc", false, own, "private key"},
+		{"card", "my card is 4111 1111 1111 1111", false, own, "card"},
+		{"password", "my password is hunter2", false, own, "password"},
+		{"pin", "the PIN is 4821", false, own, "PIN"},
+		{"outside core", "Lives in Lisbon.", true, claude, "core fact"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := m.Remember(context.Background(), tc.a, RememberInput{Text: tc.text, Core: tc.core})
+			if err == nil {
+				t.Fatal("remembered; want a refusal")
+			}
+			if k := errs.KindOf(err); k != errs.Invalid && k != errs.Refused {
+				t.Errorf("kind %v, want Invalid or Refused", k)
+			}
+			if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tc.want)) {
+				t.Errorf("refusal %q does not say %q", err, tc.want)
+			}
+		})
+	}
+	if ents, _ := filepath.Glob(m.host(layout.InboxDir + "/*.md")); len(ents) > 0 {
+		t.Errorf("a refusal wrote the inbox: %v", ents)
+	}
+}
+
+func TestRememberIsSearchableAtOnce(t *testing.T) {
+	m := mustOpen(t, nil)
+	m.Search(context.Background(), SearchInput{Words: "warm"}) // reconcile first: later lines come only from the commit hook
+	r := remember(t, m, claude, "Leo has swim practice Thursdays at 5:30.")
+	if r.Path != "/_content/inbox/2026-11-29.md" || len(r.ID) != 8 || r.Entry == "" {
+		t.Fatalf("result %+v", r)
+	}
+	day := read(t, m, r.Path)
+	want := "- 14:03:22 · Claude (claude.ai) · mcp · outside · Leo has swim practice Thursdays at 5:30. ^" + r.ID + "\n"
+	if !strings.HasSuffix(day, want) {
+		t.Fatalf("day file:\n%s\nwant a last line %q", day, want)
+	}
+	hs := hits(t, m, SearchInput{Words: "leo swim"})
+	if len(hs) != 1 || hs[0].Kind != KindInbox || hs[0].Who != "Claude (claude.ai)" || hs[0].Trust != "outside" || hs[0].Date != "2026-11-29" {
+		t.Fatalf("hits %+v", hs)
+	}
+	if len(hits(t, m, SearchInput{Words: "leo swim", Trust: "own"})) != 0 {
+		t.Error("the trust filter let an outside line through")
+	}
+	if len(hits(t, m, SearchInput{Words: "leo", Who: "Claude (claude.ai)"})) != 1 {
+		t.Error("the who filter lost the line")
+	}
+	if len(hits(t, m, SearchInput{Words: "leo", Until: fixedAt.AddDate(0, 0, -1)})) != 0 {
+		t.Error("until a day before still found the line")
+	}
+}
+
+func TestRememberCore(t *testing.T) {
+	m := mustOpen(t, nil)
+	r, err := m.Remember(context.Background(), own, RememberInput{Text: "Lives in Lisbon.", Core: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(read(t, m, layout.Router), "- [core] Lives in Lisbon. ^"+r.ID+"\n") {
+		t.Fatalf("router:\n%s", read(t, m, layout.Router))
+	}
+	hs := hits(t, m, SearchInput{Words: "lisbon", Kind: KindCore})
+	if len(hs) != 1 || hs[0].Name != "MEMORY" {
+		t.Fatalf("core hits %+v", hs)
+	}
+}
+
+func TestSearchWordRules(t *testing.T) {
+	m := mustOpen(t, nil)
+	remember(t, m, own, "Leo has swim practice Thursdays at 5:30.")
+	remember(t, m, own, "Ana swims in the sea every morning.")
+	remember(t, m, own, "The dentist is on Rua Augusta.")
+	for _, tc := range []struct {
+		words string
+		want  int
+	}{
+		{"leo", 1},
+		{"swim", 2},            // stemming: swims
+		{"leo swim", 1},        // two words: both must match
+		{"leo dentist", 0},     // two words, no line has both
+		{"leo swim dentist", 1}, // three words: at least two must match
+		{"leo swim thursdays sea", 2}, // four words: any two (Ana: swims, sea)
+		{"it", 0}, // stopwords alone match nothing
+		{"\"swim practice\"", 1},
+		{"dent*", 1},
+	} {
+		if got := len(hits(t, m, SearchInput{Words: tc.words})); got != tc.want {
+			t.Errorf("search %q: %d hits, want %d", tc.words, got, tc.want)
+		}
+	}
+}
+
+func TestForget(t *testing.T) {
+	m := mustOpen(t, map[string]string{
+		"/_content/memory/notes/entity-leo.md": "---\ntype: note\nkind: person\ntitle: Leo\n---\n# Leo\n\n## Key facts\n- Leo has swim practice Thursdays. ^aaaa1111\n- Leo likes pizza.\n\n## Timeline\n- 2026-01-02 — Leo had swim practice Mondays. (replaced) ^bbbb2222\n",
+	})
+	ctx := context.Background()
+	remember(t, m, own, "Leo's swim bag is blue.")
+	remember(t, m, own, "Leonard swims too.")
+	if _, err := m.Remember(ctx, own, RememberInput{Text: "Swim lessons for Leo cost 40 euros.", Core: true}); err != nil {
+		t.Fatal(err)
+	}
+	before := read(t, m, "/_content/memory/notes/entity-leo.md")
+	beforeRouter := read(t, m, layout.Router)
+
+	for _, q := range []string{"it", "forget it", "that thing"} {
+		res, err := m.Forget(ctx, own, ForgetInput{Words: q, Confirm: true})
+		if err != nil || res.Removed != 0 || len(res.Matched) != 0 {
+			t.Fatalf("forget %q: %+v %v; want nothing", q, res, err)
+		}
+	}
+	res, err := m.Forget(ctx, own, ForgetInput{Words: "leo swim"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// whole words: "Leonard swims" is not "leo swim"; the note's two swim lines, the inbox line, the core fact
+	if res.Removed != 4 || len(res.Matched) != 4 || res.NeedsConfirm {
+		t.Fatalf("forget leo swim: %+v", res)
+	}
+	if len(hits(t, m, SearchInput{Words: "bag blue"})) != 0 {
+		t.Error("a forgotten line is still found")
+	}
+	after := read(t, m, "/_content/memory/notes/entity-leo.md")
+	if strings.Contains(after, "swim") || !strings.Contains(after, "Leo likes pizza.") {
+		t.Fatalf("note after forget:\n%s", after)
+	}
+	trash := read(t, m, "/_bookkeeping/trash/2026-11-29.jsonl")
+	if strings.Count(trash, "\n") != 4 || !strings.Contains(trash, "Leo's swim bag is blue.") {
+		t.Fatalf("trash:\n%s", trash)
+	}
+	if _, err := m.Undo(ctx, own, res.Entry); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, m, "/_content/memory/notes/entity-leo.md"); got != before {
+		t.Fatalf("undo did not restore the note byte for byte:\n%s", got)
+	}
+	if got := read(t, m, layout.Router); got != beforeRouter {
+		t.Fatalf("undo did not restore the router:\n%s", got)
+	}
+	if len(hits(t, m, SearchInput{Words: "bag blue"})) != 1 {
+		t.Error("an undone forget is not searchable again")
+	}
+}
+
+func TestForgetNeedsConfirmPastFive(t *testing.T) {
+	m := mustOpen(t, nil)
+	ctx := context.Background()
+	for _, d := range []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"} {
+		remember(t, m, own, "Leo walks the dog on "+d+".")
+	}
+	res, err := m.Forget(ctx, own, ForgetInput{Words: "dog"})
+	if err != nil || !res.NeedsConfirm || res.Removed != 0 || len(res.Matched) != 6 {
+		t.Fatalf("forget dog: %+v %v", res, err)
+	}
+	if len(hits(t, m, SearchInput{Words: "dog", Limit: 20})) != 6 {
+		t.Fatal("an unconfirmed forget removed lines")
+	}
+	res, err = m.Forget(ctx, own, ForgetInput{Words: "dog", Confirm: true})
+	if err != nil || res.Removed != 6 {
+		t.Fatalf("confirmed: %+v %v", res, err)
+	}
+}
+
+func TestReadOverviewRecentUndo(t *testing.T) {
+	m := mustOpen(t, map[string]string{
+		"/_content/memory/notes/entity-leo.md":  "---\ntype: note\nkind: person\ntitle: Leo\ndescription: Son, 9, swims.\nsource: mixed\n---\n# Leo\n",
+		"/_content/memory/maps/moc-people/a.md": "---\ntype: map\ntitle: People — A\n---\n# People — A\n\n- [[entity-ana]] — Ana\n",
+	})
+	ctx := context.Background()
+	for name, want := range map[string]string{"entity-leo": "/_content/memory/notes/entity-leo.md", "MEMORY": layout.Router, "moc-people/a": "/_content/memory/maps/moc-people/a.md"} {
+		n, err := m.Read(ctx, name)
+		if err != nil || n.Path != want {
+			t.Errorf("read %s: %+v %v", name, n, err)
+		}
+	}
+	if n, _ := m.Read(ctx, "entity-leo"); !n.Outside || n.Title != "Leo" || n.Kind != KindNote {
+		t.Errorf("a mixed note reads as %+v", n)
+	}
+	for _, bad := range []string{"../../etc/passwd", "entity-nobody", "/_config/switches"} {
+		if _, err := m.Read(ctx, bad); err == nil {
+			t.Errorf("read %q succeeded", bad)
+		}
+	}
+	remember(t, m, own, "Leo has swim practice Thursdays.")
+	o, err := m.Overview(ctx)
+	if err != nil || len(o.Notes) != 1 || o.Notes[0].Hook != "Son, 9, swims." || o.Inbox != 1 || !strings.Contains(o.Router, "# Memory") {
+		t.Fatalf("overview %+v %v", o, err)
+	}
+	r2 := remember(t, m, claude, "Ana likes tea.")
+	items, err := m.Recent(ctx, 10)
+	if err != nil || len(items) != 2 || items[0].Who != "Claude" || !strings.Contains(items[0].Summary, "Ana likes tea") {
+		t.Fatalf("recent %+v %v", items, err)
+	}
+	u, err := m.Undo(ctx, own, "")
+	if err != nil || u.UndoOf != r2.Entry {
+		t.Fatalf("undo %+v %v, want undo of %s", u, err, r2.Entry)
+	}
+	if len(hits(t, m, SearchInput{Words: "tea"})) != 0 {
+		t.Error("an undone line is still found")
+	}
+	if items, _ := m.Recent(ctx, 10); items[0].Op != "undo" {
+		t.Errorf("undo is not in the memory log: %+v", items[0])
+	}
+}
+
+func TestBrokenNoteStillSearchedAndNamed(t *testing.T) {
+	m := mustOpen(t, nil)
+	p := filepath.Join(m.root, "_content/memory/notes/entity-bob.md")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte("---\ntitle: Bob\nkind: [unclosed\n---\n# Bob\n\nBob builds kayaks.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if len(hits(t, m, SearchInput{Words: "kayaks"})) != 1 {
+		t.Error("a note with broken frontmatter is not searched")
+	}
+	ps, err := m.Problems(context.Background())
+	if err != nil || len(ps) != 1 || ps[0].Path != "/_content/memory/notes/entity-bob.md" {
+		t.Fatalf("problems %+v %v", ps, err)
+	}
+	remember(t, m, own, "Bob sold a kayak.")
+	res, err := m.Tidy(context.Background(), own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Skipped) < 2 || !strings.Contains(strings.Join(res.Skipped, "\n"), "entity-bob") || res.Filed != 0 {
+		t.Fatalf("tidy %+v", res)
+	}
+	if !strings.Contains(read(t, m, "/_content/inbox/2026-11-29.md"), "Bob sold a kayak.") {
+		t.Error("a line naming a broken note left the inbox")
+	}
+}
+
+func TestIndexRebuiltWhenCorruptOrMissing(t *testing.T) {
+	m := mustOpen(t, nil)
+	remember(t, m, own, "Leo has swim practice Thursdays.")
+	root := m.root
+	m.Close()
+	for _, damage := range []func(p string){
+		func(p string) { os.Remove(p); os.Remove(p + "-wal"); os.Remove(p + "-shm") },
+		func(p string) { os.Remove(p + "-wal"); os.Remove(p + "-shm"); os.WriteFile(p, []byte("not a database at all, just junk bytes"), 0o644) },
+	} {
+		damage(filepath.Join(root, ".box", "index.db"))
+		m2, err := Open(context.Background(), root, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits(t, m2, SearchInput{Words: "leo swim"})) != 1 {
+			t.Error("the index was not rebuilt")
+		}
+		m2.Close()
+	}
+}
+
+func TestWatcherFindsHandEdits(t *testing.T) {
+	dir := t.TempDir()
+	b, err := box.Init(context.Background(), dir, box.InitOptions{HookBinary: "box"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	m, err := Open(context.Background(), dir, Options{Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	waitFor(t, func() bool { return !m.indexing.Load() })
+	p := filepath.Join(dir, "_content/memory/notes/topic-kayaks.md")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("---\ntype: note\nkind: topic\ntitle: Kayaks\n---\n# Kayaks\n\n## Key facts\n- The red kayak leaks.\n"), 0o644)
+	start := time.Now()
+	waitFor(t, func() bool { return len(hits(t, m, SearchInput{Words: "kayak leaks"})) == 1 })
+	if d := time.Since(start); d > time.Second {
+		t.Logf("found after %v (DESIGN asks for a second)", d)
+	}
+	os.Remove(p)
+	waitFor(t, func() bool { return len(hits(t, m, SearchInput{Words: "kayak leaks"})) == 0 })
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatal("timed out")
+}
+
+func TestReindex(t *testing.T) {
+	m := mustOpen(t, map[string]string{"/_content/docs/recipes.md": "# Recipes\n\nBake the bread at 220 degrees.\n"})
+	remember(t, m, own, "Leo has swim practice Thursdays.")
+	var last [2]int
+	n, err := m.Reindex(context.Background(), func(done, total int) { last = [2]int{done, total} })
+	if err != nil || n < 3 || last[0] != last[1] {
+		t.Fatalf("reindex %d %v, progress %v", n, err, last)
+	}
+	hs := hits(t, m, SearchInput{Words: "bread"})
+	if len(hs) != 1 || hs[0].Kind != KindDoc || hs[0].Title != "Recipes" {
+		t.Fatalf("doc hits %+v", hs)
+	}
+}

@@ -1,0 +1,252 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/index"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
+)
+
+// Search runs words through the index with the rules of DESIGN §5 and the input's filters.
+func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, error) {
+	m.ensureFresh(ctx)
+	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: in.Kind, Map: in.Map, Who: in.Who,
+		Trust: in.Trust, Since: in.Since, Until: in.Until}
+	if q.Limit < 0 {
+		q.Limit = 0
+	}
+	if !in.Until.IsZero() && in.Until.Hour() == 0 && in.Until.Minute() == 0 && in.Until.Second() == 0 {
+		q.Until = in.Until.AddDate(0, 0, 1).Add(-1) // a day given as until includes that whole day
+	}
+	var hits []index.Hit
+	err := m.withIndex(func(ix *index.Index) (err error) {
+		hits, err = ix.Search(ctx, q)
+		return err
+	})
+	if err != nil {
+		return SearchResult{}, err
+	}
+	res := SearchResult{Hits: make([]Hit, 0, len(hits)), Indexing: m.indexing.Load()}
+	for _, h := range hits {
+		hit := Hit{Path: h.Path, Name: nameOf(h.Path), Kind: h.Kind, Title: h.Title, Snippet: h.Snippet, Score: h.Score,
+			Who: h.Who, Trust: h.Trust}
+		if !h.Date.IsZero() {
+			hit.Date = h.Date.Local().Format("2006-01-02")
+		}
+		if hit.Kind == KindDoc || hit.Kind == KindInbox {
+			hit.Name = ""
+		}
+		res.Hits = append(res.Hits, hit)
+	}
+	return res, nil
+}
+
+// Read returns a note, map or the router by name: entity-leo, moc-people, moc-people/a, MEMORY.
+// A box path of another Markdown file under /_content/ is read too.
+func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
+	const op = "memory.read"
+	p, err := resolveName(name)
+	if err != nil {
+		return Note{}, err
+	}
+	data, err := os.ReadFile(m.host(p))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Note{}, errs.E(op, errs.NotFound, "There is no note %s; box search finds notes by their words.", strings.TrimSpace(name))
+	}
+	if err != nil {
+		return Note{}, errs.Wrap(op, errs.Other, err, "")
+	}
+	n := Note{Name: nameOf(p), Path: p, Text: string(data)}
+	if n.Name == "" {
+		n.Name = p
+	}
+	docs := docsOf(p, data)
+	if len(docs) > 0 {
+		n.Kind, n.Title = docs[0].Kind, docs[0].Title
+		n.Outside = docs[0].Kind == KindNote && docs[0].Trust == inbox.Outside
+	}
+	return n, nil
+}
+
+// resolveName maps a name to its file, refusing anything that would leave /_content/.
+func resolveName(name string) (string, error) {
+	const op = "memory.read"
+	name = strings.TrimSuffix(strings.TrimSpace(name), ".md")
+	bad := errs.E(op, errs.Invalid, "%q is not a note name; use a name like entity-leo, moc-people, moc-people/a or MEMORY.", name)
+	switch {
+	case name == "":
+		return "", bad
+	case strings.EqualFold(name, "MEMORY"):
+		return layout.Router, nil
+	case strings.HasPrefix(name, "/"):
+		p, err := layout.Clean(name + ".md")
+		if err != nil || !strings.HasPrefix(p, "/_content/") {
+			return "", bad
+		}
+		return p, nil
+	}
+	if strings.Contains(name, "..") || strings.ContainsAny(name, `\:`) {
+		return "", bad
+	}
+	if strings.HasPrefix(name, "moc-") {
+		return mapPath(name), nil
+	}
+	if strings.Contains(name, "/") {
+		return "", bad
+	}
+	return notePath(name), nil
+}
+
+// maxHooks bounds the overview's note index, whatever the memory holds.
+const maxHooks = 200
+
+// Overview is the router plus the newest notes' one-line hooks, read from the index (not the tree),
+// so it costs the same at a hundred notes or a hundred thousand.
+func (m *Memory) Overview(ctx context.Context) (Overview, error) {
+	m.ensureFresh(ctx)
+	data, err := os.ReadFile(m.host(layout.Router))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Overview{}, errs.Wrap("memory.overview", errs.Other, err, "")
+	}
+	o := Overview{Router: string(data), Notes: []NoteHook{}, Indexing: m.indexing.Load()}
+	var listed []index.Listed
+	var total int
+	err = m.withIndex(func(ix *index.Index) (err error) {
+		if listed, total, err = ix.List(ctx, []string{KindNote}, maxHooks); err != nil {
+			return err
+		}
+		_, o.Inbox, err = ix.List(ctx, []string{KindInbox}, 0)
+		return err
+	})
+	if err != nil {
+		return Overview{}, err
+	}
+	for _, l := range listed {
+		hook := l.Description
+		if hook == "" {
+			hook = l.Title
+		}
+		o.Notes = append(o.Notes, NoteHook{Name: nameOf(l.Path), Kind: noteKind(l.Path), Hook: hook})
+	}
+	sort.SliceStable(o.Notes, func(i, j int) bool { return o.Notes[i].Name < o.Notes[j].Name })
+	o.MoreNotes = total - len(listed)
+	return o, nil
+}
+
+// noteKind is entity or topic, from the note's name.
+func noteKind(p string) string {
+	if strings.HasPrefix(filepath.Base(p), "entity-") {
+		return "entity"
+	}
+	return "topic"
+}
+
+// memoryOps are the diary ops the memory log shows.
+var memoryOps = map[string]bool{"remember": true, "forget": true, "tidy": true, "undo": true}
+
+// Recent is the memory log: who remembered, forgot, tidied or undid what, newest first.
+func (m *Memory) Recent(ctx context.Context, n int) ([]RecentItem, error) {
+	if n <= 0 {
+		n = 20
+	}
+	es, err := m.box.Diary(ctx, n, func(e diary.Entry) bool { return memoryOps[e.Op] })
+	if err != nil {
+		return nil, err
+	}
+	out := make([]RecentItem, 0, len(es))
+	for _, e := range es {
+		out = append(out, recentItem(e))
+	}
+	return out, nil
+}
+
+func recentItem(e diary.Entry) RecentItem {
+	it := RecentItem{Who: e.Actor, Via: e.Via, Op: e.Op, Summary: e.Summary, Entry: e.ID}
+	it.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
+	return it
+}
+
+// Undo reverses a diary entry (empty: the newest undoable one) as its own change with its own diary
+// line; the index follows through the commit hook.
+func (m *Memory) Undo(ctx context.Context, a Actor, entry string) (UndoResult, error) {
+	res, err := m.box.Undo(ctx, strings.TrimSpace(entry), normalize(a))
+	if err != nil {
+		return UndoResult{}, err
+	}
+	out := UndoResult{Entry: res.EntryID, Commit: res.Commit, UndoOf: entry}
+	if e, err := diary.Find(m.root, res.EntryID); err == nil {
+		out.UndoOf, out.Summary = e.UndoOf, e.Summary
+	}
+	if out.Summary == "" {
+		out.Summary = "Undone."
+	}
+	return out, nil
+}
+
+// Problem is a memory file the engine cannot read as its format: it is still searched by its text,
+// and tidy leaves it alone.
+type Problem struct {
+	Path    string `json:"path"`
+	Message string `json:"message"`
+}
+
+// Problems lists the memory files (router, maps, notes, inbox days) whose frontmatter is broken.
+// It reads every memory file once; status and tidy call it, not the hot paths.
+func (m *Memory) Problems(ctx context.Context) ([]Problem, error) {
+	var out []Problem
+	err := filepath.WalkDir(m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
+		if err != nil || ctx.Err() != nil {
+			return ctx.Err()
+		}
+		p := m.boxPath(h)
+		if d.IsDir() || !indexable(p) {
+			return nil
+		}
+		data, err := os.ReadFile(h)
+		if err != nil {
+			return nil
+		}
+		if msg := brokenMemoryFile(p, data); msg != "" {
+			out = append(out, Problem{Path: p, Message: msg})
+		}
+		return nil
+	})
+	return out, err
+}
+
+// brokenMemoryFile says why a memory file cannot be read in its format, or "".
+func brokenMemoryFile(p string, data []byte) string {
+	typ, _, _ := typeOf(p, data)
+	var err error
+	switch typ {
+	case "router":
+		_, err = note.ParseRouter(data)
+	case "map":
+		_, err = note.ParseMap(data)
+	case "note":
+		_, err = note.ParseNote(data)
+	case "inbox-day":
+		_, err = inbox.ParseDay(data)
+	default:
+		return ""
+	}
+	var e *errs.Error
+	if errors.As(err, &e) && e.Msg != "" {
+		return e.Msg
+	}
+	if err != nil {
+		return err.Error()
+	}
+	return ""
+}

@@ -1,0 +1,219 @@
+package memory
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"strings"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/secret"
+)
+
+// Remember's writes are spooled ops (box.SpoolOp): data that whichever process holds the box lock
+// applies in its batch, so many `box remember` processes share commits. Every process registers both.
+const (
+	spoolRemember = "memory.remember"
+	spoolCore     = "memory.core"
+)
+
+type rememberArgs struct {
+	Day  string     `json:"day"`  // the day file, a box path
+	Date string     `json:"date"` // YYYY-MM-DD, for a new file's header
+	Line inbox.Line `json:"line"`
+}
+
+type coreArgs struct {
+	Fact note.Fact `json:"fact"`
+	Date string    `json:"date"`
+}
+
+func (m *Memory) spoolOps() map[string]box.SpoolFunc {
+	return map[string]box.SpoolFunc{
+		spoolRemember: func(raw json.RawMessage) (func(*box.Tx) error, error) {
+			var a rememberArgs
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return nil, err
+			}
+			return func(tx *box.Tx) error { return appendLine(tx, a) }, nil
+		},
+		spoolCore: func(raw json.RawMessage) (func(*box.Tx) error, error) {
+			var a coreArgs
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return nil, err
+			}
+			return func(tx *box.Tx) error { return addCore(tx, a.Fact, a.Date) }, nil
+		},
+	}
+}
+
+// Remember saves one plain fact as one inbox line (or, for the owner's --core, a core fact of the
+// router). Refusals are one plain sentence and write nothing.
+func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (RememberResult, error) {
+	const op = "memory.remember"
+	a = normalize(a)
+	text := strings.TrimSpace(in.Text)
+	if err := secret.CheckRemember(text); err != nil {
+		return RememberResult{}, err
+	}
+	if in.Core && a.Trust != inbox.Own {
+		return RememberResult{}, errs.E(op, errs.Refused, "Only the owner's own words can be a core fact; save it as a plain fact instead, and the owner can make it core.")
+	}
+	now := m.now()
+	date := now.Format("2006-01-02")
+	id := inbox.NewID()
+	if in.Core {
+		args, _ := json.Marshal(coreArgs{Fact: note.Fact{Text: text, ID: id}, Date: date})
+		res, err := m.box.Do(ctx, box.Change{Actor: a, Op: "remember", Switch: "change",
+			Summary: a.Who + " remembered a core fact: " + short(text), Spool: &box.SpoolOp{Name: spoolCore, Args: args}})
+		if err != nil {
+			return RememberResult{}, err
+		}
+		return RememberResult{ID: id, Path: layout.Router, Entry: res.EntryID, Text: "Saved as a core fact: " + text}, nil
+	}
+	l := inbox.Line{ID: id, Time: now.Format("15:04:05"), Who: lineWho(a), Via: lineVia(a), Trust: a.Trust, Text: text}
+	if err := l.Validate(); err != nil {
+		return RememberResult{}, err
+	}
+	day := layout.InboxDir + "/" + date + ".md"
+	args, _ := json.Marshal(rememberArgs{Day: day, Date: date, Line: l})
+	res, err := m.box.Do(ctx, box.Change{Actor: a, Op: "remember", Switch: "change",
+		Summary: a.Who + " remembered: " + short(text), Spool: &box.SpoolOp{Name: spoolRemember, Args: args}})
+	if err != nil {
+		return RememberResult{}, err
+	}
+	return RememberResult{ID: id, Path: day, Entry: res.EntryID, Text: "Saved to the inbox: " + text}, nil
+}
+
+func appendLine(tx *box.Tx, a rememberArgs) error {
+	if !strings.HasPrefix(a.Day, layout.InboxDir+"/") {
+		return errs.E("memory.remember", errs.Invalid, "an inbox line goes to the inbox, not %s", a.Day)
+	}
+	data, err := readOr(tx, a.Day, nil)
+	if err != nil {
+		return err
+	}
+	out, err := inbox.AppendLine(data, a.Date, a.Line)
+	if err != nil {
+		return err
+	}
+	return tx.Write(a.Day, out)
+}
+
+// addCore adds a core fact to the router; what the router's 40-line fit leaves out is kept in a note.
+func addCore(tx *box.Tx, f note.Fact, date string) error {
+	r, err := readRouter(tx)
+	if err != nil {
+		return err
+	}
+	r.SetCoreFacts(append(r.CoreFacts, f))
+	return writeRouter(tx, r, date)
+}
+
+func readRouter(tx View) (*note.Router, error) {
+	data, err := readOr(tx, layout.Router, []byte(note.RouterSkeleton))
+	if err != nil {
+		return nil, err
+	}
+	r, err := note.ParseRouter(data)
+	if err != nil {
+		return nil, errs.E("memory.router", errs.Invalid, "The router MEMORY.md has broken frontmatter; fix it by hand (box validate names the line), then try again.")
+	}
+	return r, nil
+}
+
+// overflowNote keeps the core facts and cautions the router's line budget leaves out.
+const overflowNote = "topic-kept-from-the-router"
+
+// writeRouter renders the router and keeps whatever the fit dropped in overflowNote.
+func writeRouter(tx *box.Tx, r *note.Router, date string) error {
+	out := r.Render()
+	if len(r.Dropped) > 0 {
+		p := notePath(overflowNote)
+		data, err := readOr(tx, p, note.NewNote("topic", "Kept from the router", nil, nil))
+		if err != nil {
+			return err
+		}
+		for _, t := range r.Dropped {
+			if data, err = note.AddFact(data, note.Fact{Text: t}); err != nil {
+				return err
+			}
+		}
+		if data, err = note.Touch(data, date, inbox.Own); err != nil {
+			return err
+		}
+		if err := tx.Write(p, data); err != nil {
+			return err
+		}
+	}
+	return tx.Write(layout.Router, out)
+}
+
+// View is what reading the box needs: a box.Tx inside a change, the disk outside one.
+type View interface {
+	Read(p string) ([]byte, error)
+	Exists(p string) bool
+}
+
+var _ View = (*box.Tx)(nil)
+
+// readOr reads p, or returns def when it does not exist.
+func readOr(v View, p string, def []byte) ([]byte, error) {
+	data, err := v.Read(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return def, nil
+	}
+	return data, err
+}
+
+// normalize fills an actor's blanks: an empty trust is own (box's convention), an empty name is the owner's.
+func normalize(a Actor) Actor {
+	if a.Trust == "" {
+		a.Trust = inbox.Own
+	}
+	if a.Trust != inbox.Own {
+		a.Trust = inbox.Outside
+	}
+	if strings.TrimSpace(a.Who) == "" {
+		a.Who = "owner"
+		if a.Trust == inbox.Outside {
+			a.Who = "someone"
+		}
+	}
+	return a
+}
+
+// lineWho is the inbox line's who: the actor, with its host when known ("Claude (claude.ai)").
+func lineWho(a Actor) string {
+	who := strings.Join(strings.Fields(a.Who), " ")
+	if a.Host != "" && !strings.Contains(who, "(") {
+		who += " (" + strings.Join(strings.Fields(a.Host), " ") + ")"
+	}
+	return who
+}
+
+// lineVia is the actor's via when the inbox knows it, else the usual one for its trust.
+func lineVia(a Actor) string {
+	for _, v := range inbox.Vias {
+		if a.Via == v {
+			return v
+		}
+	}
+	if a.Trust == inbox.Outside {
+		return "mcp"
+	}
+	return "cli"
+}
+
+// short cuts text for a diary summary.
+func short(s string) string {
+	if r := []rune(s); len(r) > 100 {
+		return string(r[:99]) + "…"
+	}
+	return s
+}

@@ -1,0 +1,436 @@
+package memory
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path"
+	"sort"
+	"strings"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/index"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/secret"
+)
+
+// The deterministic tidy (no brain). Its rules, in order, for each inbox line (own lines first, then
+// outside lines as their own batch):
+//
+//  1. Secret-like text, instructions aimed at an assistant and small talk are dropped to the trash.
+//  2. The notes a line names are those whose title or an alias appears in it as whole words (case and
+//     accents ignored). Each proper name (secret.ProperNames) no note has gets an entity stub: an org
+//     when it ends in an org word or follows "at", a place when it ends in a place word or follows
+//     "in/to/from/near/visited", else a person; listed in moc-people, moc-orgs or moc-places.
+//  3. The line is filed into the note named first; the other named notes are linked both ways. A line
+//     naming nothing goes to entity-me ("Me"), the owner's own note.
+//  4. A fact changed when it is in the same note and, after the note's name at its start, the old and
+//     the new fact begin with the same run of at least two words holding at least one word that is not
+//     a stopword, and both go on to differ ("Leo has swim practice Thursdays" → "… Wednesdays"). The
+//     newer replaces the older in Key facts; the older moves to the Timeline with the note's last date.
+//  5. Outside lines never become core facts or cautions, and a note they touch becomes outside or mixed.
+//
+// Then a merge pass joins duplicates: two notes with the same title, or one's title among the other's
+// aliases. The kept note is the more recently updated (then: more facts, then: name order); the other
+// is archived to /_bookkeeping/archive/notes/ and its links rewritten.
+
+// meNote is where a line that names no one is filed: the owner's own note.
+const (
+	meName  = "entity-me"
+	meTitle = "Me"
+)
+
+var (
+	orgWords    = set("inc ltd llc corp company co bank school university college hospital clinic club group foundation agency studio gmbh academy church team")
+	placeWords  = set("street st road avenue park lake beach city town village island mountain river square airport station centre center")
+	placeBefore = set("in to from near visited visit visiting")
+)
+
+func set(s string) map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		m[w] = true
+	}
+	return m
+}
+
+// entry is one note as the planner sees it.
+type entry struct {
+	name, title, kind, updated, source string
+	facts                              []note.Fact
+}
+
+// catalogue is every note by name, with a phrase index of titles and aliases.
+type catalogue struct {
+	notes   map[string]*entry
+	byFirst map[string][]phrase
+	broken  map[string]bool
+	aliases map[string][]string
+}
+
+type phrase struct {
+	toks []string
+	name string
+}
+
+func toks(s string) []string { return index.Words(secret.Fold(s)) }
+
+func (c *catalogue) add(e *entry, aliases []string) {
+	c.notes[e.name] = e
+	c.aliases[e.name] = aliases
+	for _, t := range append([]string{e.title}, aliases...) {
+		if ts := toks(t); len(ts) > 0 {
+			c.byFirst[ts[0]] = append(c.byFirst[ts[0]], phrase{toks: ts, name: e.name})
+		}
+	}
+}
+
+// hit is a note named in a line, at a token position.
+type hit struct {
+	name     string
+	pos, end int
+}
+
+// find returns the notes a line names, by first position, each once.
+func (c *catalogue) find(lt []string) []hit {
+	var out []hit
+	seen := map[string]bool{}
+	for i := 0; i < len(lt); i++ {
+		best := hit{pos: -1}
+		for _, ph := range c.byFirst[lt[i]] {
+			if i+len(ph.toks) <= len(lt) && slicesEqual(lt[i:i+len(ph.toks)], ph.toks) && len(ph.toks) > best.end-best.pos {
+				best = hit{name: ph.name, pos: i, end: i + len(ph.toks)}
+			}
+		}
+		if best.pos >= 0 && !seen[best.name] {
+			seen[best.name] = true
+			out = append(out, best)
+		}
+	}
+	return out
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// loadCatalogue reads every note's frontmatter and facts from disk; a broken note is left alone.
+func (m *Memory) loadCatalogue() (*catalogue, []string, error) {
+	c := &catalogue{notes: map[string]*entry{}, byFirst: map[string][]phrase{}, broken: map[string]bool{}, aliases: map[string][]string{}}
+	ents, err := os.ReadDir(m.host(layout.NotesDir))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, nil, errs.Wrap("memory.tidy", errs.Other, err, "")
+	}
+	var skipped []string
+	for _, d := range ents {
+		name, ok := strings.CutSuffix(d.Name(), ".md")
+		if !ok || d.IsDir() || hidden(d.Name()) {
+			continue
+		}
+		data, err := os.ReadFile(m.host(notePath(name)))
+		if err != nil {
+			continue
+		}
+		n, err := note.ParseNote(data)
+		if err != nil {
+			c.broken[name] = true
+			skipped = append(skipped, fmt.Sprintf("%s: %s Tidy files nothing into it until it is fixed by hand.", name, brokenMemoryFile(notePath(name), data)))
+			continue
+		}
+		c.add(&entry{name: name, title: n.Title, kind: n.Kind, updated: n.Updated, source: n.Source, facts: n.Facts}, n.Aliases)
+	}
+	return c, skipped, nil
+}
+
+// pendingLine is an inbox line with its day file.
+type pendingLine struct {
+	day string
+	inbox.Line
+}
+
+// inboxNow lists the inbox lines on disk, oldest day first, in file order.
+func (m *Memory) inboxNow() ([]pendingLine, error) {
+	ents, err := os.ReadDir(m.host(layout.InboxDir))
+	if err != nil && !os.IsNotExist(err) {
+		return nil, errs.Wrap("memory.tidy", errs.Other, err, "")
+	}
+	var out []pendingLine
+	for _, d := range ents { // ReadDir sorts by name: YYYY-MM-DD order
+		if d.IsDir() || !strings.HasSuffix(d.Name(), ".md") || hidden(d.Name()) {
+			continue
+		}
+		p := layout.InboxDir + "/" + d.Name()
+		data, err := os.ReadFile(m.host(p))
+		if err != nil {
+			continue
+		}
+		for _, l := range inboxLines(data) {
+			out = append(out, pendingLine{day: p, Line: l})
+		}
+	}
+	return out, nil
+}
+
+// PlanTidy proposes the deterministic filing of the inbox as it is on disk now.
+func (m *Memory) PlanTidy(ctx context.Context) (Plan, error) {
+	cat, skipped, err := m.loadCatalogue()
+	if err != nil {
+		return Plan{}, err
+	}
+	lines, err := m.inboxNow()
+	if err != nil {
+		return Plan{}, err
+	}
+	pl := &planner{cat: cat, today: m.now().Format("2006-01-02"), plan: Plan{Skipped: skipped}}
+	for _, trust := range []string{inbox.Own, inbox.Outside} { // outside lines are their own batch
+		for _, l := range lines {
+			if (l.Trust == inbox.Own) == (trust == inbox.Own) {
+				pl.line(l)
+			}
+		}
+	}
+	pl.merges()
+	return pl.plan, ctx.Err()
+}
+
+type planner struct {
+	cat   *catalogue
+	today string
+	plan  Plan
+}
+
+func (pl *planner) add(a Action) { pl.plan.Actions = append(pl.plan.Actions, a) }
+
+func (pl *planner) line(l pendingLine) {
+	drop := func(reason string) { pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: reason}) }
+	if _, found := secret.Secret(l.Text); found {
+		drop(DropSecret)
+		return
+	}
+	if secret.Instruction(l.Text) {
+		drop(DropInstruction)
+		return
+	}
+	if secret.SmallTalk(l.Text) {
+		drop(DropSmallTalk)
+		return
+	}
+	if checkFact(l.Text) != "" {
+		drop(DropSecret) // an over-long or odd line that remember would have refused
+		return
+	}
+	lt := toks(l.Text)
+	hits := pl.cat.find(lt)
+	for _, pn := range secret.ProperNames(l.Text) {
+		pt := toks(pn)
+		pos := indexOf(lt, pt)
+		if len(pt) == 0 || pos < 0 || covered(hits, pos) {
+			continue
+		}
+		kind := entityKind(pt, lt, pos)
+		name := note.Name(kind, pn)
+		if pl.cat.broken[name] {
+			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s names %s, whose note %s is broken; it stays in the inbox.", l.ID, pn, name))
+			return
+		}
+		if _, ok := pl.cat.notes[name]; !ok {
+			pl.create(kind, pn)
+		}
+		hits = append(hits, hit{name: name, pos: pos, end: pos + len(pt)})
+	}
+	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
+	subject := meName
+	if len(hits) > 0 {
+		subject = hits[0].name
+	} else if _, ok := pl.cat.notes[meName]; !ok {
+		if pl.cat.broken[meName] {
+			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s names no one and %s is broken; it stays in the inbox.", l.ID, meName))
+			return
+		}
+		pl.create("person", meTitle)
+	}
+	var links []string
+	for _, h := range hits[min(1, len(hits)):] {
+		if h.name != subject && !contains(links, h.name) {
+			links = append(links, h.name)
+		}
+	}
+	e := pl.cat.notes[subject]
+	a := Action{Op: ActFile, Day: l.day, Line: l.ID, Text: l.Text, Note: subject, Links: links}
+	for i := len(e.facts) - 1; i >= 0; i-- {
+		if changedFact(e, e.facts[i].Text, l.Text) {
+			a.Op, a.Old, a.OldDate = ActReplace, e.facts[i].Text, e.updated
+			if a.OldDate == "" {
+				a.OldDate = pl.today
+			}
+			e.facts[i] = note.Fact{Text: l.Text, ID: l.ID}
+			break
+		}
+	}
+	if a.Op == ActFile {
+		e.facts = append(e.facts, note.Fact{Text: l.Text, ID: l.ID})
+	}
+	pl.add(a)
+}
+
+func (pl *planner) create(kind, title string) {
+	name := note.Name(kind, title)
+	pl.add(Action{Op: ActCreate, Note: name, Kind: kind, Title: title, Map: mapOfKind(kind)})
+	pl.cat.add(&entry{name: name, title: title, kind: kind}, nil)
+}
+
+// merges proposes joining notes that share a title, or whose title is the other's alias.
+func (pl *planner) merges() {
+	names := make([]string, 0, len(pl.cat.notes))
+	for n := range pl.cat.notes {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	gone := map[string]bool{}
+	for i, a := range names {
+		for _, b := range names[i+1:] {
+			if gone[a] || gone[b] || !duplicates(pl.cat, a, b) {
+				continue
+			}
+			keep, old := a, b
+			if better(pl.cat.notes[b], pl.cat.notes[a]) {
+				keep, old = b, a
+			}
+			gone[old] = true
+			pl.add(Action{Op: ActMerge, Note: old, Into: keep})
+		}
+	}
+}
+
+func duplicates(c *catalogue, a, b string) bool {
+	ta, tb := strings.Join(toks(c.notes[a].title), " "), strings.Join(toks(c.notes[b].title), " ")
+	if ta == "" || tb == "" {
+		return false
+	}
+	if ta == tb {
+		return true
+	}
+	has := func(name, t string) bool {
+		for _, al := range c.aliases[name] {
+			if strings.Join(toks(al), " ") == t {
+				return true
+			}
+		}
+		return false
+	}
+	return has(a, tb) || has(b, ta)
+}
+
+// better reports whether x should be kept over y: more recently updated, then more facts, then name.
+func better(x, y *entry) bool {
+	if x.updated != y.updated {
+		return x.updated > y.updated
+	}
+	if len(x.facts) != len(y.facts) {
+		return len(x.facts) > len(y.facts)
+	}
+	return x.name < y.name
+}
+
+// changedFact is rule 4 above.
+func changedFact(e *entry, old, new string) bool {
+	a, b := stripName(e, toks(old)), stripName(e, toks(new))
+	k := 0
+	for k < len(a) && k < len(b) && a[k] == b[k] {
+		k++
+	}
+	if k < 2 || k == len(a) || k == len(b) {
+		return false
+	}
+	for _, w := range a[:k] {
+		if !secret.Stopwords[w] {
+			return true
+		}
+	}
+	return false
+}
+
+// stripName drops the note's title (or an alias) at the start of a fact's words.
+func stripName(e *entry, ws []string) []string {
+	for _, t := range []string{e.title} {
+		if nt := toks(t); len(nt) > 0 && len(ws) >= len(nt) && slicesEqual(ws[:len(nt)], nt) {
+			return ws[len(nt):]
+		}
+	}
+	return ws
+}
+
+func entityKind(name, line []string, pos int) string {
+	last := name[len(name)-1]
+	switch {
+	case orgWords[last]:
+		return "org"
+	case placeWords[last]:
+		return "place"
+	case pos > 0 && placeBefore[line[pos-1]]:
+		return "place"
+	case pos > 0 && line[pos-1] == "at":
+		return "org"
+	}
+	return "person"
+}
+
+func mapOfKind(kind string) string {
+	switch kind {
+	case "person":
+		return "moc-people"
+	case "org":
+		return "moc-orgs"
+	case "place":
+		return "moc-places"
+	}
+	return "moc-topics"
+}
+
+func indexOf(hay, needle []string) int {
+	for i := 0; i+len(needle) <= len(hay); i++ {
+		if slicesEqual(hay[i:i+len(needle)], needle) {
+			return i
+		}
+	}
+	return -1
+}
+
+func covered(hits []hit, pos int) bool {
+	for _, h := range hits {
+		if pos >= h.pos && pos < h.end {
+			return true
+		}
+	}
+	return false
+}
+
+func contains(ss []string, s string) bool {
+	for _, x := range ss {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// archivePath is where a merged-away note is kept.
+func archivePath(v View, name, date string) string {
+	p := layout.ArchiveDir + "/notes/" + name + ".md"
+	for i := 2; v.Exists(p); i++ {
+		p = fmt.Sprintf("%s/notes/%s-%s-%d.md", layout.ArchiveDir, name, date, i)
+	}
+	return p
+}
+
+func base(p string) string { return strings.TrimSuffix(path.Base(p), ".md") }
