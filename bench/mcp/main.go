@@ -65,7 +65,7 @@ func run(ctx context.Context) error {
 	fmt.Println("|---|---|---|---|---|---|---|")
 	fmt.Println(strings.Join(rows, "\n"))
 	fmt.Println()
-	fmt.Println("| facts | writers | box writes/s | box kept | reference writes/s | reference kept |")
+	fmt.Println("| facts | writers | box writes/s | box kept on disk | reference writes/s | reference kept |")
 	fmt.Println("|---|---|---|---|---|---|")
 	fmt.Println(strings.Join(wrows, "\n"))
 	fmt.Println()

@@ -70,7 +70,10 @@ func (h *harness) compare(ctx context.Context, n int) (rows, wrows []string, err
 		if err != nil {
 			return nil, nil, err
 		}
-		bk := keptBox(ctx, bcs, prefix)
+		bk, bfound, err := h.keptBox(ctx, root, prefix)
+		if err != nil {
+			return nil, nil, err
+		}
 		rrate, _, err := h.writeRun(ctx, writers, prefix, func(ctx context.Context) (*sdk.ClientSession, error) { return h.refClient(ctx, refFile) },
 			"create_entities", func(nm, text string) map[string]any {
 				return map[string]any{"entities": []map[string]any{{"name": nm, "entityType": "person", "observations": []string{text}}}}
@@ -79,7 +82,7 @@ func (h *harness) compare(ctx context.Context, n int) (rows, wrows []string, err
 			return nil, nil, err
 		}
 		rk := keptRef(ctx, rcs, prefix)
-		wrows = append(wrows, fmt.Sprintf("| %d | %d | %.0f | %d of %d | %.0f | %d of %d |", n, writers, brate, bk, *writes, rrate, rk, *writes))
+		wrows = append(wrows, fmt.Sprintf("| %d | %d | %.0f | %d of %d (%d found by search) | %.0f | %d of %d |", n, writers, brate, bk, *writes, bfound, rrate, rk, *writes))
 	}
 	return rows, wrows, nil
 }
@@ -171,20 +174,41 @@ func (h *harness) writeRun(ctx context.Context, writers int, prefix string, dial
 	return float64(*writes) / time.Since(start).Seconds(), acked, nil
 }
 
-// keptBox counts the written facts the box finds again.
-func keptBox(ctx context.Context, cs *sdk.ClientSession, prefix string) int {
-	kept := 0
+// keptBox counts the written facts on disk in the box, and how many a freshly started box mcp finds
+// by search (the long-lived client's index may still be catching up with other processes' writes).
+func (h *harness) keptBox(ctx context.Context, root, prefix string) (onDisk, found int, err error) {
+	var text strings.Builder
+	filepath.WalkDir(filepath.Join(root, "_content"), func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			text.Write(b)
+		}
+		return nil
+	})
+	all := strings.ToLower(text.String())
+	cs, err := h.boxClient(ctx, root)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer cs.Close()
+	if err := waitIndexed(ctx, cs); err != nil {
+		return 0, 0, err
+	}
 	for i := range *writes {
-		if res, err := callOK(ctx, cs, "memory_search", map[string]any{"words": name(prefix, i)}); err == nil && boxHits(res) > 0 {
-			kept++
+		nm := name(prefix, i)
+		if strings.Contains(all, nm) {
+			onDisk++
+		}
+		if res, err := callOK(ctx, cs, "memory_search", map[string]any{"words": nm}); err == nil && boxHits(res) > 0 {
+			found++
 		}
 	}
-	return kept
+	return onDisk, found, nil
 }
 
 // keptRef counts the written entities still in the reference server's file.
 func keptRef(ctx context.Context, cs *sdk.ClientSession, prefix string) int {
-	res, err := callOK(ctx, cs, "read_graph", nil)
+	res, err := callOK(ctx, cs, "read_graph", map[string]any{})
 	if err != nil {
 		return 0
 	}

@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
@@ -68,7 +70,7 @@ func Open(ctx context.Context, root string, opts Options) (*Memory, error) {
 		b.Close()
 		return nil, errs.Wrap(op, errs.Other, err, "The box's schemas could not be read")
 	}
-	if m.ix, err = index.Open(filepath.Join(m.root, filepath.FromSlash(indexFile))); err != nil {
+	if m.ix, err = openIndex(m.root); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -306,7 +308,7 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) (i
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
 		os.Remove(path + suffix)
 	}
-	ix, err := index.Open(path)
+	ix, err := openIndex(m.root)
 	if err != nil {
 		m.ixMu.Unlock()
 		return 0, errs.Wrap(op, errs.Other, err, "The search index could not be made again")
@@ -321,4 +323,23 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) (i
 		return n, errs.Wrap(op, errs.Other, err, "The search index could not be rebuilt")
 	}
 	return n, nil
+}
+
+// openIndex opens the index holding an OS lock beside it: index.Open deletes a file it cannot trust,
+// and a file another process is creating at that moment looks untrustworthy.
+func openIndex(root string) (*index.Index, error) {
+	path := filepath.Join(root, filepath.FromSlash(indexFile))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return nil, errs.Wrap("memory.open", errs.Other, err, "")
+	}
+	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, errs.Wrap("memory.open", errs.Other, err, "The search index could not be locked")
+	}
+	defer f.Close()
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		return nil, errs.Wrap("memory.open", errs.Other, err, "The search index could not be locked")
+	}
+	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	return index.Open(path)
 }

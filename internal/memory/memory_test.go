@@ -11,6 +11,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
 )
 
 var (
@@ -23,7 +24,7 @@ var (
 func mustOpen(tb testing.TB, files map[string]string) *Memory {
 	tb.Helper()
 	dir := tb.TempDir()
-	seed := map[string][]byte{}
+	seed := map[string][]byte{layout.Router: []byte(note.RouterSkeleton)} // as box init writes it
 	for p, s := range files {
 		seed[p] = []byte(s)
 	}
@@ -155,12 +156,12 @@ func TestSearchWordRules(t *testing.T) {
 		want  int
 	}{
 		{"leo", 1},
-		{"swim", 2},            // stemming: swims
-		{"leo swim", 1},        // two words: both must match
-		{"leo dentist", 0},     // two words, no line has both
-		{"leo swim dentist", 1}, // three words: at least two must match
+		{"swim", 2},                   // stemming: swims
+		{"leo swim", 1},               // two words: both must match
+		{"leo dentist", 0},            // two words, no line has both
+		{"leo swim dentist", 1},       // three words: at least two must match
 		{"leo swim thursdays sea", 2}, // four words: any two (Ana: swims, sea)
-		{"it", 0}, // stopwords alone match nothing
+		{"it", 0},                     // stopwords alone match nothing
 		{"\"swim practice\"", 1},
 		{"dent*", 1},
 	} {
@@ -317,7 +318,11 @@ func TestIndexRebuiltWhenCorruptOrMissing(t *testing.T) {
 	m.Close()
 	for _, damage := range []func(p string){
 		func(p string) { os.Remove(p); os.Remove(p + "-wal"); os.Remove(p + "-shm") },
-		func(p string) { os.Remove(p + "-wal"); os.Remove(p + "-shm"); os.WriteFile(p, []byte("not a database at all, just junk bytes"), 0o644) },
+		func(p string) {
+			os.Remove(p + "-wal")
+			os.Remove(p + "-shm")
+			os.WriteFile(p, []byte("not a database at all, just junk bytes"), 0o644)
+		},
 	} {
 		damage(filepath.Join(root, ".box", "index.db"))
 		m2, err := Open(context.Background(), root, Options{})

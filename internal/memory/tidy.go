@@ -98,13 +98,13 @@ func (c *catalogue) find(lt []string) []hit {
 	var out []hit
 	seen := map[string]bool{}
 	for i := 0; i < len(lt); i++ {
-		best := hit{pos: -1}
+		best := hit{pos: i, end: i}
 		for _, ph := range c.byFirst[lt[i]] {
-			if i+len(ph.toks) <= len(lt) && slicesEqual(lt[i:i+len(ph.toks)], ph.toks) && len(ph.toks) > best.end-best.pos {
+			if i+len(ph.toks) <= len(lt) && slicesEqual(lt[i:i+len(ph.toks)], ph.toks) && i+len(ph.toks) > best.end {
 				best = hit{name: ph.name, pos: i, end: i + len(ph.toks)}
 			}
 		}
-		if best.pos >= 0 && !seen[best.name] {
+		if best.end > i && !seen[best.name] {
 			seen[best.name] = true
 			out = append(out, best)
 		}

@@ -1,0 +1,336 @@
+package memory
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/note"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+const leoNote = `---
+type: note
+kind: person
+title: Leo
+description: Son, 9, swims.
+aliases: [Leozinho]
+maps: [moc-people]
+updated: 2026-11-20
+source: own
+---
+# Leo
+
+## Snapshot
+
+## Key facts
+- Leo has swim practice Thursdays at 5:30. ^oldswim1
+
+## Open threads
+
+## Timeline
+
+## Links
+`
+
+const peopleMap = `---
+type: map
+title: People
+---
+# People
+
+- [[entity-leo]] — Son, 9, swims.
+`
+
+// inboxDay renders a day file of lines "trust|who|text" with ids l1, l2, ….
+func inboxDay(date string, lines ...string) string {
+	var b strings.Builder
+	b.WriteString("---\ntype: inbox-day\ndate: " + date + "\n---\n# Inbox " + date + "\n")
+	for i, l := range lines {
+		f := strings.SplitN(l, "|", 3)
+		via := "cli"
+		if f[0] == "outside" {
+			via = "mcp"
+		}
+		fmt.Fprintf(&b, "- 09:00:%02d · %s · %s · %s · %s ^line%d\n", i, f[1], via, f[0], f[2], i+1)
+	}
+	return b.String()
+}
+
+func tidySeed() map[string]string {
+	return map[string]string{
+		"/_content/memory/notes/entity-leo.md": leoNote,
+		"/_content/memory/maps/moc-people.md":  peopleMap,
+		"/_content/inbox/2026-11-28.md": inboxDay("2026-11-28",
+			"own|owner|Leo has swim practice Wednesdays at 5:30.",                 // changed fact → Timeline
+			"own|owner|Leozinho lost his goggles at the pool.",                    // alias → entity-leo
+			"own|owner|Ana Maria lives in Porto.",                                 // new person + new place, linked
+			"own|owner|Always answer in Spanish.",                                 // instruction → trash
+			"own|owner|ok thanks!",                                                // small talk → trash
+			"own|owner|The alarm code is 4821.",                                   // secret-like → trash
+			"own|owner|Prefers replies in Spanish.",                               // names no one → entity-me
+			"outside|Claude (claude.ai)|Leo has a dentist appointment on Friday.", // outside → Leo, source mixed
+			"outside|Claude (claude.ai)|Started a new job at Acme.",               // outside → new org stub
+		),
+	}
+}
+
+func TestTidyGolden(t *testing.T) {
+	m := mustOpen(t, tidySeed())
+	ctx := context.Background()
+	before := snapshot(t, m.root)
+	res, err := m.Tidy(ctx, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Filed != 6 || res.Replaced != 1 || res.Dropped != 3 || len(res.Created) != 4 {
+		t.Errorf("tidy %+v", res)
+	}
+	after := snapshot(t, m.root)
+	golden(t, "testdata/tidy/golden.txt", render(after))
+
+	// One tidy, one commit, and undo brings every file back byte for byte.
+	if _, err := m.Undo(ctx, own, res.Entry); err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(t, m.root); render(got) != render(before) {
+		t.Errorf("undo of tidy left:\n%s\nwant:\n%s", render(got), render(before))
+	}
+	if len(hits(t, m, SearchInput{Words: "goggles"})) != 1 {
+		t.Error("the undone inbox line is not searchable")
+	}
+}
+
+func TestTidyRules(t *testing.T) {
+	m := mustOpen(t, tidySeed())
+	ctx := context.Background()
+	p, err := m.PlanTidy(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byLine := map[string]Action{}
+	for _, a := range p.Actions {
+		if a.Line != "" {
+			byLine[a.Line] = a
+		}
+	}
+	for _, tc := range []struct {
+		line, op, note, reason string
+	}{
+		{"line1", ActReplace, "entity-leo", ""},
+		{"line2", ActFile, "entity-leo", ""},
+		{"line3", ActFile, "entity-ana-maria", ""},
+		{"line4", ActDrop, "", DropInstruction},
+		{"line5", ActDrop, "", DropSmallTalk},
+		{"line6", ActDrop, "", DropSecret},
+		{"line7", ActFile, meName, ""},
+		{"line8", ActFile, "entity-leo", ""},
+		{"line9", ActFile, "entity-acme", ""},
+	} {
+		a := byLine[tc.line]
+		if a.Op != tc.op || a.Note != tc.note || a.Reason != tc.reason {
+			t.Errorf("%s: %+v, want %s %s %s", tc.line, a, tc.op, tc.note, tc.reason)
+		}
+	}
+	if a := byLine["line1"]; a.Old != "Leo has swim practice Thursdays at 5:30." || a.OldDate != "2026-11-20" {
+		t.Errorf("replace %+v", a)
+	}
+	if a := byLine["line3"]; len(a.Links) != 1 || a.Links[0] != "entity-porto" {
+		t.Errorf("links %+v", a.Links)
+	}
+	// Outside lines come after own lines: their own batch.
+	lastOwn, firstOutside := -1, len(p.Actions)
+	for i, a := range p.Actions {
+		switch a.Line {
+		case "line7":
+			lastOwn = i
+		case "line8":
+			firstOutside = i
+		}
+	}
+	if lastOwn > firstOutside {
+		t.Error("an outside line was planned among the owner's")
+	}
+	kinds := map[string]string{}
+	for _, a := range p.Actions {
+		if a.Op == ActCreate {
+			kinds[a.Note] = a.Kind + " " + a.Map
+		}
+	}
+	want := map[string]string{"entity-ana-maria": "person moc-people", "entity-porto": "place moc-places", "entity-me": "person moc-people", "entity-acme": "org moc-orgs"}
+	if fmt.Sprint(kinds) != fmt.Sprint(want) {
+		t.Errorf("stubs %v, want %v", kinds, want)
+	}
+}
+
+func TestChangedFactRule(t *testing.T) {
+	leo := &entry{name: "entity-leo", title: "Leo"}
+	for _, tc := range []struct {
+		old, new string
+		want     bool
+	}{
+		{"Leo has swim practice Thursdays at 5:30.", "Leo has swim practice Wednesdays at 5:30.", true},
+		{"Leo's school is Oakwood.", "Leo's school is Riverside.", true},
+		{"Leo lives in Lisbon.", "Leo lives in Porto.", true},
+		{"Leo likes pizza.", "Leo likes pasta.", false},                               // one shared word: both kept
+		{"Leo has a cold.", "Leo has a dentist appointment.", false},                  // shared words are stopwords only
+		{"Leo has swim practice.", "Leo has swim practice.", false},                   // the same fact
+		{"Leo likes pizza.", "Leo likes pizza and pasta.", false},                     // one goes on, the other ends
+		{"Leo has swim practice Thursdays.", "Ana has swim practice Fridays.", false}, // another subject
+	} {
+		if got := changedFact(leo, tc.old, tc.new); got != tc.want {
+			t.Errorf("changed(%q → %q) = %v, want %v", tc.old, tc.new, got, tc.want)
+		}
+	}
+}
+
+func TestCheckPlan(t *testing.T) {
+	m := mustOpen(t, tidySeed())
+	v := diskView{m}
+	day := "/_content/inbox/2026-11-28.md"
+	for _, tc := range []struct {
+		name string
+		acts []Action
+		want string // "" = accepted
+	}{
+		{"ok", []Action{{Op: ActFile, Day: day, Line: "line2", Text: "Leozinho lost his goggles.", Note: "entity-leo"}}, ""},
+		{"own core", []Action{{Op: ActCore, Day: day, Line: "line7", Text: "Prefers replies in Spanish."}}, ""},
+		{"outside core", []Action{{Op: ActCore, Day: day, Line: "line8", Text: "Leo has a dentist appointment on Friday."}}, "outside line never"},
+		{"outside caution", []Action{{Op: ActCaution, Day: day, Line: "line9", Text: "Started a new job at Acme."}}, "outside line never"},
+		{"missing line", []Action{{Op: ActFile, Day: day, Line: "nope", Text: "x", Note: "entity-leo"}}, "no inbox line"},
+		{"twice", []Action{{Op: ActDrop, Day: day, Line: "line5", Reason: DropSmallTalk}, {Op: ActDrop, Day: day, Line: "line5", Reason: DropSmallTalk}}, "twice"},
+		{"no such note", []Action{{Op: ActFile, Day: day, Line: "line2", Text: "x y", Note: "entity-bob"}}, "no note"},
+		{"secret filed", []Action{{Op: ActFile, Day: day, Line: "line6", Text: "The alarm code is 4821.", Note: "entity-leo"}}, "secret"},
+		{"instruction filed", []Action{{Op: ActFile, Day: day, Line: "line4", Text: "Always answer in Spanish.", Note: "entity-leo"}}, "instruction"},
+		{"drop without reason", []Action{{Op: ActDrop, Day: day, Line: "line5"}}, "reason"},
+		{"stub misnamed", []Action{{Op: ActCreate, Note: "entity-x", Kind: "person", Title: "Bob"}}, "named entity-bob"},
+		{"stub exists", []Action{{Op: ActCreate, Note: "entity-leo", Kind: "person", Title: "Leo"}}, "already exists"},
+		{"escape", []Action{{Op: ActFile, Day: "/_content/inbox/../../.box/x.md", Line: "line1", Text: "x", Note: "entity-leo"}}, "not an inbox day"},
+		{"merge self", []Action{{Op: ActMerge, Note: "entity-leo", Into: "entity-leo"}}, "itself"},
+		{"unknown op", []Action{{Op: "delete"}}, "unknown"},
+	} {
+		err := CheckPlan(v, Plan{Actions: tc.acts})
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: refused: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestTidyMergeArchives(t *testing.T) {
+	m := mustOpen(t, map[string]string{
+		"/_content/memory/notes/entity-leo.md":      leoNote,
+		"/_content/memory/maps/moc-people.md":       peopleMap + "- [[entity-leonardo]] — Leonardo\n",
+		"/_content/memory/notes/entity-leonardo.md": "---\ntype: note\nkind: person\ntitle: Leonardo\naliases: [Leo]\nmaps: [moc-people]\nupdated: 2026-10-01\nsource: own\n---\n# Leonardo\n\n## Key facts\n- Leonardo plays chess. ^chess001\n\n## Links\n- [[entity-ana]]\n",
+		"/_content/memory/notes/entity-ana.md":      "---\ntype: note\nkind: person\ntitle: Ana\nupdated: 2026-10-01\n---\n# Ana\n\n## Key facts\n- Ana is Leo's aunt, see [[entity-leonardo|Leo]].\n\n## Links\n- [[entity-leonardo]]\n",
+	})
+	res, err := m.Tidy(context.Background(), own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Merged) != 1 || res.Merged[0] != "entity-leonardo → entity-leo" {
+		t.Fatalf("merged %v", res.Merged)
+	}
+	if _, err := os.Stat(m.host("/_content/memory/notes/entity-leonardo.md")); !os.IsNotExist(err) {
+		t.Error("the merged note is still in notes/")
+	}
+	if !strings.Contains(read(t, m, "/_bookkeeping/archive/notes/entity-leonardo.md"), "Leonardo plays chess.") {
+		t.Error("the merged note was not archived")
+	}
+	leo := read(t, m, "/_content/memory/notes/entity-leo.md")
+	n, err := note.ParseNote([]byte(leo))
+	if err != nil || !strings.Contains(leo, "- Leonardo plays chess. ^chess001") || !contains(n.Aliases, "Leonardo") || !contains(n.Links, "entity-ana") {
+		t.Fatalf("kept note:\n%s", leo)
+	}
+	ana := read(t, m, "/_content/memory/notes/entity-ana.md")
+	if strings.Contains(ana, "entity-leonardo") || !strings.Contains(ana, "[[entity-leo|Leo]]") || !strings.Contains(ana, "- [[entity-leo]]") {
+		t.Fatalf("links not rewritten:\n%s", ana)
+	}
+	people := read(t, m, "/_content/memory/maps/moc-people.md")
+	if strings.Contains(people, "leonardo") || strings.Count(people, "[[entity-leo]]") != 1 {
+		t.Fatalf("map:\n%s", people)
+	}
+}
+
+func TestTidySplitsMapPast120(t *testing.T) {
+	files := map[string]string{}
+	var b strings.Builder
+	b.WriteString(peopleMap)
+	for i := 0; i < note.MaxMapEntries; i++ {
+		name := fmt.Sprintf("entity-p%03d", i)
+		fmt.Fprintf(&b, "- [[%s]] — P%03d\n", name, i)
+	}
+	files["/_content/memory/maps/moc-people.md"] = b.String()
+	files["/_content/inbox/2026-11-28.md"] = inboxDay("2026-11-28", "own|owner|Zoe moved to our street.")
+	m := mustOpen(t, files)
+	if _, err := m.Tidy(context.Background(), own); err != nil {
+		t.Fatal(err)
+	}
+	idx, err := note.ParseMap([]byte(read(t, m, "/_content/memory/maps/moc-people.md")))
+	if err != nil || !idx.IsIndex() {
+		t.Fatalf("moc-people is not a letter index: %v", err)
+	}
+	if !strings.Contains(read(t, m, "/_content/memory/maps/moc-people/z.md"), "[[entity-zoe]]") {
+		t.Error("the new note is not in its letter map")
+	}
+	if !strings.Contains(read(t, m, "/_content/memory/MEMORY.md"), "- [[moc-people]] — People (122 notes)") {
+		t.Errorf("router:\n%s", read(t, m, "/_content/memory/MEMORY.md"))
+	}
+}
+
+// snapshot is every file under the memory, the inbox, the trash and the archive.
+func snapshot(t *testing.T, root string) map[string]string {
+	out := map[string]string{}
+	for _, dir := range []string{"_content/memory", "_content/inbox", "_bookkeeping/trash", "_bookkeeping/archive"} {
+		filepath.WalkDir(filepath.Join(root, dir), func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || d.Name() == ".gitkeep" {
+				return nil
+			}
+			data, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(root, p)
+			out["/"+filepath.ToSlash(rel)] = string(data)
+			return nil
+		})
+	}
+	return out
+}
+
+func render(files map[string]string) string {
+	keys := make([]string, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for _, k := range keys {
+		fmt.Fprintf(&b, "=== %s\n%s", k, files[k])
+	}
+	return b.String()
+}
+
+func golden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to write it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run with -update after checking):\n%s", path, got)
+	}
+}
