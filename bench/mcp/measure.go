@@ -247,6 +247,10 @@ func (h *harness) served(ctx context.Context) []string {
 		lat, failed := s.searchLoad(ctx, 50)
 		row(fmt.Sprintf("memory_search, 32 concurrent HTTP clients × 50 calls, %d notes: p50 / p99", *notes),
 			fmt.Sprintf("%s / %s (%d refused or failed)", ms(pct(lat, 50)), ms(pct(lat, 99)), failed))
+		time.Sleep(3 * time.Second) // let each key's rate bucket refill after the search load
+		rate, acked, found := s.writeLoad(ctx, 16, *writes)
+		row(fmt.Sprintf("memory_remember, 16 concurrent HTTP clients on one box serve (group commit), %d notes", *notes),
+			fmt.Sprintf("%.0f writes/s; %d of %d acknowledged, %d of them found by search right after", rate, acked, *writes, found))
 		rss, hwm := s.rss()
 		row(fmt.Sprintf("resident memory of box serve with %d notes, after that load (RSS / peak)", *notes), rss+" / "+hwm)
 		s.stop()
@@ -326,7 +330,7 @@ func (h *harness) serve(ctx context.Context, root string, k int) (*served, error
 	}
 	s := &served{}
 	for i := range k {
-		_, key, err := st.New(ctx, fmt.Sprintf("bench-%d", i), keys.Caps{})
+		_, key, err := st.New(ctx, fmt.Sprintf("bench-%d", i), keys.Caps{Memory: true})
 		if err != nil {
 			st.Close()
 			return nil, err
@@ -415,6 +419,46 @@ func (s *served) searchLoad(ctx context.Context, n int) ([]time.Duration, int) {
 	}
 	wg.Wait()
 	return lat, failed
+}
+
+// writeLoad has `clients` HTTP clients remember n facts between them, then searches each one.
+func (s *served) writeLoad(ctx context.Context, clients, n int) (rate float64, acked, found int) {
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var sessions []*sdk.ClientSession
+	for c := range clients {
+		cs, err := s.connect(ctx, s.keys[c%len(s.keys)])
+		if err != nil {
+			return 0, 0, 0
+		}
+		defer cs.Close()
+		sessions = append(sessions, cs)
+	}
+	start := time.Now()
+	for c, cs := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := c; i < n; i += clients {
+				nm := name("hw", i)
+				if _, err := callOK(ctx, cs, "memory_remember", map[string]any{"text": strings.ToUpper(nm[:1]) + nm[1:] + " planted tulips in Graz."}); err == nil {
+					mu.Lock()
+					acked++
+					mu.Unlock()
+				} else {
+					fmt.Fprintln(os.Stderr, "bench/mcp: http remember:", err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	rate = float64(n) / time.Since(start).Seconds()
+	for i := range n {
+		if res, err := callOK(ctx, sessions[i%clients], "memory_search", map[string]any{"words": name("hw", i)}); err == nil && boxHits(res) > 0 {
+			found++
+		}
+	}
+	return rate, acked, found
 }
 
 // rss reads the server's resident and peak resident memory.

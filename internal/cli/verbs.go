@@ -22,5 +22,8 @@ func (a *App) verbs() []*cobra.Command {
 		a.initCmd(),
 		a.statusCmd(),
 		a.validateCmd(),
+		a.wireCmd(),
+		a.unwireCmd(),
+		a.hookCmd(),
 	}
 }

@@ -16,12 +16,31 @@ type Listed struct {
 	Date        time.Time
 }
 
-// List returns up to limit documents of the given kinds, newest first (by Doc.Date, then path), and
+// listIndexSQL makes List an index walk rather than a sort of every document of a kind. It is made on
+// first use (an additive index: no schema version change; TODO(index): move it into the schema).
+const listIndexSQL = `CREATE INDEX IF NOT EXISTS docs_kind_date ON docs(kind, date)`
+
+func (ix *Index) listIndex(ctx context.Context) error {
+	var n int
+	if err := ix.rdb.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'docs_kind_date'`).Scan(&n); err != nil || n > 0 {
+		return err
+	}
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	_, err := ix.wdb.ExecContext(ctx, listIndexSQL)
+	return err
+}
+
+// List returns up to limit documents of the given kinds, newest first (by Doc.Date, then the newest
+// indexed), and
 // how many documents of those kinds there are in all. It reads the index only, so a listing stays
 // cheap however many files the box holds.
 func (ix *Index) List(ctx context.Context, kinds []string, limit int) ([]Listed, int, error) {
 	if len(kinds) == 0 || limit < 0 {
 		return nil, 0, nil
+	}
+	if err := ix.listIndex(ctx); err != nil {
+		return nil, 0, fmt.Errorf("index.list: %w", err)
 	}
 	in := strings.TrimSuffix(strings.Repeat("?,", len(kinds)), ",")
 	args := make([]any, 0, len(kinds)+1)
@@ -33,7 +52,7 @@ func (ix *Index) List(ctx context.Context, kinds []string, limit int) ([]Listed,
 		return nil, 0, fmt.Errorf("index.list: %w", err)
 	}
 	rows, err := ix.rdb.QueryContext(ctx, `SELECT d.path, d.kind, d.date, f.title, f.description FROM docs d
-JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.path LIMIT ?`, append(args, limit)...)
+JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, 0, fmt.Errorf("index.list: %w", err)
 	}
@@ -51,4 +70,45 @@ JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.pa
 		out = append(out, l)
 	}
 	return out, total, rows.Err()
+}
+
+// FilesUnder returns the stamp of every indexed file whose path starts with prefix (a range scan of
+// the primary key, so it costs what it returns, not what the index holds).
+func (ix *Index) FilesUnder(ctx context.Context, prefix string) (map[string]FileStamp, error) {
+	rows, err := ix.rdb.QueryContext(ctx, `SELECT path, mtime, size, hash FROM files WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
+	if err != nil {
+		return nil, fmt.Errorf("index.files: %w", err)
+	}
+	defer rows.Close()
+	out := map[string]FileStamp{}
+	for rows.Next() {
+		var p, h string
+		var mt, size int64
+		if err := rows.Scan(&p, &mt, &size, &h); err != nil {
+			return nil, fmt.Errorf("index.files: %w", err)
+		}
+		out[p] = FileStamp{ModTime: fromNanos(mt), Size: size, Hash: h}
+	}
+	return out, rows.Err()
+}
+
+// Clear empties the index in place, for a rebuild: every process that has it open sees the empty index
+// at once, where deleting the file would leave them writing to the old one.
+func (ix *Index) Clear(ctx context.Context) error {
+	ix.wmu.Lock()
+	defer ix.wmu.Unlock()
+	tx, err := ix.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("index.clear: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []string{`DROP TABLE IF EXISTS fts`, `DROP TABLE IF EXISTS docs`, `DROP TABLE IF EXISTS files`, schema} {
+		if _, err := tx.ExecContext(ctx, q); err != nil {
+			return fmt.Errorf("index.clear: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return fmt.Errorf("index.clear: %w", err)
+	}
+	return nil
 }

@@ -74,6 +74,9 @@ type Store struct {
 	root string
 	now  func() time.Time
 
+	fmu   sync.Mutex
+	flags flagCache
+
 	mu    sync.Mutex
 	uses  map[string]use // last uses not yet written, by connection id
 	stop  chan struct{}
@@ -125,7 +128,8 @@ func Open(root string, now func() time.Time) (*Store, error) {
 	if err != nil {
 		return nil, errs.Wrap("keys.open", errs.Other, err, "")
 	}
-	db.SetMaxOpenConns(4)
+	db.SetMaxOpenConns(16) // every call reads a key; WAL readers do not block each other
+	db.SetMaxIdleConns(16)
 	if _, err := db.Exec(schema); err != nil {
 		db.Close()
 		return nil, errs.Wrap("keys.open", errs.Other, err, "The box's state file could not be opened")

@@ -139,4 +139,9 @@ func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
 	if l, _ := b.Locked(ctx); l {
 		t.Error("locked still set")
 	}
+	a.SetFrozen(ctx, false) // b read the flags a moment ago: it sees the change within flagTTL
+	time.Sleep(flagTTL + 50*time.Millisecond)
+	if f, _ := b.Frozen(ctx); f {
+		t.Error("an unfreeze by another store is not seen after flagTTL")
+	}
 }

@@ -3,11 +3,11 @@ package keys
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -20,22 +20,49 @@ const (
 	FlagLocked = "locked" // the box's data is locked until the owner opens it with their passkey
 )
 
+// flagTTL is how long a flag read is reused: every call checks frozen and locked, and a change made by
+// another process (the owner's CLI) is seen within this long; one made through this Store at once.
+const flagTTL = 250 * time.Millisecond
+
+type flagCache struct {
+	at    time.Time
+	flags map[string]bool
+}
+
 // Flag reports a flag; a flag never set is false.
 func (s *Store) Flag(ctx context.Context, name string) (bool, error) {
-	var v bool
-	err := s.db.QueryRowContext(ctx, `SELECT value FROM flags WHERE name=?`, name).Scan(&v)
-	if errors.Is(err, sql.ErrNoRows) {
-		return false, nil
+	s.fmu.Lock()
+	defer s.fmu.Unlock()
+	if c := s.flags; c.flags != nil && time.Since(c.at) < flagTTL {
+		return c.flags[name], nil
 	}
+	rows, err := s.db.QueryContext(ctx, `SELECT name, value FROM flags`)
 	if err != nil {
 		return false, errs.Wrap("keys.flag", errs.Other, err, "")
 	}
-	return v, nil
+	defer rows.Close()
+	flags := map[string]bool{}
+	for rows.Next() {
+		var n string
+		var v bool
+		if err := rows.Scan(&n, &v); err != nil {
+			return false, errs.Wrap("keys.flag", errs.Other, err, "")
+		}
+		flags[n] = v
+	}
+	if err := rows.Err(); err != nil {
+		return false, errs.Wrap("keys.flag", errs.Other, err, "")
+	}
+	s.flags = flagCache{at: time.Now(), flags: flags}
+	return flags[name], nil
 }
 
-// SetFlag sets or clears a flag; every process sees it on its next call.
+// SetFlag sets or clears a flag; this Store sees it at once, other processes within flagTTL.
 func (s *Store) SetFlag(ctx context.Context, name string, on bool) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO flags(name,value) VALUES(?,?) ON CONFLICT(name) DO UPDATE SET value=excluded.value`, name, on)
+	s.fmu.Lock()
+	s.flags = flagCache{}
+	s.fmu.Unlock()
 	if err != nil {
 		return errs.Wrap("keys.setflag", errs.Other, err, "")
 	}

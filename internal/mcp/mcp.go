@@ -5,6 +5,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -92,26 +93,22 @@ func New(c Config) *Service {
 type memState struct {
 	m       Memory
 	opening chan struct{} // closed by Opened; nil once open or failed
-	err     error
 }
 
 // Opening says the memory is being opened in the background: the server answers at once meanwhile, and
 // a memory tool waits a moment for it, then says it is still opening.
 func (s *Service) Opening() { s.mem.Store(&memState{opening: make(chan struct{})}) }
 
-// Opened hands over the memory once it is open, or why it could not be.
+// Opened hands over the memory once it is open; with an error its tools say it could not be opened.
 func (s *Service) Opened(m Memory, err error) {
 	if err != nil {
 		m = nil
 	}
-	old := s.mem.Swap(&memState{m: m, err: err})
+	old := s.mem.Swap(&memState{m: m})
 	if old != nil && old.opening != nil {
 		close(old.opening)
 	}
 }
-
-// MemoryOpening reports whether the memory is still being opened.
-func (s *Service) MemoryOpening() bool { return s.mem.Load().opening != nil }
 
 // ServerFor is Server, kept for the connection: stateless HTTP asks for one on every request, and adding the
 // tools costs more than the call itself. A revoked key never reaches here, so a kept server grants nothing.
@@ -130,7 +127,7 @@ func (s *Service) ServerFor(c Conn) *sdk.Server {
 }
 
 // Server returns an MCP server for one connection: only its tools are listed, and calling another is a
-// refusal naming the checkbox. Over HTTP it is made per request (stateless); over stdio once.
+// refusal naming the checkbox. Over stdio it is made once; over HTTP, ServerFor keeps one per connection.
 func (s *Service) Server(c Conn) *sdk.Server {
 	srv := sdk.NewServer(&sdk.Implementation{Name: "box", Title: "Box — the owner's memory", Version: s.Version},
 		&sdk.ServerOptions{
@@ -161,11 +158,16 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		if ss.svc.State != nil {
-			if locked, _ := ss.svc.State.Locked(ctx); locked {
+		if ss.svc.State != nil { // read failures refuse: the gate fails closed
+			locked, err := ss.svc.State.Locked(ctx)
+			if locked {
 				return nil, LockedError(ss.svc.Address)
 			}
-			if frozen, _ := ss.svc.State.Frozen(ctx); frozen {
+			frozen, ferr := ss.svc.State.Frozen(ctx)
+			if err = errors.Join(err, ferr); err != nil {
+				return refusalResult(sentence(err).Error()), nil
+			}
+			if frozen {
 				return refusalResult(FrozenSentence), nil
 			}
 		}

@@ -31,6 +31,15 @@ const (
 
 // load reads a file for Reconcile.
 func (m *Memory) load(p string) ([]index.Doc, error) {
+	if day, _, ok := strings.Cut(p, "#"); ok { // an inbox line the walk did not read
+		data, _ := os.ReadFile(m.host(day))
+		for _, d := range inboxDocs(day, data) {
+			if d.Path == p {
+				return []index.Doc{d}, nil
+			}
+		}
+		return nil, nil
+	}
 	fi, err := os.Stat(m.host(p))
 	if err != nil {
 		return nil, nil // gone since the walk: nothing to index
@@ -61,8 +70,23 @@ func typeOf(p string, data []byte) (typ string, c *card.Card, ok bool) {
 	return typ, nil, false
 }
 
-// docsOf turns one file into its documents.
+// docsOf turns one file into its documents. Memory files (router, maps, notes) are typed by their
+// name, which saves parsing their YAML twice; other files by their frontmatter.
 func docsOf(p string, data []byte) []index.Doc {
+	switch typ, _ := card.TypeOf(p, ""); {
+	case typ == "router" && p == layout.Router:
+		return routerDocs(p, data, bodyOf(data))
+	case typ == "map" && strings.HasPrefix(p, layout.MapsDir+"/"):
+		d := index.Doc{Path: p, Kind: KindMap, Body: bodyOf(data), Title: nameOf(p)}
+		if mp, err := note.ParseMap(data); err == nil && mp.Title != "" {
+			d.Title = mp.Title
+		}
+		return []index.Doc{d}
+	case typ == "note" && strings.HasPrefix(p, layout.NotesDir+"/"):
+		return []index.Doc{noteDoc(p, data, bodyOf(data))}
+	case isDay(p):
+		return nil // its lines are documents of their own (see stamps)
+	}
 	typ, c, ok := typeOf(p, data)
 	body := string(data)
 	if ok {
@@ -71,16 +95,14 @@ func docsOf(p string, data []byte) []index.Doc {
 	switch typ {
 	case "router":
 		return routerDocs(p, data, body)
-	case "map":
-		title := ""
-		if ok {
-			title = c.String("title")
-		}
-		return []index.Doc{{Path: p, Kind: KindMap, Title: title, Body: body}}
 	case "note":
 		return []index.Doc{noteDoc(p, data, body)}
-	case "inbox-day":
-		return inboxDocs(p, data)
+	case "map":
+		d := index.Doc{Path: p, Kind: KindMap, Body: body}
+		if ok {
+			d.Title = c.String("title")
+		}
+		return []index.Doc{d}
 	}
 	d := index.Doc{Path: p, Kind: KindDoc, Body: body}
 	if ok {
@@ -90,6 +112,26 @@ func docsOf(p string, data []byte) []index.Doc {
 		d.Title = firstHeading(body)
 	}
 	return []index.Doc{d}
+}
+
+// bodyOf is a Markdown file's text after its frontmatter (all of it when the frontmatter is missing
+// or unterminated, so a broken file is still searched by every word).
+func bodyOf(data []byte) string {
+	s := string(data)
+	rest, ok := strings.CutPrefix(s, "---\n")
+	if !ok {
+		return s
+	}
+	if strings.HasPrefix(rest, "---\n") {
+		return rest[4:]
+	}
+	if i := strings.Index(rest, "\n---\n"); i >= 0 {
+		return rest[i+5:]
+	}
+	if strings.HasSuffix(rest, "\n---") {
+		return ""
+	}
+	return s
 }
 
 func routerDocs(p string, data []byte, body string) []index.Doc {
@@ -112,6 +154,7 @@ func noteDoc(p string, data []byte, body string) index.Doc {
 	d := index.Doc{Path: p, Kind: KindNote, Body: body, Title: strings.TrimSuffix(path.Base(p), ".md")}
 	n, err := note.ParseNote(data)
 	if err != nil {
+		d.Body = string(data) // broken frontmatter: every word of the file stays searchable
 		return d
 	}
 	if n.Title != "" {

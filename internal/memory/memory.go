@@ -5,9 +5,14 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,9 +21,11 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/index"
+	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/schema"
 )
 
@@ -41,8 +48,8 @@ type Memory struct {
 	now     func() time.Time
 	opts    Options
 
-	ixMu sync.RWMutex // guards ix against Reindex swapping it
-	ix   *index.Index
+	ixMu sync.Mutex
+	ix   *index.Index // opened on first use: a `box remember` whose line another process commits never needs it
 
 	fresh    sync.Once   // the CLI's one reconcile
 	indexing atomic.Bool // a background reconcile is running
@@ -70,11 +77,11 @@ func Open(ctx context.Context, root string, opts Options) (*Memory, error) {
 		b.Close()
 		return nil, errs.Wrap(op, errs.Other, err, "The box's schemas could not be read")
 	}
-	if m.ix, err = openIndex(m.root); err != nil {
-		b.Close()
-		return nil, err
-	}
 	if opts.Watch {
+		if _, err := m.index(); err != nil {
+			b.Close()
+			return nil, err
+		}
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		m.stop = cancel
 		m.indexing.Store(true)
@@ -93,19 +100,37 @@ func (m *Memory) Close() error {
 	}
 	m.bg.Wait()
 	m.ixMu.Lock()
-	err := m.ix.Close()
-	m.ixMu.Unlock()
+	defer m.ixMu.Unlock()
+	var err error
+	if m.ix != nil {
+		err = m.ix.Close()
+	}
 	return errors.Join(err, m.box.Close())
 }
 
 // Box is the open box the memory writes through.
 func (m *Memory) Box() *box.Box { return m.box }
 
-// index runs fn with the current index under the read lock.
+// withIndex runs fn with the index, opening it first if need be.
 func (m *Memory) withIndex(fn func(ix *index.Index) error) error {
-	m.ixMu.RLock()
-	defer m.ixMu.RUnlock()
-	return fn(m.ix)
+	ix, err := m.index()
+	if err != nil {
+		return err
+	}
+	return fn(ix)
+}
+
+func (m *Memory) index() (*index.Index, error) {
+	m.ixMu.Lock()
+	defer m.ixMu.Unlock()
+	if m.ix == nil {
+		ix, err := openIndex(m.root)
+		if err != nil {
+			return nil, err
+		}
+		m.ix = ix
+	}
+	return m.ix, nil
 }
 
 // ensureFresh reconciles the index once, in the caller's time (the CLI). With Watch it does nothing:
@@ -117,13 +142,19 @@ func (m *Memory) ensureFresh(ctx context.Context) {
 // reconcile brings the index in line with the tree: a stat walk of /_content/, then only new, changed
 // and removed files are touched. Errors leave the index as it was; search still answers from it.
 func (m *Memory) reconcile(ctx context.Context, progress func(done, total int)) (int, error) {
-	current, err := m.stamps()
-	if err != nil {
-		return 0, err
-	}
 	var n int
-	err = m.withIndex(func(ix *index.Index) error {
-		n, err = ix.Reconcile(ctx, current, m.load, progress)
+	err := m.withIndex(func(ix *index.Index) error {
+		current, lines, err := m.stamps(ctx, ix)
+		if err != nil {
+			return err
+		}
+		load := func(p string) ([]index.Doc, error) {
+			if d, ok := lines[p]; ok {
+				return []index.Doc{d}, nil
+			}
+			return m.load(p)
+		}
+		n, err = ix.Reconcile(ctx, current, load, progress)
 		return err
 	})
 	return n, err
@@ -155,17 +186,11 @@ func (m *Memory) onChange(paths []string) {
 	for _, p := range paths {
 		if _, err := os.Stat(m.host(p)); err != nil && !strings.HasSuffix(p, ".md") {
 			m.withIndex(func(ix *index.Index) error {
-				have, err := ix.Files(context.Background())
+				have, err := ix.FilesUnder(context.Background(), p+"/")
 				if err != nil {
 					return err
 				}
-				var gone []string
-				for f := range have {
-					if strings.HasPrefix(f, p+"/") {
-						gone = append(gone, f)
-					}
-				}
-				return ix.DeleteFiles(gone)
+				return ix.DeleteFiles(slices.Collect(maps.Keys(have)))
 			})
 			continue
 		}
@@ -178,26 +203,52 @@ func (m *Memory) onChange(paths []string) {
 func (m *Memory) afterCommit(_ context.Context, paths []string) { m.refresh(paths) }
 
 // refresh reindexes the given box paths from disk: changed files are reloaded, missing ones dropped.
+// An inbox day's lines are documents of their own (keys "day#id"), so appending a line to a long day
+// indexes one line, not the whole day again.
 func (m *Memory) refresh(paths []string) error {
-	var put []index.FileDocs
-	var gone []string
-	for _, p := range paths {
-		if !indexable(p) {
-			continue
-		}
-		fi, err := os.Stat(m.host(p))
-		if err != nil {
-			gone = append(gone, p)
-			continue
-		}
-		st := stampOf(fi)
-		docs, err := m.loadStamped(p, st)
-		if err != nil {
-			continue
-		}
-		put = append(put, index.FileDocs{Path: p, Stamp: st, Docs: docs})
-	}
 	return m.withIndex(func(ix *index.Index) error {
+		var put []index.FileDocs
+		var gone []string
+		for _, p := range paths {
+			if !indexable(p) {
+				continue
+			}
+			fi, err := os.Stat(m.host(p))
+			if err != nil {
+				gone = append(gone, p)
+				if isDay(p) {
+					old, _ := ix.FilesUnder(context.Background(), p+"#")
+					gone = append(gone, slices.Collect(maps.Keys(old))...)
+				}
+				continue
+			}
+			st := stampOf(fi)
+			if isDay(p) {
+				data, err := os.ReadFile(m.host(p))
+				if err != nil {
+					continue
+				}
+				old, err := ix.FilesUnder(context.Background(), p+"#")
+				if err != nil {
+					return err
+				}
+				for _, d := range inboxDocs(p, data) {
+					ls := lineStamp(d)
+					if was, ok := old[d.Path]; !ok || index.Changed(was, ls) {
+						put = append(put, index.FileDocs{Path: d.Path, Stamp: ls, Docs: []index.Doc{d}})
+					}
+					delete(old, d.Path)
+				}
+				gone = append(gone, slices.Collect(maps.Keys(old))...)
+				put = append(put, index.FileDocs{Path: p, Stamp: st})
+				continue
+			}
+			docs, err := m.loadStamped(p, st)
+			if err != nil {
+				continue
+			}
+			put = append(put, index.FileDocs{Path: p, Stamp: st, Docs: docs})
+		}
 		if len(gone) > 0 {
 			if err := ix.DeleteFiles(gone); err != nil {
 				return err
@@ -210,8 +261,10 @@ func (m *Memory) refresh(paths []string) error {
 	})
 }
 
-// stamps walks /_content/ and returns the stamp of every indexable file.
-func (m *Memory) stamps() (map[string]index.FileStamp, error) {
+// stamps walks /_content/ and returns the stamp of every indexable file, and of every inbox line
+// (keyed "day#id", stamped by a hash). An unchanged day's lines are taken from the index as they are;
+// a changed day is read, and its lines are returned too, for loading.
+func (m *Memory) stamps(ctx context.Context, ix *index.Index) (map[string]index.FileStamp, map[string]index.Doc, error) {
 	out := map[string]index.FileStamp{}
 	base := m.host("/_content")
 	err := filepath.WalkDir(base, func(h string, d fs.DirEntry, err error) error {
@@ -238,7 +291,53 @@ func (m *Memory) stamps() (map[string]index.FileStamp, error) {
 		out[p] = stampOf(fi)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, nil, err
+	}
+	have, err := ix.FilesUnder(ctx, layout.InboxDir+"/")
+	if err != nil {
+		return nil, nil, err
+	}
+	byDay := map[string][]string{}
+	for k := range have {
+		if day, _, ok := strings.Cut(k, "#"); ok {
+			byDay[day] = append(byDay[day], k)
+		}
+	}
+	lines := map[string]index.Doc{}
+	for p, st := range out {
+		if !isDay(p) {
+			continue
+		}
+		if old, ok := have[p]; ok && !index.Changed(old, st) {
+			for _, k := range byDay[p] {
+				out[k] = have[k]
+			}
+			continue
+		}
+		data, err := os.ReadFile(m.host(p))
+		if err != nil {
+			continue
+		}
+		for _, d := range inboxDocs(p, data) {
+			out[d.Path] = lineStamp(d)
+			lines[d.Path] = d
+		}
+	}
+	return out, lines, nil
+}
+
+// lineStamp stamps an inbox line by what it says, who said it and when.
+func lineStamp(d index.Doc) index.FileStamp {
+	h := fnv.New64a()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", d.Body, d.Who, d.Trust, d.Date.Unix())
+	return index.FileStamp{Size: int64(len(d.Body)), Hash: strconv.FormatUint(h.Sum64(), 36)}
+}
+
+// isDay reports an inbox day file, /_content/inbox/YYYY-MM-DD.md.
+func isDay(p string) bool {
+	typ, _ := card.TypeOf(p, "")
+	return typ == "inbox-day"
 }
 
 func stampOf(fi fs.FileInfo) index.FileStamp {
@@ -299,23 +398,14 @@ func (m *Memory) validate(root string, paths []string, files map[string][]byte) 
 	return out
 }
 
-// Reindex rebuilds the index from the tree; progress is called as files are read.
+// Reindex rebuilds the index from the tree; progress is called as files are read. The index is emptied
+// in place, so a server that has it open follows the rebuild.
 func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) (int, error) {
 	const op = "memory.reindex"
-	path := filepath.Join(m.root, filepath.FromSlash(indexFile))
-	m.ixMu.Lock()
-	m.ix.Close()
-	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-		os.Remove(path + suffix)
-	}
-	ix, err := openIndex(m.root)
-	if err != nil {
-		m.ixMu.Unlock()
-		return 0, errs.Wrap(op, errs.Other, err, "The search index could not be made again")
-	}
-	m.ix = ix
-	m.ixMu.Unlock()
 	m.fresh.Do(func() {})
+	if err := m.withIndex(func(ix *index.Index) error { return ix.Clear(ctx) }); err != nil {
+		return 0, errs.Wrap(op, errs.Other, err, "The search index could not be emptied for the rebuild")
+	}
 	m.indexing.Store(true)
 	defer m.indexing.Store(false)
 	n, err := m.reconcile(ctx, progress)

@@ -383,4 +383,18 @@ func TestReindex(t *testing.T) {
 	if len(hs) != 1 || hs[0].Kind != KindDoc || hs[0].Title != "Recipes" {
 		t.Fatalf("doc hits %+v", hs)
 	}
+	// Another open memory (a server) follows the rebuild: the index is emptied in place, not replaced.
+	other, err := Open(context.Background(), m.root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	hits(t, other, SearchInput{Words: "warm"})
+	if _, err := m.Reindex(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, other, own, "Ana bakes rye bread on Sundays.")
+	if got := len(hits(t, m, SearchInput{Words: "bread"})); got != 2 {
+		t.Errorf("after a rebuild elsewhere, %d hits for bread, want 2", got)
+	}
 }

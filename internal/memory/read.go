@@ -202,14 +202,18 @@ type Problem struct {
 }
 
 // Problems lists the memory files (router, maps, notes, inbox days) whose frontmatter is broken.
-// It reads every memory file once; status and tidy call it, not the hot paths.
-func (m *Memory) Problems(ctx context.Context) ([]Problem, error) {
+func (m *Memory) Problems(ctx context.Context) ([]Problem, error) { return Problems(ctx, m.root) }
+
+// Problems is the same list for a box that is not open as a memory (box status): it reads every
+// Markdown file under /_content/ once, so it is for status and checks, not for hot paths.
+func Problems(ctx context.Context, root string) ([]Problem, error) {
 	var out []Problem
-	err := filepath.WalkDir(m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(filepath.Join(root, "_content"), func(h string, d fs.DirEntry, err error) error {
 		if err != nil || ctx.Err() != nil {
 			return ctx.Err()
 		}
-		p := m.boxPath(h)
+		rel, _ := filepath.Rel(root, h)
+		p := "/" + filepath.ToSlash(rel)
 		if d.IsDir() || !indexable(p) {
 			return nil
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path"
 	"sort"
 	"strings"
 
@@ -59,6 +58,7 @@ func set(s string) map[string]bool {
 // entry is one note as the planner sees it.
 type entry struct {
 	name, title, kind, updated, source string
+	aliases                            []string
 	facts                              []note.Fact
 }
 
@@ -78,6 +78,7 @@ type phrase struct {
 func toks(s string) []string { return index.Words(secret.Fold(s)) }
 
 func (c *catalogue) add(e *entry, aliases []string) {
+	e.aliases = aliases
 	c.notes[e.name] = e
 	c.aliases[e.name] = aliases
 	for _, t := range append([]string{e.title}, aliases...) {
@@ -362,7 +363,7 @@ func changedFact(e *entry, old, new string) bool {
 
 // stripName drops the note's title (or an alias) at the start of a fact's words.
 func stripName(e *entry, ws []string) []string {
-	for _, t := range []string{e.title} {
+	for _, t := range append([]string{e.title}, e.aliases...) {
 		if nt := toks(t); len(nt) > 0 && len(ws) >= len(nt) && slicesEqual(ws[:len(nt)], nt) {
 			return ws[len(nt):]
 		}
@@ -432,5 +433,3 @@ func archivePath(v View, name, date string) string {
 	}
 	return p
 }
-
-func base(p string) string { return strings.TrimSuffix(path.Base(p), ".md") }

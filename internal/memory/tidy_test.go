@@ -171,7 +171,7 @@ func TestTidyRules(t *testing.T) {
 }
 
 func TestChangedFactRule(t *testing.T) {
-	leo := &entry{name: "entity-leo", title: "Leo"}
+	leo := &entry{name: "entity-leo", title: "Leo", aliases: []string{"Leozinho"}}
 	for _, tc := range []struct {
 		old, new string
 		want     bool
@@ -179,11 +179,12 @@ func TestChangedFactRule(t *testing.T) {
 		{"Leo has swim practice Thursdays at 5:30.", "Leo has swim practice Wednesdays at 5:30.", true},
 		{"Leo's school is Oakwood.", "Leo's school is Riverside.", true},
 		{"Leo lives in Lisbon.", "Leo lives in Porto.", true},
-		{"Leo likes pizza.", "Leo likes pasta.", false},                               // one shared word: both kept
-		{"Leo has a cold.", "Leo has a dentist appointment.", false},                  // shared words are stopwords only
-		{"Leo has swim practice.", "Leo has swim practice.", false},                   // the same fact
-		{"Leo likes pizza.", "Leo likes pizza and pasta.", false},                     // one goes on, the other ends
-		{"Leo has swim practice Thursdays.", "Ana has swim practice Fridays.", false}, // another subject
+		{"Leo has swim practice Thursdays.", "Leozinho has swim practice Fridays.", true}, // by an alias
+		{"Leo likes pizza.", "Leo likes pasta.", false},                                   // one shared word: both kept
+		{"Leo has a cold.", "Leo has a dentist appointment.", false},                      // shared words are stopwords only
+		{"Leo has swim practice.", "Leo has swim practice.", false},                       // the same fact
+		{"Leo likes pizza.", "Leo likes pizza and pasta.", false},                         // one goes on, the other ends
+		{"Leo has swim practice Thursdays.", "Ana has swim practice Fridays.", false},     // another subject
 	} {
 		if got := changedFact(leo, tc.old, tc.new); got != tc.want {
 			t.Errorf("changed(%q → %q) = %v, want %v", tc.old, tc.new, got, tc.want)

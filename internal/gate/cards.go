@@ -1,0 +1,457 @@
+package gate
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/card"
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/layout"
+)
+
+// Limits per connection (DESIGN §8).
+const (
+	MaxWaiting = 5
+	MaxPerDay  = 20
+)
+
+// ArchiveApprovals is where decided cards go; they are kept, never deleted.
+const ArchiveApprovals = layout.ArchiveDir + "/approvals"
+
+// Card statuses.
+const (
+	StatusWaiting  = "waiting"
+	StatusApproved = "approved"
+	StatusDeclined = "declined"
+	StatusExpired  = "expired"
+)
+
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$`)
+
+// ValidID reports whether id can name a card; anything else never reaches a path.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// Proposer is who proposed a card.
+type Proposer struct {
+	Who  string `yaml:"who" json:"who"`
+	Via  string `yaml:"via,omitempty" json:"via,omitempty"`
+	Host string `yaml:"host,omitempty" json:"host,omitempty"`
+}
+
+// ApprovalCard is one card as read from its file.
+type ApprovalCard struct {
+	ID         string    `yaml:"id" json:"id"`
+	Kind       string    `yaml:"kind" json:"kind"`
+	Title      string    `yaml:"title" json:"title"`
+	ProposedBy Proposer  `yaml:"proposedBy" json:"proposedBy"`
+	ActionHash string    `yaml:"actionHash" json:"actionHash"`
+	Switch     string    `yaml:"switch" json:"switch"`
+	Status     string    `yaml:"status" json:"status"`
+	Created    time.Time `yaml:"created" json:"created"`
+	Decided    time.Time `yaml:"decided,omitempty" json:"decided,omitzero"`
+	Path       string    `yaml:"-" json:"path"`
+	Summary    string    `yaml:"-" json:"summary"` // what the owner sees, from the body
+	Reason     string    `yaml:"-" json:"reason"`  // why it is a card
+	// Action is the exact action the card holds, as recorded in its body.
+	Action Action `yaml:"-" json:"action"`
+}
+
+// FromOwner reports whether the owner's own side (their chat, their web UI) made the card.
+func (c ApprovalCard) FromOwner() bool { return c.ProposedBy.Who == "owner" || c.ProposedBy.Who == "" }
+
+// Gate decides and keeps the approval cards of one box.
+type Gate struct {
+	b   *box.Box
+	now func() time.Time
+	mu  sync.Mutex // one proposal at a time, so the limits hold
+}
+
+// New returns the gate of an open box; now may be nil for the wall clock.
+func New(b *box.Box, now func() time.Time) *Gate {
+	if now == nil {
+		now = time.Now
+	}
+	return &Gate{b: b, now: now}
+}
+
+// Box is the box the gate writes through.
+func (g *Gate) Box() *box.Box { return g.b }
+
+func (g *Gate) host(p string) string { return filepath.Join(g.b.Root, filepath.FromSlash(p)) }
+
+// Switches reads _config/switches.card; a missing file reads as the defaults, an unreadable one is an error
+// (the gate never guesses towards Just do it).
+func (g *Gate) Switches(ctx context.Context) (Switches, error) {
+	data, err := os.ReadFile(g.host(layout.Switches))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Defaults(), nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gate.switches: %w", err)
+	}
+	c, err := card.Parse(layout.Switches, data)
+	if err != nil {
+		return nil, errs.Wrap("gate.switches", errs.Invalid, err, "The switches card cannot be read, so nothing runs without the owner; fix _config/switches.card")
+	}
+	s := Switches{}
+	for _, n := range SwitchNames {
+		s[n] = c.String(n)
+	}
+	return s, nil
+}
+
+// SetSwitch sets one switch, text-surgically, as its own change with a diary line. Only the owner calls it.
+func (g *Gate) SetSwitch(ctx context.Context, actor box.Actor, sw, choice string) (box.Result, error) {
+	if !Allowed(sw, choice) {
+		return box.Result{}, errs.E("gate.set", errs.Invalid, "%q cannot be set to %q.", Label(sw), ChoiceLabel(choice))
+	}
+	return g.b.Do(ctx, box.Change{Actor: actor, Op: "switch", Switch: sw,
+		Summary: fmt.Sprintf("%s set %q to %s", nonEmpty(actor.Who, "owner"), Label(sw), ChoiceLabel(choice)),
+		Apply: func(tx *box.Tx) error {
+			data, err := tx.Read(layout.Switches)
+			if errors.Is(err, fs.ErrNotExist) {
+				data = []byte(box.SwitchesDefault)
+			} else if err != nil {
+				return err
+			}
+			out, err := card.SetField(data, []string{sw}, choice)
+			if err != nil {
+				return err
+			}
+			return tx.Write(layout.Switches, out)
+		}})
+}
+
+// Outcome is what Propose did.
+type Outcome struct {
+	Decision Decision
+	Card     *ApprovalCard // the card made, for a Card verdict
+	Text     string        // one sentence for whoever asked
+}
+
+// Propose decides an action and acts on the decision: a Card verdict writes the approval card (within the
+// limits), a Refuse verdict writes a diary line. A Do verdict writes nothing: the caller runs the action
+// in its own change with Switch set to Decision.Switch, so its diary line says the switch allowed it.
+func (g *Gate) Propose(ctx context.Context, a Action, who Asker) (Outcome, error) {
+	sw, err := g.Switches(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	d := Decide(sw, a, who)
+	out := Outcome{Decision: d, Text: d.Reason}
+	switch d.Verdict {
+	case Do:
+		return out, nil
+	case Refuse:
+		return out, g.record(ctx, who, "refuse", a.Switch, fmt.Sprintf("Refused for %s: %s", who.Who(), Title(a)), d.Reason)
+	}
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if reason, over := g.overLimit(who); over {
+		out.Decision = Decision{Verdict: Refuse, Switch: a.Switch, Reason: reason}
+		out.Text = reason
+		return out, g.record(ctx, who, "refuse", a.Switch, fmt.Sprintf("Refused for %s: %s", who.Who(), Title(a)), reason)
+	}
+	c, err := g.writeCard(ctx, a, who, d.Reason)
+	if err != nil {
+		return Outcome{}, err
+	}
+	out.Card = &c
+	out.Text = fmt.Sprintf("A card is waiting for the owner on Today: %s. Nothing runs until they say yes.", c.Title)
+	return out, nil
+}
+
+// record writes a diary line for a decision that changes no file.
+func (g *Gate) record(ctx context.Context, who Asker, op, sw, summary, reason string) error {
+	_, err := g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: op, Switch: sw, Summary: summary, Reason: reason,
+		Apply: func(*box.Tx) error { return nil }})
+	return err
+}
+
+func actorOf(who Asker) box.Actor {
+	a := box.Actor{Who: who.Who(), Via: who.Via, Host: who.Host, Trust: "own"}
+	if !who.Owner {
+		a.Trust = "outside"
+	}
+	return a
+}
+
+// overLimit applies the per-connection limits: MaxWaiting cards waiting, MaxPerDay made today.
+func (g *Gate) overLimit(who Asker) (string, bool) {
+	name := who.Who()
+	waiting, _ := g.Waiting(context.Background())
+	n := 0
+	for _, c := range waiting {
+		if c.ProposedBy.Who == name {
+			n++
+		}
+	}
+	if n >= MaxWaiting {
+		return fmt.Sprintf("%s already has %d cards waiting for the owner; nothing new is made until they answer some.", name, n), true
+	}
+	today := 0
+	data, _ := os.ReadFile(g.host(diary.Day(g.now())))
+	es, _ := diary.Parse(data)
+	for _, e := range es {
+		if e.Op == "card" && e.Actor == name {
+			today++
+		}
+	}
+	if today >= MaxPerDay {
+		return fmt.Sprintf("%s has sent %d cards today, the most a day allows; try again tomorrow.", name, today), true
+	}
+	return "", false
+}
+
+func nonEmpty(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// writeCard makes the card file and its diary line in one change.
+func (g *Gate) writeCard(ctx context.Context, a Action, who Asker, reason string) (ApprovalCard, error) {
+	if KindTitle(a.Kind) == "" {
+		return ApprovalCard{}, errs.E("gate.card", errs.Invalid, "%q is not a kind of card.", a.Kind)
+	}
+	hash, err := Hash(a)
+	if err != nil {
+		return ApprovalCard{}, err
+	}
+	now := g.now().UTC().Truncate(time.Second)
+	c := ApprovalCard{ID: diary.NewID(now), Kind: a.Kind, Title: Title(a), ActionHash: hash, Switch: a.Switch,
+		Status: StatusWaiting, Created: now, Summary: a.Summary, Reason: reason, Action: a,
+		ProposedBy: Proposer{Who: who.Who(), Via: who.Via, Host: who.Host}}
+	c.Path = layout.Approvals + "/" + c.ID + ".approval.card"
+	data, err := buildCard(c)
+	if err != nil {
+		return ApprovalCard{}, err
+	}
+	_, err = g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: "card", Switch: a.Switch, Reason: reason,
+		Summary: "A card waits for the owner: " + c.Title + sentBy(c),
+		Apply:   func(tx *box.Tx) error { return tx.Write(c.Path, data) }})
+	if err != nil {
+		return ApprovalCard{}, err
+	}
+	return c, nil
+}
+
+const actionFence = "```json box-action"
+
+// buildCard writes the card file: the schema's fields, then a body the owner reads, ending with the exact
+// action as canonical JSON (what the hash covers, so anyone can check it).
+func buildCard(c ApprovalCard) ([]byte, error) {
+	action, err := json.MarshalIndent(c.Action, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("gate.card: %w", err)
+	}
+	by := []card.Field{{Key: "who", Value: c.ProposedBy.Who}}
+	if c.ProposedBy.Via != "" {
+		by = append(by, card.Field{Key: "via", Value: c.ProposedBy.Via})
+	}
+	if c.ProposedBy.Host != "" {
+		by = append(by, card.Field{Key: "host", Value: c.ProposedBy.Host})
+	}
+	fields := []card.Field{
+		{Key: "id", Value: c.ID}, {Key: "kind", Value: c.Kind}, {Key: "title", Value: c.Title},
+		{Key: "proposedBy", Value: by}, {Key: "actionHash", Value: c.ActionHash}, {Key: "switch", Value: c.Switch},
+		{Key: "status", Value: c.Status}, {Key: "created", Value: c.Created},
+	}
+	var body strings.Builder
+	fmt.Fprintf(&body, "%s\n\n", oneLine(c.Summary))
+	if !c.FromOwner() {
+		fmt.Fprintf(&body, "Sent by %s%s.\n\n", c.ProposedBy.Who, paren(c.ProposedBy.Host))
+	}
+	fmt.Fprintf(&body, "Why a card: %s\n\n", oneLine(c.Reason))
+	fmt.Fprintf(&body, "## The exact action\n\n%s\n%s\n```\n", actionFence, action)
+	return card.Build(fields, body.String()), nil
+}
+
+// sentBy names the sender of a card another assistant sent, for the diary.
+func sentBy(c ApprovalCard) string {
+	if c.FromOwner() {
+		return ""
+	}
+	return " (sent by " + c.ProposedBy.Who + ")"
+}
+
+func paren(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " (" + s + ")"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// parseCard reads a card file back, with its recorded action.
+func parseCard(p string, data []byte) (ApprovalCard, error) {
+	cd, err := card.Parse(p, data)
+	if err != nil {
+		return ApprovalCard{}, err
+	}
+	var c ApprovalCard
+	if err := cd.Decode(&c); err != nil {
+		return ApprovalCard{}, errs.Wrap("gate.card", errs.Invalid, err, "cannot read the card "+p)
+	}
+	c.Path = p
+	body := string(cd.Body)
+	if i := strings.Index(body, actionFence+"\n"); i >= 0 {
+		rest := body[i+len(actionFence)+1:]
+		if j := strings.Index(rest, "\n```"); j >= 0 {
+			if err := json.Unmarshal([]byte(rest[:j]), &c.Action); err != nil {
+				return ApprovalCard{}, errs.Wrap("gate.card", errs.Invalid, err, "the card's action cannot be read")
+			}
+		}
+		body = body[:i]
+	}
+	parts := strings.SplitN(strings.TrimSpace(body), "\n\n", 2)
+	c.Summary = parts[0]
+	if k := strings.Index(body, "Why a card: "); k >= 0 {
+		c.Reason = strings.TrimSpace(strings.SplitN(body[k+len("Why a card: "):], "\n", 2)[0])
+	}
+	return c, nil
+}
+
+// Waiting lists the waiting cards, oldest first.
+func (g *Gate) Waiting(ctx context.Context) ([]ApprovalCard, error) {
+	ents, err := os.ReadDir(g.host(layout.Approvals))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("gate.waiting: %w", err)
+	}
+	var out []ApprovalCard
+	for _, e := range ents {
+		id, ok := strings.CutSuffix(e.Name(), ".approval.card")
+		if !ok || !ValidID(id) {
+			continue
+		}
+		c, err := g.Get(ctx, id)
+		if err != nil || c.Status != StatusWaiting {
+			continue
+		}
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// Get reads a waiting card by id. A malformed id is NotFound: it never reaches a path.
+func (g *Gate) Get(ctx context.Context, id string) (ApprovalCard, error) {
+	if !ValidID(id) {
+		return ApprovalCard{}, errs.E("gate.get", errs.NotFound, "There is no card %q.", id)
+	}
+	p := layout.Approvals + "/" + id + ".approval.card"
+	data, err := os.ReadFile(g.host(p))
+	if errors.Is(err, fs.ErrNotExist) {
+		return ApprovalCard{}, errs.E("gate.get", errs.NotFound, "There is no waiting card %s; it may have been decided already.", id)
+	}
+	if err != nil {
+		return ApprovalCard{}, fmt.Errorf("gate.get: %w", err)
+	}
+	c, err := parseCard(p, data)
+	if err == nil && c.ID != id {
+		err = errs.E("gate.get", errs.Invalid, "The card file %s names another id; it was not used.", p)
+	}
+	return c, err
+}
+
+// Approve runs a waiting card's action, exactly once, if it still may run: the owner's passkey verified it,
+// the action now (as the caller rebuilt it from the box's current state) hashes to the card's hash, and its
+// switch is not now Never. Otherwise nothing runs and the error says why in one sentence; a card whose
+// action changed or whose switch is now Never is archived (expired or declined). On success the card moves
+// to the archive as approved. run does the action in its own change (the caller's diary line).
+func (g *Gate) Approve(ctx context.Context, id string, now Action, passkeyVerified bool, run func(context.Context) error) (ApprovalCard, error) {
+	const op = "gate.approve"
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, err := g.Get(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	if !passkeyVerified {
+		return c, errs.E(op, errs.Unauthorized, "Approving a card needs your passkey; nothing ran.")
+	}
+	sw, err := g.Switches(ctx)
+	if err != nil {
+		return c, err
+	}
+	if sw.Of(c.Switch) == Never {
+		reason := fmt.Sprintf("%q is now set to Never, so nothing ran and the card was put away.", Label(c.Switch))
+		if err := g.archive(ctx, c, StatusDeclined, "refuse", reason); err != nil {
+			return c, err
+		}
+		return c, errs.E(op, errs.Refused, "%s", reason)
+	}
+	hash, err := Hash(now)
+	if err != nil {
+		return c, err
+	}
+	if hash != c.ActionHash || now.Kind != c.Kind || now.Switch != c.Switch {
+		reason := "What this card would do has changed since it was made, so nothing ran; ask for it again to get a new card."
+		if err := g.archive(ctx, c, StatusExpired, "expire", reason); err != nil {
+			return c, err
+		}
+		return c, errs.E(op, errs.Conflict, "%s", reason)
+	}
+	if err := run(ctx); err != nil {
+		return c, err
+	}
+	return c, g.archive(ctx, c, StatusApproved, "approve", "The owner said yes with their passkey.")
+}
+
+// Decline puts a waiting card away unrun; note is the owner's "Change it" message, if any.
+func (g *Gate) Decline(ctx context.Context, id, note string) (ApprovalCard, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c, err := g.Get(ctx, id)
+	if err != nil {
+		return c, err
+	}
+	reason := "The owner said no."
+	if n := oneLine(note); n != "" {
+		reason = "The owner asked for a change: " + n
+	}
+	return c, g.archive(ctx, c, StatusDeclined, "decline", reason)
+}
+
+// archive moves a decided card to the archive with its status and decision time, in one change whose
+// diary line says the decision.
+func (g *Gate) archive(ctx context.Context, c ApprovalCard, status, op, reason string) error {
+	verb := map[string]string{StatusApproved: "Approved", StatusDeclined: "Declined", StatusExpired: "Expired"}[status]
+	dst := ArchiveApprovals + "/" + c.ID + ".approval.card"
+	_, err := g.b.Do(ctx, box.Change{Actor: box.Actor{Who: "owner", Via: "web", Trust: "own"}, Op: op, Switch: c.Switch,
+		Summary: verb + ": " + c.Title + sentBy(c), Reason: reason,
+		Apply: func(tx *box.Tx) error {
+			data, err := tx.Read(c.Path)
+			if err != nil {
+				return errs.E("gate.archive", errs.Conflict, "The card %s was decided already.", c.ID)
+			}
+			if data, err = card.SetField(data, []string{"status"}, status); err != nil {
+				return err
+			}
+			if data, err = card.SetField(data, []string{"decided"}, g.now().UTC().Truncate(time.Second)); err != nil {
+				return err
+			}
+			if err := tx.Write(dst, data); err != nil {
+				return err
+			}
+			return tx.Remove(c.Path)
+		}})
+	return err
+}

@@ -1,0 +1,343 @@
+package gate_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/validate"
+)
+
+var kindsBySwitch = map[string][]string{
+	gate.Change: {"new-page", "change-page", "change-look", "save", "delete"},
+	gate.Send:   {"send"},
+	gate.Share:  {"add-connector", "connector-reach"},
+	gate.Access: {"access"},
+	gate.Delete: {"delete"},
+}
+
+// want is the rule of DESIGN §8 written out independently of Decide, for every combination.
+func want(choice, sw string, owner, outside, asked bool) gate.Verdict {
+	if choice == gate.Never {
+		return gate.Refuse
+	}
+	if !owner {
+		return gate.Card
+	}
+	if outside && (sw != gate.Change || !asked) {
+		return gate.Card
+	}
+	if choice == gate.JustDoIt && sw != gate.Access && sw != gate.Delete {
+		return gate.Do
+	}
+	return gate.Card
+}
+
+func TestDecideEveryRule(t *testing.T) {
+	n := 0
+	for _, sw := range gate.SwitchNames {
+		for _, choice := range []string{gate.JustDoIt, gate.AskMe, gate.Never} {
+			for _, kind := range kindsBySwitch[sw] {
+				for _, owner := range []bool{true, false} {
+					for _, outside := range []bool{false, true} {
+						for _, asked := range []bool{false, true} {
+							who := gate.Asker{Owner: owner, OutsideRead: outside, OwnLastMessageAsked: asked}
+							if !owner {
+								who.Connection, who.Via, who.Host = "Claude", "mcp", "claude.ai"
+							}
+							a := gate.Action{Kind: kind, Switch: sw, Summary: "x", Payload: map[string]any{"n": 1}}
+							d := gate.Decide(gate.Switches{sw: choice}, a, who)
+							name := fmt.Sprintf("%s=%s/%s/owner=%v/outside=%v/asked=%v", sw, choice, kind, owner, outside, asked)
+							if w := want(choice, sw, owner, outside, asked); d.Verdict != w {
+								t.Errorf("%s: got %v, want %v (%s)", name, d.Verdict, w, d.Reason)
+							}
+							if d.Reason == "" || strings.Count(strings.TrimSuffix(d.Reason, "."), ". ") > 0 {
+								t.Errorf("%s: the reason must be one sentence: %q", name, d.Reason)
+							}
+							if d.Verdict == gate.Card && !owner && !strings.Contains(d.Reason, "Claude") {
+								t.Errorf("%s: a card from an assistant must say who sent it: %q", name, d.Reason)
+							}
+							n++
+						}
+					}
+				}
+			}
+		}
+	}
+	if n < 200 {
+		t.Fatalf("only %d combinations checked", n)
+	}
+}
+
+func TestDecideEdges(t *testing.T) {
+	owner := gate.Asker{Owner: true}
+	tests := []struct {
+		name string
+		sw   gate.Switches
+		a    gate.Action
+		who  gate.Asker
+		want gate.Verdict
+		says string
+	}{
+		{"defaults: remember just runs", gate.Defaults(), gate.Action{Kind: "save", Switch: gate.Change}, owner, gate.Do, "Just do it"},
+		{"defaults: send asks", gate.Defaults(), gate.Action{Kind: "send", Switch: gate.Send}, owner, gate.Card, "Ask me"},
+		{"access can never be just-do-it, even if the file says so", gate.Switches{gate.Access: gate.JustDoIt}, gate.Action{Kind: "access", Switch: gate.Access}, owner, gate.Card, "Ask me"},
+		{"a missing switch reads as ask me", gate.Switches{}, gate.Action{Kind: "send", Switch: gate.Send}, owner, gate.Card, "Ask me"},
+		{"garbage reads as ask me", gate.Switches{gate.Change: "yolo"}, gate.Action{Kind: "save", Switch: gate.Change}, owner, gate.Card, "Ask me"},
+		{"unknown switch refuses", gate.Defaults(), gate.Action{Kind: "send", Switch: "spend"}, owner, gate.Refuse, "no switch"},
+		{"never names the switch and where to change it", gate.Switches{gate.Send: gate.Never}, gate.Action{Kind: "send", Switch: gate.Send}, owner, gate.Refuse, "Settings → What I may do"},
+		{"never beats an assistant", gate.Switches{gate.Access: gate.Never}, gate.Action{Kind: "access", Switch: gate.Access}, gate.Asker{Connection: "Cursor"}, gate.Refuse, "Never"},
+		{"an assistant without a name is still a card", gate.Defaults(), gate.Action{Kind: "save", Switch: gate.Change}, gate.Asker{}, gate.Card, "an assistant"},
+	}
+	for _, tt := range tests {
+		d := gate.Decide(tt.sw, tt.a, tt.who)
+		if d.Verdict != tt.want || !strings.Contains(d.Reason, tt.says) {
+			t.Errorf("%s: got %v %q, want %v containing %q", tt.name, d.Verdict, d.Reason, tt.want, tt.says)
+		}
+	}
+}
+
+func TestHashIsCanonical(t *testing.T) {
+	a := gate.Action{Kind: "delete", Switch: gate.Change, Payload: map[string]any{"b": 1, "a": []any{"x", 2.5}}}
+	b := gate.Action{Kind: "delete", Switch: gate.Change, Payload: map[string]any{"a": []any{"x", 2.5}, "b": 1}, Summary: "other words"}
+	type p struct {
+		A []any `json:"a"`
+		B int   `json:"b"`
+	}
+	c := gate.Action{Kind: "delete", Switch: gate.Change, Payload: p{A: []any{"x", 2.5}, B: 1}}
+	ha, _ := gate.Hash(a)
+	hb, _ := gate.Hash(b)
+	hc, _ := gate.Hash(c)
+	if ha != hb || ha != hc || len(ha) != 64 {
+		t.Fatalf("same action, different hashes: %s %s %s", ha, hb, hc)
+	}
+	for _, other := range []gate.Action{
+		{Kind: "delete", Switch: gate.Change, Payload: map[string]any{"b": 2, "a": []any{"x", 2.5}}},
+		{Kind: "access", Switch: gate.Change, Payload: a.Payload},
+		{Kind: "delete", Switch: gate.Delete, Payload: a.Payload},
+	} {
+		if h, _ := gate.Hash(other); h == ha {
+			t.Errorf("a different action hashes the same: %+v", other)
+		}
+	}
+	got, _ := gate.Canonical(map[string]any{"z": "<&>", "a": 1})
+	if string(got) != `{"a":1,"z":"<&>"}` {
+		t.Errorf("canonical: %s", got)
+	}
+}
+
+type fixture struct {
+	g   *gate.Gate
+	b   *box.Box
+	now time.Time
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	f := &fixture{now: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}
+	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{HookBinary: "true",
+		Options: box.Options{Validate: func(root string, paths []string, files map[string][]byte) []finding.Finding {
+			return validate.Writes(root, paths, files)
+		}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	f.b = b
+	f.g = gate.New(b, func() time.Time { return f.now })
+	return f
+}
+
+var claude = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai"}
+
+func forget(words string, lines int) gate.Action {
+	return gate.Action{Kind: "delete", Switch: gate.Change, Summary: fmt.Sprintf("forget %d lines matching %q", lines, words),
+		Payload: map[string]any{"op": "forget", "words": words, "lines": lines}}
+}
+
+func TestProposeApprove(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	out, err := f.g.Propose(ctx, forget("leo", 7), claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Decision.Verdict != gate.Card || out.Card == nil {
+		t.Fatalf("want a card: %+v", out)
+	}
+	c, err := f.g.Get(ctx, out.Card.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ProposedBy.Who != "Claude" || c.ProposedBy.Host != "claude.ai" || c.Status != "waiting" || c.Kind != "delete" {
+		t.Fatalf("card: %+v", c)
+	}
+	raw, _ := os.ReadFile(filepath.Join(f.b.Root, filepath.FromSlash(c.Path)))
+	if !strings.Contains(string(raw), "Sent by Claude (claude.ai).") || !strings.Contains(string(raw), `"words": "leo"`) {
+		t.Fatalf("the card must say who sent it and show the exact action:\n%s", raw)
+	}
+	if h, _ := gate.Hash(c.Action); h != c.ActionHash {
+		t.Fatalf("the recorded action does not hash to the card's hash")
+	}
+	if _, err := f.g.Approve(ctx, c.ID, forget("leo", 7), false, func(context.Context) error { t.Fatal("ran without passkey"); return nil }); !errs.Is(err, errs.Unauthorized) {
+		t.Fatalf("no passkey: %v", err)
+	}
+	ran := 0
+	if _, err := f.g.Approve(ctx, c.ID, forget("leo", 7), true, func(context.Context) error { ran++; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if ran != 1 {
+		t.Fatalf("ran %d times", ran)
+	}
+	if _, err := f.g.Approve(ctx, c.ID, forget("leo", 7), true, func(context.Context) error { ran++; return nil }); !errs.Is(err, errs.NotFound) || ran != 1 {
+		t.Fatalf("a second approval must not run: %v (ran %d)", err, ran)
+	}
+	archived, err := os.ReadFile(filepath.Join(f.b.Root, "_bookkeeping/archive/approvals", c.ID+".approval.card"))
+	if err != nil || !strings.Contains(string(archived), "status: approved") || !strings.Contains(string(archived), "decided: ") {
+		t.Fatalf("archive: %v\n%s", err, archived)
+	}
+	es, _ := f.b.Diary(ctx, 10, nil)
+	ops := []string{}
+	for _, e := range es {
+		ops = append(ops, e.Op)
+	}
+	if strings.Join(ops, ",") != "approve,card,init" {
+		t.Fatalf("diary ops: %v", ops)
+	}
+}
+
+func TestApproveRefusesWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	out, _ := f.g.Propose(ctx, forget("leo", 7), claude)
+	never := func(context.Context) error { t.Fatal("must not run"); return nil }
+	_, err := f.g.Approve(ctx, out.Card.ID, forget("leo", 9), true, never)
+	if !errs.Is(err, errs.Conflict) || !strings.Contains(err.Error(), "nothing ran") {
+		t.Fatalf("changed action: %v", err)
+	}
+	if _, err := f.g.Get(ctx, out.Card.ID); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("an expired card must leave the waiting list: %v", err)
+	}
+
+	out, _ = f.g.Propose(ctx, forget("mia", 7), claude)
+	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner", Via: "web"}, gate.Change, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	_, err = f.g.Approve(ctx, out.Card.ID, forget("mia", 7), true, never)
+	if !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "Never") {
+		t.Fatalf("switch now never: %v", err)
+	}
+	sw, _ := f.g.Switches(ctx)
+	if sw[gate.Change] != gate.Never || sw[gate.Send] != gate.AskMe {
+		t.Fatalf("switches: %v", sw)
+	}
+	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner"}, gate.Access, gate.JustDoIt); !errs.Is(err, errs.Invalid) {
+		t.Fatalf("access cannot be just-do-it: %v", err)
+	}
+	out, err = f.g.Propose(ctx, gate.Action{Kind: "save", Switch: gate.Change, Summary: "x", Payload: "x"}, gate.Asker{Owner: true})
+	if err != nil || out.Decision.Verdict != gate.Refuse {
+		t.Fatalf("never refuses: %+v %v", out, err)
+	}
+	es, _ := f.b.Diary(ctx, 1, nil)
+	if es[0].Op != "refuse" || !strings.Contains(es[0].Reason, "Never") {
+		t.Fatalf("a refusal is in the diary: %+v", es[0])
+	}
+}
+
+func TestRunFailureKeepsCard(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	out, _ := f.g.Propose(ctx, forget("leo", 7), claude)
+	boom := errors.New("boom")
+	if _, err := f.g.Approve(ctx, out.Card.ID, forget("leo", 7), true, func(context.Context) error { return boom }); !errors.Is(err, boom) {
+		t.Fatal(err)
+	}
+	if _, err := f.g.Get(ctx, out.Card.ID); err != nil {
+		t.Fatalf("a failed run leaves the card waiting: %v", err)
+	}
+	c, err := f.g.Decline(ctx, out.Card.ID, "only the 2025 lines")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(filepath.Join(f.b.Root, "_bookkeeping/archive/approvals", c.ID+".approval.card"))
+	if !strings.Contains(string(data), "status: declined") {
+		t.Fatalf("declined card:\n%s", data)
+	}
+	es, _ := f.b.Diary(ctx, 1, nil)
+	if !strings.Contains(es[0].Reason, "only the 2025 lines") {
+		t.Fatalf("change-it note in the diary: %+v", es[0])
+	}
+}
+
+func TestLimits(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	var ids []string
+	for i := range gate.MaxWaiting {
+		out, err := f.g.Propose(ctx, forget(fmt.Sprint("w", i), 6), claude)
+		if err != nil || out.Card == nil {
+			t.Fatalf("card %d: %+v %v", i, out, err)
+		}
+		ids = append(ids, out.Card.ID)
+	}
+	out, _ := f.g.Propose(ctx, forget("one-more", 6), claude)
+	if out.Decision.Verdict != gate.Refuse || !strings.Contains(out.Text, "5 cards waiting") {
+		t.Fatalf("sixth waiting card: %+v", out)
+	}
+	if out, _ := f.g.Propose(ctx, forget("other", 6), gate.Asker{Connection: "Cursor"}); out.Card == nil {
+		t.Fatalf("limits are per connection: %+v", out)
+	}
+	// Decline to free the waiting slots, then run into the daily cap.
+	made := gate.MaxWaiting
+	for made < gate.MaxPerDay {
+		for _, id := range ids {
+			f.g.Decline(ctx, id, "")
+		}
+		ids = ids[:0]
+		for i := 0; i < gate.MaxWaiting && made < gate.MaxPerDay; i++ {
+			out, _ := f.g.Propose(ctx, forget(fmt.Sprint("d", made), 6), claude)
+			if out.Card == nil {
+				t.Fatalf("card %d refused early: %+v", made, out)
+			}
+			ids = append(ids, out.Card.ID)
+			made++
+		}
+	}
+	for _, id := range ids {
+		f.g.Decline(ctx, id, "")
+	}
+	out, _ = f.g.Propose(ctx, forget("late", 6), claude)
+	if out.Decision.Verdict != gate.Refuse || !strings.Contains(out.Text, "today") {
+		t.Fatalf("21st card today: %+v", out)
+	}
+	f.now = f.now.Add(24 * time.Hour)
+	if out, _ := f.g.Propose(ctx, forget("tomorrow", 6), claude); out.Card == nil {
+		t.Fatalf("a new day: %+v", out)
+	}
+}
+
+func TestTamperedIDs(t *testing.T) {
+	f := newFixture(t)
+	for _, id := range []string{"../../_config/switches", "", "a/b", "..", "x.approval"} {
+		if _, err := f.g.Get(context.Background(), id); !errs.Is(err, errs.NotFound) {
+			t.Errorf("%q: %v", id, err)
+		}
+	}
+	// A card file whose id does not match its name is not used.
+	p := filepath.Join(f.b.Root, filepath.FromSlash(layout.Approvals), "evil.approval.card")
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	os.WriteFile(p, []byte("---\nid: other\nkind: send\ntitle: t\nproposedBy:\n  who: x\nactionHash: "+strings.Repeat("0", 64)+"\nswitch: send\nstatus: waiting\ncreated: 2026-11-29T10:00:00Z\n---\n"), 0o644)
+	if _, err := f.g.Get(context.Background(), "evil"); err == nil {
+		t.Fatal("a card naming another id must not be used")
+	}
+}

@@ -1,0 +1,361 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+	_ "modernc.org/sqlite"
+
+	"github.com/boxmem/box/internal/errs"
+)
+
+// Session and setup lifetimes (DESIGN §9, seed 003 §1).
+const (
+	SessionIdle   = 7 * 24 * time.Hour
+	SessionMax    = 30 * 24 * time.Hour
+	SetupLifetime = 15 * time.Minute
+	FreshPasskey  = 2 * time.Minute // erase needs an assertion this recent
+	ceremonyLife  = 5 * time.Minute
+)
+
+// authStore keeps the owner's passkeys, sessions and setup codes in the box's .box/state.db, in tables of
+// its own (web_*); keys owns the rest of that file.
+type authStore struct {
+	db  *sql.DB
+	now func() time.Time
+
+	mu         sync.Mutex
+	ceremonies map[string]*ceremony
+}
+
+// ceremony is one WebAuthn exchange in flight: used once, then forgotten.
+type ceremony struct {
+	purpose string // register, login, approve, erase
+	data    webauthn.SessionData
+	card    string // approve: the card id the challenge is bound to
+	hash    string // approve: the action hash it is bound to
+	setup   string // register: the setup code's hash, spent when it finishes
+	session string // the session hash that began it ("" before sign-in)
+	expires time.Time
+}
+
+const schemaSQL = `
+CREATE TABLE IF NOT EXISTS web_owner (k TEXT PRIMARY KEY, v TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS web_passkeys (id TEXT PRIMARY KEY, name TEXT NOT NULL, cred TEXT NOT NULL, created INTEGER NOT NULL, last_used INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS web_sessions (hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, created INTEGER NOT NULL, seen INTEGER NOT NULL, uv INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS web_setup (hash TEXT PRIMARY KEY, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
+`
+
+func openAuth(root string, now func() time.Time) (*authStore, error) {
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	path := filepath.Join(root, ".box", "state.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("web.auth: %w", err)
+	}
+	if _, err := db.Exec(schemaSQL); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("web.auth: %w", err)
+	}
+	return &authStore{db: db, now: now, ceremonies: map[string]*ceremony{}}, nil
+}
+
+func (s *authStore) Close() error { return s.db.Close() }
+
+func token() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func hashOf(t string) string {
+	sum := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(sum[:])
+}
+
+// owner is the one WebAuthn user of a box.
+type owner struct {
+	id    []byte
+	name  string
+	creds []webauthn.Credential
+}
+
+func (o *owner) WebAuthnID() []byte                         { return o.id }
+func (o *owner) WebAuthnName() string                       { return o.name }
+func (o *owner) WebAuthnDisplayName() string                { return o.name }
+func (o *owner) WebAuthnCredentials() []webauthn.Credential { return o.creds }
+
+// owner loads the user handle (made once, random) and the passkeys.
+func (s *authStore) owner(ctx context.Context, name string) (*owner, error) {
+	var v string
+	err := s.db.QueryRowContext(ctx, `SELECT v FROM web_owner WHERE k='handle'`).Scan(&v)
+	if errors.Is(err, sql.ErrNoRows) {
+		v = token()
+		if _, err := s.db.ExecContext(ctx, `INSERT OR IGNORE INTO web_owner(k, v) VALUES('handle', ?)`, v); err != nil {
+			return nil, err
+		}
+		err = s.db.QueryRowContext(ctx, `SELECT v FROM web_owner WHERE k='handle'`).Scan(&v)
+	}
+	if err != nil {
+		return nil, err
+	}
+	id, _ := base64.RawURLEncoding.DecodeString(v)
+	o := &owner{id: id, name: name}
+	keys, err := s.passkeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		o.creds = append(o.creds, k.cred)
+	}
+	return o, nil
+}
+
+// Passkey is one of the owner's passkeys as Settings shows it.
+type Passkey struct {
+	ID       string
+	Name     string
+	Created  time.Time
+	LastUsed time.Time
+	cred     webauthn.Credential
+}
+
+func (s *authStore) passkeys(ctx context.Context) ([]Passkey, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, cred, created, last_used FROM web_passkeys ORDER BY created`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Passkey
+	for rows.Next() {
+		var p Passkey
+		var raw string
+		var c, u int64
+		if err := rows.Scan(&p.ID, &p.Name, &raw, &c, &u); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(raw), &p.cred); err != nil {
+			continue
+		}
+		p.Created = time.Unix(c, 0)
+		if u > 0 {
+			p.LastUsed = time.Unix(u, 0)
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
+}
+
+func (s *authStore) hasPasskey(ctx context.Context) bool {
+	var n int
+	s.db.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n)
+	return n > 0
+}
+
+func (s *authStore) savePasskey(ctx context.Context, name string, c *webauthn.Credential) error {
+	raw, _ := json.Marshal(c)
+	id := base64.RawURLEncoding.EncodeToString(c.ID)
+	_, err := s.db.ExecContext(ctx, `INSERT INTO web_passkeys(id, name, cred, created) VALUES(?, ?, ?, ?)
+		ON CONFLICT(id) DO UPDATE SET cred=excluded.cred`, id, name, string(raw), s.now().Unix())
+	return err
+}
+
+// used records a successful assertion: the new sign count and the time.
+func (s *authStore) used(ctx context.Context, c *webauthn.Credential) error {
+	raw, _ := json.Marshal(c)
+	id := base64.RawURLEncoding.EncodeToString(c.ID)
+	_, err := s.db.ExecContext(ctx, `UPDATE web_passkeys SET cred=?, last_used=? WHERE id=?`, string(raw), s.now().Unix(), id)
+	return err
+}
+
+func (s *authStore) removePasskey(ctx context.Context, id string) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	var n int
+	tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n)
+	if n <= 1 {
+		return errs.E("web.passkey", errs.Refused, "This is your only passkey; add another before removing it, or you could not sign in.")
+	}
+	res, err := tx.ExecContext(ctx, `DELETE FROM web_passkeys WHERE id=?`, id)
+	if err != nil {
+		return err
+	}
+	if k, _ := res.RowsAffected(); k == 0 {
+		return errs.E("web.passkey", errs.NotFound, "There is no such passkey.")
+	}
+	return tx.Commit()
+}
+
+// newSetupCode makes a one-time setup code, valid for SetupLifetime.
+func (s *authStore) newSetupCode(ctx context.Context) (string, error) {
+	code := token()
+	_, err := s.db.ExecContext(ctx, `INSERT INTO web_setup(hash, expires) VALUES(?, ?)`, hashOf(code), s.now().Add(SetupLifetime).Unix())
+	return code, err
+}
+
+// checkSetupCode says whether a code may still be used; it does not spend it.
+func (s *authStore) checkSetupCode(ctx context.Context, code string) error {
+	var exp, used int64
+	err := s.db.QueryRowContext(ctx, `SELECT expires, used FROM web_setup WHERE hash=?`, hashOf(code)).Scan(&exp, &used)
+	switch {
+	case code == "" || errors.Is(err, sql.ErrNoRows):
+		return errs.E("web.setup", errs.Unauthorized, "This setup link is not valid; run box serve again for a new one.")
+	case err != nil:
+		return err
+	case used != 0:
+		return errs.E("web.setup", errs.Unauthorized, "This setup link was already used; sign in with your passkey, or run box serve again for a new link.")
+	case s.now().Unix() > exp:
+		return errs.E("web.setup", errs.Unauthorized, "This setup link has expired (links last 15 minutes); run box serve again for a new one.")
+	}
+	return nil
+}
+
+// spendSetupCode marks a code used, once: a second spend fails.
+func (s *authStore) spendSetupCode(ctx context.Context, hash string) error {
+	res, err := s.db.ExecContext(ctx, `UPDATE web_setup SET used=? WHERE hash=? AND used=0 AND expires>=?`, s.now().Unix(), hash, s.now().Unix())
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n != 1 {
+		return errs.E("web.setup", errs.Unauthorized, "This setup link was already used or has expired; run box serve again for a new one.")
+	}
+	return nil
+}
+
+// session is a signed-in browser.
+type session struct {
+	hash    string
+	csrf    string
+	created time.Time
+	seen    time.Time
+	uv      time.Time // last passkey assertion with user verification
+}
+
+// newSession signs a browser in and returns the cookie value.
+func (s *authStore) newSession(ctx context.Context) (string, *session, error) {
+	t := token()
+	now := s.now()
+	ss := &session{hash: hashOf(t), csrf: token(), created: now, seen: now, uv: now}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO web_sessions(hash, csrf, created, seen, uv) VALUES(?, ?, ?, ?, ?)`,
+		ss.hash, ss.csrf, now.Unix(), now.Unix(), now.Unix())
+	return t, ss, err
+}
+
+// session finds the session of a cookie value, ending it if it is idle past SessionIdle or older than
+// SessionMax, and records this use.
+func (s *authStore) session(ctx context.Context, cookie string) (*session, bool) {
+	if cookie == "" {
+		return nil, false
+	}
+	ss := &session{hash: hashOf(cookie)}
+	var c, seen, uv int64
+	err := s.db.QueryRowContext(ctx, `SELECT csrf, created, seen, uv FROM web_sessions WHERE hash=?`, ss.hash).Scan(&ss.csrf, &c, &seen, &uv)
+	if err != nil {
+		return nil, false
+	}
+	now := s.now()
+	ss.created, ss.seen, ss.uv = time.Unix(c, 0), time.Unix(seen, 0), time.Unix(uv, 0)
+	if now.Sub(ss.seen) > SessionIdle || now.Sub(ss.created) > SessionMax {
+		s.db.ExecContext(ctx, `DELETE FROM web_sessions WHERE hash=?`, ss.hash)
+		return nil, false
+	}
+	if now.Sub(ss.seen) > time.Minute {
+		s.db.ExecContext(ctx, `UPDATE web_sessions SET seen=? WHERE hash=?`, now.Unix(), ss.hash)
+	}
+	return ss, true
+}
+
+func (s *authStore) freshUV(ctx context.Context, hash string) {
+	s.db.ExecContext(ctx, `UPDATE web_sessions SET uv=? WHERE hash=?`, s.now().Unix(), hash)
+}
+
+func (s *authStore) endSession(ctx context.Context, hash string) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM web_sessions WHERE hash=?`, hash)
+	return err
+}
+
+func (s *authStore) endAllSessions(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `DELETE FROM web_sessions`)
+	return err
+}
+
+func (ss *session) checkCSRF(t string) bool {
+	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(ss.csrf)) == 1
+}
+
+// maxCeremonies bounds the ceremonies in flight, so unauthenticated begins cannot grow memory without end.
+const maxCeremonies = 1000
+
+// begin remembers a ceremony and returns its id.
+func (s *authStore) begin(c *ceremony) (string, error) {
+	id := token()
+	c.expires = s.now().Add(ceremonyLife)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for k, v := range s.ceremonies {
+		if s.now().After(v.expires) {
+			delete(s.ceremonies, k)
+		}
+	}
+	if len(s.ceremonies) >= maxCeremonies {
+		return "", errs.E("web.passkey", errs.Limited, "Too many passkey requests are waiting; try again in a few minutes.")
+	}
+	s.ceremonies[id] = c
+	return id, nil
+}
+
+// take returns a ceremony and forgets it, so an assertion can never be used twice.
+func (s *authStore) take(id, purpose string) (*ceremony, error) {
+	s.mu.Lock()
+	c, ok := s.ceremonies[id]
+	delete(s.ceremonies, id)
+	s.mu.Unlock()
+	if !ok || c.purpose != purpose || s.now().After(c.expires) {
+		return nil, errs.E("web.passkey", errs.Unauthorized, "That passkey request is not valid any more (each one works once, for 5 minutes); try again.")
+	}
+	return c, nil
+}
+
+// relyingParty is the WebAuthn configuration for the origin a request came to.
+func relyingParty(origin, rpID string) (*webauthn.WebAuthn, error) {
+	return webauthn.New(&webauthn.Config{
+		RPID:          rpID,
+		RPDisplayName: "Box",
+		RPOrigins:     []string{origin},
+		AuthenticatorSelection: protocol.AuthenticatorSelection{
+			ResidentKey:        protocol.ResidentKeyRequirementRequired,
+			RequireResidentKey: protocol.ResidentKeyRequired(),
+			UserVerification:   protocol.VerificationRequired,
+		},
+		AttestationPreference: protocol.PreferNoAttestation,
+	})
+}
+
+// boundChallenge is an approval challenge: random bytes followed by a digest of the card id and action
+// hash, so the assertion itself names what it approves.
+func boundChallenge(cardID, actionHash string) []byte {
+	r := make([]byte, 32)
+	rand.Read(r)
+	d := sha256.Sum256([]byte("box-approve\x00" + cardID + "\x00" + actionHash))
+	return append(r, d[:]...)
+}

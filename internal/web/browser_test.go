@@ -1,0 +1,250 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"image/png"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/emulation"
+	cdpwebauthn "github.com/chromedp/cdproto/webauthn"
+	"github.com/chromedp/chromedp"
+
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/keys"
+)
+
+// chrome finds a headless Chromium: $BOX_CHROME, else scripts/chromium.sh (which installs Debian's
+// chromium-headless-shell when missing).
+func chrome(t *testing.T) string {
+	if p := os.Getenv("BOX_CHROME"); p != "" {
+		return p
+	}
+	if testing.Short() {
+		t.Skip("browser tests need Chromium; run without -short (scripts/chromium.sh installs it)")
+	}
+	out, err := exec.Command("../../scripts/chromium.sh").Output()
+	p := strings.TrimSpace(string(out))
+	if err != nil || p == "" {
+		t.Fatalf("no Chromium: scripts/chromium.sh: %v (set BOX_CHROME to a chromium binary)", err)
+	}
+	return p
+}
+
+func artifacts(t *testing.T) string {
+	if d := os.Getenv("BOX_ARTIFACTS"); d != "" {
+		os.MkdirAll(d, 0o755)
+		return d
+	}
+	return t.TempDir()
+}
+
+// The whole owner journey in a real browser with a virtual passkey: first-run setup, sign out and in,
+// make a key, approve and decline cards, undo, every tab at phone size, freeze, erase.
+func TestBrowser(t *testing.T) {
+	bin := chrome(t)
+	f := newFx(t)
+	shots := artifacts(t)
+
+	actx, cancel := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 844))
+	defer cancel()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	deadline, stop := context.WithTimeout(ctx, 110*time.Second)
+	defer stop()
+	// The first Run starts the browser; it must not carry the timeout.
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: 390, Height: 844, DeviceScaleFactor: 1, Mobile: true}); err != nil {
+			return err
+		}
+		if _, err := chromedp.Call(ctx, cdpwebauthn.Enable, cdpwebauthn.EnableParams{}); err != nil {
+			return err
+		}
+		_, err := chromedp.Call(ctx, cdpwebauthn.AddVirtualAuthenticator, cdpwebauthn.AddVirtualAuthenticatorParams{
+			Options: &cdpwebauthn.VirtualAuthenticatorOptions{Protocol: cdpwebauthn.AuthenticatorProtocolCtap2,
+				Ctap2version: cdpwebauthn.Ctap2versionCtap21, Transport: cdpwebauthn.AuthenticatorTransportInternal,
+				HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true}})
+		return err
+	})); err != nil {
+		t.Fatal(err)
+	}
+	ctx = deadline
+	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 40*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			loc, _ := chromedp.Run(ctx, chromedp.Location())
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+			t.Fatalf("%s: %v\nat %s\n%.1500s", step, err, loc, body)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text %s: %v", sel, err)
+		}
+		return s
+	}
+	shot := func(name string) {
+		t.Helper()
+		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkShot(t, name, png)
+		os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
+	}
+
+	// First run: the setup link makes the passkey and signs in.
+	link, err := f.w.SetupLink(context.Background(), f.base)
+	if err != nil || link == "" {
+		t.Fatalf("setup link: %v", err)
+	}
+	run("setup", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#setup")))
+	shot("setup")
+	run("make passkey", click("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
+	shot("today-empty")
+
+	// Sign out, then sign in with the discoverable passkey.
+	run("sign out", chromedp.Navigate(f.base+"/settings"), click(`form[action="/signout"] button`),
+		chromedp.WaitVisible(chromedp.CSS("#signin")))
+	shot("signin")
+	run("sign in", click("#signin"), chromedp.WaitVisible(chromedp.CSS("#did")))
+
+	// Make a key: a card, approved with the passkey, shows the key once.
+	run("make key", chromedp.Navigate(f.base+"/settings"), chromedp.SendKeys(chromedp.CSS("#keyname"), "Claude Code"),
+		click(`input[name="memory"]`), click("#makekey"),
+		chromedp.WaitVisible(chromedp.CSS("button.approve")))
+	shot("today-card")
+	run("approve key", click("button.approve"), chromedp.WaitVisible(chromedp.CSS("#secret-value")))
+	secret := text("#secret-value")
+	if !strings.HasPrefix(secret, keys.Prefix) {
+		t.Fatalf("key shown: %q", secret)
+	}
+	if _, err := f.k.Verify(context.Background(), secret); err != nil {
+		t.Fatalf("the key shown does not work: %v", err)
+	}
+
+	// An assistant asks to forget more than 5 lines: a card that says who sent it; approve it.
+	sixLines(t, f)
+	forgetCard(t, f, "leo swims")
+	run("forget card", chromedp.Navigate(f.base+"/today"), chromedp.WaitVisible(chromedp.CSS("button.approve")))
+	if s := text(".card .sender"); !strings.Contains(s, "Claude") {
+		t.Fatalf("sender: %q", s)
+	}
+	run("approve forget", click("button.approve"),
+		poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("Forgot 6 lines")`))
+	// Undo brings the lines back.
+	run("undo", chromedp.Navigate(f.base+"/today"), click("#undo-last"), chromedp.WaitVisible(chromedp.CSS("main > .note")))
+	if n := len(mustLines(t, f, "leo swims")); n != 6 {
+		t.Fatalf("undo brought back %d lines", n)
+	}
+	// Decline one card with No, and send one back with Change it.
+	forgetCard(t, f, "leo swims")
+	run("decline", chromedp.Navigate(f.base+"/today"), click("button.decline"),
+		chromedp.WaitVisible(chromedp.CSS("main > .note")))
+	if s := text("main > .note"); !strings.Contains(s, "Declined") {
+		t.Fatalf("decline: %q", s)
+	}
+	forgetCard(t, f, "leo monday")
+	run("change it", chromedp.Navigate(f.base+"/today"), click(".change summary"),
+		chromedp.SendKeys(chromedp.CSS(".change textarea"), "Only the old ones"), click(".change button"),
+		chromedp.WaitVisible(chromedp.CSS("main > .note")))
+	if w, _ := f.w.Gate().Waiting(context.Background()); len(w) != 0 || len(mustLines(t, f, "leo swims")) != 6 {
+		t.Fatalf("declined cards ran or stayed: %d waiting", len(w))
+	}
+	shot("today")
+
+	// Every tab at phone size.
+	run("todo", chromedp.Navigate(f.base+"/todo"), chromedp.SendKeys(chromedp.CSS("#todo-text"), "Buy swim goggles"),
+		click(`form[action="/todo/add"] button`), chromedp.WaitVisible(chromedp.CSS("button.check")))
+	shot("todo")
+	run("memory", chromedp.Navigate(f.base+"/memory"), chromedp.SendKeys(chromedp.CSS("#q"), "swims"),
+		poll(`document.querySelectorAll("#hits li").length > 0`))
+	shot("memory")
+	run("chat", chromedp.Navigate(f.base+"/chat"), chromedp.SendKeys(chromedp.CSS("#chattext"), "when does leo swim?"),
+		click("#chatform button"), poll(`document.querySelectorAll("#chatlog li.box").length > 0`))
+	if s := text("#chatlog li.box"); !strings.Contains(s, "swims") || !strings.Contains(s, "brain") {
+		t.Fatalf("chat: %q", s)
+	}
+	shot("chat")
+	run("diary", chromedp.Navigate(f.base+"/diary"), chromedp.WaitVisible(chromedp.CSS("ol.diary")))
+	shot("diary")
+	run("settings", chromedp.Navigate(f.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#switches")))
+	shot("settings")
+
+	// Freeze, see it, unfreeze.
+	run("freeze", click("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))
+	if frozen, _ := f.k.Frozen(context.Background()); !frozen {
+		t.Fatal("not frozen")
+	}
+	shot("frozen")
+	run("unfreeze", click("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
+
+	// Erase: the typed phrase and a fresh passkey.
+	run("erase", chromedp.SendKeys(chromedp.CSS("#phrase"), "erase my box"), click("#erase"),
+		poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("erased")`))
+	if n := len(mustLines(t, f, "leo")); n != 0 {
+		t.Fatalf("erase left %d lines", n)
+	}
+	if _, err := f.k.Verify(context.Background(), secret); err == nil {
+		t.Fatal("erase must disconnect every assistant")
+	}
+}
+
+func mustLines(t *testing.T, f *fx, words string) []gate.Line {
+	t.Helper()
+	l, err := gate.ForgetLines(context.Background(), f.b.Root, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
+
+// click scrolls the element to the middle of the screen (clear of the tab bar) and clicks it like a finger.
+func click(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector(`+"`"+sel+"`"+`).scrollIntoView({block: "center"})`),
+		chromedp.Click(chromedp.CSS(sel)))
+}
+
+func poll(expr string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[bool](expr)(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// checkShot fails a blank screenshot: it must be a 390 px wide PNG with real content (many colours).
+func checkShot(t *testing.T, name string, data []byte) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: not a PNG: %v", name, err)
+	}
+	b := img.Bounds()
+	if b.Dx() != 390 {
+		t.Errorf("%s: %dx%d, want 390 wide", name, b.Dx(), b.Dy())
+	}
+	colours := map[[3]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	if len(colours) < 20 {
+		t.Errorf("%s: looks blank (%d colours)", name, len(colours))
+	}
+}

@@ -1,0 +1,327 @@
+package web
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/boxmem/box/internal/errs"
+)
+
+// finishBody is what the browser posts to finish a ceremony.
+type finishBody struct {
+	Ceremony   string          `json:"ceremony"`
+	Credential json.RawMessage `json:"credential"`
+	Name       string          `json:"name,omitempty"`   // register: what to call the passkey
+	Phrase     string          `json:"phrase,omitempty"` // erase: the typed phrase
+	Code       string          `json:"code,omitempty"`   // register/begin: the setup code
+	Purpose    string          `json:"purpose,omitempty"`
+	Card       string          `json:"card,omitempty"`
+}
+
+func readBody(r *http.Request) (finishBody, error) {
+	var b finishBody
+	if err := json.NewDecoder(r.Body).Decode(&b); err != nil {
+		return b, errs.E("web", errs.Invalid, "The request could not be read; reload the page and try again.")
+	}
+	return b, nil
+}
+
+func (w *Web) rp(r *http.Request) (*webauthn.WebAuthn, error) {
+	rp, err := relyingParty(w.origin(r), rpID(r))
+	if err != nil {
+		return nil, errs.Wrap("web.passkey", errs.Invalid, err, "Passkeys need the box's address to be a name like localhost, not a bare IP address; open it as http://localhost:PORT")
+	}
+	return rp, nil
+}
+
+func (w *Web) currentSession(r *http.Request) *session {
+	if c, err := r.Cookie(w.cookie); err == nil {
+		if ss, ok := w.auth.session(r.Context(), c.Value); ok {
+			return ss
+		}
+	}
+	return nil
+}
+
+// registerBegin starts making a passkey: with a valid setup code, or from a signed-in session (and its
+// CSRF token) to add another.
+func (w *Web) registerBegin(rw http.ResponseWriter, r *http.Request) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	c := &ceremony{purpose: "register"}
+	if ss := w.currentSession(r); ss != nil && b.Code == "" {
+		if !ss.checkCSRF(r.Header.Get("X-CSRF-Token")) {
+			w.fail(rw, r, errs.E("web", errs.Forbidden, "This page is out of date; reload it and try again."))
+			return
+		}
+		c.session = ss.hash
+	} else {
+		if err := w.auth.checkSetupCode(r.Context(), b.Code); err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+		c.setup = hashOf(b.Code)
+	}
+	rp, err := w.rp(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	o, err := w.auth.owner(r.Context(), "Owner")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	var exclude []protocol.CredentialDescriptor
+	for _, cr := range o.creds {
+		exclude = append(exclude, cr.Descriptor())
+	}
+	opts, data, err := rp.BeginRegistration(o, webauthn.WithExclusions(exclude),
+		webauthn.WithResidentKeyRequirement(protocol.ResidentKeyRequirementRequired))
+	if err != nil {
+		w.fail(rw, r, errs.Wrap("web.passkey", errs.Other, err, ""))
+		return
+	}
+	c.data = *data
+	w.answerCeremony(rw, r, c, opts)
+}
+
+func (w *Web) registerFinish(rw http.ResponseWriter, r *http.Request) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	c, err := w.auth.take(b.Ceremony, "register")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	ss := w.currentSession(r)
+	if c.session != "" && (ss == nil || ss.hash != c.session) {
+		w.fail(rw, r, errs.E("web.passkey", errs.Unauthorized, "You were signed out meanwhile; sign in and add the passkey again."))
+		return
+	}
+	parsed, err := protocol.ParseCredentialCreationResponseBytes(b.Credential)
+	if err != nil {
+		w.fail(rw, r, errs.Wrap("web.passkey", errs.Invalid, err, "The passkey answer could not be read; try again."))
+		return
+	}
+	rp, err := w.rp(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	o, err := w.auth.owner(r.Context(), "Owner")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	cred, err := rp.CreateCredential(o, c.data, parsed)
+	if err != nil {
+		w.fail(rw, r, errs.Wrap("web.passkey", errs.Unauthorized, err, "The passkey could not be checked (it must verify you, with a fingerprint, face or PIN); nothing was saved."))
+		return
+	}
+	if c.setup != "" {
+		if err := w.auth.spendSetupCode(r.Context(), c.setup); err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+	}
+	name := strings.TrimSpace(b.Name)
+	if name == "" {
+		name = "Passkey made " + w.now().Format("2 Jan 2006")
+	}
+	if err := w.auth.savePasskey(r.Context(), name, cred); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if ss == nil {
+		t, _, err := w.auth.newSession(r.Context())
+		if err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+		w.setCookie(rw, r, t, int(SessionMax.Seconds()))
+	}
+	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "next": "/today", "text": "Your passkey is saved."})
+}
+
+func (w *Web) loginBegin(rw http.ResponseWriter, r *http.Request) {
+	rp, err := w.rp(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if !w.auth.hasPasskey(r.Context()) {
+		w.fail(rw, r, errs.E("web.signin", errs.NotFound, "This box has no passkey yet; open the setup link box serve printed."))
+		return
+	}
+	opts, data, err := rp.BeginDiscoverableLogin(webauthn.WithUserVerification(protocol.VerificationRequired))
+	if err != nil {
+		w.fail(rw, r, errs.Wrap("web.passkey", errs.Other, err, ""))
+		return
+	}
+	w.answerCeremony(rw, r, &ceremony{purpose: "login", data: *data}, opts)
+}
+
+func (w *Web) loginFinish(rw http.ResponseWriter, r *http.Request) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	c, err := w.auth.take(b.Ceremony, "login")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if _, err := w.verify(r, c, b.Credential, true); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	t, _, err := w.auth.newSession(r.Context())
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	w.setCookie(rw, r, t, int(SessionMax.Seconds()))
+	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "next": "/today"})
+}
+
+// verify checks an assertion against a ceremony: the owner's passkey, user verification, the challenge.
+func (w *Web) verify(r *http.Request, c *ceremony, raw json.RawMessage, discoverable bool) (*webauthn.Credential, error) {
+	parsed, err := protocol.ParseCredentialRequestResponseBytes(raw)
+	if err != nil {
+		return nil, errs.Wrap("web.passkey", errs.Invalid, err, "The passkey answer could not be read; try again.")
+	}
+	if !parsed.Response.AuthenticatorData.Flags.HasUserVerified() {
+		return nil, errs.E("web.passkey", errs.Unauthorized, "Your passkey did not verify you (no fingerprint, face or PIN); nothing was done.")
+	}
+	rp, err := w.rp(r)
+	if err != nil {
+		return nil, err
+	}
+	o, err := w.auth.owner(r.Context(), "Owner")
+	if err != nil {
+		return nil, err
+	}
+	var cred *webauthn.Credential
+	if discoverable {
+		_, cred, err = rp.ValidatePasskeyLogin(func(_, handle []byte) (webauthn.User, error) {
+			if string(handle) != string(o.id) {
+				return nil, errs.E("web.passkey", errs.Unauthorized, "That passkey belongs to another box.")
+			}
+			return o, nil
+		}, c.data, parsed)
+	} else {
+		cred, err = rp.ValidateLogin(o, c.data, parsed)
+	}
+	if err != nil {
+		return nil, errs.Wrap("web.passkey", errs.Unauthorized, err, "Your passkey could not be checked; nothing was done.")
+	}
+	if cred.Authenticator.CloneWarning {
+		return nil, errs.E("web.passkey", errs.Unauthorized, "This passkey answered with an old counter, as a copy would; nothing was done.")
+	}
+	if err := w.auth.used(r.Context(), cred); err != nil {
+		return nil, err
+	}
+	return cred, nil
+}
+
+// confirmBegin starts a passkey check for one purpose: approving a card (the challenge carries the card id
+// and its action hash) or erasing the box.
+func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	c := &ceremony{purpose: b.Purpose, session: ss.hash}
+	var challenge []byte
+	switch b.Purpose {
+	case "approve":
+		card, err := w.gate.Get(r.Context(), b.Card)
+		if err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+		c.card, c.hash = card.ID, card.ActionHash
+		challenge = boundChallenge(card.ID, card.ActionHash)
+	case "erase":
+		challenge = boundChallenge("erase", ss.hash)
+	default:
+		w.fail(rw, r, errs.E("web", errs.Invalid, "Unknown passkey check %q.", b.Purpose))
+		return
+	}
+	rp, err := w.rp(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	o, err := w.auth.owner(r.Context(), "Owner")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	opts, data, err := rp.BeginLogin(o, webauthn.WithChallenge(challenge), webauthn.WithUserVerification(protocol.VerificationRequired))
+	if err != nil {
+		w.fail(rw, r, errs.Wrap("web.passkey", errs.Other, err, ""))
+		return
+	}
+	c.data = *data
+	w.answerCeremony(rw, r, c, opts)
+}
+
+// answerCeremony remembers a ceremony and sends its options to the browser.
+func (w *Web) answerCeremony(rw http.ResponseWriter, r *http.Request, c *ceremony, opts any) {
+	id, err := w.auth.begin(c)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "ceremony": id, "options": opts})
+}
+
+// confirmed takes and checks the assertion a state change carries, for its purpose and session.
+func (w *Web) confirmed(r *http.Request, ss *session, b finishBody, purpose string) (*ceremony, error) {
+	c, err := w.auth.take(b.Ceremony, purpose)
+	if err != nil {
+		return nil, err
+	}
+	if c.session != ss.hash {
+		return nil, errs.E("web.passkey", errs.Unauthorized, "That passkey check was started by another sign-in; try again.")
+	}
+	if _, err := w.verify(r, c, b.Credential, false); err != nil {
+		return nil, err
+	}
+	w.auth.freshUV(r.Context(), ss.hash)
+	return c, nil
+}
+
+func (w *Web) removePasskey(rw http.ResponseWriter, r *http.Request, _ *session) {
+	if err := w.auth.removePasskey(r.Context(), r.PathValue("id")); err != nil {
+		w.backErr(rw, r, "/settings", err)
+		return
+	}
+	back(rw, r, "/settings", "The passkey was removed.")
+}
+
+func (w *Web) signout(rw http.ResponseWriter, r *http.Request, ss *session) {
+	w.auth.endSession(r.Context(), ss.hash)
+	w.setCookie(rw, r, "", -1)
+	http.Redirect(rw, r, "/signin", http.StatusSeeOther)
+}
+
+func (w *Web) signoutAll(rw http.ResponseWriter, r *http.Request, _ *session) {
+	w.auth.endAllSessions(r.Context())
+	w.setCookie(rw, r, "", -1)
+	http.Redirect(rw, r, "/signin", http.StatusSeeOther)
+}

@@ -1,0 +1,222 @@
+// Box web UI: passkeys, approvals, search as you type and the chat. Plain JavaScript, no build step.
+"use strict";
+(function () {
+  const csrf = (document.querySelector('meta[name="csrf"]') || {}).content || "";
+
+  function b64d(s) {
+    s = s.replace(/-/g, "+").replace(/_/g, "/");
+    while (s.length % 4) s += "=";
+    const bin = atob(s), out = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+    return out.buffer;
+  }
+  function b64e(buf) {
+    const bytes = new Uint8Array(buf);
+    let bin = "";
+    for (let i = 0; i < bytes.length; i++) bin += String.fromCharCode(bytes[i]);
+    return btoa(bin).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function ids(list) {
+    return (list || []).map(function (c) { return Object.assign({}, c, { id: b64d(c.id) }); });
+  }
+  function creationOptions(o) {
+    const pk = Object.assign({}, o.publicKey);
+    pk.challenge = b64d(pk.challenge);
+    pk.user = Object.assign({}, pk.user, { id: b64d(pk.user.id) });
+    pk.excludeCredentials = ids(pk.excludeCredentials);
+    return { publicKey: pk };
+  }
+  function requestOptions(o) {
+    const pk = Object.assign({}, o.publicKey);
+    pk.challenge = b64d(pk.challenge);
+    if (pk.allowCredentials) pk.allowCredentials = ids(pk.allowCredentials);
+    return { publicKey: pk };
+  }
+  function credJSON(c) {
+    const r = c.response, out = { id: c.id, rawId: b64e(c.rawId), type: c.type, response: { clientDataJSON: b64e(r.clientDataJSON) },
+      clientExtensionResults: c.getClientExtensionResults ? c.getClientExtensionResults() : {} };
+    if (c.authenticatorAttachment) out.authenticatorAttachment = c.authenticatorAttachment;
+    if (r.attestationObject) {
+      out.response.attestationObject = b64e(r.attestationObject);
+      if (r.getTransports) out.response.transports = r.getTransports();
+    } else {
+      out.response.authenticatorData = b64e(r.authenticatorData);
+      out.response.signature = b64e(r.signature);
+      if (r.userHandle) out.response.userHandle = b64e(r.userHandle);
+    }
+    return out;
+  }
+
+  async function post(url, body) {
+    const res = await fetch(url, {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "Accept": "application/json" },
+      body: JSON.stringify(body || {}),
+    });
+    let data = {};
+    try { data = await res.json(); } catch (e) { data = { text: "The box did not answer as expected (" + res.status + ")." }; }
+    if (!res.ok || data.ok === false) throw new Error(data.text || ("Error " + res.status));
+    return data;
+  }
+
+  function say(text, isError) {
+    const el = document.querySelector(".note.live");
+    if (!el) return;
+    el.textContent = text;
+    el.hidden = false;
+    el.classList.toggle("error", !!isError);
+    el.scrollIntoView({ block: "nearest" });
+  }
+  function busy(btn, on) { if (btn) btn.disabled = on; }
+  function failed(e) {
+    if (e && e.name === "NotAllowedError") return "The passkey request was cancelled or timed out; nothing was done.";
+    return (e && e.message) || String(e);
+  }
+
+  async function makePasskey(btn, body, name) {
+    busy(btn, true);
+    try {
+      const begin = await post("/auth/register/begin", body);
+      const cred = await navigator.credentials.create(creationOptions(begin.options));
+      const done = await post("/auth/register/finish", { ceremony: begin.ceremony, credential: credJSON(cred), name: name });
+      return done;
+    } finally { busy(btn, false); }
+  }
+
+  async function assertion(btn, beginURL, body) {
+    const begin = await post(beginURL, body);
+    const cred = await navigator.credentials.get(requestOptions(begin.options));
+    return { ceremony: begin.ceremony, credential: credJSON(cred) };
+  }
+
+  function on(sel, ev, fn) {
+    document.querySelectorAll(sel).forEach(function (el) { el.addEventListener(ev, fn); });
+  }
+
+  on("#setup", "click", async function (ev) {
+    const btn = ev.currentTarget, name = (document.getElementById("pkname") || {}).value || "";
+    try {
+      const done = await makePasskey(btn, { code: btn.dataset.code }, name);
+      location.href = done.next || "/today";
+    } catch (e) { say(failed(e), true); }
+  });
+
+  on("#signin", "click", async function (ev) {
+    const btn = ev.currentTarget;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/login/begin", {});
+      const done = await post("/auth/login/finish", a);
+      location.href = done.next || "/today";
+    } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
+  });
+
+  on("#addpasskey", "click", async function (ev) {
+    try {
+      await makePasskey(ev.currentTarget, {}, "Passkey " + new Date().toLocaleDateString());
+      location.href = "/settings?note=" + encodeURIComponent("The new passkey is saved.");
+    } catch (e) { say(failed(e), true); }
+  });
+
+  on("button.approve", "click", async function (ev) {
+    const btn = ev.currentTarget, id = btn.dataset.card;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "approve", card: id });
+      const done = await post("/cards/" + encodeURIComponent(id) + "/approve", a);
+      const card = document.getElementById("card-" + id);
+      if (card) card.remove();
+      say(done.text);
+      if (done.secret) {
+        document.getElementById("secret").hidden = false;
+        document.getElementById("secret-value").textContent = done.secret;
+      }
+    } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
+  });
+
+  on("#erase", "click", async function (ev) {
+    const btn = ev.currentTarget, phrase = document.getElementById("phrase").value;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "erase" });
+      a.phrase = phrase;
+      const done = await post("/settings/erase", a);
+      say(done.text);
+      document.getElementById("phrase").value = "";
+    } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
+  });
+
+  // Search as you type.
+  const q = document.querySelector("input[data-search]"), hits = document.getElementById("hits");
+  if (q && hits) {
+    let timer = 0, seq = 0;
+    q.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(async function () {
+        const mine = ++seq, text = q.value.trim();
+        if (!text) { hits.replaceChildren(); return; }
+        try {
+          const res = await fetch("/api/search?q=" + encodeURIComponent(text), { credentials: "same-origin" });
+          const data = await res.json();
+          if (mine !== seq) return;
+          hits.replaceChildren();
+          (data.hits || []).forEach(function (h) {
+            const li = document.createElement("li"), a = document.createElement("a"), p = document.createElement("p");
+            a.href = "/memory/note?name=" + encodeURIComponent(h.name || h.path);
+            a.textContent = h.title || h.name || h.kind;
+            (h.snippet || "").split("**").forEach(function (part, i, all) {
+              if (i % 2 === 1 && i < all.length - 1) {
+                const m = document.createElement("mark");
+                m.textContent = part;
+                p.append(m);
+              } else p.append(document.createTextNode(part));
+            });
+            li.append(a, p);
+            hits.append(li);
+          });
+          if (!(data.hits || []).length) {
+            const li = document.createElement("li");
+            li.className = "empty";
+            li.textContent = "Nothing matches “" + text + "”.";
+            hits.append(li);
+          }
+        } catch (e) { /* the form still works without this */ }
+      }, 150);
+    });
+  }
+
+  // The chat.
+  const form = document.getElementById("chatform"), log = document.getElementById("chatlog");
+  function bubble(cls, text) {
+    const li = document.createElement("li");
+    li.className = cls;
+    li.textContent = text;
+    log.append(li);
+    li.scrollIntoView({ block: "nearest" });
+    return li;
+  }
+  async function send(text, confirm) {
+    bubble("me", confirm ? "Yes, forget them." : text);
+    try {
+      const data = await post("/chat", { text: text, confirm: !!confirm });
+      const li = bubble("box", data.reply);
+      if (data.confirm) {
+        const b = document.createElement("button");
+        b.type = "button";
+        b.className = "primary";
+        b.textContent = "Yes, forget them all";
+        b.addEventListener("click", function () { b.remove(); send(text, true); });
+        li.append(document.createElement("br"), b);
+      }
+    } catch (e) { bubble("box", failed(e)); }
+  }
+  if (form && log) {
+    form.addEventListener("submit", function (ev) {
+      ev.preventDefault();
+      const input = document.getElementById("chattext"), text = input.value.trim();
+      if (!text) return;
+      input.value = "";
+      send(text, false);
+    });
+  }
+})();

@@ -1,0 +1,372 @@
+// Package web owns the owner's web UI at / of box serve: passkey sign-in and sessions, the tabs (Today, To-do,
+// Memory, Diary, Chat, Settings), approvals and undo. It decides nothing itself: gate, memory and keys do.
+package web
+
+import (
+	"context"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"html/template"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/todo"
+)
+
+//go:embed templates/*.html static/*
+var assets embed.FS
+
+// Routes documents what Handler serves; mount it at "/" (the more specific /mcp and /healthz stay the
+// server's). Pages are GET; every POST needs a session and its CSRF token, except the sign-in and setup
+// ceremonies, which need a same-origin request.
+const Routes = `GET  /                        → /today
+GET  /today /todo /memory /memory/note?name= /memory/edit?name= /diary /chat /settings   the tabs (signed in)
+GET  /signin /setup?code=    sign in with a passkey; first passkey from a one-time setup link
+GET  /static/…               CSS, JS, icon (embedded)
+GET  /api/search?q=          search as you type (JSON)
+POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in for another)
+POST /auth/login/begin /auth/login/finish         sign in (discoverable passkey, user verification)
+POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, or to erase
+POST /cards/{id}/approve     approve with that assertion (JSON)
+POST /cards/{id}/decline     No, or Change it with a note
+POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
+POST /memory/remember /memory/edit /todo/add /todo/done /chat
+POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
+POST /settings/passkeys/{id}/remove /signout /signout/all`
+
+// Config is what the web UI needs from the composed server.
+type Config struct {
+	Box   *box.Box    // the open box: the gate writes its cards through it
+	Keys  *keys.Store // connections and the frozen flag
+	Todos *todo.Store // to-do lists; nil hides the tab's lists
+	Gate  *gate.Gate  // the gate shared with the other surfaces (MCP); nil makes one over Box
+	// Memory returns the memory once it is open, nil while it still opens.
+	Memory func() *memory.Memory
+	Now    func() time.Time // nil: the wall clock
+	Logger *slog.Logger     // nil: discard
+	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
+	Secure bool
+}
+
+// Web is the owner's web UI of one box.
+type Web struct {
+	cfg    Config
+	auth   *authStore
+	gate   *gate.Gate
+	pages  map[string]*template.Template
+	cookie string
+	now    func() time.Time
+	log    *slog.Logger
+}
+
+// New opens the web UI's own tables in .box/state.db and parses the templates.
+func New(cfg Config) (*Web, error) {
+	if cfg.Box == nil || cfg.Keys == nil {
+		return nil, errors.New("web.new: Box and Keys are required")
+	}
+	now := cfg.Now
+	if now == nil {
+		now = time.Now
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Memory == nil {
+		cfg.Memory = func() *memory.Memory { return nil }
+	}
+	if cfg.Gate == nil {
+		cfg.Gate = gate.New(cfg.Box, now)
+	}
+	a, err := openAuth(cfg.Box.Root, now)
+	if err != nil {
+		return nil, err
+	}
+	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log,
+		cookie: "box_" + short(cfg.Box.Marker.ID)}
+	if w.pages, err = parsePages(); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return w, nil
+}
+
+func short(id string) string {
+	var b strings.Builder
+	for _, r := range id {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') || (r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		}
+		if b.Len() == 12 {
+			break
+		}
+	}
+	return b.String()
+}
+
+// Close closes the web UI's tables.
+func (w *Web) Close() error { return w.auth.Close() }
+
+// Gate is the gate the web UI decides through, for the other surfaces of the same process.
+func (w *Web) Gate() *gate.Gate { return w.gate }
+
+// SetupLink returns a one-time link (valid 15 minutes) that makes the first passkey, or "" when the box
+// already has one. base is the address the owner opens, like http://localhost:7317.
+func (w *Web) SetupLink(ctx context.Context, base string) (string, error) {
+	if w.auth.hasPasskey(ctx) {
+		return "", nil
+	}
+	code, err := w.auth.newSetupCode(ctx)
+	if err != nil {
+		return "", fmt.Errorf("web.setup: %w", err)
+	}
+	return strings.TrimSuffix(base, "/") + "/setup?code=" + url.QueryEscape(code), nil
+}
+
+// Handler is the whole web UI.
+func (w *Web) Handler() http.Handler {
+	mux := http.NewServeMux()
+	static, _ := fs.Sub(assets, "static")
+	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
+	mux.HandleFunc("GET /{$}", func(rw http.ResponseWriter, r *http.Request) { http.Redirect(rw, r, "/today", http.StatusSeeOther) })
+	mux.HandleFunc("GET /signin", w.signinPage)
+	mux.HandleFunc("GET /setup", w.setupPage)
+	mux.HandleFunc("POST /auth/register/begin", w.sameOrigin(w.registerBegin))
+	mux.HandleFunc("POST /auth/register/finish", w.sameOrigin(w.registerFinish))
+	mux.HandleFunc("POST /auth/login/begin", w.sameOrigin(w.loginBegin))
+	mux.HandleFunc("POST /auth/login/finish", w.sameOrigin(w.loginFinish))
+
+	page := func(pattern string, h func(http.ResponseWriter, *http.Request, *session)) {
+		mux.HandleFunc(pattern, w.signedIn(h))
+	}
+	post := func(pattern string, h func(http.ResponseWriter, *http.Request, *session)) {
+		mux.HandleFunc(pattern, w.sameOrigin(w.signedIn(w.csrf(h))))
+	}
+	page("GET /today", w.todayPage)
+	page("GET /todo", w.todoPage)
+	page("GET /memory", w.memoryPage)
+	page("GET /memory/note", w.notePage)
+	page("GET /memory/edit", w.editPage)
+	page("GET /diary", w.diaryPage)
+	page("GET /chat", w.chatPage)
+	page("GET /settings", w.settingsPage)
+	page("GET /api/search", w.searchAPI)
+
+	post("POST /auth/confirm/begin", w.confirmBegin)
+	post("POST /cards/{id}/approve", w.approve)
+	post("POST /cards/{id}/decline", w.decline)
+	post("POST /undo", w.undo)
+	post("POST /undo/since", w.undoSince)
+	post("POST /memory/remember", w.remember)
+	post("POST /memory/edit", w.edit)
+	post("POST /todo/add", w.todoAdd)
+	post("POST /todo/done", w.todoDone)
+	post("POST /chat", w.chat)
+	post("POST /settings/switch", w.setSwitch)
+	post("POST /settings/keys", w.newKey)
+	post("POST /settings/keys/{id}/revoke", w.revokeKey)
+	post("POST /settings/freeze", w.freeze)
+	post("POST /settings/erase", w.erase)
+	post("POST /settings/passkeys/{id}/remove", w.removePasskey)
+	post("POST /signout", w.signout)
+	post("POST /signout/all", w.signoutAll)
+	return w.headers(http.MaxBytesHandler(mux, 1<<20))
+}
+
+// headers sets the security headers on every answer: no request leaves the box, no framing.
+func (w *Web) headers(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		h := rw.Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin") // no-referrer would make the browser send "Origin: null" on our own forms
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Permissions-Policy", "camera=(), microphone=(), geolocation=(), payment=()")
+		next.ServeHTTP(rw, r)
+	})
+}
+
+func cacheStatic(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		rw.Header().Set("Cache-Control", "no-cache")
+		next.ServeHTTP(rw, r)
+	})
+}
+
+// secure says whether the browser talks to the box over https.
+func (w *Web) secure(r *http.Request) bool { return r.TLS != nil || w.cfg.Secure }
+
+// origin is the origin the request came to; the server's Host check has already vetted r.Host.
+func (w *Web) origin(r *http.Request) string {
+	scheme := "http"
+	if w.secure(r) {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func rpID(r *http.Request) string {
+	h, _, err := net.SplitHostPort(r.Host)
+	if err != nil {
+		h = r.Host
+	}
+	return strings.Trim(h, "[]")
+}
+
+// sameOrigin refuses a state change sent from another site (an Origin or Referer that is not the box).
+func (w *Web) sameOrigin(next http.HandlerFunc) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		o := r.Header.Get("Origin")
+		if o == "" {
+			if ref, err := url.Parse(r.Header.Get("Referer")); err == nil && ref.Host != "" {
+				o = ref.Scheme + "://" + ref.Host
+			}
+		}
+		if o != "" && o != w.origin(r) {
+			w.fail(rw, r, errs.E("web", errs.Forbidden, "This request came from another site, so the box ignored it."))
+			return
+		}
+		next(rw, r)
+	}
+}
+
+type ctxKey struct{}
+
+// signedIn lets a signed-in browser through; others go to sign-in (pages) or get 401 (everything else).
+func (w *Web) signedIn(next func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
+	return func(rw http.ResponseWriter, r *http.Request) {
+		var ss *session
+		if c, err := r.Cookie(w.cookie); err == nil {
+			ss, _ = w.auth.session(r.Context(), c.Value)
+		}
+		if ss == nil {
+			if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
+				http.Redirect(rw, r, "/signin", http.StatusSeeOther)
+				return
+			}
+			w.fail(rw, r, errs.E("web", errs.Unauthorized, "You are signed out; sign in with your passkey and try again."))
+			return
+		}
+		next(rw, r.WithContext(context.WithValue(r.Context(), ctxKey{}, ss)), ss)
+	}
+}
+
+// csrf checks the session's token on a state change: a form field or the X-CSRF-Token header.
+func (w *Web) csrf(next func(http.ResponseWriter, *http.Request, *session)) func(http.ResponseWriter, *http.Request, *session) {
+	return func(rw http.ResponseWriter, r *http.Request, ss *session) {
+		t := r.Header.Get("X-CSRF-Token")
+		if t == "" && !isJSON(r) {
+			t = r.PostFormValue("csrf")
+		}
+		if !ss.checkCSRF(t) {
+			w.fail(rw, r, errs.E("web", errs.Forbidden, "This form is out of date (its safety token is missing or wrong); reload the page and try again."))
+			return
+		}
+		next(rw, r, ss)
+	}
+}
+
+func isJSON(r *http.Request) bool {
+	return strings.HasPrefix(r.Header.Get("Content-Type"), "application/json")
+}
+
+// status maps the box's error kinds to HTTP once, for the web UI.
+func status(err error) int {
+	switch errs.KindOf(err) {
+	case errs.Invalid, errs.Usage:
+		return http.StatusBadRequest
+	case errs.NotFound:
+		return http.StatusNotFound
+	case errs.Unauthorized:
+		return http.StatusUnauthorized
+	case errs.Forbidden, errs.Refused:
+		return http.StatusForbidden
+	case errs.Conflict, errs.Exists:
+		return http.StatusConflict
+	case errs.Frozen, errs.Locked:
+		return http.StatusLocked
+	case errs.Limited:
+		return http.StatusTooManyRequests
+	case errs.Busy:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// sentence is what the owner reads for an error: the box's own sentence, or a plain apology.
+func sentence(err error) string {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Msg != "" {
+		return e.Msg
+	}
+	return "Something went wrong inside the box; nothing was changed. Try again, and if it keeps happening, look at box serve's log."
+}
+
+// fail answers an error: JSON for scripts, a page otherwise.
+func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error) {
+	code := status(err)
+	if code == http.StatusInternalServerError {
+		w.log.Error("web", "path", r.URL.Path, "err", err)
+	}
+	if isJSON(r) || strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/auth/") ||
+		strings.HasSuffix(r.URL.Path, "/approve") || r.Header.Get("Accept") == "application/json" {
+		writeJSON(rw, code, map[string]any{"ok": false, "text": sentence(err)})
+		return
+	}
+	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	rw.WriteHeader(code)
+	fmt.Fprintln(rw, sentence(err))
+}
+
+func writeJSON(rw http.ResponseWriter, code int, v any) {
+	rw.Header().Set("Content-Type", "application/json")
+	rw.Header().Set("Cache-Control", "no-store")
+	rw.WriteHeader(code)
+	enc := json.NewEncoder(rw)
+	enc.SetEscapeHTML(true)
+	enc.Encode(v)
+}
+
+// back redirects a form to the page it came from with a sentence to show.
+func back(rw http.ResponseWriter, r *http.Request, to, note string) {
+	u := to
+	if note != "" {
+		u += "?note=" + url.QueryEscape(note)
+	}
+	http.Redirect(rw, r, u, http.StatusSeeOther)
+}
+
+// backErr is back with an error's sentence; unexpected errors are logged.
+func (w *Web) backErr(rw http.ResponseWriter, r *http.Request, to string, err error) {
+	if status(err) == http.StatusInternalServerError {
+		w.log.Error("web", "path", r.URL.Path, "err", err)
+	}
+	back(rw, r, to, sentence(err))
+}
+
+func (w *Web) setCookie(rw http.ResponseWriter, r *http.Request, value string, maxAge int) {
+	http.SetCookie(rw, &http.Cookie{Name: w.cookie, Value: value, Path: "/", HttpOnly: true, Secure: w.secure(r),
+		SameSite: http.SameSiteStrictMode, MaxAge: maxAge})
+}
+
+func (w *Web) mem() (*memory.Memory, error) {
+	m := w.cfg.Memory()
+	if m == nil {
+		return nil, errs.E("web.memory", errs.Busy, "The memory is still opening; try again in a moment.")
+	}
+	return m, nil
+}
+
+var ownerActor = box.Actor{Who: "owner", Via: "web", Trust: "own"}

@@ -1,0 +1,695 @@
+package web_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/todo"
+	"github.com/boxmem/box/internal/web"
+)
+
+type fx struct {
+	t    *testing.T
+	b    *box.Box
+	k    *keys.Store
+	m    *memory.Memory
+	w    *web.Web
+	srv  *httptest.Server
+	base string
+	c    *http.Client
+	key  *softKey
+
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (f *fx) clock() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+func (f *fx) advance(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	f.mu.Unlock()
+}
+
+func newFx(t *testing.T) *fx {
+	t.Helper()
+	ctx := context.Background()
+	f := &fx{t: t, now: time.Now()}
+	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.b = b
+	if f.k, err = keys.Open(b.Root, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f.m, err = memory.Open(ctx, b.Root, memory.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	f.w, err = web.New(web.Config{Box: b, Keys: f.k, Todos: todo.New(b), Memory: func() *memory.Memory { return f.m }, Now: f.clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.srv = httptest.NewServer(f.w.Handler())
+	_, port, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
+	f.base = "http://localhost:" + port
+	f.c = newClient()
+	f.key = newSoftKey(t, f.base, "localhost")
+	t.Cleanup(func() {
+		f.srv.Close()
+		f.w.Close()
+		f.m.Close()
+		f.k.Close()
+		b.Close()
+	})
+	return f
+}
+
+func newClient() *http.Client {
+	jar, _ := cookiejar.New(nil)
+	return &http.Client{Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+}
+
+// call posts JSON and returns the status and the decoded answer.
+func (f *fx) call(c *http.Client, path string, body any, csrf string) (int, map[string]any) {
+	f.t.Helper()
+	raw, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", f.base+path, bytes.NewReader(raw))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", f.base)
+	if csrf != "" {
+		req.Header.Set("X-CSRF-Token", csrf)
+	}
+	res, err := c.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := map[string]any{}
+	json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+func (f *fx) form(c *http.Client, path string, v url.Values) *http.Response {
+	f.t.Helper()
+	req, _ := http.NewRequest("POST", f.base+path, strings.NewReader(v.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	res, err := c.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	res.Body.Close()
+	return res
+}
+
+func (f *fx) get(c *http.Client, path string) (int, string) {
+	f.t.Helper()
+	res, err := c.Get(f.base + path)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	b, _ := io.ReadAll(res.Body)
+	return res.StatusCode, string(b)
+}
+
+var csrfRe = regexp.MustCompile(`<meta name="csrf" content="([^"]+)">`)
+
+func (f *fx) csrf(c *http.Client) string {
+	f.t.Helper()
+	_, body := f.get(c, "/today")
+	m := csrfRe.FindStringSubmatch(body)
+	if m == nil {
+		f.t.Fatalf("no csrf token on /today:\n%.400s", body)
+	}
+	return m[1]
+}
+
+func raw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// register makes the first passkey through the setup link and signs the client in.
+func (f *fx) register(c *http.Client, code string) (int, map[string]any) {
+	f.t.Helper()
+	st, begin := f.call(c, "/auth/register/begin", map[string]any{"code": code}, "")
+	if st != 200 {
+		return st, begin
+	}
+	return f.call(c, "/auth/register/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.create(raw(begin["options"])), "name": "test"}, "")
+}
+
+func (f *fx) setupCode() string {
+	f.t.Helper()
+	link, err := f.w.SetupLink(context.Background(), f.base)
+	if err != nil || link == "" {
+		f.t.Fatalf("setup link: %q %v", link, err)
+	}
+	u, _ := url.Parse(link)
+	return u.Query().Get("code")
+}
+
+func (f *fx) signedIn() string {
+	f.t.Helper()
+	if st, out := f.register(f.c, f.setupCode()); st != 200 {
+		f.t.Fatalf("register: %d %v", st, out)
+	}
+	return f.csrf(f.c)
+}
+
+// assert runs a passkey check bound to a purpose and returns the body to post with it.
+func (f *fx) assert(csrf, purpose, card string) map[string]any {
+	f.t.Helper()
+	st, begin := f.call(f.c, "/auth/confirm/begin", map[string]any{"purpose": purpose, "card": card}, csrf)
+	if st != 200 {
+		f.t.Fatalf("confirm begin: %d %v", st, begin)
+	}
+	return map[string]any{"ceremony": begin["ceremony"], "credential": f.key.get(raw(begin["options"]))}
+}
+
+func TestSetupLinkOnceAndExpiry(t *testing.T) {
+	f := newFx(t)
+	// No session: pages go to sign-in, and sign-in says to use the setup link.
+	res, _ := f.c.Get(f.base + "/today")
+	if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/signin" {
+		t.Fatalf("signed out: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if _, body := f.get(f.c, "/signin"); !strings.Contains(body, "setup link") {
+		t.Fatalf("signin without a passkey must point to the setup link")
+	}
+	code := f.setupCode()
+	st, out := f.register(f.c, code)
+	if st != 200 || out["ok"] != true {
+		t.Fatalf("register: %d %v", st, out)
+	}
+	var sess *http.Cookie
+	u, _ := url.Parse(f.base)
+	for _, c := range f.c.Jar.Cookies(u) {
+		sess = c
+	}
+	if sess == nil {
+		t.Fatal("no session cookie")
+	}
+	if st, body := f.get(f.c, "/today"); st != 200 || !strings.Contains(body, "Waiting for you") {
+		t.Fatalf("today: %d", st)
+	}
+	if link, _ := f.w.SetupLink(context.Background(), f.base); link != "" {
+		t.Fatalf("a box with a passkey prints no setup link: %s", link)
+	}
+	// Reused code.
+	other := newClient()
+	if st, out := f.register(other, code); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "already used") {
+		t.Fatalf("reused code: %d %v", st, out)
+	}
+	// Expired code (made directly: the box already has a passkey, so SetupLink makes none).
+	f2 := newFx(t)
+	code2 := f2.setupCode()
+	f2.advance(16 * time.Minute)
+	if st, out := f2.register(newClient(), code2); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "expired") {
+		t.Fatalf("expired code: %d %v", st, out)
+	}
+	if st, _ := f2.register(newClient(), "not-a-code"); st != 401 {
+		t.Fatalf("made-up code: %d", st)
+	}
+	if _, body := f2.get(newClient(), "/setup?code="+code2); !strings.Contains(body, "expired") {
+		t.Fatalf("the setup page says the link expired")
+	}
+}
+
+func TestCookieHeaders(t *testing.T) {
+	f := newFx(t)
+	st, begin := f.call(f.c, "/auth/register/begin", map[string]any{"code": f.setupCode()}, "")
+	if st != 200 {
+		t.Fatal(begin)
+	}
+	body := raw(map[string]any{"ceremony": begin["ceremony"], "credential": f.key.create(raw(begin["options"]))})
+	req, _ := http.NewRequest("POST", f.base+"/auth/register/finish", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Body.Close()
+	sc := res.Header.Get("Set-Cookie")
+	for _, want := range []string{"HttpOnly", "SameSite=Strict", "Path=/", "Max-Age=2592000"} {
+		if !strings.Contains(sc, want) {
+			t.Errorf("cookie %q lacks %s", sc, want)
+		}
+	}
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "default-src 'self'") {
+		t.Errorf("CSP: %q", csp)
+	}
+}
+
+func TestCSRFAndOrigin(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	if res := f.form(f.c, "/memory/remember", url.Values{"text": {"Leo swims on Thursdays"}}); res.StatusCode != 403 {
+		t.Fatalf("missing csrf: %d", res.StatusCode)
+	}
+	if res := f.form(f.c, "/memory/remember", url.Values{"text": {"Leo swims"}, "csrf": {"wrong"}}); res.StatusCode != 403 {
+		t.Fatalf("wrong csrf: %d", res.StatusCode)
+	}
+	if st, _ := f.call(f.c, "/settings/erase", map[string]any{"phrase": "erase my box"}, ""); st != 403 {
+		t.Fatalf("JSON without csrf: %d", st)
+	}
+	res := f.form(f.c, "/memory/remember", url.Values{"text": {"Leo swims on Thursdays"}, "csrf": {csrf}})
+	if res.StatusCode != 303 || !strings.Contains(res.Header.Get("Location"), "Saved") {
+		t.Fatalf("with csrf: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	// Another site's page posting with the owner's cookie.
+	req, _ := http.NewRequest("POST", f.base+"/settings/freeze", strings.NewReader("on=1&csrf="+url.QueryEscape(csrf)))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "https://evil.example")
+	r2, _ := f.c.Do(req)
+	if r2.StatusCode != 403 {
+		t.Fatalf("cross-origin post: %d", r2.StatusCode)
+	}
+	if frozen, _ := f.k.Frozen(context.Background()); frozen {
+		t.Fatal("a cross-origin post froze the box")
+	}
+	// Signed out: JSON gets 401.
+	if st, _ := f.call(newClient(), "/chat", map[string]any{"text": "hi"}, csrf); st != 401 {
+		t.Fatalf("signed out post: %d", st)
+	}
+}
+
+func TestCookieFromAnotherBox(t *testing.T) {
+	a, b := newFx(t), newFx(t)
+	a.signedIn()
+	b.signedIn()
+	ua, _ := url.Parse(a.base)
+	ub, _ := url.Parse(b.base)
+	var fromA *http.Cookie
+	for _, c := range a.c.Jar.Cookies(ua) {
+		fromA = c
+	}
+	var nameB string
+	for _, c := range b.c.Jar.Cookies(ub) {
+		nameB = c.Name
+	}
+	if fromA.Name == nameB {
+		t.Fatalf("two boxes share a cookie name %s (cookies ignore ports)", nameB)
+	}
+	// A's token under B's cookie name, and under its own name, both get nowhere in B.
+	for _, name := range []string{nameB, fromA.Name} {
+		req, _ := http.NewRequest("GET", b.base+"/today", nil)
+		req.AddCookie(&http.Cookie{Name: name, Value: fromA.Value})
+		res, err := newClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != http.StatusSeeOther || res.Header.Get("Location") != "/signin" {
+			t.Fatalf("a cookie from another box (%s): %d", name, res.StatusCode)
+		}
+	}
+}
+
+func remember(t *testing.T, m *memory.Memory, who string, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if _, err := m.Remember(context.Background(), box.Actor{Who: who, Via: "mcp", Trust: "outside"}, memory.RememberInput{Text: l}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var claude = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai"}
+
+// forgetCard is what the MCP surface does when an assistant asks to forget more than 5 lines.
+func forgetCard(t *testing.T, f *fx, words string) gate.ApprovalCard {
+	t.Helper()
+	lines, err := gate.ForgetLines(context.Background(), f.b.Root, words)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := f.w.Gate().Propose(context.Background(), gate.ForgetAction(words, lines), claude)
+	if err != nil || out.Card == nil {
+		t.Fatalf("propose: %+v %v", out, err)
+	}
+	return *out.Card
+}
+
+func sixLines(t *testing.T, f *fx) {
+	remember(t, f.m, "Claude", "Leo swims on Monday.", "Leo swims on Tuesday.", "Leo swims on Wednesday.",
+		"Leo swims on Thursday.", "Leo swims on Friday.", "Leo swims on Saturday.")
+}
+
+func TestForgetLinesMatchesMemory(t *testing.T) {
+	f := newFx(t)
+	sixLines(t, f)
+	lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims")
+	res, err := f.m.Forget(context.Background(), box.Actor{Who: "owner"}, memory.ForgetInput{Words: "leo swims"})
+	if err != nil || !res.NeedsConfirm {
+		t.Fatalf("forget: %+v %v", res, err)
+	}
+	if len(lines) != len(res.Matched) {
+		t.Fatalf("gate sees %d lines, memory %d", len(lines), len(res.Matched))
+	}
+}
+
+func TestApproveCard(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	sixLines(t, f)
+	c := forgetCard(t, f, "leo swims")
+	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Sent by Claude (claude.ai)") || !strings.Contains(body, "Yes, just this once") {
+		t.Fatalf("today shows the card with its sender:\n%s", body)
+	}
+	body := f.assert(csrf, "approve", c.ID)
+	st, out := f.call(f.c, "/cards/"+c.ID+"/approve", body, csrf)
+	if st != 200 || !strings.Contains(fmt.Sprint(out["text"]), "Forgot 6 lines") {
+		t.Fatalf("approve: %d %v", st, out)
+	}
+	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims"); len(lines) != 0 {
+		t.Fatalf("still there: %v", lines)
+	}
+	// A replayed assertion runs nothing.
+	if st, out := f.call(f.c, "/cards/"+c.ID+"/approve", body, csrf); st == 200 {
+		t.Fatalf("replay: %d %v", st, out)
+	}
+	es, _ := f.b.Diary(context.Background(), 2, nil)
+	if es[0].Op != "approve" || es[1].Op != "forget" || es[1].Actor != "Claude" {
+		t.Fatalf("diary: %+v", es)
+	}
+	// Undo the last change: the forget (the approval itself is paper trail).
+	res := f.form(f.c, "/undo", url.Values{"csrf": {csrf}})
+	if res.StatusCode != 303 {
+		t.Fatalf("undo: %d", res.StatusCode)
+	}
+	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims"); len(lines) != 6 {
+		t.Fatalf("undo brought back %d lines", len(lines))
+	}
+}
+
+func TestApproveRefusals(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	sixLines(t, f)
+	a := forgetCard(t, f, "leo swims")
+	b := forgetCard(t, f, "leo monday")
+
+	// A tampered card id: the assertion was made for card a, posted for card b.
+	body := f.assert(csrf, "approve", a.ID)
+	if st, out := f.call(f.c, "/cards/"+b.ID+"/approve", body, csrf); st != 403 {
+		t.Fatalf("tampered id: %d %v", st, out)
+	}
+	// Ids that are not ids.
+	for _, id := range []string{"..%2F..%2F_config%2Fswitches", "x.y"} {
+		if st, _ := f.call(f.c, "/cards/"+id+"/approve", map[string]any{}, csrf); st != 404 {
+			t.Fatalf("bad id %s: %d", id, st)
+		}
+	}
+	// User verification false.
+	f.key.uv = false
+	body = f.assert(csrf, "approve", a.ID)
+	if st, out := f.call(f.c, "/cards/"+a.ID+"/approve", body, csrf); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "verify") {
+		t.Fatalf("uv false: %d %v", st, out)
+	}
+	f.key.uv = true
+	// The action changed: one more matching line since the card was made.
+	remember(t, f.m, "Claude", "Leo swims on Sunday.")
+	body = f.assert(csrf, "approve", a.ID)
+	if st, out := f.call(f.c, "/cards/"+a.ID+"/approve", body, csrf); st != 409 || !strings.Contains(fmt.Sprint(out["text"]), "nothing ran") {
+		t.Fatalf("changed action: %d %v", st, out)
+	}
+	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims"); len(lines) != 7 {
+		t.Fatalf("a changed action removed lines: %d left", len(lines))
+	}
+	// A frozen box runs nothing.
+	f.k.SetFrozen(context.Background(), true)
+	body = f.assert(csrf, "approve", b.ID)
+	if st, out := f.call(f.c, "/cards/"+b.ID+"/approve", body, csrf); st != http.StatusLocked {
+		t.Fatalf("approve while frozen: %d %v", st, out)
+	}
+	f.k.SetFrozen(context.Background(), false)
+	// Declined with No: nothing runs, the card is archived.
+	if res := f.form(f.c, "/cards/"+b.ID+"/decline", url.Values{"csrf": {csrf}}); res.StatusCode != 303 {
+		t.Fatalf("decline: %d", res.StatusCode)
+	}
+	if _, err := os.Stat(filepath.Join(f.b.Root, "_bookkeeping/archive/approvals", b.ID+".approval.card")); err != nil {
+		t.Fatal(err)
+	}
+	if waiting, _ := f.w.Gate().Waiting(context.Background()); len(waiting) != 0 {
+		t.Fatalf("still waiting: %d", len(waiting))
+	}
+}
+
+func TestMakeKeyNeedsApproval(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	res := f.form(f.c, "/settings/keys", url.Values{"csrf": {csrf}, "name": {"Claude Code"}, "memory": {"1"}})
+	if res.StatusCode != 303 || !strings.HasPrefix(res.Header.Get("Location"), "/today") {
+		t.Fatalf("make key: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if conns, _ := f.k.List(context.Background()); len(conns) != 0 {
+		t.Fatal("a key was made before the owner approved")
+	}
+	cards, _ := f.w.Gate().Waiting(context.Background())
+	if len(cards) != 1 || cards[0].Kind != "access" {
+		t.Fatalf("cards: %+v", cards)
+	}
+	st, out := f.call(f.c, "/cards/"+cards[0].ID+"/approve", f.assert(csrf, "approve", cards[0].ID), csrf)
+	secret := fmt.Sprint(out["secret"])
+	if st != 200 || !strings.HasPrefix(secret, keys.Prefix) {
+		t.Fatalf("approve key: %d %v", st, out)
+	}
+	conn, err := f.k.Verify(context.Background(), secret)
+	if err != nil || !conn.Caps.Memory || conn.Caps.Build {
+		t.Fatalf("verify: %+v %v", conn, err)
+	}
+	// Access at Never refuses at once.
+	f.form(f.c, "/settings/switch", url.Values{"csrf": {csrf}, "switch": {"access"}, "choice": {"never"}})
+	res = f.form(f.c, "/settings/keys", url.Values{"csrf": {csrf}, "name": {"Cursor"}})
+	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "Never") {
+		t.Fatalf("never: %s", loc)
+	}
+}
+
+func TestEraseAndFreeze(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	remember(t, f.m, "Claude", "Leo swims on Monday.")
+	f.k.New(context.Background(), "Claude", keys.Caps{Memory: true})
+	if st, out := f.call(f.c, "/settings/erase", map[string]any{"phrase": "erase it"}, csrf); st != 400 {
+		t.Fatalf("wrong phrase: %d %v", st, out)
+	}
+	body := f.assert(csrf, "erase", "")
+	body["phrase"] = "Erase my box"
+	if st, out := f.call(f.c, "/settings/erase", body, csrf); st != 200 {
+		t.Fatalf("erase: %d %v", st, out)
+	}
+	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo"); len(lines) != 0 {
+		t.Fatal("erase left memory lines")
+	}
+	conns, _ := f.k.List(context.Background())
+	if len(conns) != 1 || conns[0].Revoked.IsZero() {
+		t.Fatalf("erase must sign out every connection: %+v", conns)
+	}
+	if st, _ := f.get(f.c, "/today"); st != 200 {
+		t.Fatal("the owner stays signed in; the passkey stays")
+	}
+	f.form(f.c, "/settings/freeze", url.Values{"csrf": {csrf}, "on": {"1"}})
+	if frozen, _ := f.k.Frozen(context.Background()); !frozen {
+		t.Fatal("not frozen")
+	}
+	if _, out := f.call(f.c, "/chat", map[string]any{"text": "remember Leo swims"}, csrf); !strings.Contains(fmt.Sprint(out["reply"]), "frozen") {
+		t.Fatalf("chat while frozen: %v", out)
+	}
+}
+
+func TestChatWithoutBrain(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	_, out := f.call(f.c, "/chat", map[string]any{"text": "remember Leo has swim practice on Thursdays"}, csrf)
+	if !strings.Contains(fmt.Sprint(out["reply"]), "Saved") {
+		t.Fatalf("remember: %v", out)
+	}
+	_, out = f.call(f.c, "/chat", map[string]any{"text": "when does leo swim?"}, csrf)
+	if r := fmt.Sprint(out["reply"]); !strings.Contains(r, "Thursdays") || !strings.Contains(r, "brain") {
+		t.Fatalf("question: %v", out)
+	}
+	_, out = f.call(f.c, "/chat", map[string]any{"text": "forget swim practice"}, csrf)
+	if !strings.Contains(fmt.Sprint(out["reply"]), "Forgot 1 line") {
+		t.Fatalf("forget: %v", out)
+	}
+	// Search as you type.
+	remember(t, f.m, "Claude", "Mia plays the cello.")
+	st, body := f.get(f.c, "/api/search?q=cello")
+	if st != 200 || !strings.Contains(body, "cello") {
+		t.Fatalf("search: %d %s", st, body)
+	}
+}
+
+func TestPagesRender(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	remember(t, f.m, "Claude", "Leo swims on Monday.")
+	f.form(f.c, "/todo/add", url.Values{"csrf": {csrf}, "text": {"Buy goggles"}})
+	for path, want := range map[string]string{
+		"/today": "What the box did today", "/todo": "Buy goggles", "/memory": "Leo swims on Monday",
+		"/diary": "Claude", "/chat": "brain", "/settings": "Give other assistants access",
+		"/memory/note?name=MEMORY": "Edit", "/memory/edit?name=MEMORY": "textarea",
+	} {
+		st, body := f.get(f.c, path)
+		if st != 200 || !strings.Contains(body, want) {
+			t.Errorf("%s: %d, want %q\n%.300s", path, st, want, body)
+		}
+	}
+}
+
+func TestEditNote(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	_, page := f.get(f.c, "/memory/edit?name=MEMORY")
+	base := regexp.MustCompile(`name="base" value="([0-9a-f]+)"`).FindStringSubmatch(page)[1]
+	res := f.form(f.c, "/memory/edit", url.Values{"csrf": {csrf}, "name": {"MEMORY"}, "base": {base}, "text": {"# Memory\n\n- [core] Lives in Lisbon.\n"}})
+	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "Saved") {
+		t.Fatalf("edit: %s", loc)
+	}
+	// A stale form is refused.
+	res = f.form(f.c, "/memory/edit", url.Values{"csrf": {csrf}, "name": {"MEMORY"}, "base": {base}, "text": {"# Memory\n"}})
+	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "changed since") {
+		t.Fatalf("stale edit: %s", loc)
+	}
+	// A note that fails validation is refused with the reason, and nothing is written.
+	_, page = f.get(f.c, "/memory/edit?name=MEMORY")
+	base = regexp.MustCompile(`name="base" value="([0-9a-f]+)"`).FindStringSubmatch(page)[1]
+	res = f.form(f.c, "/memory/edit", url.Values{"csrf": {csrf}, "name": {"MEMORY"}, "base": {base}, "text": {"---\ntitle: [a]\n---\n# Memory\n"}})
+	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.HasPrefix(loc, "/memory/edit") || !strings.Contains(loc, "refused") {
+		t.Fatalf("invalid edit: %s", loc)
+	}
+	if data, _ := os.ReadFile(filepath.Join(f.b.Root, "_content/memory/MEMORY.md")); !strings.Contains(string(data), "Lisbon") {
+		t.Fatalf("an invalid edit was written:\n%s", data)
+	}
+}
+
+func TestUndoSince(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	since := time.Now().Add(-time.Minute).Format("2006-01-02T15:04")
+	remember(t, f.m, "Claude", "Leo swims on Monday.", "Mia plays the cello.")
+	remember(t, f.m, "ChatGPT", "Ana likes tea.")
+	res := f.form(f.c, "/undo/since", url.Values{"csrf": {csrf}, "who": {"Claude"}, "since": {since}})
+	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "Undid 2 changes by Claude") {
+		t.Fatalf("undo since: %s", loc)
+	}
+	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "cello"); len(l) != 0 {
+		t.Fatal("Claude's line is still there")
+	}
+	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "tea"); len(l) != 1 {
+		t.Fatal("ChatGPT's line was undone too")
+	}
+}
+
+func TestSessionsEnd(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	// Used every 6 days, a session still ends 30 days after sign-in.
+	for range 4 {
+		f.advance(6 * 24 * time.Hour)
+		if st, _ := f.get(f.c, "/today"); st != 200 {
+			t.Fatalf("active session ended early: %d", st)
+		}
+	}
+	f.advance(7 * 24 * time.Hour) // 31 days in, but only 7 days idle... and past the 30-day cap
+	if st, _ := f.get(f.c, "/today"); st != http.StatusSeeOther {
+		t.Fatalf("a session older than 30 days must end: %d", st)
+	}
+	// Idle for more than 7 days.
+	other := newClient()
+	st, begin := f.call(other, "/auth/login/begin", map[string]any{}, "")
+	if st != 200 {
+		t.Fatalf("login begin: %d %v", st, begin)
+	}
+	if st, out := f.call(other, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.get(raw(begin["options"]))}, ""); st != 200 {
+		t.Fatalf("login: %d %v", st, out)
+	}
+	f.advance(7*24*time.Hour + time.Minute)
+	if st, _ := f.get(other, "/today"); st != http.StatusSeeOther {
+		t.Fatalf("a session idle for 7 days must end: %d", st)
+	}
+	// Sign out everywhere ends every session.
+	a, b := newClient(), newClient()
+	for _, c := range []*http.Client{a, b} {
+		_, begin := f.call(c, "/auth/login/begin", map[string]any{}, "")
+		f.call(c, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.get(raw(begin["options"]))}, "")
+	}
+	if res := f.form(a, "/signout/all", url.Values{"csrf": {f.csrf(a)}}); res.StatusCode != http.StatusSeeOther {
+		t.Fatalf("sign out everywhere: %d", res.StatusCode)
+	}
+	if st, _ := f.get(b, "/today"); st != http.StatusSeeOther {
+		t.Fatal("another browser is still signed in")
+	}
+	_ = csrf
+}
+
+func TestUndoEntryAndPasskeys(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	remember(t, f.m, "Claude", "Leo swims on Monday.", "Mia plays the cello.")
+	es, _ := f.b.Diary(context.Background(), 2, nil) // newest first: the cello, then Leo
+	res := f.form(f.c, "/undo", url.Values{"csrf": {csrf}, "entry": {es[1].ID}, "back": {"/diary"}})
+	if res.StatusCode != 303 || !strings.HasPrefix(res.Header.Get("Location"), "/diary") {
+		t.Fatalf("undo entry: %d %s", res.StatusCode, res.Header.Get("Location"))
+	}
+	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo"); len(l) != 0 {
+		t.Fatal("the entry was not undone")
+	}
+	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "cello"); len(l) != 1 {
+		t.Fatal("undoing one entry touched another")
+	}
+	if _, body := f.get(f.c, "/diary"); !strings.Contains(body, "Undone") {
+		t.Fatal("the diary shows what was undone")
+	}
+	// A redirect back never leaves the box.
+	res = f.form(f.c, "/undo", url.Values{"csrf": {csrf}, "back": {"//evil.example/x"}})
+	if loc := res.Header.Get("Location"); strings.HasPrefix(loc, "//") {
+		t.Fatalf("open redirect: %s", loc)
+	}
+	// The only passkey cannot be removed.
+	_, body := f.get(f.c, "/settings")
+	id := regexp.MustCompile(`/settings/passkeys/([^/]+)/remove`).FindStringSubmatch(body)[1]
+	res = f.form(f.c, "/settings/passkeys/"+id+"/remove", url.Values{"csrf": {csrf}})
+	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "only passkey") {
+		t.Fatalf("removing the last passkey: %s", loc)
+	}
+}
+
+func TestBareIPPointsToLocalhost(t *testing.T) {
+	f := newFx(t)
+	code := f.setupCode()
+	res, err := http.Get(f.srv.URL + "/setup?code=" + code) // http://127.0.0.1:port
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if !strings.Contains(string(body), f.base+"/setup?code=") {
+		t.Fatalf("the setup page on a bare IP must link to localhost:\n%.600s", body)
+	}
+}
