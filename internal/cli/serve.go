@@ -18,6 +18,8 @@ import (
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/server"
 	"github.com/boxmem/box/internal/todo"
+	"github.com/boxmem/box/internal/validate"
+	"github.com/boxmem/box/internal/web"
 )
 
 func (a *App) serveCmd() *cobra.Command {
@@ -60,6 +62,16 @@ func (s *service) Close() {
 	s.box.Close()
 }
 
+// memory is the open memory, or nil while it is still opening.
+func (s *service) memory() *memory.Memory {
+	select {
+	case <-s.opened:
+		return s.mem
+	default:
+		return nil
+	}
+}
+
 // indexing reports whether the memory is still opening or its index still catching up.
 func (s *service) indexing(ctx context.Context) bool {
 	select {
@@ -83,7 +95,7 @@ func (a *App) openService(ctx context.Context, create bool, address string) (*se
 		return nil, err
 	}
 	s := &service{root: root, opened: make(chan struct{})}
-	if s.box, err = box.Open(root); err != nil {
+	if s.box, err = box.OpenWith(root, box.Options{Validate: validate.Writes}); err != nil {
 		return nil, err
 	}
 	if s.keys, err = keys.Open(root, nil); err != nil {
@@ -138,7 +150,7 @@ func (a *App) defaultBox(ctx context.Context, found error, create bool) (string,
 		}
 		dir = filepath.Join(home, "box")
 	}
-	b, err := box.Init(ctx, dir, box.InitOptions{})
+	b, err := makeBox(ctx, dir)
 	if err != nil {
 		return "", err
 	}
@@ -159,15 +171,25 @@ func (a *App) runServe(ctx context.Context, addr string, allowed []string) error
 		return err
 	}
 	defer s.Close()
+	logger := slog.New(slog.NewTextHandler(a.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	ui, err := web.New(web.Config{Box: s.box, Keys: s.keys, Todos: s.todos, Memory: s.memory, Logger: logger})
+	if err != nil {
+		return err
+	}
+	defer ui.Close()
 	srv := &server.Server{
 		Listener: ln, AllowedHosts: allowed, Keys: s.keys, BoxID: s.box.Marker.ID, Version: Version, MCP: s.mcp, Indexing: s.indexing,
-		Logger: slog.New(slog.NewTextHandler(a.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo})),
+		Logger: logger, Web: ui.Handler(),
 	}
 	out := map[string]any{"box": s.root, "address": base, "mcp": base + "/mcp", "id": s.box.Marker.ID}
 	a.emit(out, func(w io.Writer) {
 		fmt.Fprintf(w, "box serving %s at %s/mcp\n", s.root, base)
 		fmt.Fprintf(w, "ready: claude mcp add --transport http box %s/mcp --header \"Authorization: Bearer <key>\"\n", base)
 	})
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	if link, err := ui.SetupLink(ctx, "http://localhost:"+port); err == nil && link != "" {
+		a.note("box: make your passkey here (the link works once, for 15 minutes): %s", link)
+	}
 	a.note("box: make a key with `box keys new --name \"Claude Code\" --memory`; Ctrl-C stops the server")
 	return srv.Run(ctx)
 }

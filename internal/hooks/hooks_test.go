@@ -54,7 +54,7 @@ func newFixture(t testing.TB) fixture {
 
 	mustWrite(t, filepath.Join(f.box, "_content", "todos", "broken.todo.card"), "---\n[unclosed\n---\n")
 	mustWrite(t, filepath.Join(f.project, ".git", "HEAD"), "ref: refs/heads/main\n")
-	mustWrite(t, filepath.Join(f.project, "CLAUDE.md"), "# Project rules\n\n- Run `go test ./...` before you stop.\n- The parser lives in `internal/real.go`; the old one was `internal/gone.go`.\n")
+	mustWrite(t, filepath.Join(f.project, "CLAUDE.md"), "# Project rules\n\n- Run `go test ./...` before you stop (`./...` and `github.com/x/y/z.go` are no paths).\n- The parser lives in `internal/real.go`; the old one was `internal/gone.go`.\n")
 	mustWrite(t, filepath.Join(f.project, "internal", "real.go"), "package internal\n\n// Box is a thing.\ntype Box struct{}\n\n// ParseThing parses.\nfunc ParseThing() error {\n\treturn nil\n}\n\nfunc (b *Box) Open() {}\n\nconst (\n\tLimit = 3\n)\n")
 	mustWrite(t, filepath.Join(f.project, "web", "app.ts"), "export function renderPage() {}\nexport class Widget {}\n")
 	mustWrite(t, filepath.Join(f.project, "tools", "x.py"), "def search_notes(q):\n    pass\n\nclass Finder:\n    pass\n")

@@ -78,6 +78,10 @@ func (s *session) missing(line, dir string) []string {
 	}
 	var rel []string
 	for _, m := range tickPathRe.FindAllStringSubmatch(line, -1) {
+		first, _, _ := strings.Cut(m[1], "/")
+		if strings.Contains(first, ".") && !strings.HasPrefix(first, ".") {
+			continue // a host or module path (github.com/x/y), not a file
+		}
 		if strings.Contains(m[1], ".") || strings.HasSuffix(m[1], "/") {
 			rel = append(rel, m[1])
 		}
@@ -124,7 +128,7 @@ func cleanRef(p string) string {
 		p = p[:i]
 	}
 	p = strings.TrimRight(p, ".,:;!")
-	if p == "" || strings.ContainsAny(p, "*<>{}$") {
+	if p == "" || strings.ContainsAny(p, "*<>{}$") || strings.Contains(p, "...") {
 		return ""
 	}
 	return p

@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -287,4 +288,60 @@ func FuzzHookInput(f *testing.F) {
 		OpenGates(in.Prompt)
 		Trim(in.Prompt, 5)
 	})
+}
+
+// TestScopeEnforce: with scope enforce, a write outside the brief's folders is denied once; a write inside
+// them, or the same write repeated, goes through.
+func TestScopeEnforce(t *testing.T) {
+	f := newFixture(t)
+	mustWrite(t, filepath.Join(f.box, SettingsFile), `{"scope": "enforce"}`)
+	run := func(event string, fields map[string]any) Result {
+		p := map[string]any{"session_id": "enf", "cwd": f.project, "hook_event_name": event}
+		for k, v := range fields {
+			p[k] = v
+		}
+		data, _ := json.Marshal(p)
+		return Run(context.Background(), event, data, f.env)
+	}
+	if r := run(UserPromptSubmit, map[string]any{"prompt": "Make ParseThing return the Box"}); !strings.Contains(r.text(), "Scope: internal") {
+		t.Fatalf("brief: %q", r.text())
+	}
+	write := func(path string) Result {
+		return run(PreToolUse, map[string]any{"tool_name": "Write", "tool_input": map[string]any{"file_path": filepath.Join(f.project, path), "content": "x"}})
+	}
+	if r := write("internal/new.go"); r.Out != nil {
+		t.Errorf("an in-scope write was refused: %+v", r.Out)
+	}
+	if r := write("web/app.ts"); r.Out == nil || r.Out.HookSpecificOutput.PermissionDecision != "deny" {
+		t.Errorf("an out-of-scope write went through in enforce")
+	}
+	if r := write("web/app.ts"); r.Out != nil {
+		t.Errorf("the repeated write was refused again: %+v", r.Out)
+	}
+}
+
+// TestCapsHold: an oversized guide and router (with many rotten paths) still give answers within the caps.
+func TestCapsHold(t *testing.T) {
+	f := newFixture(t)
+	var guide strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&guide, "- rule %d: see `internal/gone%d.go` and keep the tests green at all times\n", i, i)
+	}
+	mustWrite(t, filepath.Join(f.project, "CLAUDE.md"), guide.String())
+	router := filepath.Join(f.box, "_content", "memory", "MEMORY.md")
+	old, _ := os.ReadFile(router)
+	mustWrite(t, router, string(old)+strings.Repeat("- [core] a very long core fact that goes on and on about the owner's preferences\n", 400))
+	for _, c := range []struct {
+		source string
+		limit  int
+	}{{"startup", CapStart}, {"compact", CapRecord + CapRules + 2}} {
+		p, _ := json.Marshal(map[string]any{"session_id": "caps", "cwd": f.project, "hook_event_name": SessionStart, "source": c.source})
+		r := Run(context.Background(), SessionStart, p, f.env)
+		if n := Tokens(r.text()); n == 0 || n > c.limit {
+			t.Errorf("SessionStart %s: %d tokens, cap %d", c.source, n, c.limit)
+		}
+		if c.source == "startup" && strings.Count(r.text(), "gone") > maxRot {
+			t.Errorf("the rot notice names more than %d lines", maxRot)
+		}
+	}
 }

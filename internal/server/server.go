@@ -26,6 +26,7 @@ type Server struct {
 	Listener     net.Listener // used instead of Addr when set
 	AllowedHosts []string     // Host names a reverse proxy may send, besides loopback names
 	MCP          *mcp.Service
+	Web          http.Handler // the owner's web UI, mounted at /; nil serves none
 	Keys         *keys.Store
 	BoxID        string
 	Version      string
@@ -76,6 +77,9 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
+	if s.Web != nil {
+		mux.Handle("/", s.Web) // every other path: the web UI checks its own sessions and CSRF
+	}
 	return s.logRequests(s.checkHost(mux))
 }
 

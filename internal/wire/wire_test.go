@@ -216,3 +216,35 @@ func keysOf(m map[string]string) []string {
 	}
 	return out
 }
+
+func TestWireKeepsTheUsersCodexServer(t *testing.T) {
+	dir := t.TempDir()
+	own := "[mcp_servers.box]\ncommand = \"my-box\"\n"
+	os.MkdirAll(filepath.Join(dir, ".codex"), 0o755)
+	os.WriteFile(filepath.Join(dir, CodexConfig), []byte(own), 0o644)
+	p := apply(t, Options{Dir: dir, Bin: "/usr/bin/box", InBox: true}, true)
+	if len(p.Warnings) != 1 || !strings.Contains(p.Warnings[0], CodexConfig) {
+		t.Errorf("warnings = %q", p.Warnings)
+	}
+	if data, _ := os.ReadFile(filepath.Join(dir, CodexConfig)); string(data) != own {
+		t.Errorf("the user's config.toml changed:\n%s", data)
+	}
+	os.WriteFile(filepath.Join(dir, CodexConfig), []byte("model = \"o3\"\n"), 0o644)
+	apply(t, Options{Dir: dir, Bin: "/usr/bin/box", InBox: true}, true)
+	data, _ := os.ReadFile(filepath.Join(dir, CodexConfig))
+	if !strings.HasPrefix(string(data), "model = \"o3\"\n\n"+tomlBegin) || !strings.Contains(string(data), `command = "/usr/bin/box"`) {
+		t.Errorf("config.toml = %s", data)
+	}
+	apply(t, Options{Dir: dir, Bin: "/usr/bin/box", InBox: true}, false)
+	if data, _ := os.ReadFile(filepath.Join(dir, CodexConfig)); string(data) != "model = \"o3\"\n" {
+		t.Errorf("unwire left config.toml = %q", data)
+	}
+}
+
+func TestTimeouts(t *testing.T) {
+	for ev, want := range map[string]int{"SessionStart": 30, "UserPromptSubmit": 15, "PreToolUse": 10, "PostToolUse": 15, "PreCompact": 30, "Stop": 30, "SessionEnd": 120} {
+		if got := Timeout(ev); got.Seconds() != float64(want) {
+			t.Errorf("Timeout(%s) = %v, want %ds", ev, got, want)
+		}
+	}
+}
