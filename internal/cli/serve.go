@@ -6,13 +6,16 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
 	"github.com/boxmem/box/internal/memory"
@@ -25,19 +28,23 @@ import (
 func (a *App) serveCmd() *cobra.Command {
 	var addr string
 	var allowed []string
+	var public string
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the box to other assistants over MCP (Streamable HTTP at /mcp)",
 		Long: "Serve the box: /mcp for assistants (a key from `box keys new` as Authorization: Bearer mbx_…), /healthz.\n" +
 			"With no box found it creates one at $BOX_DIR, else ~/box, and says where. It answers at once; a search\n" +
-			"index still catching up is reported, never waited for. --allowed-host lets a reverse proxy's host name in.",
+			"index still catching up is reported, never waited for. --allowed-host lets a reverse proxy's host name in.\n" +
+			"--public-url is the address assistants reach (https://box.example.com behind a reverse proxy): the OAuth\n" +
+			"issuer and the /mcp resource come from it, and its host is let in.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runServe(cmd.Context(), addr, allowed)
+			return a.runServe(cmd.Context(), addr, allowed, public)
 		},
 	}
 	c.Flags().StringVar(&addr, "addr", server.DefaultAddr, "address to listen on (loopback unless behind a reverse proxy)")
 	c.Flags().StringArrayVar(&allowed, "allowed-host", nil, "a Host name a reverse proxy sends, besides loopback names (repeatable)")
+	c.Flags().StringVar(&public, "public-url", "", "the box's public address, like https://box.example.com (default: the address each request came to)")
 	return c
 }
 
@@ -159,12 +166,23 @@ func (a *App) defaultBox(ctx context.Context, found error, create bool) (string,
 	return b.Root, nil
 }
 
-func (a *App) runServe(ctx context.Context, addr string, allowed []string) error {
+func (a *App) runServe(ctx context.Context, addr string, allowed []string, public string) error {
+	public = strings.TrimSuffix(public, "/")
+	if public != "" {
+		u, err := url.Parse(public)
+		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+			return errs.E("cli.serve", errs.Usage, "--public-url must be an address like https://box.example.com")
+		}
+		allowed = append(allowed, u.Hostname())
+	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return errs.Wrap("cli.serve", errs.Busy, err, "The server could not listen on "+addr+"; is another box serve running? Pick another --addr")
 	}
 	base := "http://" + ln.Addr().String()
+	if public != "" {
+		base = public
+	}
 	s, err := a.openService(ctx, true, base)
 	if err != nil {
 		ln.Close()
@@ -172,15 +190,22 @@ func (a *App) runServe(ctx context.Context, addr string, allowed []string) error
 	}
 	defer s.Close()
 	logger := slog.New(slog.NewTextHandler(a.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	ui, err := web.New(web.Config{Box: s.box, Keys: s.keys, Todos: s.todos, Memory: s.memory, Logger: logger})
+	gs, err := grants.Open(s.root, nil)
+	if err != nil {
+		return err
+	}
+	defer gs.Close()
+	srv := &server.Server{
+		Listener: ln, AllowedHosts: allowed, Keys: s.keys, Grants: gs, PublicURL: public, BoxID: s.box.Marker.ID, Version: Version,
+		MCP: s.mcp, Indexing: s.indexing, Logger: logger,
+	}
+	ui, err := web.New(web.Config{Box: s.box, Keys: s.keys, Todos: s.todos, Memory: s.memory, Logger: logger, Grants: gs,
+		Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://")})
 	if err != nil {
 		return err
 	}
 	defer ui.Close()
-	srv := &server.Server{
-		Listener: ln, AllowedHosts: allowed, Keys: s.keys, BoxID: s.box.Marker.ID, Version: Version, MCP: s.mcp, Indexing: s.indexing,
-		Logger: logger, Web: ui.Handler(),
-	}
+	srv.Web, srv.Gate = ui.Handler(), ui.Gate()
 	out := map[string]any{"box": s.root, "address": base, "mcp": base + "/mcp", "id": s.box.Marker.ID}
 	a.emit(out, func(w io.Writer) {
 		fmt.Fprintf(w, "box serving %s at %s/mcp\n", s.root, base)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -16,7 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/mcp"
 )
 
@@ -133,8 +134,14 @@ func (s *Server) viaProxy(r *http.Request) bool {
 	return s.isAllowedHost(strings.ToLower(host))
 }
 
-// baseURL is the box's address as the client sees it.
+// BaseURL is the box's address as the client sees it: the configured public URL, else the request's. It
+// is the OAuth issuer; the web UI's consent page uses the same.
+func (s *Server) BaseURL(r *http.Request) string { return s.baseURL(r) }
+
 func (s *Server) baseURL(r *http.Request) string {
+	if s.PublicURL != "" {
+		return strings.TrimSuffix(s.PublicURL, "/")
+	}
 	scheme := "http"
 	if r.TLS != nil || (s.viaProxy(r) && r.Header.Get("X-Forwarded-Proto") == "https") {
 		scheme = "https"
@@ -181,37 +188,58 @@ func (s *Server) refuseLocked(next http.Handler) http.Handler {
 	})
 }
 
-// auth admits a request with a valid mbx_ key and makes its connection's MCP server; anything else is 401
-// with the RFC 9728 pointer a client follows to find how to get a token.
+// auth admits a request with a valid mbx_ key or OAuth access token and makes its connection's MCP
+// server; anything else is 401 with the RFC 9728 pointer a client follows to find how to get a token.
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		challenge := `Bearer resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp"`
+		metadata := `resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp"`
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-		if !strings.EqualFold(scheme, "Bearer") || strings.TrimSpace(token) == "" {
-			w.Header().Set("WWW-Authenticate", challenge)
+		token = strings.TrimSpace(token)
+		if !strings.EqualFold(scheme, "Bearer") || token == "" {
+			w.Header().Set("WWW-Authenticate", "Bearer "+metadata)
 			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001,
-				"This box needs a key: send Authorization: Bearer mbx_…; the owner makes one with `box keys new` or in Settings → Other assistants.", nil)
+				"This box needs a key or an OAuth token: connect with OAuth, or send Authorization: Bearer mbx_…; the owner makes a key with `box keys new` or in Settings → Other assistants.", nil)
 			return
 		}
-		conn, err := s.Keys.Verify(r.Context(), strings.TrimSpace(token))
+		c, err := s.connection(r, token)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", resource_metadata="`+s.baseURL(r)+`/.well-known/oauth-protected-resource/mcp"`)
-			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001, err.Error(), nil)
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+metadata)
+			msg := err.Error()
+			var ref *grants.Refusal
+			if errors.As(err, &ref) {
+				msg = ref.Description
+			}
+			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001, msg, nil)
 			return
 		}
-		host, client := s.remoteHost(r), clip(r.Header.Get("User-Agent"), 80)
-		s.Keys.Touch(conn.ID, host, client)
 		ri := info(r.Context())
 		if ri == nil {
 			ri = &reqInfo{}
 			r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 		}
-		ri.conn = conn.Name + " (" + conn.ID + ")"
-		c := mcp.Conn{Who: conn.Name, Host: host, KeyID: conn.ID, Caps: conn.Caps, Client: client}
+		ri.conn = c.Who + " (" + c.KeyID + ")"
 		ri.build = func() *sdk.Server { return s.MCP.ServerFor(c) }
-		r = r.WithContext(context.WithValue(r.Context(), connKey{}, conn))
+		r = r.WithContext(context.WithValue(r.Context(), connKey{}, c.KeyID))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// connection is who a bearer token is: an mbx_ key (keys) or an OAuth access token (grants).
+func (s *Server) connection(r *http.Request, token string) (mcp.Conn, error) {
+	host, client := s.remoteHost(r), clip(r.Header.Get("User-Agent"), 80)
+	if strings.HasPrefix(token, grants.AccessPrefix) && s.Grants != nil {
+		g, err := s.Grants.Verify(r.Context(), token, s.baseURL(r)+"/mcp")
+		if err != nil {
+			return mcp.Conn{}, err
+		}
+		return mcp.Conn{Who: g.Client, Host: host, KeyID: g.ID, Caps: g.Caps, Client: client}, nil
+	}
+	conn, err := s.Keys.Verify(r.Context(), token)
+	if err != nil {
+		return mcp.Conn{}, err
+	}
+	s.Keys.Touch(conn.ID, host, client)
+	return mcp.Conn{Who: conn.Name, Host: host, KeyID: conn.ID, Caps: conn.Caps, Client: client}, nil
 }
 
 type connKey struct{}
@@ -219,8 +247,8 @@ type connKey struct{}
 // rateLimit lets each connection make Burst calls at once and Rate a second on average; past that, 429.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		conn, _ := r.Context().Value(connKey{}).(keys.Connection)
-		if wait, ok := s.limiter.take(conn.ID, time.Now()); !ok {
+		id, _ := r.Context().Value(connKey{}).(string)
+		if wait, ok := s.limiter.take(id, time.Now()); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 			writeRPCError(w, http.StatusTooManyRequests, requestID(r), -32000,
 				"This connection is calling the box faster than it allows; wait a few seconds and try again.", nil)

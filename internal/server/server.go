@@ -12,9 +12,13 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
+	"github.com/boxmem/box/internal/oauth"
 )
 
 // DefaultAddr is where box serve listens unless told otherwise: loopback only.
@@ -28,8 +32,16 @@ type Server struct {
 	MCP          *mcp.Service
 	Web          http.Handler // the owner's web UI, mounted at /; nil serves none
 	Keys         *keys.Store
-	BoxID        string
-	Version      string
+	// Grants is the OAuth state; with it the box is its own authorization server (package oauth) and
+	// /mcp takes OAuth access tokens besides mbx_ keys.
+	Grants *grants.Store
+	// Gate decides the access switch for new OAuth connections; required with Grants.
+	Gate *gate.Gate
+	// PublicURL is the box's address as clients see it (https://box.example.com behind a reverse proxy):
+	// the OAuth issuer, and with /mcp the resource. Empty: the address each request came to.
+	PublicURL string
+	BoxID     string
+	Version   string
 	// Indexing reports whether the search index is still catching up; nil means it never is.
 	Indexing func(ctx context.Context) bool
 	Logger   *slog.Logger
@@ -77,6 +89,10 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
+	mux.HandleFunc("GET /.well-known/oauth-protected-resource/{path...}", s.resourceMetadata) // a public URL with a path
+	if s.Grants != nil {
+		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Logger: s.Logger}).Mount(mux)
+	}
 	if s.Web != nil {
 		mux.Handle("/", s.Web) // every other path: the web UI checks its own sessions and CSRF
 	}
@@ -129,12 +145,12 @@ func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
 // its own authorization server.
 func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	base := s.baseURL(r)
-	writeJSON(w, http.StatusOK, map[string]any{
-		"resource":                 base + "/mcp",
-		"authorization_servers":    []string{base},
-		"scopes_supported":         []string{"memory.read", "memory.write", "messages.read", "box.build"},
-		"bearer_methods_supported": []string{"header"},
-		"resource_name":            "Box",
+	writeJSON(w, http.StatusOK, &oauthex.ProtectedResourceMetadata{
+		Resource:               base + "/mcp",
+		AuthorizationServers:   []string{base},
+		ScopesSupported:        grants.Scopes,
+		BearerMethodsSupported: []string{"header"},
+		ResourceName:           "Box",
 	})
 }
 

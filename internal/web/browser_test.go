@@ -5,36 +5,17 @@ import (
 	"context"
 	"image/png"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/emulation"
-	cdpwebauthn "github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/passkeytest"
 )
-
-// chrome finds a headless Chromium: $BOX_CHROME, else scripts/chromium.sh (which installs Debian's
-// chromium-headless-shell when missing).
-func chrome(t *testing.T) string {
-	if p := os.Getenv("BOX_CHROME"); p != "" {
-		return p
-	}
-	if testing.Short() {
-		t.Skip("browser tests need Chromium; run without -short (scripts/chromium.sh installs it)")
-	}
-	out, err := exec.Command("../../scripts/chromium.sh").Output()
-	p := strings.TrimSpace(string(out))
-	if err != nil || p == "" {
-		t.Fatalf("no Chromium: scripts/chromium.sh: %v (set BOX_CHROME to a chromium binary)", err)
-	}
-	return p
-}
 
 func artifacts(t *testing.T) string {
 	if d := os.Getenv("BOX_ARTIFACTS"); d != "" {
@@ -47,36 +28,13 @@ func artifacts(t *testing.T) string {
 // The whole owner journey in a real browser with a virtual passkey: first-run setup, sign out and in,
 // make a key, approve and decline cards, undo, every tab at phone size, freeze, erase.
 func TestBrowser(t *testing.T) {
-	bin := chrome(t)
 	f := newFx(t)
 	shots := artifacts(t)
 
-	actx, cancel := chromedp.NewExecAllocator(context.Background(),
-		chromedp.ExecPath(bin), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 844))
-	defer cancel()
-	ctx, cancel := chromedp.NewContext(actx)
+	ctx, cancel := passkeytest.Browser(t)
 	defer cancel()
 	deadline, stop := context.WithTimeout(ctx, 110*time.Second)
 	defer stop()
-	// The first Run starts the browser; it must not carry the timeout.
-	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
-		if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
-			Width: 390, Height: 844, DeviceScaleFactor: 1, Mobile: true}); err != nil {
-			return err
-		}
-		if _, err := chromedp.Call(ctx, cdpwebauthn.Enable, cdpwebauthn.EnableParams{}); err != nil {
-			return err
-		}
-		_, err := chromedp.Call(ctx, cdpwebauthn.AddVirtualAuthenticator, cdpwebauthn.AddVirtualAuthenticatorParams{
-			Options: &cdpwebauthn.VirtualAuthenticatorOptions{Protocol: cdpwebauthn.AuthenticatorProtocolCtap2,
-				Ctap2version: cdpwebauthn.Ctap2versionCtap21, Transport: cdpwebauthn.AuthenticatorTransportInternal,
-				HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true}})
-		return err
-	})); err != nil {
-		t.Fatal(err)
-	}
 	ctx = deadline
 	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
 		t.Helper()

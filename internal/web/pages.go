@@ -16,6 +16,7 @@ import (
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/layout"
@@ -61,7 +62,7 @@ func marked(s string) template.HTML {
 
 func parsePages() (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "signin", "setup"} {
+	for _, name := range []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "signin", "setup", "consent"} {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/base.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -398,8 +399,17 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 			ended = append(ended, c)
 		}
 	}
+	var oauthLive []grants.Grant
+	if w.cfg.Grants != nil {
+		all, _ := w.cfg.Grants.List(ctx)
+		for _, g := range all {
+			if g.Revoked.IsZero() {
+				oauthLive = append(oauthLive, g)
+			}
+		}
+	}
 	pks, _ := w.auth.passkeys(ctx)
-	w.render(rw, r, ss, "settings", map[string]any{"Switches": views, "Connections": live, "Ended": ended,
+	w.render(rw, r, ss, "settings", map[string]any{"Switches": views, "Connections": live, "Ended": ended, "OAuth": oauthLive,
 		"Passkeys": pks, "Address": w.origin(r) + "/mcp", "Phrase": ErasePhrase})
 }
 

@@ -20,6 +20,10 @@ type finishBody struct {
 	Code       string          `json:"code,omitempty"`   // register/begin: the setup code
 	Purpose    string          `json:"purpose,omitempty"`
 	Card       string          `json:"card,omitempty"`
+	Request    string          `json:"request,omitempty"` // consent: the OAuth request
+	Memory     bool            `json:"memory,omitempty"`  // consent: the ticked checkboxes
+	Messages   bool            `json:"messages,omitempty"`
+	Build      bool            `json:"build,omitempty"`
 }
 
 func readBody(r *http.Request) (finishBody, error) {

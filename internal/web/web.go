@@ -20,6 +20,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/todo"
@@ -44,7 +45,9 @@ POST /cards/{id}/decline     No, or Change it with a note
 POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
 POST /memory/remember /memory/edit /todo/add /todo/done /chat
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
-POST /settings/passkeys/{id}/remove /signout /signout/all`
+POST /settings/passkeys/{id}/remove /settings/connections/{id}/disconnect /signout /signout/all
+GET  /mcp/oauth/consent?request=   the OAuth consent page (no sign-in: the passkey approves)
+POST /mcp/oauth/consent/begin /finish /deny   a passkey challenge bound to the request and its checkboxes; approve; refuse`
 
 // Config is what the web UI needs from the composed server.
 type Config struct {
@@ -56,6 +59,10 @@ type Config struct {
 	Memory func() *memory.Memory
 	Now    func() time.Time // nil: the wall clock
 	Logger *slog.Logger     // nil: discard
+	// Grants is the OAuth state: with it the box serves the consent page and lists OAuth connections.
+	Grants *grants.Store
+	// Issuer is the box's public address (the OAuth issuer) for a request; nil: the request's own origin.
+	Issuer func(r *http.Request) string
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
 }
@@ -180,6 +187,13 @@ func (w *Web) Handler() http.Handler {
 	post("POST /settings/freeze", w.freeze)
 	post("POST /settings/erase", w.erase)
 	post("POST /settings/passkeys/{id}/remove", w.removePasskey)
+	post("POST /settings/connections/{id}/disconnect", w.disconnect)
+	if w.cfg.Grants != nil {
+		mux.HandleFunc("GET "+grants.ConsentPath, w.consentPage)
+		mux.HandleFunc("POST "+grants.ConsentPath+"/begin", w.sameOrigin(w.consentBegin))
+		mux.HandleFunc("POST "+grants.ConsentPath+"/finish", w.sameOrigin(w.consentFinish))
+		mux.HandleFunc("POST "+grants.ConsentPath+"/deny", w.sameOrigin(w.consentDeny))
+	}
 	post("POST /signout", w.signout)
 	post("POST /signout/all", w.signoutAll)
 	return w.headers(http.MaxBytesHandler(mux, 1<<20))
@@ -321,7 +335,7 @@ func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error) {
 		w.log.Error("web", "path", r.URL.Path, "err", err)
 	}
 	if isJSON(r) || strings.HasPrefix(r.URL.Path, "/api/") || strings.HasPrefix(r.URL.Path, "/auth/") ||
-		strings.HasSuffix(r.URL.Path, "/approve") || r.Header.Get("Accept") == "application/json" {
+		strings.HasSuffix(r.URL.Path, "/approve") || strings.HasPrefix(r.URL.Path, grants.ConsentPath+"/") || r.Header.Get("Accept") == "application/json" {
 		writeJSON(rw, code, map[string]any{"ok": false, "text": sentence(err)})
 		return
 	}

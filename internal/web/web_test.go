@@ -22,6 +22,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/web"
 )
@@ -35,7 +36,7 @@ type fx struct {
 	srv  *httptest.Server
 	base string
 	c    *http.Client
-	key  *softKey
+	key  *passkeytest.Key
 
 	mu  sync.Mutex
 	now time.Time
@@ -76,7 +77,7 @@ func newFx(t *testing.T) *fx {
 	_, port, _ := strings.Cut(strings.TrimPrefix(f.srv.URL, "http://"), ":")
 	f.base = "http://localhost:" + port
 	f.c = newClient()
-	f.key = newSoftKey(t, f.base, "localhost")
+	f.key = passkeytest.New(t, f.base, "localhost")
 	t.Cleanup(func() {
 		f.srv.Close()
 		f.w.Close()
@@ -159,7 +160,7 @@ func (f *fx) register(c *http.Client, code string) (int, map[string]any) {
 	if st != 200 {
 		return st, begin
 	}
-	return f.call(c, "/auth/register/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.create(raw(begin["options"])), "name": "test"}, "")
+	return f.call(c, "/auth/register/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Create(raw(begin["options"])), "name": "test"}, "")
 }
 
 func (f *fx) setupCode() string {
@@ -187,7 +188,7 @@ func (f *fx) assert(csrf, purpose, card string) map[string]any {
 	if st != 200 {
 		f.t.Fatalf("confirm begin: %d %v", st, begin)
 	}
-	return map[string]any{"ceremony": begin["ceremony"], "credential": f.key.get(raw(begin["options"]))}
+	return map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Get(raw(begin["options"]))}
 }
 
 func TestSetupLinkOnceAndExpiry(t *testing.T) {
@@ -245,7 +246,7 @@ func TestCookieHeaders(t *testing.T) {
 	if st != 200 {
 		t.Fatal(begin)
 	}
-	body := raw(map[string]any{"ceremony": begin["ceremony"], "credential": f.key.create(raw(begin["options"]))})
+	body := raw(map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Create(raw(begin["options"]))})
 	req, _ := http.NewRequest("POST", f.base+"/auth/register/finish", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	res, err := http.DefaultClient.Do(req)
@@ -425,12 +426,12 @@ func TestApproveRefusals(t *testing.T) {
 		}
 	}
 	// User verification false.
-	f.key.uv = false
+	f.key.UV = false
 	body = f.assert(csrf, "approve", a.ID)
 	if st, out := f.call(f.c, "/cards/"+a.ID+"/approve", body, csrf); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "verify") {
 		t.Fatalf("uv false: %d %v", st, out)
 	}
-	f.key.uv = true
+	f.key.UV = true
 	// The action changed: one more matching line since the card was made.
 	remember(t, f.m, "Claude", "Leo swims on Sunday.")
 	body = f.assert(csrf, "approve", a.ID)
@@ -626,7 +627,7 @@ func TestSessionsEnd(t *testing.T) {
 	if st != 200 {
 		t.Fatalf("login begin: %d %v", st, begin)
 	}
-	if st, out := f.call(other, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.get(raw(begin["options"]))}, ""); st != 200 {
+	if st, out := f.call(other, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Get(raw(begin["options"]))}, ""); st != 200 {
 		t.Fatalf("login: %d %v", st, out)
 	}
 	f.advance(7*24*time.Hour + time.Minute)
@@ -637,7 +638,7 @@ func TestSessionsEnd(t *testing.T) {
 	a, b := newClient(), newClient()
 	for _, c := range []*http.Client{a, b} {
 		_, begin := f.call(c, "/auth/login/begin", map[string]any{}, "")
-		f.call(c, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.get(raw(begin["options"]))}, "")
+		f.call(c, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Get(raw(begin["options"]))}, "")
 	}
 	if res := f.form(a, "/signout/all", url.Values{"csrf": {f.csrf(a)}}); res.StatusCode != http.StatusSeeOther {
 		t.Fatalf("sign out everywhere: %d", res.StatusCode)

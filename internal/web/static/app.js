@@ -118,6 +118,25 @@
     } catch (e) { say(failed(e), true); }
   });
 
+  function ticked(id) { const el = document.getElementById(id); return !!(el && el.checked); }
+  on("#consent-approve", "click", async function (ev) {
+    const btn = ev.currentTarget, req = document.getElementById("consent-checks").dataset.request;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/mcp/oauth/consent/begin",
+        { request: req, memory: ticked("c-memory"), messages: ticked("c-messages"), build: ticked("c-build") });
+      const done = await post("/mcp/oauth/consent/finish", a);
+      say(done.text);
+      location.href = done.next;
+    } catch (e) { say(failed(e), true); busy(btn, false); }
+  });
+  on("#consent-deny", "click", async function (ev) {
+    try {
+      const done = await post("/mcp/oauth/consent/deny", { request: document.getElementById("consent-checks").dataset.request });
+      location.href = done.next;
+    } catch (e) { say(failed(e), true); }
+  });
+
   on("button.approve", "click", async function (ev) {
     const btn = ev.currentTarget, id = btn.dataset.card;
     busy(btn, true);

@@ -1,4 +1,6 @@
-package web_test
+// Package passkeytest is a software passkey speaking the WebAuthn wire format, for tests of the web UI and the
+// OAuth consent without a browser. Test code only; it imports nothing of the box.
+package passkeytest
 
 import (
 	"crypto/ecdsa"
@@ -13,30 +15,31 @@ import (
 	"github.com/fxamacker/cbor/v2"
 )
 
-// softKey is a software passkey speaking the WebAuthn wire format, for handler tests without a browser.
-type softKey struct {
-	t      *testing.T
+// Key is one software passkey for an origin and relying party.
+type Key struct {
+	t      testing.TB
 	origin string
 	rpID   string
 	key    *ecdsa.PrivateKey
 	credID []byte
 	user   []byte
 	count  uint32
-	uv     bool // set the user-verified flag
+	UV     bool // set the user-verified flag
 }
 
-func newSoftKey(t *testing.T, origin, rpID string) *softKey {
+// New makes a passkey for origin (like http://localhost:1234) and rpID (localhost).
+func New(t testing.TB, origin, rpID string) *Key {
 	k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	id := make([]byte, 16)
 	rand.Read(id)
-	return &softKey{t: t, origin: origin, rpID: rpID, key: k, credID: id, uv: true}
+	return &Key{t: t, origin: origin, rpID: rpID, key: k, credID: id, UV: true}
 }
 
 var b64 = base64.RawURLEncoding
 
-func (s *softKey) flags(at bool) byte {
+func (s *Key) flags(at bool) byte {
 	f := byte(0x01) // user present
-	if s.uv {
+	if s.UV {
 		f |= 0x04
 	}
 	if at {
@@ -45,7 +48,7 @@ func (s *softKey) flags(at bool) byte {
 	return f
 }
 
-func (s *softKey) authData(at bool) []byte {
+func (s *Key) authData(at bool) []byte {
 	rp := sha256.Sum256([]byte(s.rpID))
 	out := append([]byte{}, rp[:]...)
 	out = append(out, s.flags(at))
@@ -70,8 +73,8 @@ func clientData(typ, challenge, origin string) []byte {
 	return b
 }
 
-// create answers navigator.credentials.create for the options the box sent.
-func (s *softKey) create(options json.RawMessage) json.RawMessage {
+// Create answers navigator.credentials.create for the options the box sent.
+func (s *Key) Create(options json.RawMessage) json.RawMessage {
 	var o struct {
 		PublicKey struct {
 			Challenge string `json:"challenge"`
@@ -91,8 +94,8 @@ func (s *softKey) create(options json.RawMessage) json.RawMessage {
 	return out
 }
 
-// get answers navigator.credentials.get.
-func (s *softKey) get(options json.RawMessage) json.RawMessage {
+// Get answers navigator.credentials.get.
+func (s *Key) Get(options json.RawMessage) json.RawMessage {
 	var o struct {
 		PublicKey struct {
 			Challenge string `json:"challenge"`

@@ -1,0 +1,721 @@
+// Package grants owns the OAuth side of connections in <box>/.box/state.db: registered clients, requests
+// waiting for the owner's consent, codes, and token families (stored only as SHA-256), with their rules:
+// PKCE S256, one-use 60-second codes, rotating refresh tokens whose reuse ends the family, lifetimes,
+// scopes that never widen. It speaks no HTTP and checks no passkey: oauth and web do.
+package grants
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"net/netip"
+	"net/url"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	_ "modernc.org/sqlite" // registers the "sqlite" driver
+
+	"github.com/boxmem/box/internal/keys"
+)
+
+// Lifetimes (DESIGN §9, issue 6).
+const (
+	CodeLife        = 60 * time.Second
+	AccessLife      = 30 * 24 * time.Hour
+	RefreshLife     = 90 * 24 * time.Hour
+	BuildLife       = keys.BuildLifetime // a building grant ends this long after approval, however often refreshed
+	RequestLife     = 10 * time.Minute   // how long a consent page stays answerable
+	RegisterPerHour = 20                 // dynamic registrations accepted per hour
+)
+
+// The scopes, one per checkbox; reading memory is always in.
+const (
+	ScopeRead     = "memory.read"
+	ScopeWrite    = "memory.write"
+	ScopeMessages = "messages.read"
+	ScopeBuild    = "box.build"
+)
+
+// Scopes lists every scope the box knows, for the metadata documents.
+var Scopes = []string{ScopeRead, ScopeWrite, ScopeMessages, ScopeBuild}
+
+// Token prefixes: an access token and a refresh token are told apart from each other and from mbx_ keys.
+const (
+	AccessPrefix  = "mbo_at_"
+	RefreshPrefix = "mbo_rt_"
+)
+
+// Refusal is an OAuth error: the code of RFC 6749 §5.2 (or RFC 8707's invalid_target) and one sentence.
+// Redirect says whether /authorize may send it back to the client's redirect URI.
+type Refusal struct {
+	Code        string
+	Description string
+	Redirect    bool
+}
+
+func (e *Refusal) Error() string { return e.Code + ": " + e.Description }
+
+func refuse(code, format string, a ...any) *Refusal {
+	return &Refusal{Code: code, Description: fmt.Sprintf(format, a...)}
+}
+
+// Client is a registered OAuth client.
+type Client struct {
+	ID           string
+	Name         string
+	RedirectURIs []string
+	Created      time.Time
+}
+
+// Request is an authorization request waiting for the owner's consent.
+type Request struct {
+	ID          string
+	ClientID    string
+	ClientName  string
+	RedirectURI string
+	State       string
+	Challenge   string
+	Resource    string
+	Scopes      []string // what the client asked for
+	Expires     time.Time
+}
+
+// Host is the redirect URI's host, shown to the owner as who asks.
+func (r Request) Host() string { return hostOf(r.RedirectURI) }
+
+// Offered is what the consent page may offer: messages and building only to a known assistant or loopback.
+func (r Request) Offered() keys.Caps {
+	k := Known(r.RedirectURI)
+	return keys.Caps{Memory: true, Messages: k, Build: k}
+}
+
+// Asked is the checkboxes the client asked for; building is never pre-ticked, so it is not in here.
+func (r Request) Asked() keys.Caps {
+	return keys.Caps{Memory: slices.Contains(r.Scopes, ScopeWrite), Messages: slices.Contains(r.Scopes, ScopeMessages)}
+}
+
+// Grant is one OAuth connection (a token family) as the owner sees it.
+type Grant struct {
+	ID         string    `json:"id"`
+	ClientID   string    `json:"clientId"`
+	Client     string    `json:"client"`
+	Host       string    `json:"host"`
+	Caps       keys.Caps `json:"caps"`
+	Created    time.Time `json:"created"`
+	BuildUntil time.Time `json:"buildUntil,omitzero"`
+	Revoked    time.Time `json:"revoked,omitzero"`
+	LastUsed   time.Time `json:"lastUsed,omitzero"`
+}
+
+// Tokens is what /token answers.
+type Tokens struct {
+	Access    string
+	Refresh   string
+	ExpiresIn int64
+	Scope     string
+}
+
+// Store is the OAuth state of one box. It is safe for concurrent use.
+type Store struct {
+	db  *sql.DB
+	now func() time.Time
+}
+
+const schema = `
+CREATE TABLE IF NOT EXISTS oauth_clients(id TEXT PRIMARY KEY, name TEXT NOT NULL, redirect_uris TEXT NOT NULL, created INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS oauth_requests(id TEXT PRIMARY KEY, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, state TEXT NOT NULL,
+	challenge TEXT NOT NULL, resource TEXT NOT NULL, scopes TEXT NOT NULL, expires INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS oauth_grants(id TEXT PRIMARY KEY, client_id TEXT NOT NULL, client TEXT NOT NULL, host TEXT NOT NULL,
+	memory INTEGER NOT NULL, messages INTEGER NOT NULL, build INTEGER NOT NULL, created INTEGER NOT NULL,
+	build_until INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0,
+	last_used INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS oauth_codes(hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,
+	challenge TEXT NOT NULL, resource TEXT NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
+CREATE TABLE IF NOT EXISTS oauth_tokens(hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL,
+	resource TEXT NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
+CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens(grant_id);
+`
+
+// Open opens the OAuth tables of <root>/.box/state.db (keys.Open makes the file). now may be nil.
+func Open(root string, now func() time.Time) (*Store, error) {
+	if now == nil {
+		now = time.Now
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+filepath.Join(root, ".box", "state.db")+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("grants.open: %w", err)
+	}
+	if _, err := db.Exec(schema); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("grants.open: %w", err)
+	}
+	return &Store{db: db, now: now}, nil
+}
+
+// Close closes the tables.
+func (s *Store) Close() error { return s.db.Close() }
+
+func random() string {
+	b := make([]byte, 32)
+	rand.Read(b)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func shortID(prefix string) string { return prefix + random()[:12] }
+
+// hash is how every secret is kept: SHA-256, hex (the same as keys).
+func hash(secret string) string { return keys.Hash(secret) }
+
+// Known reports whether a redirect URI belongs to an assistant that may be offered messages and building:
+// claude.ai, chatgpt.com, or an app on the owner's own computer (loopback).
+func Known(redirect string) bool {
+	u, err := url.Parse(redirect)
+	if err != nil {
+		return false
+	}
+	h := strings.ToLower(u.Hostname())
+	if loopback(h) {
+		return true
+	}
+	return u.Scheme == "https" && (h == "claude.ai" || h == "chatgpt.com")
+}
+
+func loopback(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(strings.Trim(h, "[]"))
+	return err == nil && ip.IsLoopback()
+}
+
+func hostOf(redirect string) string {
+	u, err := url.Parse(redirect)
+	if err != nil {
+		return ""
+	}
+	return u.Host
+}
+
+// checkRedirect allows https anywhere, or http on a loopback address; no fragment, no userinfo.
+func checkRedirect(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("%q is not an absolute URL without a fragment", raw)
+	}
+	switch {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && loopback(strings.ToLower(u.Hostname())):
+		return nil
+	}
+	return fmt.Errorf("%q must be https, or http on a loopback address (127.0.0.1, [::1], localhost)", raw)
+}
+
+// Register records a public client (RFC 7591): no secret, token_endpoint_auth_method none.
+func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetadata) (*oauthex.ClientRegistrationResponse, error) {
+	if len(m.RedirectURIs) == 0 || len(m.RedirectURIs) > 10 {
+		return nil, refuse("invalid_redirect_uri", "Register 1 to 10 redirect URIs.")
+	}
+	for _, r := range m.RedirectURIs {
+		if err := checkRedirect(r); err != nil {
+			return nil, refuse("invalid_redirect_uri", "%v.", err)
+		}
+	}
+	if m.TokenEndpointAuthMethod != "" && m.TokenEndpointAuthMethod != "none" {
+		return nil, refuse("invalid_client_metadata", "This box registers public clients only: token_endpoint_auth_method must be none.")
+	}
+	for _, g := range m.GrantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			return nil, refuse("invalid_client_metadata", "Grant type %q is not supported; use authorization_code and refresh_token.", g)
+		}
+	}
+	for _, rt := range m.ResponseTypes {
+		if rt != "code" {
+			return nil, refuse("invalid_client_metadata", "Response type %q is not supported; use code.", rt)
+		}
+	}
+	name := strings.TrimSpace(m.ClientName)
+	if name == "" {
+		name = "An unnamed assistant"
+	}
+	if len([]rune(name)) > 80 {
+		name = string([]rune(name)[:80])
+	}
+	now := s.now().UTC().Truncate(time.Second)
+	var n int
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM oauth_clients WHERE created > ?`, now.Add(-time.Hour).Unix()).Scan(&n); err != nil {
+		return nil, fmt.Errorf("grants.register: %w", err)
+	}
+	if n >= RegisterPerHour {
+		return nil, refuse("temporarily_unavailable", "This box accepts %d new clients an hour; try again later.", RegisterPerHour)
+	}
+	uris, _ := json.Marshal(m.RedirectURIs)
+	id := shortID("c_")
+	if _, err := s.db.ExecContext(ctx, `INSERT INTO oauth_clients(id,name,redirect_uris,created) VALUES(?,?,?,?)`, id, name, string(uris), now.Unix()); err != nil {
+		return nil, fmt.Errorf("grants.register: %w", err)
+	}
+	out := m
+	out.ClientName = name
+	out.TokenEndpointAuthMethod = "none"
+	out.GrantTypes = []string{"authorization_code", "refresh_token"}
+	out.ResponseTypes = []string{"code"}
+	return &oauthex.ClientRegistrationResponse{ClientRegistrationMetadata: out, ClientID: id, ClientIDIssuedAt: now}, nil
+}
+
+// Client returns a registered client.
+func (s *Store) Client(ctx context.Context, id string) (Client, error) {
+	var c Client
+	var uris string
+	var created int64
+	err := s.db.QueryRowContext(ctx, `SELECT id,name,redirect_uris,created FROM oauth_clients WHERE id=?`, id).Scan(&c.ID, &c.Name, &uris, &created)
+	if errors.Is(err, sql.ErrNoRows) {
+		return c, refuse("invalid_client", "This client is not registered with this box; register it again.")
+	}
+	if err != nil {
+		return c, fmt.Errorf("grants.client: %w", err)
+	}
+	json.Unmarshal([]byte(uris), &c.RedirectURIs)
+	c.Created = time.Unix(created, 0).UTC()
+	return c, nil
+}
+
+// AuthRequest is what /authorize received.
+type AuthRequest struct {
+	ClientID, RedirectURI, ResponseType, State string
+	Challenge, Method, Resource, Scope         string
+}
+
+// Authorize checks an authorization request and keeps it for the consent page. resource is this box's
+// /mcp. A Refusal with Redirect false must be shown to the person, never sent to the redirect URI.
+func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (Request, error) {
+	c, err := s.Client(ctx, a.ClientID)
+	if err != nil {
+		return Request{}, err
+	}
+	if a.RedirectURI == "" && len(c.RedirectURIs) == 1 {
+		a.RedirectURI = c.RedirectURIs[0]
+	}
+	if !slices.Contains(c.RedirectURIs, a.RedirectURI) {
+		return Request{}, refuse("invalid_request", "The redirect_uri is not one this client registered.")
+	}
+	back := func(code, format string, v ...any) (Request, error) {
+		r := refuse(code, format, v...)
+		r.Redirect = true
+		return Request{}, r
+	}
+	switch {
+	case a.ResponseType != "code":
+		return back("unsupported_response_type", "Only response_type=code is supported.")
+	case a.Challenge == "":
+		return back("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256.")
+	case a.Method != "S256":
+		return back("invalid_request", "Only the S256 PKCE method is accepted (plain is not).")
+	case len(a.Challenge) != 43:
+		return back("invalid_request", "The code_challenge is not a base64url SHA-256 (43 characters).")
+	case a.Resource != resource:
+		return back("invalid_target", "The resource must be this box's MCP endpoint, %s.", resource)
+	}
+	scopes, err := parseScope(a.Scope)
+	if err != nil {
+		r := err.(*Refusal)
+		r.Redirect = true
+		return Request{}, r
+	}
+	if !Known(a.RedirectURI) && (slices.Contains(scopes, ScopeMessages) || slices.Contains(scopes, ScopeBuild)) {
+		return back("invalid_scope", "messages.read and box.build are offered only to Claude, ChatGPT or an app on the owner's own computer.")
+	}
+	r := Request{ID: random(), ClientID: c.ID, ClientName: c.Name, RedirectURI: a.RedirectURI, State: a.State,
+		Challenge: a.Challenge, Resource: a.Resource, Scopes: scopes, Expires: s.now().Add(RequestLife)}
+	s.db.ExecContext(ctx, `DELETE FROM oauth_requests WHERE expires < ?`, s.now().Unix())
+	_, err = s.db.ExecContext(ctx, `INSERT INTO oauth_requests(id,client_id,redirect_uri,state,challenge,resource,scopes,expires) VALUES(?,?,?,?,?,?,?,?)`,
+		hash(r.ID), r.ClientID, r.RedirectURI, r.State, r.Challenge, r.Resource, strings.Join(scopes, " "), r.Expires.Unix())
+	if err != nil {
+		return Request{}, fmt.Errorf("grants.authorize: %w", err)
+	}
+	return r, nil
+}
+
+// parseScope reads a scope parameter; memory.read is always in and unknown scopes are refused.
+func parseScope(scope string) ([]string, error) {
+	out := []string{ScopeRead}
+	for _, sc := range strings.Fields(scope) {
+		if sc == "offline_access" {
+			continue // refresh tokens are always issued
+		}
+		if !slices.Contains(Scopes, sc) {
+			return nil, refuse("invalid_scope", "Unknown scope %q; this box knows %s.", sc, strings.Join(Scopes, " "))
+		}
+		if !slices.Contains(out, sc) {
+			out = append(out, sc)
+		}
+	}
+	return out, nil
+}
+
+// Pending returns a request still waiting for consent.
+func (s *Store) Pending(ctx context.Context, id string) (Request, error) {
+	r := Request{ID: id}
+	var scopes string
+	var exp int64
+	err := s.db.QueryRowContext(ctx, `SELECT r.client_id, c.name, r.redirect_uri, r.state, r.challenge, r.resource, r.scopes, r.expires
+		FROM oauth_requests r JOIN oauth_clients c ON c.id=r.client_id WHERE r.id=?`, hash(id)).
+		Scan(&r.ClientID, &r.ClientName, &r.RedirectURI, &r.State, &r.Challenge, &r.Resource, &scopes, &exp)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && s.now().Unix() > exp) {
+		return Request{}, refuse("invalid_request", "This request to connect has expired or was already answered; start connecting again from the assistant.")
+	}
+	if err != nil {
+		return Request{}, fmt.Errorf("grants.pending: %w", err)
+	}
+	r.Scopes, r.Expires = strings.Fields(scopes), time.Unix(exp, 0).UTC()
+	return r, nil
+}
+
+// take removes a pending request so it is answered once.
+func (s *Store) take(ctx context.Context, id string) (Request, error) {
+	r, err := s.Pending(ctx, id)
+	if err != nil {
+		return r, err
+	}
+	res, err := s.db.ExecContext(ctx, `DELETE FROM oauth_requests WHERE id=?`, hash(id))
+	if err != nil {
+		return r, fmt.Errorf("grants.take: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return r, refuse("invalid_request", "This request to connect was already answered.")
+	}
+	return r, nil
+}
+
+// Deny answers a request with no: the caller redirects with access_denied.
+func (s *Store) Deny(ctx context.Context, id string) (Request, error) { return s.take(ctx, id) }
+
+// Approve answers a request with the owner's checkboxes, clamped to what may be offered: it makes the
+// grant and its one-use code. The caller has checked the owner's passkey and the access switch.
+func (s *Store) Approve(ctx context.Context, id string, caps keys.Caps) (Request, string, error) {
+	r, err := s.take(ctx, id)
+	if err != nil {
+		return r, "", err
+	}
+	off := r.Offered()
+	caps = keys.Caps{Memory: caps.Memory, Messages: caps.Messages && off.Messages, Build: caps.Build && off.Build}
+	now := s.now().UTC().Truncate(time.Second)
+	g := Grant{ID: shortID("g_"), ClientID: r.ClientID, Client: r.ClientName, Host: r.Host(), Caps: caps, Created: now}
+	if caps.Build {
+		g.BuildUntil = now.Add(BuildLife)
+	}
+	code := random()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return r, "", fmt.Errorf("grants.approve: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`INSERT INTO oauth_grants(id,client_id,client,host,memory,messages,build,created,build_until) VALUES(?,?,?,?,?,?,?,?,?)`,
+		g.ID, g.ClientID, g.Client, g.Host, caps.Memory, caps.Messages, caps.Build, now.Unix(), unix(g.BuildUntil)); err != nil {
+		return r, "", fmt.Errorf("grants.approve: %w", err)
+	}
+	if _, err := tx.Exec(`INSERT INTO oauth_codes(hash,grant_id,client_id,redirect_uri,challenge,resource,expires) VALUES(?,?,?,?,?,?,?)`,
+		hash(code), g.ID, r.ClientID, r.RedirectURI, r.Challenge, r.Resource, s.now().Add(CodeLife).UnixNano()); err != nil {
+		return r, "", fmt.Errorf("grants.approve: %w", err)
+	}
+	return r, code, tx.Commit()
+}
+
+func unix(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.Unix()
+}
+
+// Exchange trades a code for tokens (RFC 6749 §4.1.3 with PKCE). A code is good once, for 60 seconds;
+// presenting it again ends the connection it made.
+func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect, resource string) (Tokens, error) {
+	var grantID, cid, uri, challenge, res string
+	var exp, used int64
+	err := s.db.QueryRowContext(ctx, `SELECT grant_id,client_id,redirect_uri,challenge,resource,expires,used FROM oauth_codes WHERE hash=?`, hash(code)).
+		Scan(&grantID, &cid, &uri, &challenge, &res, &exp, &used)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Tokens{}, refuse("invalid_grant", "This authorization code is not known to this box.")
+	}
+	if err != nil {
+		return Tokens{}, fmt.Errorf("grants.exchange: %w", err)
+	}
+	res2, err := s.db.ExecContext(ctx, `UPDATE oauth_codes SET used=1 WHERE hash=? AND used=0`, hash(code))
+	if err != nil {
+		return Tokens{}, fmt.Errorf("grants.exchange: %w", err)
+	}
+	if n, _ := res2.RowsAffected(); n == 0 || used != 0 {
+		s.revoke(ctx, grantID)
+		return Tokens{}, refuse("invalid_grant", "This authorization code was already used; the connection it made is ended.")
+	}
+	switch {
+	case s.now().UnixNano() > exp:
+		return Tokens{}, refuse("invalid_grant", "This authorization code expired (codes last 60 seconds); connect again.")
+	case cid != clientID:
+		return Tokens{}, refuse("invalid_grant", "This authorization code was issued to another client.")
+	case redirect != uri:
+		return Tokens{}, refuse("invalid_grant", "The redirect_uri does not match the one of the authorization request.")
+	case resource != "" && resource != res:
+		return Tokens{}, refuse("invalid_target", "The resource does not match the one of the authorization request.")
+	case !pkceOK(verifier, challenge):
+		return Tokens{}, refuse("invalid_grant", "The PKCE code_verifier does not match the code_challenge.")
+	}
+	g, err := s.grant(ctx, grantID)
+	if err != nil {
+		return Tokens{}, err
+	}
+	if !g.Revoked.IsZero() {
+		return Tokens{}, refuse("invalid_grant", "This connection was disconnected by the owner.")
+	}
+	s.db.ExecContext(ctx, `UPDATE oauth_grants SET issued=1 WHERE id=?`, grantID)
+	return s.issue(ctx, g, capsScope(s.effective(g)), res)
+}
+
+func pkceOK(verifier, challenge string) bool {
+	if len(verifier) < 43 || len(verifier) > 128 {
+		return false
+	}
+	sum := sha256.Sum256([]byte(verifier))
+	return subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(challenge)) == 1
+}
+
+// Refresh rotates a refresh token. A refresh token is good once: presenting a used one ends the whole
+// family. scope may only narrow; building drops out 30 days after approval.
+func (s *Store) Refresh(ctx context.Context, clientID, refresh, scope string) (Tokens, error) {
+	var grantID, kind, tscope, res string
+	var exp, used int64
+	err := s.db.QueryRowContext(ctx, `SELECT grant_id,kind,scope,resource,expires,used FROM oauth_tokens WHERE hash=?`, hash(refresh)).
+		Scan(&grantID, &kind, &tscope, &res, &exp, &used)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && kind != "refresh") {
+		return Tokens{}, refuse("invalid_grant", "This refresh token is not known to this box.")
+	}
+	if err != nil {
+		return Tokens{}, fmt.Errorf("grants.refresh: %w", err)
+	}
+	g, err := s.grant(ctx, grantID)
+	if err != nil {
+		return Tokens{}, err
+	}
+	if g.ClientID != clientID {
+		return Tokens{}, refuse("invalid_grant", "This refresh token was issued to another client.")
+	}
+	r, err := s.db.ExecContext(ctx, `UPDATE oauth_tokens SET used=1 WHERE hash=? AND used=0`, hash(refresh))
+	if err != nil {
+		return Tokens{}, fmt.Errorf("grants.refresh: %w", err)
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		s.revoke(ctx, grantID)
+		return Tokens{}, refuse("invalid_grant", "This refresh token was already used, so the connection is ended; connect again.")
+	}
+	switch {
+	case !g.Revoked.IsZero():
+		return Tokens{}, refuse("invalid_grant", "This connection was disconnected by the owner; connect again.")
+	case s.now().Unix() > exp:
+		return Tokens{}, refuse("invalid_grant", "This refresh token expired; connect again.")
+	}
+	have := intersect(strings.Fields(tscope), capsScope(s.effective(g)))
+	want := have
+	if scope != "" {
+		asked, err := parseScope(scope)
+		if err != nil {
+			return Tokens{}, err
+		}
+		for _, sc := range asked {
+			if !slices.Contains(have, sc) {
+				return Tokens{}, refuse("invalid_scope", "A refresh cannot widen the connection: %s was not granted.", sc)
+			}
+		}
+		want = asked
+	}
+	return s.issue(ctx, g, want, res)
+}
+
+func intersect(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// issue makes a fresh access and refresh token pair for a grant.
+func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource string) (Tokens, error) {
+	t := Tokens{Access: AccessPrefix + random(), Refresh: RefreshPrefix + random(), ExpiresIn: int64(AccessLife.Seconds()), Scope: strings.Join(scopes, " ")}
+	now := s.now()
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+	}
+	defer tx.Rollback()
+	for _, row := range []struct {
+		tok, kind string
+		exp       time.Time
+	}{{t.Access, "access", now.Add(AccessLife)}, {t.Refresh, "refresh", now.Add(RefreshLife)}} {
+		if _, err := tx.Exec(`INSERT INTO oauth_tokens(hash,grant_id,kind,scope,resource,expires) VALUES(?,?,?,?,?,?)`,
+			hash(row.tok), g.ID, row.kind, t.Scope, resource, row.exp.Unix()); err != nil {
+			return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+		}
+	}
+	return t, tx.Commit()
+}
+
+// capsScope is the scope string of checkboxes.
+func capsScope(c keys.Caps) []string {
+	out := []string{ScopeRead}
+	if c.Memory {
+		out = append(out, ScopeWrite)
+	}
+	if c.Messages {
+		out = append(out, ScopeMessages)
+	}
+	if c.Build {
+		out = append(out, ScopeBuild)
+	}
+	return out
+}
+
+func scopeCaps(scopes []string) keys.Caps {
+	return keys.Caps{Memory: slices.Contains(scopes, ScopeWrite), Messages: slices.Contains(scopes, ScopeMessages), Build: slices.Contains(scopes, ScopeBuild)}
+}
+
+// effective is a grant's checkboxes now: building ends BuildLife after approval.
+func (s *Store) effective(g Grant) keys.Caps {
+	c := g.Caps
+	if c.Build && !s.now().Before(g.BuildUntil) {
+		c.Build = false
+	}
+	return c
+}
+
+// Verify checks an access token for resource and returns its connection with the checkboxes it carries.
+func (s *Store) Verify(ctx context.Context, access, resource string) (Grant, error) {
+	var grantID, kind, scope, res string
+	var exp int64
+	err := s.db.QueryRowContext(ctx, `SELECT grant_id,kind,scope,resource,expires FROM oauth_tokens WHERE hash=?`, hash(access)).
+		Scan(&grantID, &kind, &scope, &res, &exp)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && kind != "access") {
+		return Grant{}, refuse("invalid_token", "This access token is not known to this box; connect again.")
+	}
+	if err != nil {
+		return Grant{}, fmt.Errorf("grants.verify: %w", err)
+	}
+	g, err := s.grant(ctx, grantID)
+	if err != nil {
+		return Grant{}, err
+	}
+	switch {
+	case !g.Revoked.IsZero():
+		return g, refuse("invalid_token", "The owner disconnected this assistant on %s; connect again to ask for access.", g.Revoked.Format("2 January 2006"))
+	case s.now().Unix() > exp:
+		return g, refuse("invalid_token", "This access token expired; refresh it or connect again.")
+	case res != resource:
+		return g, refuse("invalid_token", "This access token was issued for another resource, %s.", res)
+	}
+	eff := s.effective(g)
+	tc := scopeCaps(strings.Fields(scope))
+	g.Caps = keys.Caps{Memory: eff.Memory && tc.Memory, Messages: eff.Messages && tc.Messages, Build: eff.Build && tc.Build}
+	if s.now().Sub(g.LastUsed) > time.Minute {
+		s.db.ExecContext(ctx, `UPDATE oauth_grants SET last_used=? WHERE id=?`, s.now().Unix(), g.ID)
+	}
+	return g, nil
+}
+
+const grantColumns = `id,client_id,client,host,memory,messages,build,created,build_until,revoked,last_used`
+
+func scanGrant(row interface{ Scan(...any) error }) (Grant, error) {
+	var g Grant
+	var created, until, revoked, used int64
+	err := row.Scan(&g.ID, &g.ClientID, &g.Client, &g.Host, &g.Caps.Memory, &g.Caps.Messages, &g.Caps.Build, &created, &until, &revoked, &used)
+	g.Created = time.Unix(created, 0).UTC()
+	for _, p := range []struct {
+		t *time.Time
+		v int64
+	}{{&g.BuildUntil, until}, {&g.Revoked, revoked}, {&g.LastUsed, used}} {
+		if p.v != 0 {
+			*p.t = time.Unix(p.v, 0).UTC()
+		}
+	}
+	return g, err
+}
+
+func (s *Store) grant(ctx context.Context, id string) (Grant, error) {
+	g, err := scanGrant(s.db.QueryRowContext(ctx, `SELECT `+grantColumns+` FROM oauth_grants WHERE id=?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return g, refuse("invalid_grant", "This connection is not known to this box.")
+	}
+	if err != nil {
+		return g, fmt.Errorf("grants.grant: %w", err)
+	}
+	return g, nil
+}
+
+// List returns the OAuth connections that received tokens, newest first; Caps are as they are now.
+func (s *Store) List(ctx context.Context) ([]Grant, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT `+grantColumns+` FROM oauth_grants WHERE issued=1 ORDER BY created DESC, id`)
+	if err != nil {
+		return nil, fmt.Errorf("grants.list: %w", err)
+	}
+	defer rows.Close()
+	out := []Grant{}
+	for rows.Next() {
+		g, err := scanGrant(rows)
+		if err != nil {
+			return nil, fmt.Errorf("grants.list: %w", err)
+		}
+		g.Caps = s.effective(g)
+		out = append(out, g)
+	}
+	return out, rows.Err()
+}
+
+// Revoke disconnects a grant: its tokens stop working on the next call.
+func (s *Store) Revoke(ctx context.Context, id string) error {
+	if _, err := s.grant(ctx, id); err != nil {
+		return err
+	}
+	return s.revoke(ctx, id)
+}
+
+func (s *Store) revoke(ctx context.Context, id string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE id=? AND revoked=0`, s.now().Unix(), id)
+	if err != nil {
+		return fmt.Errorf("grants.revoke: %w", err)
+	}
+	return nil
+}
+
+// Answer is the redirect that answers a request (RFC 6749 §4.1.2): v plus the state and, per RFC 9207,
+// the issuer.
+func (r Request) Answer(issuer string, v url.Values) string {
+	if r.State != "" {
+		v.Set("state", r.State)
+	}
+	v.Set("iss", issuer)
+	u, _ := url.Parse(r.RedirectURI)
+	q := u.Query()
+	for k, vs := range v {
+		q[k] = vs
+	}
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+// ConsentPath is where package web serves the consent page that /authorize sends the owner to.
+const ConsentPath = "/mcp/oauth/consent"

@@ -1,0 +1,276 @@
+package oauth_test
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/mcp"
+	"github.com/boxmem/box/internal/oauth"
+	"github.com/boxmem/box/internal/passkeytest"
+	"github.com/boxmem/box/internal/server"
+	"github.com/boxmem/box/internal/todo"
+	"github.com/boxmem/box/internal/web"
+)
+
+// fx is a real box served on 127.0.0.1:0 with the web UI, the authorization server and a clock to move.
+type fx struct {
+	t      *testing.T
+	root   string
+	base   string // http://localhost:port: passkeys need a name, not a number
+	grants *grants.Store
+	keys   *keys.Store
+	web    *web.Web
+	key    *passkeytest.Key
+	c      *http.Client
+
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (f *fx) clock() time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.now
+}
+
+func (f *fx) advance(d time.Duration) {
+	f.mu.Lock()
+	f.now = f.now.Add(d)
+	f.mu.Unlock()
+}
+
+func newFx(t *testing.T) *fx {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "true"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := &fx{t: t, root: b.Root, now: time.Now(),
+		c: &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	if f.keys, err = keys.Open(b.Root, nil); err != nil {
+		t.Fatal(err)
+	}
+	if f.grants, err = grants.Open(b.Root, f.clock); err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	f.base = "http://localhost:" + port
+	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID,
+		MCP: mcp.New(mcp.Config{Todos: todo.New(b), State: f.keys, Address: f.base})}
+	if f.web, err = web.New(web.Config{Box: b, Keys: f.keys, Todos: todo.New(b), Grants: f.grants, Issuer: srv.BaseURL, Now: f.clock}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Web, srv.Gate = f.web.Handler(), f.web.Gate()
+	done := make(chan error, 1)
+	go func() { done <- srv.Run(ctx) }()
+	t.Cleanup(func() {
+		cancel()
+		<-done
+		f.web.Close()
+		f.grants.Close()
+		f.keys.Close()
+		b.Close()
+	})
+	f.key = passkeytest.New(t, f.base, "localhost")
+	return f
+}
+
+// owner makes the owner's passkey (the software one) through the setup link.
+func (f *fx) owner() {
+	f.t.Helper()
+	link, err := f.web.SetupLink(context.Background(), f.base)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	u, _ := url.Parse(link)
+	st, begin := f.post("/auth/register/begin", map[string]any{"code": u.Query().Get("code")})
+	if st != 200 {
+		f.t.Fatalf("register begin: %d %v", st, begin)
+	}
+	if st, out := f.post("/auth/register/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Create(raw(begin["options"]))}); st != 200 {
+		f.t.Fatalf("register finish: %d %v", st, out)
+	}
+}
+
+func raw(v any) json.RawMessage {
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// post sends JSON from the box's own origin and decodes the answer.
+func (f *fx) post(path string, body any) (int, map[string]any) {
+	f.t.Helper()
+	req, _ := http.NewRequest("POST", f.base+path, bytes.NewReader(raw(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", f.base)
+	return f.do(req)
+}
+
+func (f *fx) do(req *http.Request) (int, map[string]any) {
+	f.t.Helper()
+	res, err := f.c.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := map[string]any{}
+	json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out
+}
+
+// token posts a form to the token endpoint.
+func (f *fx) token(v url.Values) (int, map[string]any) {
+	f.t.Helper()
+	req, _ := http.NewRequest("POST", f.base+oauth.TokenPath, strings.NewReader(v.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	return f.do(req)
+}
+
+// client registers a public client with one redirect URI.
+func (f *fx) client(redirect string) string {
+	f.t.Helper()
+	st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "Test client", "redirect_uris": []string{redirect}, "token_endpoint_auth_method": "none"})
+	if st != http.StatusCreated {
+		f.t.Fatalf("register: %d %v", st, out)
+	}
+	return out["client_id"].(string)
+}
+
+// pkce is a verifier and its S256 challenge.
+func pkce() (string, string) {
+	b := make([]byte, 32)
+	rand.Read(b)
+	v := base64.RawURLEncoding.EncodeToString(b)
+	sum := sha256.Sum256([]byte(v))
+	return v, base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// authorize calls /authorize and returns where it sends the browser.
+func (f *fx) authorize(q url.Values) (int, *url.URL, map[string]any) {
+	f.t.Helper()
+	res, err := f.c.Get(f.base + oauth.AuthorizePath + "?" + q.Encode())
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := map[string]any{}
+	json.NewDecoder(res.Body).Decode(&out)
+	loc, _ := url.Parse(res.Header.Get("Location"))
+	return res.StatusCode, loc, out
+}
+
+// flow is one client's authorization in progress.
+type flow struct {
+	client, redirect, verifier, challenge string
+}
+
+func (f *fx) newFlow(redirect string) *flow {
+	v, c := pkce()
+	return &flow{client: f.client(redirect), redirect: redirect, verifier: v, challenge: c}
+}
+
+func (f *fx) query(fl *flow, scope string) url.Values {
+	return url.Values{"response_type": {"code"}, "client_id": {fl.client}, "redirect_uri": {fl.redirect}, "state": {"st-1"},
+		"code_challenge": {fl.challenge}, "code_challenge_method": {"S256"}, "resource": {f.base + "/mcp"}, "scope": {scope}}
+}
+
+// request authorizes and returns the consent request id.
+func (f *fx) request(fl *flow, scope string) string {
+	f.t.Helper()
+	st, loc, out := f.authorize(f.query(fl, scope))
+	if st != http.StatusFound || loc.Path != oauth.ConsentPath {
+		f.t.Fatalf("authorize: %d %v %v", st, loc, out)
+	}
+	return loc.Query().Get("request")
+}
+
+// consent approves a request with the owner's passkey and returns the redirect the browser would follow.
+func (f *fx) consent(req string, caps keys.Caps) (int, map[string]any) {
+	f.t.Helper()
+	st, begin := f.post(oauth.ConsentPath+"/begin", map[string]any{"request": req, "memory": caps.Memory, "messages": caps.Messages, "build": caps.Build})
+	if st != 200 {
+		return st, begin
+	}
+	return f.post(oauth.ConsentPath+"/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Get(raw(begin["options"]))})
+}
+
+// code runs authorize and consent and returns the code from the redirect.
+func (f *fx) code(fl *flow, scope string, caps keys.Caps) string {
+	f.t.Helper()
+	st, out := f.consent(f.request(fl, scope), caps)
+	if st != 200 {
+		f.t.Fatalf("consent: %d %v", st, out)
+	}
+	next, _ := url.Parse(out["next"].(string))
+	if next.Query().Get("state") != "st-1" || next.Query().Get("iss") != f.base {
+		f.t.Fatalf("redirect lacks state or iss: %s", next)
+	}
+	return next.Query().Get("code")
+}
+
+func (f *fx) exchange(fl *flow, code string) (int, map[string]any) {
+	return f.token(url.Values{"grant_type": {"authorization_code"}, "client_id": {fl.client}, "code": {code},
+		"code_verifier": {fl.verifier}, "redirect_uri": {fl.redirect}, "resource": {f.base + "/mcp"}})
+}
+
+func (f *fx) refresh(fl *flow, rt, scope string) (int, map[string]any) {
+	v := url.Values{"grant_type": {"refresh_token"}, "client_id": {fl.client}, "refresh_token": {rt}}
+	if scope != "" {
+		v.Set("scope", scope)
+	}
+	return f.token(v)
+}
+
+// tokens runs the whole flow and returns the token answer.
+func (f *fx) tokens(fl *flow, scope string, caps keys.Caps) map[string]any {
+	f.t.Helper()
+	st, out := f.exchange(fl, f.code(fl, scope, caps))
+	if st != 200 {
+		f.t.Fatalf("token: %d %v", st, out)
+	}
+	return out
+}
+
+// mcpStatus calls /mcp initialize with a bearer token and returns the status and WWW-Authenticate.
+func (f *fx) mcpStatus(token string) (int, string) {
+	f.t.Helper()
+	req, _ := http.NewRequest("POST", f.base+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	res, err := f.c.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	res.Body.Close()
+	return res.StatusCode, res.Header.Get("WWW-Authenticate")
+}
+
+// newStranger is a passkey for the same origin that the box never registered.
+func newStranger(t *testing.T, f *fx) *passkeytest.Key {
+	k := passkeytest.New(t, f.base, "localhost")
+	k.Create(raw(map[string]any{"publicKey": map[string]any{"challenge": "x", "user": map[string]any{"id": "dXNlcg"}}}))
+	return k
+}

@@ -1,0 +1,205 @@
+// Package oauth is the box's OAuth 2.1 authorization server over HTTP: RFC 8414 metadata, RFC 7591
+// registration, /authorize (which hands the owner to the consent page of package web) and /token. The rules
+// and the stored state are package grants'; this package only speaks the protocol.
+package oauth
+
+import (
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/http"
+	"net/url"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
+)
+
+// The endpoints, under /mcp/oauth as seed 003 §4 names them. ConsentPath is served by package web.
+const (
+	RegisterPath  = "/mcp/oauth/register"
+	AuthorizePath = "/mcp/oauth/authorize"
+	TokenPath     = "/mcp/oauth/token"
+	ConsentPath   = grants.ConsentPath
+)
+
+// Config is what the authorization server needs from the composed server.
+type Config struct {
+	Grants *grants.Store
+	Gate   *gate.Gate // the access switch: at Never no new connection is made
+	// Issuer is the box's public address for a request (no trailing slash); the resource is Issuer + "/mcp".
+	Issuer func(r *http.Request) string
+	Logger *slog.Logger
+}
+
+// Server is the authorization server of one box.
+type Server struct{ cfg Config }
+
+// New makes the authorization server.
+func New(cfg Config) *Server {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &Server{cfg: cfg}
+}
+
+// Mount adds the endpoints and the RFC 8414 documents (plain and path-suffixed) to mux.
+func (s *Server) Mount(mux *http.ServeMux) {
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.metadata)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server/{path...}", s.metadata)
+	mux.HandleFunc("POST "+RegisterPath, s.register)
+	mux.HandleFunc("GET "+AuthorizePath, s.authorize)
+	mux.HandleFunc("POST "+TokenPath, s.token)
+}
+
+// Metadata is the RFC 8414 document for an issuer.
+func Metadata(issuer string) *oauthex.AuthServerMeta {
+	return &oauthex.AuthServerMeta{
+		Issuer:                                     issuer,
+		AuthorizationEndpoint:                      issuer + AuthorizePath,
+		TokenEndpoint:                              issuer + TokenPath,
+		RegistrationEndpoint:                       issuer + RegisterPath,
+		ScopesSupported:                            grants.Scopes,
+		ResponseTypesSupported:                     []string{"code"},
+		ResponseModesSupported:                     []string{"query"},
+		GrantTypesSupported:                        []string{"authorization_code", "refresh_token"},
+		TokenEndpointAuthMethodsSupported:          []string{"none"},
+		CodeChallengeMethodsSupported:              []string{"S256"},
+		ServiceDocumentation:                       "https://github.com/boxmem/box#connecting-assistants",
+		AuthorizationResponseIssParameterSupported: true,
+	}
+}
+
+func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, Metadata(s.cfg.Issuer(r)))
+}
+
+func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	var m oauthex.ClientRegistrationMetadata
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&m); err != nil {
+		writeJSON(w, http.StatusBadRequest, errBody("invalid_client_metadata", "The registration is not a JSON object of client metadata."))
+		return
+	}
+	resp, err := s.cfg.Grants.Register(r.Context(), m)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusCreated, resp)
+}
+
+// AccessNever reports whether the owner set "Give other assistants access" to Never.
+func AccessNever(r *http.Request, g *gate.Gate) (bool, error) {
+	sw, err := g.Switches(r.Context())
+	if err != nil {
+		return false, err
+	}
+	d := gate.Decide(sw, gate.Action{Kind: "access", Switch: gate.Access, Summary: "Connect an assistant"}, gate.Asker{Owner: true, Via: "web"})
+	return d.Verdict == gate.Refuse, nil
+}
+
+// authorize checks the request (grants) and sends the owner's browser to the consent page.
+func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	issuer := s.cfg.Issuer(r)
+	req, err := s.cfg.Grants.Authorize(r.Context(), grants.AuthRequest{
+		ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"), ResponseType: q.Get("response_type"),
+		State: q.Get("state"), Challenge: q.Get("code_challenge"), Method: q.Get("code_challenge_method"),
+		Resource: q.Get("resource"), Scope: q.Get("scope"),
+	}, issuer+"/mcp")
+	var ref *grants.Refusal
+	switch {
+	case errors.As(err, &ref) && ref.Redirect:
+		// The client and its redirect URI are known: the error goes back to it (RFC 6749 §4.1.2.1).
+		back := grants.Request{RedirectURI: q.Get("redirect_uri"), State: q.Get("state")}
+		if back.RedirectURI == "" {
+			c, _ := s.cfg.Grants.Client(r.Context(), q.Get("client_id"))
+			back.RedirectURI = c.RedirectURIs[0]
+		}
+		http.Redirect(w, r, back.Answer(issuer, url.Values{"error": {ref.Code}, "error_description": {ref.Description}}), http.StatusFound)
+		return
+	case err != nil:
+		s.fail(w, r, err) // never redirect to an unverified URI: tell the person
+		return
+	}
+	if never, err := AccessNever(r, s.cfg.Gate); err != nil || never {
+		desc := "The owner set \"Give other assistants access\" to Never, so no new assistant can connect."
+		if err != nil {
+			desc = "The box could not read its switches, so no new assistant can connect now."
+		}
+		s.cfg.Grants.Deny(r.Context(), req.ID)
+		http.Redirect(w, r, req.Answer(issuer, url.Values{"error": {"access_denied"}, "error_description": {desc}}), http.StatusFound)
+		return
+	}
+	http.Redirect(w, r, issuer+ConsentPath+"?request="+url.QueryEscape(req.ID), http.StatusFound)
+}
+
+// token answers the authorization_code and refresh_token grants (RFC 6749 §4.1.3, §6).
+func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, errBody("invalid_request", "The token request is not a form."))
+		return
+	}
+	clientID := r.PostForm.Get("client_id")
+	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
+		clientID, _ = url.QueryUnescape(id)
+	}
+	if _, err := s.cfg.Grants.Client(r.Context(), clientID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	var t grants.Tokens
+	var err error
+	switch r.PostForm.Get("grant_type") {
+	case "authorization_code":
+		t, err = s.cfg.Grants.Exchange(r.Context(), clientID, r.PostForm.Get("code"), r.PostForm.Get("code_verifier"),
+			r.PostForm.Get("redirect_uri"), r.PostForm.Get("resource"))
+	case "refresh_token":
+		if res := r.PostForm.Get("resource"); res != "" && res != s.cfg.Issuer(r)+"/mcp" {
+			err = &grants.Refusal{Code: "invalid_target", Description: "The resource must be this box's MCP endpoint."}
+			break
+		}
+		t, err = s.cfg.Grants.Refresh(r.Context(), clientID, r.PostForm.Get("refresh_token"), r.PostForm.Get("scope"))
+	default:
+		err = &grants.Refusal{Code: "unsupported_grant_type", Description: "Use authorization_code or refresh_token."}
+	}
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"access_token": t.Access, "token_type": "Bearer", "expires_in": t.ExpiresIn,
+		"refresh_token": t.Refresh, "scope": t.Scope})
+}
+
+func errBody(code, desc string) map[string]string {
+	return map[string]string{"error": code, "error_description": desc}
+}
+
+// fail answers an error as RFC 6749 §5.2 JSON: invalid_client is 401, a rate limit 429, the rest 400.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	var ref *grants.Refusal
+	if !errors.As(err, &ref) {
+		s.cfg.Logger.Error("oauth", "path", r.URL.Path, "err", err)
+		writeJSON(w, http.StatusInternalServerError, errBody("server_error", "Something went wrong inside the box; try again."))
+		return
+	}
+	status := http.StatusBadRequest
+	switch ref.Code {
+	case "invalid_client":
+		status = http.StatusUnauthorized
+	case "temporarily_unavailable":
+		status = http.StatusTooManyRequests
+	}
+	writeJSON(w, status, errBody(ref.Code, ref.Description))
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v)
+}

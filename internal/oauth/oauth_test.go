@@ -1,0 +1,302 @@
+package oauth_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/keys"
+)
+
+const loop = "http://127.0.0.1:9/callback"
+
+func TestMetadataPointsToThisBox(t *testing.T) {
+	f := newFx(t)
+	ctx := context.Background()
+	prm, err := oauthex.GetProtectedResourceMetadata(ctx, f.base+"/.well-known/oauth-protected-resource/mcp", f.base+"/mcp", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(prm.AuthorizationServers) != 1 || prm.AuthorizationServers[0] != f.base {
+		t.Fatalf("authorization servers: %v", prm.AuthorizationServers)
+	}
+	for _, path := range []string{"/.well-known/oauth-authorization-server", "/.well-known/oauth-authorization-server/mcp"} {
+		asm, err := oauthex.GetAuthServerMeta(ctx, f.base+path, f.base, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		if asm.RegistrationEndpoint != f.base+"/mcp/oauth/register" || strings.Join(asm.CodeChallengeMethodsSupported, ",") != "S256" ||
+			!asm.AuthorizationResponseIssParameterSupported {
+			t.Fatalf("%s: %+v", path, asm)
+		}
+	}
+	st, hdr := f.mcpStatus("")
+	if st != 401 || hdr != `Bearer resource_metadata="`+f.base+`/.well-known/oauth-protected-resource/mcp"` {
+		t.Fatalf("no token: %d %q", st, hdr)
+	}
+}
+
+func TestRegistration(t *testing.T) {
+	f := newFx(t)
+	for _, bad := range []string{"http://example.com/cb", "ftp://127.0.0.1/cb", "https://example.com/cb#frag", "/relative"} {
+		st, out := f.post("/mcp/oauth/register", map[string]any{"redirect_uris": []string{bad}})
+		if st != 400 || out["error"] != "invalid_redirect_uri" {
+			t.Errorf("%s: %d %v", bad, st, out)
+		}
+	}
+	st, out := f.post("/mcp/oauth/register", map[string]any{"redirect_uris": []string{"https://x.example/cb"}, "token_endpoint_auth_method": "client_secret_basic"})
+	if st != 400 || out["error"] != "invalid_client_metadata" {
+		t.Errorf("confidential client: %d %v", st, out)
+	}
+	for range grants.RegisterPerHour {
+		f.client("http://[::1]:8080/cb")
+	}
+	if st, out := f.post("/mcp/oauth/register", map[string]any{"redirect_uris": []string{"https://claude.ai/api/mcp/auth_callback"}}); st != 429 {
+		t.Fatalf("registration %d in an hour: %d %v", grants.RegisterPerHour+1, st, out)
+	}
+	f.advance(time.Hour + time.Second)
+	f.client("https://claude.ai/api/mcp/auth_callback")
+}
+
+// Every attack is refused with the OAuth error RFC 6749 (and RFC 8707) names.
+func TestAttacks(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	read := keys.Caps{Memory: true}
+	authErr := func(t *testing.T, q url.Values, want string) {
+		t.Helper()
+		st, loc, out := f.authorize(q)
+		if st != http.StatusFound || loc.Query().Get("error") != want || loc.Query().Get("iss") != f.base || loc.Query().Get("state") != "st-1" {
+			t.Fatalf("want redirect with %s: %d %v %v", want, st, loc, out)
+		}
+	}
+	tokErr := func(t *testing.T, st int, out map[string]any, want string) {
+		t.Helper()
+		if st < 400 || out["error"] != want {
+			t.Fatalf("want %s: %d %v", want, st, out)
+		}
+	}
+	mcpRefused := func(t *testing.T, token string) {
+		t.Helper()
+		if st, hdr := f.mcpStatus(token); st != 401 || !strings.Contains(hdr, `error="invalid_token"`) || !strings.Contains(hdr, "resource_metadata=") {
+			t.Fatalf("/mcp: %d %q", st, hdr)
+		}
+	}
+	cases := []struct {
+		name string
+		run  func(t *testing.T)
+	}{
+		{"PKCE plain", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			q := f.query(fl, "memory.read")
+			q.Set("code_challenge_method", "plain")
+			q.Set("code_challenge", fl.verifier)
+			authErr(t, q, "invalid_request")
+		}},
+		{"no PKCE", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			q := f.query(fl, "memory.read")
+			q.Del("code_challenge")
+			q.Del("code_challenge_method")
+			authErr(t, q, "invalid_request")
+		}},
+		{"wrong verifier", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			code := f.code(fl, "memory.read", read)
+			fl.verifier, _ = pkce()
+			st, out := f.exchange(fl, code)
+			tokErr(t, st, out, "invalid_grant")
+		}},
+		{"reused code ends the connection", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			code := f.code(fl, "memory.read", read)
+			st, first := f.exchange(fl, code)
+			if st != 200 {
+				t.Fatalf("first: %d %v", st, first)
+			}
+			st, out := f.exchange(fl, code)
+			tokErr(t, st, out, "invalid_grant")
+			mcpRefused(t, first["access_token"].(string))
+		}},
+		{"code after 60 s", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			code := f.code(fl, "memory.read", read)
+			f.advance(grants.CodeLife + time.Second)
+			st, out := f.exchange(fl, code)
+			tokErr(t, st, out, "invalid_grant")
+		}},
+		{"redirect_uri mismatch at authorize is not redirected", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			q := f.query(fl, "memory.read")
+			q.Set("redirect_uri", "https://evil.example/cb")
+			st, loc, out := f.authorize(q)
+			if st != 400 || loc.String() != "" || out["error"] != "invalid_request" {
+				t.Fatalf("%d %v %v", st, loc, out)
+			}
+		}},
+		{"redirect_uri mismatch at token", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			code := f.code(fl, "memory.read", read)
+			fl.redirect = "http://127.0.0.1:9/other"
+			st, out := f.exchange(fl, code)
+			tokErr(t, st, out, "invalid_grant")
+		}},
+		{"unknown client", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			fl.client = "c_nobody"
+			st, loc, out := f.authorize(f.query(fl, "memory.read"))
+			if st != 401 || loc.String() != "" || out["error"] != "invalid_client" {
+				t.Fatalf("authorize: %d %v %v", st, loc, out)
+			}
+			st, out = f.exchange(fl, "whatever")
+			tokErr(t, st, out, "invalid_client")
+		}},
+		{"wrong resource", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			q := f.query(fl, "memory.read")
+			q.Set("resource", "https://other.example/mcp")
+			authErr(t, q, "invalid_target")
+		}},
+		{"reused refresh token revokes the family", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			first := f.tokens(fl, "memory.read", read)
+			st, second := f.refresh(fl, first["refresh_token"].(string), "")
+			if st != 200 {
+				t.Fatalf("rotate: %d %v", st, second)
+			}
+			if st, _ := f.mcpStatus(second["access_token"].(string)); st != 200 {
+				t.Fatalf("rotated access token: %d", st)
+			}
+			st, out := f.refresh(fl, first["refresh_token"].(string), "")
+			tokErr(t, st, out, "invalid_grant")
+			st, out = f.refresh(fl, second["refresh_token"].(string), "")
+			tokErr(t, st, out, "invalid_grant")
+			mcpRefused(t, second["access_token"].(string))
+		}},
+		{"expired access token", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			tk := f.tokens(fl, "memory.read", read)
+			f.advance(grants.AccessLife + time.Minute)
+			mcpRefused(t, tk["access_token"].(string))
+		}},
+		{"disconnected connection", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			tk := f.tokens(fl, "memory.read", read)
+			if st, _ := f.mcpStatus(tk["access_token"].(string)); st != 200 {
+				t.Fatalf("before: %d", st)
+			}
+			list, _ := f.grants.List(context.Background())
+			if err := f.grants.Revoke(context.Background(), list[0].ID); err != nil {
+				t.Fatal(err)
+			}
+			mcpRefused(t, tk["access_token"].(string))
+			st, out := f.refresh(fl, tk["refresh_token"].(string), "")
+			tokErr(t, st, out, "invalid_grant")
+		}},
+		{"scope widening on refresh", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			tk := f.tokens(fl, "memory.read", read)
+			st, out := f.refresh(fl, tk["refresh_token"].(string), "memory.read memory.write box.build")
+			tokErr(t, st, out, "invalid_scope")
+		}},
+		{"consent without a passkey", func(t *testing.T) {
+			fl := f.newFlow(loop)
+			req := f.request(fl, "memory.read")
+			// No assertion at all.
+			if st, out := f.post("/mcp/oauth/consent/finish", map[string]any{"ceremony": "made-up", "credential": map[string]any{}}); st < 400 {
+				t.Fatalf("no ceremony: %d %v", st, out)
+			}
+			// An assertion without user verification.
+			f.key.UV = false
+			st, out := f.consent(req, read)
+			f.key.UV = true
+			if st != 401 {
+				t.Fatalf("no UV: %d %v", st, out)
+			}
+			// A passkey the box does not know.
+			st, begin := f.post("/mcp/oauth/consent/begin", map[string]any{"request": req})
+			if st != 200 {
+				t.Fatalf("begin: %d %v", st, begin)
+			}
+			stranger := newStranger(t, f)
+			if st, out := f.post("/mcp/oauth/consent/finish", map[string]any{"ceremony": begin["ceremony"], "credential": stranger.Get(raw(begin["options"]))}); st != 401 {
+				t.Fatalf("stranger's passkey: %d %v", st, out)
+			}
+			// The request is still answerable by the owner.
+			if st, out := f.consent(req, read); st != 200 {
+				t.Fatalf("owner: %d %v", st, out)
+			}
+		}},
+		{"messages and building asked by an unknown host", func(t *testing.T) {
+			fl := f.newFlow("https://assistant.example/cb")
+			authErr(t, f.query(fl, "memory.read box.build"), "invalid_scope")
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, c.run)
+	}
+}
+
+func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	ctx := context.Background()
+	// An unknown host is never given messages or building, whatever is posted.
+	fl := f.newFlow("https://assistant.example/cb")
+	tk := f.tokens(fl, "memory.read memory.write", keys.All)
+	if tk["scope"] != "memory.read memory.write" {
+		t.Fatalf("unknown host scope: %v", tk["scope"])
+	}
+	// A loopback client may be given building; it ends 30 days after approval, however often refreshed.
+	fl = f.newFlow(loop)
+	tk = f.tokens(fl, "memory.read", keys.Caps{Build: true})
+	if tk["scope"] != "memory.read box.build" {
+		t.Fatalf("loopback scope: %v", tk["scope"])
+	}
+	for range 4 {
+		f.advance(8 * 24 * time.Hour)
+		st, out := f.refresh(fl, tk["refresh_token"].(string), "")
+		if st != 200 {
+			t.Fatalf("refresh: %d %v", st, out)
+		}
+		tk = out
+	}
+	if tk["scope"] != "memory.read" {
+		t.Fatalf("after 32 days the scope is %v", tk["scope"])
+	}
+	g, err := f.grants.Verify(ctx, tk["access_token"].(string), f.base+"/mcp")
+	if err != nil || g.Caps.Build {
+		t.Fatalf("verify: %+v %v", g, err)
+	}
+}
+
+func TestAccessNeverRefusesNewConnections(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	fl := f.newFlow(loop)
+	old := f.tokens(fl, "memory.read", keys.Caps{})
+	req := f.request(f.newFlow(loop), "memory.read")
+	if _, err := f.web.Gate().SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "test", Trust: "own"}, gate.Access, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	if st, out := f.consent(req, keys.Caps{}); st != 403 {
+		t.Fatalf("consent at Never: %d %v", st, out)
+	}
+	fl2 := f.newFlow(loop)
+	st, loc, _ := f.authorize(f.query(fl2, "memory.read"))
+	if st != http.StatusFound || loc.Query().Get("error") != "access_denied" {
+		t.Fatalf("authorize at Never: %d %v", st, loc)
+	}
+	// Connections already made keep working.
+	if st, _ := f.mcpStatus(old["access_token"].(string)); st != 200 {
+		t.Fatalf("old connection: %d", st)
+	}
+}

@@ -1,0 +1,65 @@
+package passkeytest
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	cdpwebauthn "github.com/chromedp/cdproto/webauthn"
+	"github.com/chromedp/chromedp"
+)
+
+// Chromium finds a headless Chromium: $BOX_CHROME, else scripts/chromium.sh (which installs Debian's
+// chromium-headless-shell when missing). -short skips.
+func Chromium(t testing.TB) string {
+	t.Helper()
+	if p := os.Getenv("BOX_CHROME"); p != "" {
+		return p
+	}
+	if testing.Short() {
+		t.Skip("browser tests need Chromium; run without -short (scripts/chromium.sh installs it)")
+	}
+	_, file, _, _ := runtime.Caller(0)
+	out, err := exec.Command(filepath.Join(filepath.Dir(file), "..", "..", "scripts", "chromium.sh")).Output()
+	p := strings.TrimSpace(string(out))
+	if err != nil || p == "" {
+		t.Fatalf("no Chromium: scripts/chromium.sh: %v (set BOX_CHROME to a chromium binary)", err)
+	}
+	return p
+}
+
+// Browser starts a headless Chromium at a phone's size with a DevTools virtual authenticator (CTAP 2.1,
+// resident keys, user verification that always succeeds). The returned context carries no timeout.
+func Browser(t testing.TB) (context.Context, context.CancelFunc) {
+	t.Helper()
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(),
+		chromedp.ExecPath(Chromium(t)), chromedp.NoSandbox, chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(390, 844))
+	ctx, cancelCtx := chromedp.NewContext(actx)
+	cancel := func() { cancelCtx(); cancelAlloc() }
+	// The first Run starts the browser; it must not carry a timeout.
+	if err := chromedp.Do(ctx, chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		if _, err := chromedp.Call(ctx, emulation.SetDeviceMetricsOverride, emulation.SetDeviceMetricsOverrideParams{
+			Width: 390, Height: 844, DeviceScaleFactor: 1, Mobile: true}); err != nil {
+			return err
+		}
+		if _, err := chromedp.Call(ctx, cdpwebauthn.Enable, cdpwebauthn.EnableParams{}); err != nil {
+			return err
+		}
+		_, err := chromedp.Call(ctx, cdpwebauthn.AddVirtualAuthenticator, cdpwebauthn.AddVirtualAuthenticatorParams{
+			Options: &cdpwebauthn.VirtualAuthenticatorOptions{Protocol: cdpwebauthn.AuthenticatorProtocolCtap2,
+				Ctap2version: cdpwebauthn.Ctap2versionCtap21, Transport: cdpwebauthn.AuthenticatorTransportInternal,
+				HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true}})
+		return err
+	})); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	return ctx, cancel
+}

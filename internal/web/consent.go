@@ -1,0 +1,156 @@
+package web
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+
+	"github.com/go-webauthn/webauthn/protocol"
+	"github.com/go-webauthn/webauthn/webauthn"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/keys"
+)
+
+// The OAuth consent page: who asks, what for, the checkboxes, approved with the owner's passkey. It needs
+// no sign-in: the passkey assertion (user verification, challenge bound to the request and the ticked
+// checkboxes) is the owner's consent. The rules (what may be offered, codes, tokens) are package grants'.
+
+func (w *Web) issuer(r *http.Request) string {
+	if w.cfg.Issuer != nil {
+		return w.cfg.Issuer(r)
+	}
+	return w.origin(r)
+}
+
+// accessNever reports whether the access switch is at Never: then no new connection is made.
+func (w *Web) accessNever(r *http.Request) (bool, error) {
+	sw, err := w.gate.Switches(r.Context())
+	if err != nil {
+		return false, err
+	}
+	d := gate.Decide(sw, gate.Action{Kind: "access", Switch: gate.Access, Summary: "Connect an assistant"}, gate.Asker{Owner: true, Via: "web"})
+	return d.Verdict == gate.Refuse, nil
+}
+
+func (w *Web) consentPage(rw http.ResponseWriter, r *http.Request) {
+	req, err := w.cfg.Grants.Pending(r.Context(), r.URL.Query().Get("request"))
+	if err != nil {
+		w.render(rw, r, nil, "consent", map[string]any{"Error": refusalText(err)})
+		return
+	}
+	never, _ := w.accessNever(r)
+	w.render(rw, r, nil, "consent", map[string]any{"Req": req, "Host": req.Host(), "Offered": req.Offered(), "Asked": req.Asked(),
+		"Never": never, "HasPasskey": w.auth.hasPasskey(r.Context()), "Localhost": w.byName(r)})
+}
+
+func refusalText(err error) string {
+	if ref, ok := err.(*grants.Refusal); ok {
+		return ref.Description
+	}
+	return sentence(err)
+}
+
+func capsKey(c keys.Caps) string {
+	return fmt.Sprintf("memory=%t,messages=%t,build=%t", c.Memory, c.Messages, c.Build)
+}
+
+// consentBegin starts a passkey check bound to one request and the checkboxes the owner ticked.
+func (w *Web) consentBegin(rw http.ResponseWriter, r *http.Request) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if _, err := w.cfg.Grants.Pending(r.Context(), b.Request); err != nil {
+		w.fail(rw, r, errs.E("web.consent", errs.NotFound, "%s", refusalText(err)))
+		return
+	}
+	caps := keys.Caps{Memory: b.Memory, Messages: b.Messages, Build: b.Build}
+	c := &ceremony{purpose: "consent", card: b.Request, hash: capsKey(caps)}
+	rp, err := w.rp(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	o, err := w.auth.owner(r.Context(), "Owner")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if len(o.creds) == 0 {
+		w.fail(rw, r, errs.E("web.consent", errs.NotFound, "This box has no passkey yet; open the setup link box serve printed first."))
+		return
+	}
+	opts, data, err := rp.BeginLogin(o, webauthn.WithChallenge(boundChallenge("consent\x00"+b.Request, c.hash)),
+		webauthn.WithUserVerification(protocol.VerificationRequired))
+	if err != nil {
+		w.fail(rw, r, errs.Wrap("web.consent", errs.Other, err, ""))
+		return
+	}
+	c.data = *data
+	w.answerCeremony(rw, r, c, opts)
+}
+
+// consentFinish checks the owner's assertion and answers the client with a code.
+func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	c, err := w.auth.take(b.Ceremony, "consent")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if _, err := w.verify(r, c, b.Credential, false); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	var caps keys.Caps
+	fmt.Sscanf(c.hash, "memory=%t,messages=%t,build=%t", &caps.Memory, &caps.Messages, &caps.Build)
+	if never, err := w.accessNever(r); err != nil || never {
+		w.fail(rw, r, errs.E("web.consent", errs.Refused, "No assistant was connected: \"Give other assistants access\" is set to Never; change it in Settings → What I may do."))
+		return
+	}
+	req, code, err := w.cfg.Grants.Approve(r.Context(), c.card, caps)
+	if err != nil {
+		w.fail(rw, r, errs.E("web.consent", errs.Conflict, "%s", refusalText(err)))
+		return
+	}
+	w.log.Info("oauth consent", "client", req.ClientName, "host", req.Host(), "caps", c.hash)
+	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": req.ClientName + " is connected.",
+		"next": req.Answer(w.issuer(r), url.Values{"code": {code}})})
+}
+
+// consentDeny answers the client with access_denied; no passkey is needed to say no.
+func (w *Web) consentDeny(rw http.ResponseWriter, r *http.Request) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	req, err := w.cfg.Grants.Deny(r.Context(), b.Request)
+	if err != nil {
+		w.fail(rw, r, errs.E("web.consent", errs.Conflict, "%s", refusalText(err)))
+		return
+	}
+	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": "Refused.",
+		"next": req.Answer(w.issuer(r), url.Values{"error": {"access_denied"}, "error_description": {"The owner said no."}})})
+}
+
+// disconnect ends an OAuth connection: its next call is refused.
+func (w *Web) disconnect(rw http.ResponseWriter, r *http.Request, _ *session) {
+	if w.cfg.Grants == nil {
+		back(rw, r, "/settings", "")
+		return
+	}
+	if err := w.cfg.Grants.Revoke(r.Context(), r.PathValue("id")); err != nil {
+		back(rw, r, "/settings", refusalText(err))
+		return
+	}
+	back(rw, r, "/settings", "Disconnected; its next call is refused.")
+}
