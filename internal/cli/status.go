@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/layout"
 )
 
@@ -21,8 +22,11 @@ type statusReport struct {
 	box.Status
 	// InboxWaiting counts the inbox lines not yet filed, over /_content/inbox/*.md.
 	InboxWaiting int `json:"inboxWaiting"`
-	// Index is the search index's freshness ("unknown" until the index reports it here).
-	Index string `json:"index"`
+	// Index is the search index's freshness: "fresh", or "stale" with IndexStale files and lines to index.
+	Index      string `json:"index"`
+	IndexStale int    `json:"indexStale"`
+	// Problems are memory files whose frontmatter is broken: still searched, left alone by tidy.
+	Problems []memory.Problem `json:"problems"`
 }
 
 func (a *App) statusCmd() *cobra.Command {
@@ -52,7 +56,23 @@ func (a *App) runStatus(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	rep := statusReport{Status: st, InboxWaiting: inboxWaiting(b.Root), Index: "unknown"}
+	rep := statusReport{Status: st, InboxWaiting: inboxWaiting(b.Root), Index: "fresh"}
+	if rep.Problems, err = memory.Problems(ctx, root); err != nil {
+		return err
+	}
+	if rep.Problems == nil {
+		rep.Problems = []memory.Problem{}
+	}
+	err = a.withMemory(ctx, func(m *memory.Memory) error {
+		rep.IndexStale, err = m.Stale(ctx)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	if rep.IndexStale > 0 {
+		rep.Index = "stale"
+	}
 	if err := a.emit(rep, func(w io.Writer) { printStatus(w, rep) }); err != nil {
 		return err
 	}
@@ -89,6 +109,14 @@ func printStatus(w io.Writer, rep statusReport) {
 		fmt.Fprintf(w, "  %-14s %s\n", a, plural(rep.Areas[a], "file"))
 	}
 	fmt.Fprintf(w, "inbox: %s waiting\n", plural(rep.InboxWaiting, "line"))
+	if rep.IndexStale > 0 {
+		fmt.Fprintf(w, "index: stale, %s to index (box reindex, or any search, catches up)\n", plural(rep.IndexStale, "file"))
+	} else {
+		fmt.Fprintln(w, "index: fresh")
+	}
+	for _, p := range rep.Problems {
+		fmt.Fprintf(w, "broken: %s: %s (still searched; tidy leaves it alone)\n", p.Path, p.Message)
+	}
 	if len(rep.Uncommitted) == 0 {
 		fmt.Fprintln(w, "uncommitted: none")
 	} else {

@@ -258,10 +258,26 @@ func (ap *applier) file(a Action, l inbox.Line) error {
 			return out, err
 		}
 	}
+	// The description is the note's hook (in its maps too): set it when empty, and follow a replaced fact
+	// it was made from.
+	var rehook []string
 	describe := func(d []byte) ([]byte, error) {
 		n, err := note.ParseNote(d)
-		if err != nil || strings.TrimSpace(n.Description) != "" {
+		if err != nil {
 			return d, err
+		}
+		desc := strings.TrimSpace(n.Description)
+		stale := desc == ""
+		for _, ev := range n.Timeline {
+			if a.Op == ActReplace && ev.Replaced && (ev.ID == a.Old || ev.Text == a.Old) && desc == hookOf(ev.Text) {
+				stale = true
+			}
+		}
+		if !stale {
+			return d, nil
+		}
+		if desc != "" {
+			rehook = n.Maps
 		}
 		return note.SetDescription(d, hookOf(a.Text))
 	}
@@ -271,6 +287,11 @@ func (ap *applier) file(a Action, l inbox.Line) error {
 	}
 	if err := ap.edit(a.Note, append(fns, ap.touch(l.Trust))...); err != nil {
 		return err
+	}
+	for _, m := range rehook {
+		if err := addToMap(ap.tx, m, note.MapEntry{Target: a.Note, Hook: hookOf(a.Text)}); err != nil {
+			return err
+		}
 	}
 	for _, t := range a.Links {
 		if err := ap.edit(t, func(d []byte) ([]byte, error) { return note.AddLink(d, a.Note) }, ap.touch(l.Trust)); err != nil {

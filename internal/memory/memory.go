@@ -433,3 +433,31 @@ func openIndex(root string) (*index.Index, error) {
 	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
 	return index.Open(path)
 }
+
+// Stale counts the files and inbox lines the index has not caught up with (new, changed or removed),
+// without indexing them: box status reports it.
+func (m *Memory) Stale(ctx context.Context) (int, error) {
+	n := 0
+	err := m.withIndex(func(ix *index.Index) error {
+		current, _, err := m.stamps(ctx, ix)
+		if err != nil {
+			return err
+		}
+		have, err := ix.Files(ctx)
+		if err != nil {
+			return err
+		}
+		for p, st := range current {
+			if old, ok := have[p]; !ok || index.Changed(old, st) {
+				n++
+			}
+		}
+		for p := range have {
+			if _, ok := current[p]; !ok {
+				n++
+			}
+		}
+		return nil
+	})
+	return n, err
+}

@@ -335,3 +335,34 @@ func golden(t *testing.T, path, got string) {
 		t.Errorf("%s differs (run with -update after checking):\n%s", path, got)
 	}
 }
+
+// A note's hook (its description and its map line) made from a fact follows that fact when it is replaced;
+// a hook the owner wrote is left alone.
+func TestTidyHookFollowsReplacedFact(t *testing.T) {
+	m := mustOpen(t, nil)
+	ctx := context.Background()
+	own := Actor{Who: "owner", Via: "cli", Trust: "own"}
+	remember(t, m, own, "Leo has swim practice Thursdays at 5:30.")
+	if _, err := m.Tidy(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, m, own, "Leo has swim practice Wednesdays at 5:30.")
+	if _, err := m.Tidy(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	const want = "Leo has swim practice Wednesdays at 5:30."
+	if n := read(t, m, "/_content/memory/notes/entity-leo.md"); !strings.Contains(n, "description: "+want) {
+		t.Errorf("the description did not follow the replaced fact:\n%s", n)
+	}
+	if mp := read(t, m, "/_content/memory/maps/moc-people.md"); !strings.Contains(mp, "[[entity-leo]] — "+want) {
+		t.Errorf("the map hook did not follow the replaced fact:\n%s", mp)
+	}
+
+	m2 := mustOpen(t, tidySeed()) // Leo's description "Son, 9, swims." is the owner's own words
+	if _, err := m2.Tidy(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	if n := read(t, m2, "/_content/memory/notes/entity-leo.md"); !strings.Contains(n, "description: Son, 9, swims.") {
+		t.Errorf("a hand-written description was replaced:\n%s", n)
+	}
+}
