@@ -15,6 +15,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
@@ -110,7 +111,8 @@ func (a *App) openService(ctx context.Context, create bool, address string) (*se
 		return nil, err
 	}
 	s.todos = todo.New(s.box)
-	s.mcp = mcp.New(mcp.Config{Todos: s.todos, State: s.keys, Version: Version, Address: address})
+	s.mcp = mcp.New(mcp.Config{Todos: s.todos, State: s.keys, Version: Version, Address: address,
+		Gate: gate.New(s.box, nil), Root: root})
 	s.mcp.Opening()
 	go func() {
 		defer close(s.opened)

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,6 +58,10 @@ type Config struct {
 	Version string
 	// Address is the box's public address for the locked sentence ("…open it with their passkey at <Address>").
 	Address string
+	// Gate makes the approval card when an assistant asks to forget more than memory.MaxForgetUnconfirmed
+	// lines; Root is the box it reads those lines from. Without a gate such a forget is refused.
+	Gate *gate.Gate
+	Root string
 }
 
 // Service holds what every connection's server shares.
@@ -222,4 +228,24 @@ func LockedSentence(address string) string {
 func LockedError(address string) *JSONRPCError {
 	data, _ := json.Marshal(map[string]any{"locked": true})
 	return &JSONRPCError{Code: CodeLocked, Message: LockedSentence(address), Data: data}
+}
+
+// askToForget turns an assistant's confirmed forget of more than five lines into an approval card bound
+// to exactly the lines it matches now; the owner approves it with their passkey (DESIGN §8: anything
+// another assistant proposes is a card that says who sent it).
+func (ss *session) askToForget(ctx context.Context, req *sdk.CallToolRequest, words string) (string, error) {
+	g := ss.svc.Gate
+	if g == nil {
+		return "", errs.E("mcp.forget", errs.Refused, "Forgetting more than %d lines needs the owner's approval, and this connection cannot ask for it; tell the owner to run `box forget %s --yes` themselves.", memory.MaxForgetUnconfirmed, words)
+	}
+	lines, err := gate.ForgetLines(ctx, ss.svc.Root, words)
+	if err != nil {
+		return "", err
+	}
+	a := ss.actor(req)
+	out, err := g.Propose(ctx, gate.ForgetAction(words, lines), gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host})
+	if err != nil {
+		return "", err
+	}
+	return out.Text, nil
 }

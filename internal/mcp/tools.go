@@ -214,16 +214,22 @@ var memoryTools = []tool{
 			return m.Remember(ctx, ss.actor(req), memory.RememberInput{Text: in.Text})
 		}),
 	define(memoryCB, sdk.Tool{Name: "memory_forget", Annotations: removing,
-		Description: "Forget, only when the owner asks: removes the inbox lines and note facts containing all the given words as whole words ('forget it' removes nothing). More than 5 matches are only listed until you call again with confirm true after the owner agreed. What is removed goes to the trash; the owner can undo it."},
+		Description: "Forget, only when the owner asks: removes the inbox lines and note facts containing all the given words as whole words ('forget it' removes nothing). More than 5 matches are only listed; calling again with confirm true sends the owner a card to approve with their passkey (nothing is removed until they do), so tell them a card is waiting on Today. What is removed goes to the trash; the owner can undo it."},
 		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in forgetIn) (memory.ForgetResult, error) {
 			m, err := ss.memory(ctx)
 			if err != nil {
 				return memory.ForgetResult{}, err
 			}
-			res, err := m.Forget(ctx, ss.actor(req), memory.ForgetInput{Words: in.Words, Confirm: in.Confirm})
+			// Never Confirm here: past five lines an assistant's confirm becomes a card for the owner.
+			res, err := m.Forget(ctx, ss.actor(req), memory.ForgetInput{Words: in.Words})
 			if res.Matched == nil {
 				res.Matched = []memory.Match{}
 			}
+			if err != nil || !res.NeedsConfirm || !in.Confirm {
+				return res, err
+			}
+			text, err := ss.askToForget(ctx, req, in.Words)
+			res.Text = text
 			return res, err
 		}),
 	define(memoryCB, sdk.Tool{Name: "todos_add", Annotations: additive,
