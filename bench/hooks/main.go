@@ -15,12 +15,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
-	"github.com/boxmem/box/internal/box"
-	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/bench/benchkit"
 	"github.com/boxmem/box/internal/note"
 )
 
@@ -49,12 +47,9 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := os.Getenv("BOX_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "box")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/box").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
+	bin, err := benchkit.Binary(tmp)
+	if err != nil {
+		return err
 	}
 	root, proj := filepath.Join(tmp, "owner-box"), filepath.Join(tmp, "proj")
 	if err := generate(root, proj, *notes); err != nil {
@@ -128,8 +123,7 @@ func run() error {
 				times = append(times, time.Since(start))
 			}
 		}
-		slices.Sort(times)
-		rows = append(rows, row{c.label, times[len(times)/2], times[len(times)*95/100]})
+		rows = append(rows, row{c.label, benchkit.Percentile(times, 50), benchkit.Percentile(times, 95)})
 	}
 	fmt.Println("<!-- bench:hooks -->")
 	fmt.Println("## Agent hooks")
@@ -139,13 +133,11 @@ func run() error {
 	fmt.Println("| hook | p50 | p95 |")
 	fmt.Println("|---|---:|---:|")
 	for _, r := range rows {
-		fmt.Printf("| %s | %s | %s |\n", r.label, ms(r.p50), ms(r.p95))
+		fmt.Printf("| %s | %s | %s |\n", r.label, benchkit.Millis(r.p50, 1), benchkit.Millis(r.p95, 1))
 	}
 	fmt.Println("<!-- bench:end -->")
 	return nil
 }
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
 var topics = strings.Fields("parser index memory router pool kayak piano garden invoice passport")
 
@@ -153,12 +145,10 @@ func pick(i int) string { return topics[i%len(topics)] }
 
 // generate writes a box of n notes (straight to disk, one commit) and a code project with a ledger.
 func generate(root, proj string, n int) error {
-	b, err := box.Init(context.Background(), root, box.InitOptions{HookBinary: "box",
-		Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
-	if err != nil {
+	ctx := context.Background()
+	if err := benchkit.NewBox(ctx, root); err != nil {
 		return err
 	}
-	b.Close()
 	r := rand.New(rand.NewPCG(uint64(n), 11))
 	dir := filepath.Join(root, "_content", "memory", "notes")
 	os.MkdirAll(dir, 0o755)
@@ -173,10 +163,8 @@ func generate(root, proj string, n int) error {
 			return err
 		}
 	}
-	for _, args := range [][]string{{"add", "_content"}, {"-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "--no-verify", "-m", "bench: generated notes"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v\n%s", args[0], err, out)
-		}
+	if err := benchkit.Commit(ctx, root, "bench: generated notes"); err != nil {
+		return err
 	}
 	pkg := filepath.Join(proj, "pkg")
 	os.MkdirAll(pkg, 0o755)

@@ -11,18 +11,16 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/bench/benchkit"
 	"github.com/boxmem/box/internal/git"
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
-	"github.com/boxmem/box/internal/note"
 )
 
 type turn struct {
@@ -122,8 +120,8 @@ func run(data string, verbose bool) error {
 	fmt.Println("<!-- bench:locomo -->")
 	defer fmt.Println("<!-- bench:end -->")
 	fmt.Printf("## LoCoMo retrieval (%s, %d sessions, %d questions)\n\n", filepath.Base(data), len(sessions), len(questions))
-	fmt.Printf("%s, %d CPUs (%s), index schema %d, `go run ./bench/locomo -data %s`\n\n",
-		time.Now().UTC().Format("2006-01-02"), runtime.NumCPU(), cpuModel(), index.Version, data)
+	fmt.Printf("%s, %s, index schema %d, `go run ./bench/locomo -data %s`\n\n",
+		time.Now().UTC().Format("2006-01-02"), benchkit.Machine(), index.Version, data)
 	fmt.Println("| method | questions | R@5 | R@10 | MRR | empty |")
 	fmt.Println("|---|---|---|---|---|---|")
 	for _, m := range methods {
@@ -153,11 +151,9 @@ func run(data string, verbose bool) error {
 // them once and opens the memory over it: the same engine `box search` uses.
 func boxWithSessions(root string, sessions []session) (*memory.Memory, error) {
 	ctx := context.Background()
-	b, err := box.Init(ctx, root, box.InitOptions{Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
-	if err != nil {
+	if err := benchkit.NewBox(ctx, root); err != nil {
 		return nil, err
 	}
-	b.Close()
 	for _, s := range sessions {
 		host, err := layout.Host(root, s.path)
 		if err != nil {
@@ -278,16 +274,6 @@ func build(samples []sample) ([]session, []question, int, error) {
 	return sessions, questions, skipped, nil
 }
 
-func cpuModel() string {
-	b, _ := os.ReadFile("/proc/cpuinfo")
-	for _, line := range strings.Split(string(b), "\n") {
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
-			return strings.TrimSpace(v)
-		}
-	}
-	return "unknown CPU"
-}
-
 func sessionPath(id string, n int) string {
 	return fmt.Sprintf("/_content/locomo/%s/session-%d.md", id, n)
 }
@@ -326,7 +312,7 @@ func (s score) r5() float64  { return s.sum5 / math.Max(1, float64(s.n)) }
 func (s score) r10() float64 { return s.sum10 / math.Max(1, float64(s.n)) }
 func (s score) mrr() float64 { return s.sumRR / math.Max(1, float64(s.n)) }
 
-func first(xs []string, n int) []string { return xs[:min(n, len(xs))] }
+func first[T any](xs []T, n int) []T { return xs[:min(n, len(xs))] }
 
 func keys(m map[string]bool) []string {
 	var out []string
@@ -402,10 +388,8 @@ func (b *bm25) search(q string, k int) []string {
 	}
 	sort.SliceStable(res, func(x, y int) bool { return res[x].s > res[y].s })
 	var out []string
-	for _, r := range first2(res, k) {
+	for _, r := range first(res, k) {
 		out = append(out, b.paths[r.i])
 	}
 	return out
 }
-
-func first2[T any](xs []T, n int) []T { return xs[:min(n, len(xs))] }

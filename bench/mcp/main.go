@@ -18,6 +18,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/boxmem/box/bench/benchkit"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/memory"
 )
@@ -44,6 +45,8 @@ func run(ctx context.Context) error {
 		return err
 	}
 	defer os.RemoveAll(h.tmp)
+	fmt.Println("<!-- bench:mcp -->")
+	defer fmt.Println("<!-- bench:end -->")
 	fmt.Println("## MCP: box and the reference memory server")
 	fmt.Println()
 	fmt.Printf("`go run ./bench/mcp` (bench/run.sh mcp). Box is `box mcp` over stdio; the reference is `@modelcontextprotocol/server-memory` %s over stdio (Node %s). "+
@@ -98,12 +101,8 @@ func newHarness() (*harness, error) {
 	if h.tmp, err = os.MkdirTemp("", "bench-mcp-"); err != nil {
 		return nil, err
 	}
-	h.bin = os.Getenv("BOX_BIN")
-	if h.bin == "" {
-		h.bin = filepath.Join(h.tmp, "box")
-		if out, err := exec.Command("go", "build", "-o", h.bin, "./cmd/box").CombinedOutput(); err != nil {
-			return nil, fmt.Errorf("go build: %v\n%s", err, out)
-		}
+	if h.bin, err = benchkit.Binary(h.tmp); err != nil {
+		return nil, err
 	}
 	out, err := exec.Command(h.nodeSh, "node", "-v").Output()
 	if err != nil {

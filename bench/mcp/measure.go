@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -18,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/boxmem/box/bench/benchkit"
 	"github.com/boxmem/box/internal/keys"
 )
 
@@ -61,7 +61,7 @@ func (h *harness) compare(ctx context.Context, n int) (rows, wrows []string, err
 			return nil, nil, err
 		}
 		rows = append(rows, fmt.Sprintf("| %d | %s (`%s`) | %s | %s | %s | %s | %d / %d |", n, q.label, q.words,
-			ms(pct(bl, 50)), ms(pct(bl, 95)), ms(pct(rl, 50)), ms(pct(rl, 95)), bhits, rhits))
+			ms(benchkit.Percentile(bl, 50)), ms(benchkit.Percentile(bl, 95)), ms(benchkit.Percentile(rl, 50)), ms(benchkit.Percentile(rl, 95)), bhits, rhits))
 	}
 	for run, writers := range []int{1, 16} {
 		prefix := fmt.Sprintf("w%c%c", 'a'+run, 'a'+len(wrows)) // unique per run and size
@@ -223,16 +223,7 @@ func keptRef(ctx context.Context, cs *sdk.ClientSession, prefix string) int {
 	return len(seen)
 }
 
-func pct(d []time.Duration, p int) time.Duration {
-	if len(d) == 0 {
-		return 0
-	}
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[min(len(s)-1, len(s)*p/100)]
-}
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+func ms(d time.Duration) string { return benchkit.Millis(d, 2) }
 
 // served measures box serve itself: initialize on a big box, 32 HTTP clients searching, resident memory.
 func (h *harness) served(ctx context.Context) []string {
@@ -246,7 +237,7 @@ func (h *harness) served(ctx context.Context) []string {
 	} else {
 		lat, failed := s.searchLoad(ctx, 50)
 		row(fmt.Sprintf("memory_search, 32 concurrent HTTP clients × 50 calls, %d notes: p50 / p99", *notes),
-			fmt.Sprintf("%s / %s (%d refused or failed)", ms(pct(lat, 50)), ms(pct(lat, 99)), failed))
+			fmt.Sprintf("%s / %s (%d refused or failed)", ms(benchkit.Percentile(lat, 50)), ms(benchkit.Percentile(lat, 99)), failed))
 		time.Sleep(3 * time.Second) // let each key's rate bucket refill after the search load
 		rate, acked, found := s.writeLoad(ctx, 16, *writes)
 		row(fmt.Sprintf("memory_remember, 16 concurrent HTTP clients on one box serve (group commit), %d notes", *notes),
@@ -278,7 +269,7 @@ func (h *harness) served(ctx context.Context) []string {
 		lat = append(lat, time.Since(t))
 		cs.Close()
 	}
-	row(fmt.Sprintf("initialize (+ initialized) on the %d-note box, p50 / max of 20", *big), ms(pct(lat, 50))+" / "+ms(pct(lat, 100)))
+	row(fmt.Sprintf("initialize (+ initialized) on the %d-note box, p50 / max of 20", *big), ms(benchkit.Percentile(lat, 50))+" / "+ms(benchkit.Percentile(lat, 100)))
 	return rows
 }
 
@@ -305,10 +296,8 @@ func (h *harness) notesBox(ctx context.Context, label string, n int) (string, er
 		}()
 	}
 	wg.Wait()
-	for _, args := range [][]string{{"add", "-A"}, {"-c", "user.name=bench", "-c", "user.email=bench@box.invalid", "commit", "-q", "--no-verify", "-m", "bench notes"}} {
-		if out, err := exec.CommandContext(ctx, "git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			return "", fmt.Errorf("git %s: %v %s", args[0], err, out)
-		}
+	if err := benchkit.Commit(ctx, root, "bench notes"); err != nil {
+		return "", err
 	}
 	return root, nil
 }

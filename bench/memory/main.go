@@ -13,16 +13,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/bench/benchkit"
 	"github.com/boxmem/box/internal/inbox"
-	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/note"
 )
@@ -65,12 +63,9 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := os.Getenv("BOX_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "box")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/box").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
+	bin, err := benchkit.Binary(tmp)
+	if err != nil {
+		return err
 	}
 	ctx := context.Background()
 	var srows []searchRow
@@ -161,13 +156,10 @@ func sentence(r *rand.Rand, subject string) string {
 }
 
 // generate writes n notes and lines inbox lines straight to disk, then commits them once.
-func generate(root string, n, lines int) error {
-	b, err := box.Init(context.Background(), root, box.InitOptions{HookBinary: "box",
-		Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
-	if err != nil {
+func generate(ctx context.Context, root string, n, lines int) error {
+	if err := benchkit.NewBox(ctx, root); err != nil {
 		return err
 	}
-	b.Close()
 	r := rand.New(rand.NewPCG(uint64(n), 7))
 	notes := filepath.Join(root, "_content/memory/notes")
 	os.MkdirAll(notes, 0o755)
@@ -213,12 +205,7 @@ func generate(root string, n, lines int) error {
 			}
 		}
 	}
-	for _, args := range [][]string{{"add", "_content"}, {"-c", "user.name=bench", "-c", "user.email=bench@localhost", "commit", "-q", "--no-verify", "-m", "bench: generated notes"}} {
-		if out, err := exec.Command("git", append([]string{"-C", root}, args...)...).CombinedOutput(); err != nil {
-			return fmt.Errorf("git %s: %v\n%s", args[0], err, out)
-		}
-	}
-	return nil
+	return benchkit.Commit(ctx, root, "bench: generated notes")
 }
 
 func searchBench(ctx context.Context, root string, n, lines int) (searchRow, error) {
@@ -227,7 +214,7 @@ func searchBench(ctx context.Context, root string, n, lines int) (searchRow, err
 		row.label += fmt.Sprintf(" + %dk inbox lines", lines/1000)
 	}
 	fmt.Fprintf(os.Stderr, "bench/memory: generating %s\n", row.label)
-	if err := generate(root, n, lines); err != nil {
+	if err := generate(ctx, root, n, lines); err != nil {
 		return row, err
 	}
 	m, err := memory.Open(ctx, root, memory.Options{})
@@ -283,14 +270,12 @@ func searchBench(ctx context.Context, root string, n, lines int) (searchRow, err
 		}
 		ov = append(ov, time.Since(t))
 	}
-	slices.Sort(ov)
-	row.overview = ov[len(ov)/2]
-	slices.Sort(ds)
+	row.overview = benchkit.Percentile(ov, 50)
 	var sum time.Duration
 	for _, d := range ds {
 		sum += d
 	}
-	row.p50, row.p99, row.mean = ds[len(ds)/2], ds[len(ds)*99/100], sum/time.Duration(len(ds))
+	row.p50, row.p99, row.mean = benchkit.Percentile(ds, 50), benchkit.Percentile(ds, 99), sum/time.Duration(len(ds))
 	row.hitRate = float64(found) / float64(len(ds))
 	return row, nil
 }
@@ -316,15 +301,6 @@ func sampleFacts(root string, r *rand.Rand, n int) ([]string, error) {
 	return out, nil
 }
 
-func newSmallBox(root string) error {
-	b, err := box.Init(context.Background(), root, box.InitOptions{HookBinary: "box",
-		Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
-	if err == nil {
-		b.Close()
-	}
-	return err
-}
-
 // kept counts the benchmark's lines in the inbox.
 func kept(root, tag string) int {
 	files, _ := filepath.Glob(filepath.Join(root, "_content/inbox/*.md"))
@@ -336,9 +312,34 @@ func kept(root, tag string) int {
 	return n
 }
 
+// contend has writers goroutines share total writes, write(i, writer) each, and returns how many the
+// write acknowledged and the wall time of them all.
+func contend(writers, total int, write func(i int64, w int) bool) (acked int, elapsed time.Duration) {
+	var next, n atomic.Int64
+	var wg sync.WaitGroup
+	start := time.Now()
+	for w := 0; w < writers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1)
+				if i > int64(total) {
+					return
+				}
+				if write(i, w) {
+					n.Add(1)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	return int(n.Load()), time.Since(start)
+}
+
 func inProcess(ctx context.Context, root string, writers, total int) (writeRow, error) {
 	row := writeRow{mode: "in process", writers: writers}
-	if err := newSmallBox(root); err != nil {
+	if err := benchkit.NewBox(ctx, root); err != nil {
 		return row, err
 	}
 	m, err := memory.Open(ctx, root, memory.Options{})
@@ -349,67 +350,33 @@ func inProcess(ctx context.Context, root string, writers, total int) (writeRow, 
 	if writers == 1 {
 		total = min(total, 200)
 	}
-	var next, acked atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > int64(total) {
-					return
-				}
-				_, err := m.Remember(ctx, memory.Actor{Who: "bench", Via: "cli", Trust: "own"}, memory.RememberInput{Text: fmt.Sprintf("Benchline %d is saved by writer %d.", i, w)})
-				if err == nil {
-					acked.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	row.elapsed = time.Since(start)
-	row.acked, row.kept = int(acked.Load()), kept(root, "Benchline ")
+	row.acked, row.elapsed = contend(writers, total, func(i int64, w int) bool {
+		_, err := m.Remember(ctx, memory.Actor{Who: "bench", Via: "cli", Trust: "own"}, memory.RememberInput{Text: fmt.Sprintf("Benchline %d is saved by writer %d.", i, w)})
+		return err == nil
+	})
+	row.kept = kept(root, "Benchline ")
 	fmt.Fprintf(os.Stderr, "bench/memory: %d in-process writers: %d acked in %v\n", writers, row.acked, row.elapsed.Round(time.Millisecond))
 	return row, nil
 }
 
 func processes(ctx context.Context, bin, root string, writers, total int) (writeRow, error) {
 	row := writeRow{mode: "separate processes", writers: writers}
-	if err := newSmallBox(root); err != nil {
+	if err := benchkit.NewBox(ctx, root); err != nil {
 		return row, err
 	}
 	if writers == 1 {
 		total = min(total, 50)
 	}
-	var next, acked atomic.Int64
-	var wg sync.WaitGroup
-	start := time.Now()
-	for w := 0; w < writers; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := next.Add(1)
-				if i > int64(total) {
-					return
-				}
-				cmd := exec.CommandContext(ctx, bin, "--box", root, "remember", fmt.Sprintf("Benchline %d is saved by process %d.", i, w))
-				if cmd.Run() == nil {
-					acked.Add(1)
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	row.elapsed = time.Since(start)
-	row.acked, row.kept = int(acked.Load()), kept(root, "Benchline ")
+	row.acked, row.elapsed = contend(writers, total, func(i int64, w int) bool {
+		cmd := exec.CommandContext(ctx, bin, "--box", root, "remember", fmt.Sprintf("Benchline %d is saved by process %d.", i, w))
+		return cmd.Run() == nil
+	})
+	row.kept = kept(root, "Benchline ")
 	fmt.Fprintf(os.Stderr, "bench/memory: %d processes: %d acked in %v\n", writers, row.acked, row.elapsed.Round(time.Millisecond))
 	return row, nil
 }
 
-func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d.Microseconds())/1000) }
+func ms(d time.Duration) string { return benchkit.Millis(d, 2) }
 
 func print(srows []searchRow, wrows []writeRow) {
 	fmt.Println("<!-- bench:memory -->")

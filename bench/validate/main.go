@@ -10,11 +10,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/boxmem/box/bench/benchkit"
 )
 
 var (
@@ -36,12 +36,9 @@ func run() error {
 		return err
 	}
 	defer os.RemoveAll(tmp)
-	bin := os.Getenv("BOX_BIN")
-	if bin == "" {
-		bin = filepath.Join(tmp, "box")
-		if out, err := exec.Command("go", "build", "-o", bin, "./cmd/box").CombinedOutput(); err != nil {
-			return fmt.Errorf("go build: %v\n%s", err, out)
-		}
+	bin, err := benchkit.Binary(tmp)
+	if err != nil {
+		return err
 	}
 	type row struct {
 		cards               int
@@ -88,26 +85,23 @@ func run() error {
 		}
 		rows = append(rows, r)
 	}
-	cpu := cpuModel()
 	fmt.Println("<!-- bench:validate -->")
 	fmt.Println("## Validation")
 	fmt.Println()
 	fmt.Printf("`go run ./bench/validate` (bench/run.sh validate): generated boxes (notes with sections, wikilinks and\n"+
 		"aliases, a map per 100 notes, documents with box-root and relative links, to-do cards), committed; each\n"+
-		"figure is the median wall time of %d runs of the real binary, one process each, on %d cores (%s).\n"+
+		"figure is the median wall time of %d runs of the real binary, one process each, on %s.\n"+
 		"Pre-commit has 10 staged edited notes (target: under 100 ms on the 10k box); \"+ rename\" also stages a\n"+
-		"rename, which adds the box-wide scan for refs it leaves dangling.\n\n", *runs, runtime.NumCPU(), cpu)
+		"rename, which adds the box-wide scan for refs it leaves dangling.\n\n", *runs, benchkit.Machine())
 	fmt.Println("| cards | `validate --all` | cards/s (parse + schema + Markdoc + refs) | `--pre-commit`, 10 staged | `--pre-commit`, 10 staged + rename |")
 	fmt.Println("|---:|---:|---:|---:|---:|")
 	for _, r := range rows {
-		fmt.Printf("| %d | %s | %.0f | %s | %s |\n", r.cards, ms(r.all), float64(r.cards)/r.all.Seconds(), ms(r.pre), ms(r.preRename))
+		fmt.Printf("| %d | %s | %.0f | %s | %s |\n", r.cards, benchkit.Millis(r.all, 1), float64(r.cards)/r.all.Seconds(), benchkit.Millis(r.pre, 1), benchkit.Millis(r.preRename, 1))
 	}
 	fmt.Println()
 	fmt.Println("<!-- bench:end -->")
 	return nil
 }
-
-func ms(d time.Duration) string { return fmt.Sprintf("%.1f ms", float64(d.Microseconds())/1000) }
 
 // median runs the binary n times in root and returns the median wall time; wantExit is the exit code
 // the command must give (validate --all on a clean generated box exits 0; 1 would be a generator bug).
@@ -124,8 +118,7 @@ func median(n int, bin, root string, _ int, args ...string) (time.Duration, erro
 		}
 		ds = append(ds, d)
 	}
-	slices.Sort(ds)
-	return ds[len(ds)/2], nil
+	return benchkit.Percentile(ds, 50), nil
 }
 
 func tail(b []byte) string {
@@ -145,15 +138,4 @@ func git(root string, args ...string) error {
 		return fmt.Errorf("git %s: %v\n%s", strings.Join(args, " "), err, out)
 	}
 	return nil
-}
-
-func cpuModel() string {
-	data, _ := os.ReadFile("/proc/cpuinfo")
-	for _, l := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(l, "model name") {
-			_, v, _ := strings.Cut(l, ":")
-			return strings.TrimSpace(v)
-		}
-	}
-	return runtime.GOARCH
 }

@@ -2,7 +2,6 @@ package card
 
 import (
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -10,9 +9,9 @@ import (
 	"testing"
 
 	"go.yaml.in/yaml/v3"
-)
 
-var update = flag.Bool("update", false, "rewrite golden files in testdata/")
+	"github.com/boxmem/box/internal/goldenfile"
+)
 
 // TestSurgeryGolden runs testdata/surgery/<case>.op ("set a.b <json>" or "delete a.b") on <case>.in
 // and compares with <case>.out; go test -run Golden -update rewrites the .out files.
@@ -53,19 +52,7 @@ func TestSurgeryGolden(t *testing.T) {
 			if strings.HasPrefix(filepath.Base(name), "error-") != (err != nil) {
 				t.Errorf("error = %v; cases named error-* must fail and only they", err)
 			}
-			golden := name + ".out"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update)", err)
-			}
-			if string(got) != string(want) {
-				t.Errorf("got:\n%s\nwant:\n%s", got, want)
-			}
+			goldenfile.Check(t, name+".out", got)
 		})
 	}
 }

@@ -214,7 +214,11 @@ func (a *App) runServe(ctx context.Context, addr string, allowed []string, publi
 		fmt.Fprintf(w, "ready: claude mcp add --transport http box %s/mcp --header \"Authorization: Bearer <key>\"\n", base)
 	})
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	if link, err := ui.SetupLink(ctx, "http://localhost:"+port); err == nil && link != "" {
+	owner := "http://localhost:" + port
+	if public != "" {
+		owner = public // a passkey belongs to one address: make it where the consent page will ask for it
+	}
+	if link, err := ui.SetupLink(ctx, owner); err == nil && link != "" {
 		a.note("box: make your passkey here (the link works once, for 15 minutes): %s", link)
 	}
 	a.note("box: make a key with `box keys new --name \"Claude Code\" --memory`; Ctrl-C stops the server")

@@ -17,9 +17,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
-)
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+	"github.com/boxmem/box/internal/goldenfile"
+)
 
 // boxBin is the box binary built once for the tests that need a real process (git hooks).
 var boxBin string
@@ -97,23 +97,7 @@ func (tr *transcript) text(s string) { tr.b.WriteString(s) }
 
 func golden(t *testing.T, name string, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "validate", "golden", name+".txt")
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- got\n%s\n--- want\n%s", path, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "validate", "golden", name+".txt"), []byte(got))
 }
 
 // initBox makes a real box with `box init` run in-process and returns its root.

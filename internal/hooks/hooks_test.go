@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,11 +14,10 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/goldenfile"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
 
 // fixture is an owner's box with a few notes and a rotten router line, and a code project beside it.
 type fixture struct {
@@ -174,15 +172,7 @@ func TestGolden(t *testing.T) {
 		g := golden{Code: res.Code, Output: res.Out, Stderr: res.Stderr}
 		out, _ := json.MarshalIndent(g, "", "  ")
 		text := strings.NewReplacer(f.box, "$BOX", f.project, "$PROJECT", f.transcript, "$TRANSCRIPT").Replace(string(out)) + "\n"
-		file := filepath.Join("testdata", "golden", name+".json")
-		if *update {
-			os.MkdirAll(filepath.Dir(file), 0o755)
-			if err := os.WriteFile(file, []byte(text), 0o644); err != nil {
-				t.Fatal(err)
-			}
-		} else if want, err := os.ReadFile(file); err != nil || string(want) != text {
-			t.Errorf("%s: answer differs from %s (run go test -update):\n%s", name, file, text)
-		}
+		goldenfile.Check(t, filepath.Join("testdata", "golden", name+".json"), []byte(text))
 		switch name {
 		case "04-prompt-task":
 			prompt4 = res.text()

@@ -101,7 +101,9 @@ func need(n int) int {
 func IsStopword(w string) bool { return stopwords[w] }
 
 // stopwords is the English list queries drop: the NLTK list plus the question words and auxiliaries a
-// question adds ("would", "could", "likely", "ever"). A query of stopwords alone matches nothing.
+// question adds ("would", "could", "likely", "ever"). A query of stopwords alone matches nothing. It is
+// not secret.Stopwords on purpose: that list also drops forget's request words ("memory", "note"), which
+// a search must still find.
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`

@@ -94,18 +94,13 @@ type Doc struct {
 func Parse(src []byte) *Doc {
 	p := &parser{src: src, line: 1}
 	pos := 0
-	for pos < len(src) {
-		fs, fe := nextFence(src, pos)
-		end := fs
-		if fs < 0 {
-			end = len(src)
-		}
-		p.inline(pos, end)
-		if fs < 0 {
-			break
-		}
-		p.doc.Code = append(p.doc.Code, Span{fs, fe})
-		pos = fe
+	for _, f := range Fences(src) {
+		p.inline(pos, f.Start)
+		p.doc.Code = append(p.doc.Code, f)
+		pos = f.End
+	}
+	if pos < len(src) {
+		p.inline(pos, len(src))
 	}
 	for i := len(p.stack) - 1; i >= 0; i-- {
 		t := p.doc.Tags[p.stack[i]]
@@ -116,6 +111,21 @@ func Parse(src []byte) *Doc {
 
 // Code returns the code ranges of src (see Doc.Code).
 func Code(src []byte) []Span { return Parse(src).Code }
+
+// Fences returns the fenced code blocks of src in order: Doc.Code without the code spans. Each starts
+// at a line start and ends after its closing line (or at the end of src when it is never closed).
+func Fences(src []byte) []Span {
+	var out []Span
+	for pos := 0; pos < len(src); {
+		fs, fe := nextFence(src, pos)
+		if fs < 0 {
+			break
+		}
+		out = append(out, Span{fs, fe})
+		pos = fe
+	}
+	return out
+}
 
 type parser struct {
 	src      []byte

@@ -161,6 +161,15 @@ func FuzzParse(f *testing.F) {
 			}
 			last = c.End
 		}
+		code := map[Span]bool{}
+		for _, c := range d.Code {
+			code[c] = true
+		}
+		for _, fc := range Fences(src) {
+			if !code[fc] || (fc.Start > 0 && src[fc.Start-1] != '\n') {
+				t.Fatalf("fence %+v is not one of Doc.Code at a line start: %+v", fc, d.Code)
+			}
+		}
 	})
 }
 

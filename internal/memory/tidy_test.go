@@ -2,7 +2,6 @@ package memory
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -11,10 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/boxmem/box/internal/goldenfile"
 	"github.com/boxmem/box/internal/note"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
 
 const leoNote = `---
 type: note
@@ -320,20 +318,7 @@ func render(files map[string]string) string {
 
 func golden(t *testing.T, path, got string) {
 	t.Helper()
-	if *update {
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to write it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with -update after checking):\n%s", path, got)
-	}
+	goldenfile.Check(t, path, []byte(got))
 }
 
 // A note's hook (its description and its map line) made from a fact follows that fact when it is replaced;

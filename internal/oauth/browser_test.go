@@ -17,34 +17,71 @@ import (
 	"github.com/boxmem/box/internal/passkeytest"
 )
 
+// browserOwner is the owner at a headless Chromium whose virtual authenticator holds the box's passkey.
+type browserOwner struct {
+	t   *testing.T
+	f   *fx
+	ctx context.Context
+}
+
+func (f *fx) browserOwner(t *testing.T) *browserOwner {
+	bctx, cancel := passkeytest.Browser(t)
+	ctx, stop := context.WithTimeout(bctx, 100*time.Second)
+	t.Cleanup(func() { stop(); cancel() })
+	b := &browserOwner{t: t, f: f, ctx: ctx}
+	link, err := f.web.SetupLink(context.Background(), f.base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.run("setup", chromedp.Navigate(link), click("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
+	return b
+}
+
+func (b *browserOwner) run(step string, actions ...chromedp.Action[chromedp.Void]) {
+	b.t.Helper()
+	if err := chromedp.Do(b.ctx, actions...); err != nil {
+		loc, _ := chromedp.Run(b.ctx, chromedp.Location())
+		body, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+		b.t.Fatalf("%s: %v\nat %s\n%.1500s", step, err, loc, body)
+	}
+}
+
+func click(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
+}
+
+// approve opens an authorization URL, checks the consent page, ticks the given checkboxes and approves
+// with the passkey; it returns once the browser has left the box for the client's redirect.
+func (b *browserOwner) approve(authURL string, tick ...string) {
+	b.t.Helper()
+	b.run("consent page", chromedp.Navigate(authURL), chromedp.WaitVisible(chromedp.CSS("#consent-approve")))
+	if ticked, _ := chromedp.Run(b.ctx, chromedp.Evaluate[bool](`!!document.getElementById("c-build") && document.getElementById("c-build").checked`)); ticked {
+		b.t.Fatal("building is pre-ticked")
+	}
+	for _, id := range tick {
+		b.run("tick "+id, chromedp.Evaluate[chromedp.Void](`document.getElementById("`+id+`").checked = true`))
+	}
+	b.run("approve", click("#consent-approve"))
+	for {
+		if loc, err := chromedp.Run(b.ctx, chromedp.Location()); err == nil && !strings.HasPrefix(loc, b.f.base) {
+			return
+		}
+		select {
+		case <-b.ctx.Done():
+			b.run("left the box", chromedp.WaitVisible(chromedp.CSS("#never-there")))
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
 // The Go SDK's OAuth client end to end: it finds the box from the 401, registers, sends the browser to
 // /authorize; the owner ticks Memory on the box's consent page and approves with a (virtual) passkey; the
 // client gets its code on a loopback redirect, trades it, and sees exactly the tools its checkboxes allow.
 // Then the owner disconnects it in Settings and its next call is refused.
 func TestGoSDKClientWithBrowserConsent(t *testing.T) {
 	f := newFx(t)
-	bctx, cancel := passkeytest.Browser(t)
-	defer cancel()
-	ctx, stop := context.WithTimeout(bctx, 90*time.Second)
-	defer stop()
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		if err := chromedp.Do(ctx, actions...); err != nil {
-			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-			t.Fatalf("%s: %v\nat %s\n%.1500s", step, err, loc, body)
-		}
-	}
-	click := func(sel string) chromedp.Action[chromedp.Void] {
-		return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
-	}
-
-	// The owner's passkey, made in this browser through the setup link.
-	link, err := f.web.SetupLink(context.Background(), f.base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	run("setup", chromedp.Navigate(link), click("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
+	owner := f.browserOwner(t)
+	ctx := owner.ctx
 
 	// The client's loopback redirect.
 	got := make(chan *auth.AuthorizationResult, 1)
@@ -66,14 +103,11 @@ func TestGoSDKClientWithBrowserConsent(t *testing.T) {
 		if asked++; asked > 1 {
 			return nil, errors.New("the owner is not there to consent again")
 		}
-		run("consent page", chromedp.Navigate(args.URL), chromedp.WaitVisible(chromedp.CSS("#consent-approve")))
+		owner.run("open", chromedp.Navigate(args.URL), chromedp.WaitVisible(chromedp.CSS("#redirect-host")))
 		if s, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#redirect-host"))); s != ln.Addr().String() {
 			return nil, errors.New("the consent page shows the redirect host as " + s)
 		}
-		if ticked, _ := chromedp.Run(ctx, chromedp.Evaluate[bool](`document.getElementById("c-build").checked`)); ticked {
-			return nil, errors.New("building is pre-ticked")
-		}
-		run("approve", chromedp.Evaluate[chromedp.Void](`document.getElementById("c-memory").checked = true`), click("#consent-approve"))
+		owner.approve(args.URL, "c-memory")
 		select {
 		case r := <-got:
 			return r, nil
@@ -109,7 +143,7 @@ func TestGoSDKClientWithBrowserConsent(t *testing.T) {
 	}
 
 	// Settings → Other assistants lists it; Disconnect ends it on the next call.
-	run("settings", chromedp.Navigate(f.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#oauth-conns li[data-grant]")))
+	owner.run("settings", chromedp.Navigate(f.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#oauth-conns li[data-grant]")))
 	if s, _ := chromedp.Run(ctx, chromedp.Text(chromedp.CSS("#oauth-conns li[data-grant]"))); !contains(s, "Go SDK test", "Memory", ln.Addr().String()) {
 		t.Fatalf("connection row: %q", s)
 	}
@@ -121,7 +155,7 @@ func TestGoSDKClientWithBrowserConsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run("disconnect", click("#oauth-conns li[data-grant] button"), chromedp.WaitVisible(chromedp.CSS("#oauth-conns li.empty")))
+	owner.run("disconnect", click("#oauth-conns li[data-grant] button"), chromedp.WaitVisible(chromedp.CSS("#oauth-conns li.empty")))
 	if st, _ := f.mcpStatus(tok.AccessToken); st != http.StatusUnauthorized {
 		t.Fatalf("the disconnected token answers %d", st)
 	}

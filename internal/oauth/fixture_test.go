@@ -53,7 +53,7 @@ func (f *fx) advance(d time.Duration) {
 	f.mu.Unlock()
 }
 
-func newFx(t *testing.T) *fx {
+func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "true"})
@@ -76,6 +76,9 @@ func newFx(t *testing.T) *fx {
 	f.base = "http://localhost:" + port
 	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID,
 		MCP: mcp.New(mcp.Config{Todos: todo.New(b), State: f.keys, Address: f.base})}
+	for _, fn := range tune {
+		fn(srv)
+	}
 	if f.web, err = web.New(web.Config{Box: b, Keys: f.keys, Todos: todo.New(b), Grants: f.grants, Issuer: srv.BaseURL, Now: f.clock}); err != nil {
 		t.Fatal(err)
 	}

@@ -71,8 +71,14 @@ func Metadata(issuer string) *oauthex.AuthServerMeta {
 	}
 }
 
+// metadata serves the document without the empty jwks_uri the SDK type always writes: the box signs no
+// tokens, and RFC 8414 makes the member optional.
 func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, Metadata(s.cfg.Issuer(r)))
+	b, _ := json.Marshal(Metadata(s.cfg.Issuer(r)))
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	delete(m, "jwks_uri")
+	writeJSON(w, http.StatusOK, m)
 }
 
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {

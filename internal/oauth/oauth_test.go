@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/server"
 )
 
 const loop = "http://127.0.0.1:9/callback"
@@ -41,6 +43,34 @@ func TestMetadataPointsToThisBox(t *testing.T) {
 	st, hdr := f.mcpStatus("")
 	if st != 401 || hdr != `Bearer resource_metadata="`+f.base+`/.well-known/oauth-protected-resource/mcp"` {
 		t.Fatalf("no token: %d %q", st, hdr)
+	}
+}
+
+// Behind a reverse proxy the issuer and the resource are the configured public URL, whatever Host says.
+func TestPublicURL(t *testing.T) {
+	const public = "https://box.example.com"
+	f := newFx(t, func(s *server.Server) { s.PublicURL = public + "/"; s.AllowedHosts = []string{"box.example.com"} })
+	get := func(path string) map[string]any {
+		req, _ := http.NewRequest("GET", f.base+path, nil)
+		req.Host = "box.example.com"
+		st, out := f.do(req)
+		if st != 200 {
+			t.Fatalf("%s: %d %v", path, st, out)
+		}
+		return out
+	}
+	if prm := get("/.well-known/oauth-protected-resource/mcp"); prm["resource"] != public+"/mcp" || prm["authorization_servers"].([]any)[0] != public {
+		t.Fatalf("resource metadata: %v", prm)
+	}
+	if asm := get("/.well-known/oauth-authorization-server"); asm["issuer"] != public || asm["token_endpoint"] != public+"/mcp/oauth/token" {
+		t.Fatalf("server metadata: %v", asm)
+	}
+	fl := f.newFlow(loop)
+	q := f.query(fl, "memory.read")
+	q.Set("resource", public+"/mcp")
+	st, loc, out := f.authorize(q)
+	if st != http.StatusFound || loc.String() != public+"/mcp/oauth/consent?request="+loc.Query().Get("request") {
+		t.Fatalf("authorize: %d %v %v", st, loc, out)
 	}
 }
 
@@ -249,6 +279,23 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 	f := newFx(t)
 	f.owner()
 	ctx := context.Background()
+	// The consent page offers messages and building only to a known host, and never pre-ticks building.
+	page := func(fl *flow) string {
+		res, err := f.c.Get(f.base + "/mcp/oauth/consent?request=" + url.QueryEscape(f.request(fl, "memory.read memory.write")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return string(b)
+	}
+	if p := page(f.newFlow("https://assistant.example/cb")); !strings.Contains(p, "assistant.example") || !strings.Contains(p, `id="c-memory" checked`) ||
+		strings.Contains(p, "c-messages") || strings.Contains(p, "c-build") {
+		t.Fatalf("unknown host's consent page:\n%s", p)
+	}
+	if p := page(f.newFlow(loop)); !strings.Contains(p, `id="c-messages" >`) || !strings.Contains(p, `id="c-build">`) {
+		t.Fatalf("loopback consent page:\n%s", p)
+	}
 	// An unknown host is never given messages or building, whatever is posted.
 	fl := f.newFlow("https://assistant.example/cb")
 	tk := f.tokens(fl, "memory.read memory.write", keys.All)

@@ -42,16 +42,13 @@ func (s *scanner) scan(start, end int) {
 }
 
 // textSegments returns the [start, end) ranges of the body outside fenced code blocks. The fences are
-// markdoc's (one definition of where code is); its code spans are left to the scanner, which pairs
-// them with brackets.
+// markdoc's (one definition of where code is); code spans are left to the scanner, which pairs them
+// with brackets.
 func textSegments(data []byte, start, end int) [][2]int {
 	body := data[start:end]
 	var out [][2]int
 	segStart := 0
-	for _, sp := range markdoc.Code(body) {
-		if !isFence(body, sp) {
-			continue
-		}
+	for _, sp := range markdoc.Fences(body) {
 		if sp.Start > segStart {
 			out = append(out, [2]int{start + segStart, start + sp.Start})
 		}
@@ -61,30 +58,6 @@ func textSegments(data []byte, start, end int) [][2]int {
 		out = append(out, [2]int{start + segStart, end})
 	}
 	return out
-}
-
-// isFence tells a fenced block from a code span among markdoc's code ranges: a fence starts a line
-// with three or more ` or ~ (after indentation) and ends at a line end.
-func isFence(body []byte, sp markdoc.Span) bool {
-	if sp.Start > 0 && body[sp.Start-1] != '\n' {
-		return false
-	}
-	if sp.End < len(body) && body[sp.End-1] != '\n' {
-		return false
-	}
-	line := body[sp.Start:]
-	if k := bytes.IndexByte(line, '\n'); k >= 0 {
-		line = line[:k]
-	}
-	line = bytes.TrimLeft(line, " \t")
-	if len(line) < 3 || (line[0] != '`' && line[0] != '~') {
-		return false
-	}
-	n := 0
-	for n < len(line) && line[n] == line[0] {
-		n++
-	}
-	return n >= 3 && (line[0] == '~' || !bytes.ContainsRune(line[n:], '`'))
 }
 
 // index records backtick runs and blank lines of a segment, so that code spans resolve in O(log n).

@@ -6,7 +6,8 @@ import (
 )
 
 // Stopwords are words too common to pick a line to forget: a query of stopwords alone matches nothing.
-// (The search index keeps its own list for ranking; the two differ on purpose only where noted there.)
+// It is not the search index's list on purpose: it also drops the words of a forget request itself
+// ("please", "forget", "memory", "note", "thing"), which a search must still find.
 var Stopwords = set(`a an the and or but nor so yet if then than that this these those there here it its
 	it's itself i me my mine myself you your yours yourself he him his himself she her hers herself we us
 	our ours ourselves they them their theirs themselves one ones s t d ll re ve m o
