@@ -14,13 +14,17 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 )
 
 // Files are written atomically: a temp file in .box/tmp (same file system as the box), fsynced, renamed
 // over the target, and the target's folder fsynced. Temp files exist only while the lock is held, so
-// any found when the lock is taken were left by a killed writer and are removed.
+// any found when the lock is taken were left by a killed writer and are removed. This is deliberately
+// not atomicfile.WriteFile: a batch writes all its temps unflushed, flushes them together (syncAll),
+// renames them and fsyncs each touched folder once, where atomicfile pays two flushes per file; and
+// its temps stay out of the tree that git and the index watcher see.
 const (
 	tmpDir      = ".box/tmp"
 	journalPath = ".box/journal.json"
@@ -86,7 +90,7 @@ func (b *Box) writeStates(paths []string, states map[string]fileState) error {
 		dirs[filepath.Dir(h)] = true
 	}
 	for d := range dirs {
-		if err := syncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		if err := atomicfile.SyncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("box: sync %s: %w", d, err)
 		}
 	}
@@ -183,15 +187,6 @@ func writeTemp(dir string, data []byte, perm os.FileMode, sync bool) (string, er
 		return "", err
 	}
 	return name, nil
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }
 
 // journal is written (fsynced) before a batch touches the tree and removed after its commit. Found at

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/card"
 
 	"github.com/boxmem/box/internal/errs"
@@ -266,11 +267,10 @@ func (b *Box) InstallHooks(bin string) (string, error) {
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return "", errs.Wrap("box.hooks", errs.Other, err, "cannot read "+path)
 		}
-		if err := b.writeAtomic(path, []byte(hooks[name])); err != nil {
+		// atomicfile, not the batch writer: `box wire` installs hooks without the write lock, and the
+		// batch writer's temp files in .box/tmp are swept by whoever takes the lock next.
+		if err := atomicfile.WriteFile(path, []byte(hooks[name]), 0o755); err != nil {
 			return "", errs.Wrap("box.hooks", errs.Other, err, "cannot write "+path)
-		}
-		if err := os.Chmod(path, 0o755); err != nil {
-			return "", errs.Wrap("box.hooks", errs.Other, err, "cannot make "+path+" executable")
 		}
 	}
 	if len(kept) > 0 {

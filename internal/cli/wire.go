@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/validate"
 	"github.com/boxmem/box/internal/wire"
 )
 
@@ -116,7 +117,12 @@ func (a *App) runWire(ctx context.Context, on, apply bool, args []string) error 
 		}
 		out.Changes = append(out.Changes, wireChange{Path: c.Path, Action: action, Diff: wire.Diff(c)})
 	}
-	if apply {
+	if apply && o.InBox && len(plan.Changes) > 0 {
+		// Inside a box the change is the box's like any other: one commit, a diary line, an undo.
+		if err := a.commitWire(ctx, dir, plan, map[bool]string{true: "wire", false: "unwire"}[on]); err != nil {
+			return err
+		}
+	} else if apply {
 		if err := plan.Apply(dir); err != nil {
 			return err
 		}
@@ -181,4 +187,35 @@ func (a *App) gitHooks(dir, bin string, apply bool) (string, error) {
 		return "git hooks: installed " + strings.Join(stale, " and ") + " calling " + bin, nil
 	}
 	return "git hooks: would install " + strings.Join(stale, " and ") + " calling " + bin, nil
+}
+
+// commitWire applies a wire plan in the box at dir through the write transaction.
+func (a *App) commitWire(ctx context.Context, dir string, plan wire.Plan, op string) error {
+	b, err := box.OpenWith(dir, box.Options{Validate: validate.Writes})
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	_, err = b.Do(ctx, box.Change{
+		Actor:   box.Actor{Who: "owner", Via: "cli", Trust: "own"},
+		Op:      op,
+		Summary: fmt.Sprintf("owner ran box %s: %d agent configuration files", op, len(plan.Changes)),
+		Switch:  "change",
+		Apply: func(tx *box.Tx) error {
+			for _, c := range plan.Changes {
+				p := "/" + c.Path
+				if c.New == nil {
+					if err := tx.Remove(p); err != nil {
+						return err
+					}
+					continue
+				}
+				if err := tx.Write(p, c.New); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	})
+	return err
 }

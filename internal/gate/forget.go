@@ -93,7 +93,7 @@ func matchLines(p string, data []byte, ws []string) []Line {
 	var out []Line
 	switch typ {
 	case "inbox-day":
-		for _, l := range inboxLines(data) {
+		for _, l := range inbox.LinesOf(data) {
 			if match(l.Text) {
 				out = append(out, Line{Path: p, ID: l.ID, Text: l.Text})
 			}
@@ -115,15 +115,3 @@ func matchLines(p string, data []byte, ws []string) []Line {
 	return out
 }
 
-func inboxLines(data []byte) []inbox.Line {
-	if d, err := inbox.ParseDay(data); err == nil {
-		return d.Lines()
-	}
-	var out []inbox.Line
-	for _, s := range strings.Split(string(data), "\n") {
-		if l, ok := inbox.ParseLine(strings.TrimSuffix(s, "\r")); ok {
-			out = append(out, l)
-		}
-	}
-	return out
-}

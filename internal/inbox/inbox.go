@@ -200,6 +200,21 @@ func (d *Day) Lines() []Line {
 	return out
 }
 
+// LinesOf returns a day file's lines in file order, for readers that must not miss one: a file whose
+// frontmatter is broken (which ParseDay refuses) is read line by line.
+func LinesOf(data []byte) []Line {
+	if d, err := ParseDay(data); err == nil {
+		return d.Lines()
+	}
+	var out []Line
+	for _, s := range strings.Split(string(data), "\n") {
+		if l, ok := ParseLine(strings.TrimSuffix(s, "\r")); ok {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 // Render returns the file's bytes; for a parsed, unchanged Day they are the bytes it was parsed from.
 func (d *Day) Render() []byte {
 	var b bytes.Buffer

@@ -161,7 +161,7 @@ func (ap *applier) apply(p Plan) error {
 		if a.Day != "" {
 			if _, ok := ap.lineOf[a.Day+"#"+a.Line]; !ok {
 				data, _ := readOr(ap.tx, a.Day, nil)
-				for _, l := range inboxLines(data) {
+				for _, l := range inbox.LinesOf(data) {
 					ap.lineOf[a.Day+"#"+l.ID] = l
 				}
 			}
@@ -560,7 +560,7 @@ func (ap *applier) refreshRouter() error {
 	waiting := 0
 	for _, name := range ap.listNames(layout.InboxDir) {
 		if data, _ := readOr(ap.tx, layout.InboxDir+"/"+name+".md", nil); data != nil {
-			waiting += len(inboxLines(data))
+			waiting += len(inbox.LinesOf(data))
 		}
 	}
 	r.SetMaps(links)

@@ -181,7 +181,7 @@ func trustOfSource(src string) string {
 func inboxDocs(p string, data []byte) []index.Doc {
 	date := dayOf(p)
 	var docs []index.Doc
-	for _, l := range inboxLines(data) {
+	for _, l := range inbox.LinesOf(data) {
 		d := index.Doc{Path: p + "#" + l.ID, Kind: KindInbox, Body: l.Text, Who: l.Who, Trust: l.Trust, Title: "Inbox " + date}
 		if t, err := time.ParseInLocation("2006-01-02 15:04:05", date+" "+l.Time, time.Local); err == nil {
 			d.Date = t
@@ -191,19 +191,6 @@ func inboxDocs(p string, data []byte) []index.Doc {
 	return docs
 }
 
-// inboxLines are a day file's lines; a file with broken frontmatter is read line by line.
-func inboxLines(data []byte) []inbox.Line {
-	if d, err := inbox.ParseDay(data); err == nil {
-		return d.Lines()
-	}
-	var out []inbox.Line
-	for _, s := range strings.Split(string(data), "\n") {
-		if l, ok := inbox.ParseLine(strings.TrimSuffix(s, "\r")); ok {
-			out = append(out, l)
-		}
-	}
-	return out
-}
 
 // dayOf is the date an inbox day file is named for.
 func dayOf(p string) string { return strings.TrimSuffix(path.Base(p), ".md") }

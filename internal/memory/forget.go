@@ -99,7 +99,7 @@ func forgetMatches(p string, data []byte, words []string) []Match {
 	typ, _, _ := typeOf(p, data)
 	switch typ {
 	case "inbox-day":
-		for _, l := range inboxLines(data) {
+		for _, l := range inbox.LinesOf(data) {
 			if secret.MatchesAll(l.Text, words) {
 				out = append(out, Match{Path: p, ID: l.ID, Text: l.Text})
 			}
@@ -184,7 +184,7 @@ func forgetApply(tx *box.Tx, words []string, matched []Match, date string, a Act
 		switch typ {
 		case "inbox-day":
 			var ids []string
-			for _, l := range inboxLines(data) {
+			for _, l := range inbox.LinesOf(data) {
 				if planned(l.Text) {
 					ids = append(ids, l.ID)
 				}

@@ -119,7 +119,7 @@ func CheckPlan(v View, p Plan) error {
 			if !loaded[a.Day] {
 				loaded[a.Day] = true
 				data, _ := readOr(v, a.Day, nil)
-				for _, l := range inboxLines(data) {
+				for _, l := range inbox.LinesOf(data) {
 					lines[a.Day+"#"+l.ID] = l
 				}
 			}

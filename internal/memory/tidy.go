@@ -175,7 +175,7 @@ func (m *Memory) inboxNow() ([]pendingLine, error) {
 		if err != nil {
 			continue
 		}
-		for _, l := range inboxLines(data) {
+		for _, l := range inbox.LinesOf(data) {
 			out = append(out, pendingLine{day: p, Line: l})
 		}
 	}

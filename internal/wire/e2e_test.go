@@ -67,6 +67,13 @@ func TestWireEndToEnd(t *testing.T) {
 	if out, msg, _ := run(t, root, "", box, "wire", "--apply"); out != "" || !strings.Contains(msg, "nothing to change") {
 		t.Fatalf("second apply: %q %q", out, msg)
 	}
+	// in a box, wiring is a change like any other: committed, in the diary, nothing left uncommitted
+	if out, _, _ := run(t, root, "", "git", "status", "--porcelain"); out != "" {
+		t.Fatalf("wire left uncommitted changes in the box:\n%s", out)
+	}
+	if out, _, _ := run(t, root, "", box, "diary", "--n", "1"); !strings.Contains(out, "wire") {
+		t.Fatalf("no diary line for box wire: %q", out)
+	}
 
 	// the git hook fires on a real commit
 	os.WriteFile(filepath.Join(root, "_content", "todos", "broken.todo.card"), []byte("---\n[unclosed\n---\n"), 0o644)
