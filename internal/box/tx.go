@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -262,7 +262,8 @@ func (b *Box) commitBatch(ps []*pending) {
 		all = append(all, a.entry.Paths...)
 	}
 	if b.opts.AfterCommit != nil {
-		b.opts.AfterCommit(ctx, dedupe(all))
+		slices.Sort(all)
+		b.opts.AfterCommit(ctx, slices.Compact(all))
 	}
 	b.finishSpool(ps)
 	b.dropJournal()
@@ -531,17 +532,6 @@ func summaryOf(e diary.Entry) string {
 		return e.Summary
 	}
 	return e.Actor + ": " + e.Op
-}
-
-func dedupe(ss []string) []string {
-	sort.Strings(ss)
-	out := ss[:0]
-	for i, s := range ss {
-		if i == 0 || s != ss[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // Tx is what a change's Apply sees: the box as earlier changes in the batch left it, plus its own writes.

@@ -16,6 +16,20 @@ func (a *App) boxRoot() (string, error) {
 	return box.Discover(a.abs(a.BoxFlag), a.abs(getenv("BOX_DIR")), a.IO.Cwd)
 }
 
+// withBox opens the box (see boxRoot) for fn and closes it after.
+func (a *App) withBox(fn func(b *box.Box) error) error {
+	root, err := a.boxRoot()
+	if err != nil {
+		return err
+	}
+	b, err := box.Open(root)
+	if err != nil {
+		return err
+	}
+	defer b.Close()
+	return fn(b)
+}
+
 // abs makes a folder named on the command line absolute against the command's working directory.
 func (a *App) abs(dir string) string {
 	if dir == "" || filepath.IsAbs(dir) || a.IO.Cwd == "" {

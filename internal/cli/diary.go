@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/diary"
 )
 
 // diaryItem is one line of `box diary --json` (fields are only ever added).
@@ -37,16 +38,11 @@ func (a *App) diaryCmd() *cobra.Command {
 			if n <= 0 {
 				return usageErr("--n must be at least 1")
 			}
-			root, err := a.boxRoot()
-			if err != nil {
+			var es []diary.Entry
+			err := a.withBox(func(b *box.Box) (err error) {
+				es, err = b.Diary(cmd.Context(), n, nil)
 				return err
-			}
-			b, err := box.Open(root)
-			if err != nil {
-				return err
-			}
-			defer b.Close()
-			es, err := b.Diary(cmd.Context(), n, nil)
+			})
 			if err != nil {
 				return err
 			}

@@ -13,8 +13,8 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/inbox"
-	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/memory"
 )
 
 // statusReport is the --json shape of box status (fields are only ever added).
@@ -43,21 +43,16 @@ func (a *App) statusCmd() *cobra.Command {
 }
 
 func (a *App) runStatus(ctx context.Context) error {
-	root, err := a.boxRoot()
-	if err != nil {
-		return err
-	}
-	b, err := box.Open(root)
-	if err != nil {
-		return err
-	}
-	defer b.Close()
+	return a.withBox(func(b *box.Box) error { return a.reportStatus(ctx, b) })
+}
+
+func (a *App) reportStatus(ctx context.Context, b *box.Box) error {
 	st, err := b.Status(ctx)
 	if err != nil {
 		return err
 	}
 	rep := statusReport{Status: st, InboxWaiting: inboxWaiting(b.Root), Index: "fresh"}
-	if rep.Problems, err = memory.Problems(ctx, root); err != nil {
+	if rep.Problems, err = memory.Problems(ctx, b.Root); err != nil {
 		return err
 	}
 	if rep.Problems == nil {

@@ -106,7 +106,7 @@ func (a *App) runValidate(ctx context.Context, o validateOpts, args []string) er
 	}
 	v := validate.New(root, validate.Options{})
 	if o.canonical {
-		rep, err := v.Canonical(o.fix)
+		rep, err := v.Canonical(ctx, o.fix)
 		if err != nil {
 			return err
 		}

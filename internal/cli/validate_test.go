@@ -18,6 +18,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/goldenfile"
 )
 
@@ -362,6 +363,7 @@ func TestValidateCanonicalGolden(t *testing.T) {
 		t.Run(c.Name(), func(t *testing.T) {
 			root := bareBox(t)
 			overlay(t, root, filepath.Join("testdata", "validate", "canonical", c.Name()))
+			commitAll(t, root) // --fix commits through the box: the fixture is a git repository like any box
 			before := tree(t, root)
 			tr := &transcript{root: root}
 			r := run{args: []string{"validate", "--canonical"}, cwd: root}
@@ -378,6 +380,9 @@ func TestValidateCanonicalGolden(t *testing.T) {
 			tr.add(r, second)
 			if tree(t, root) != fixed || !strings.Contains(second.stderr, "0 files changed") {
 				t.Errorf("a second --fix changed something:\n%s", second.stderr)
+			}
+			if st := gitOut(t, root, "status", "--porcelain"); st != "" {
+				t.Errorf("--fix left uncommitted changes (it must commit through the box):\n%s", st)
 			}
 			golden(t, "canonical-"+c.Name(), tr.b.String())
 		})
@@ -550,4 +555,24 @@ func TestHookGolden(t *testing.T) {
 			golden(t, "hook-"+c.name, tr.b.String())
 		})
 	}
+}
+
+// commitAll makes root a git repository with everything in one commit.
+func commitAll(t *testing.T, root string) {
+	t.Helper()
+	write(t, root, ".gitignore", box.Gitignore)
+	gitOut(t, root, "init", "-q")
+	gitOut(t, root, "add", "-A")
+	gitOut(t, root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "fixture")
+}
+
+func gitOut(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
 }

@@ -114,4 +114,3 @@ func matchLines(p string, data []byte, ws []string) []Line {
 	}
 	return out
 }
-

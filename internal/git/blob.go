@@ -14,6 +14,8 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+
+	"github.com/boxmem/box/internal/atomicfile"
 )
 
 // Blob ids are computed and loose blobs written in process: the write transaction stores every pre- and
@@ -117,18 +119,9 @@ func (r *Repo) WriteBlobs(ctx context.Context, datas [][]byte) ([]string, error)
 		if r.CallerSyncs {
 			break
 		}
-		if err := syncDir(d); err != nil {
+		if err := atomicfile.SyncDir(d); err != nil {
 			return nil, err
 		}
 	}
 	return ids, nil
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	return f.Sync()
 }

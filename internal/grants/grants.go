@@ -14,13 +14,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-
 	"net/netip"
 	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
@@ -249,13 +249,7 @@ func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetada
 			return nil, refuse("invalid_client_metadata", "Response type %q is not supported; use code.", rt)
 		}
 	}
-	name := strings.TrimSpace(m.ClientName)
-	if name == "" {
-		name = "An unnamed assistant"
-	}
-	if len([]rune(name)) > 80 {
-		name = string([]rune(name)[:80])
-	}
+	name := cleanName(m.ClientName)
 	now := s.now().UTC().Truncate(time.Second)
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM oauth_clients WHERE created > ?`, now.Add(-time.Hour).Unix()).Scan(&n); err != nil {
@@ -275,6 +269,19 @@ func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetada
 	out.GrantTypes = []string{"authorization_code", "refresh_token"}
 	out.ResponseTypes = []string{"code"}
 	return &oauthex.ClientRegistrationResponse{ClientRegistrationMetadata: out, ClientID: id, ClientIDIssuedAt: now}, nil
+}
+
+// cleanName is the client name the owner is shown and the diary records: printable, one line, at most 80
+// characters. The name is the client's claim, so nothing in it may pass for a line break or a trailer.
+func cleanName(raw string) string {
+	name := strings.Join(strings.FieldsFunc(raw, func(r rune) bool { return unicode.IsSpace(r) || !unicode.IsPrint(r) }), " ")
+	if r := []rune(name); len(r) > 80 {
+		name = strings.TrimSpace(string(r[:80]))
+	}
+	if name == "" {
+		return "An unnamed assistant"
+	}
+	return name
 }
 
 // Client returns a registered client.
@@ -685,20 +692,83 @@ func (s *Store) List(ctx context.Context) ([]Grant, error) {
 	return out, rows.Err()
 }
 
-// Revoke disconnects a grant: its tokens stop working on the next call.
-func (s *Store) Revoke(ctx context.Context, id string) error {
+// Revoke disconnects a grant: its tokens stop working on the next call. It returns the connection as it
+// now is, and whether this call ended it (false when it was already disconnected).
+func (s *Store) Revoke(ctx context.Context, id string) (Grant, bool, error) {
 	if _, err := s.grant(ctx, id); err != nil {
-		return err
+		return Grant{}, false, err
 	}
-	return s.revoke(ctx, id)
+	ended, err := s.revoke(ctx, id)
+	if err != nil {
+		return Grant{}, false, err
+	}
+	g, err := s.grant(ctx, id)
+	return g, ended, err
 }
 
-func (s *Store) revoke(ctx context.Context, id string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE id=? AND revoked=0`, s.now().Unix(), id)
+func (s *Store) revoke(ctx context.Context, id string) (bool, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE id=? AND revoked=0`, s.now().Unix(), id)
 	if err != nil {
-		return fmt.Errorf("grants.revoke: %w", err)
+		return false, fmt.Errorf("grants.revoke: %w", err)
 	}
-	return nil
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// RevokeCode disconnects the grant an authorization code made, used or not.
+func (s *Store) RevokeCode(ctx context.Context, code string) error {
+	var grantID string
+	err := s.db.QueryRowContext(ctx, `SELECT grant_id FROM oauth_codes WHERE hash=?`, hash(code)).Scan(&grantID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return refuse("invalid_grant", "This authorization code is not known to this box.")
+	}
+	if err != nil {
+		return fmt.Errorf("grants.revokecode: %w", err)
+	}
+	_, err = s.revoke(ctx, grantID)
+	return err
+}
+
+// RevokeAll disconnects every OAuth connection, with tokens or with a code still unused (erase).
+func (s *Store) RevokeAll(ctx context.Context) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE revoked=0`, s.now().Unix())
+	if err != nil {
+		return 0, fmt.Errorf("grants.revokeall: %w", err)
+	}
+	return res.RowsAffected()
+}
+
+// RevokeToken answers RFC 7009 for a public client: a refresh token ends its whole family (the
+// connection), an access token stops working alone. A token this box does not know is no error (RFC 7009
+// §2.2); a token issued to another client is refused. It returns the connection a refresh token ended.
+func (s *Store) RevokeToken(ctx context.Context, clientID, token string) (Grant, bool, error) {
+	var grantID, kind string
+	err := s.db.QueryRowContext(ctx, `SELECT grant_id,kind FROM oauth_tokens WHERE hash=?`, hash(token)).Scan(&grantID, &kind)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Grant{}, false, nil
+	}
+	if err != nil {
+		return Grant{}, false, fmt.Errorf("grants.revoketoken: %w", err)
+	}
+	g, err := s.grant(ctx, grantID)
+	if err != nil {
+		return Grant{}, false, err
+	}
+	if g.ClientID != clientID {
+		return Grant{}, false, refuse("unauthorized_client", "This token was issued to another client.")
+	}
+	if kind == "access" {
+		if _, err := s.db.ExecContext(ctx, `UPDATE oauth_tokens SET expires=0 WHERE hash=?`, hash(token)); err != nil {
+			return Grant{}, false, fmt.Errorf("grants.revoketoken: %w", err)
+		}
+		return g, false, nil
+	}
+	ended, err := s.revoke(ctx, grantID)
+	if err != nil {
+		return Grant{}, false, err
+	}
+	g, err = s.grant(ctx, grantID)
+	return g, ended, err
 }
 
 // Answer is the redirect that answers a request (RFC 6749 §4.1.2): v plus the state and, per RFC 9207,

@@ -75,21 +75,7 @@ JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.id
 // FilesUnder returns the stamp of every indexed file whose path starts with prefix (a range scan of
 // the primary key, so it costs what it returns, not what the index holds).
 func (ix *Index) FilesUnder(ctx context.Context, prefix string) (map[string]FileStamp, error) {
-	rows, err := ix.rdb.QueryContext(ctx, `SELECT path, mtime, size, hash FROM files WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
-	if err != nil {
-		return nil, fmt.Errorf("index.files: %w", err)
-	}
-	defer rows.Close()
-	out := map[string]FileStamp{}
-	for rows.Next() {
-		var p, h string
-		var mt, size int64
-		if err := rows.Scan(&p, &mt, &size, &h); err != nil {
-			return nil, fmt.Errorf("index.files: %w", err)
-		}
-		out[p] = FileStamp{ModTime: fromNanos(mt), Size: size, Hash: h}
-	}
-	return out, rows.Err()
+	return ix.stamps(ctx, `SELECT path, mtime, size, hash FROM files WHERE path >= ? AND path < ?`, prefix, prefix+"\U0010FFFF")
 }
 
 // Clear empties the index in place, for a rebuild: every process that has it open sees the empty index

@@ -57,7 +57,12 @@ func (ix *Index) DeleteFiles(paths []string) error {
 
 // Files returns the stamp of every indexed file.
 func (ix *Index) Files(ctx context.Context) (map[string]FileStamp, error) {
-	rows, err := ix.rdb.QueryContext(ctx, `SELECT path, mtime, size, hash FROM files`)
+	return ix.stamps(ctx, `SELECT path, mtime, size, hash FROM files`)
+}
+
+// stamps runs a query for (path, mtime, size, hash) rows of the files table and keys them by path.
+func (ix *Index) stamps(ctx context.Context, query string, args ...any) (map[string]FileStamp, error) {
+	rows, err := ix.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("index.files: %w", err)
 	}

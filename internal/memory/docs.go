@@ -191,7 +191,6 @@ func inboxDocs(p string, data []byte) []index.Doc {
 	return docs
 }
 
-
 // dayOf is the date an inbox day file is named for.
 func dayOf(p string) string { return strings.TrimSuffix(path.Base(p), ".md") }
 

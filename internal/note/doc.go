@@ -57,14 +57,7 @@ func parseDoc(op string, data []byte) (*doc, error) {
 	var cur *section
 	fence := ""
 	for _, l := range lines {
-		if f := fenceMark(l); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence):
-				fence = ""
-			}
-		}
+		fence = afterLine(fence, l)
 		if fence == "" && strings.HasPrefix(l, "## ") {
 			cur = &section{heading: l}
 			d.secs = append(d.secs, cur)
@@ -83,13 +76,20 @@ func parseDoc(op string, data []byte) (*doc, error) {
 func openFence(lines []string) string {
 	fence := ""
 	for _, l := range lines {
-		if f := fenceMark(l); f != "" {
-			switch {
-			case fence == "":
-				fence = f
-			case strings.HasPrefix(f, fence):
-				fence = ""
-			}
+		fence = afterLine(fence, l)
+	}
+	return fence
+}
+
+// afterLine returns the open fence's marker after line l, given fence before it ("" outside code): l
+// opens a fence, closes the open one with a marker at least as long, or leaves it as it is.
+func afterLine(fence, l string) string {
+	if f := fenceMark(l); f != "" {
+		switch {
+		case fence == "":
+			return f
+		case strings.HasPrefix(f, fence):
+			return ""
 		}
 	}
 	return fence

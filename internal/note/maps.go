@@ -2,7 +2,9 @@ package note
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -270,7 +272,7 @@ func SplitMap(name string, data []byte) (index []byte, letters map[string][]byte
 		l := Letter(e.Target)
 		groups[l] = append(groups[l], e)
 	}
-	keys := sortedKeys(groups)
+	keys := slices.Sorted(maps.Keys(groups))
 	letters = map[string][]byte{}
 	var idx []MapEntry
 	for _, l := range keys {
@@ -290,7 +292,7 @@ func JoinMap(index []byte, letters map[string][]byte) ([]byte, error) {
 		return nil, err
 	}
 	var all []MapEntry
-	for _, l := range sortedKeys(letters) {
+	for _, l := range slices.Sorted(maps.Keys(letters)) {
 		lm, err := ParseMap(letters[l])
 		if err != nil {
 			return nil, errs.E("note.joinMap", errs.Invalid, "The letter map %s cannot be read: %v", l, err)
@@ -345,13 +347,4 @@ func renderList(header []byte, es []MapEntry) []byte {
 		b.WriteString(e.line() + "\n")
 	}
 	return []byte(b.String())
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }

@@ -3,8 +3,10 @@ package note
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -76,7 +78,7 @@ func TestSplitAndJoin(t *testing.T) {
 	golden(t, "moc-people/a.md", letters["a"])
 	im, _ := ParseMap(index)
 	if !im.IsIndex() || len(im.Entries) != len(letters) {
-		t.Errorf("index %+v for letters %v", im.Entries, sortedKeys(letters))
+		t.Errorf("index %+v for letters %v", im.Entries, slices.Sorted(maps.Keys(letters)))
 	}
 	total := 0
 	for l, lb := range letters {

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
 	"net/url"
 	"strings"
 	"sync"
@@ -60,8 +61,9 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	if err != nil {
 		t.Fatal(err)
 	}
+	jar, _ := cookiejar.New(nil) // the owner's browser: signed in once owner() made the passkey
 	f := &fx{t: t, root: b.Root, now: time.Now(),
-		c: &http.Client{Timeout: 20 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+		c: &http.Client{Timeout: 20 * time.Second, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if f.keys, err = keys.Open(b.Root, nil); err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,6 @@
 // Package oauth is the box's OAuth 2.1 authorization server over HTTP: RFC 8414 metadata, RFC 7591
-// registration, /authorize (which hands the owner to the consent page of package web) and /token. The rules
-// and the stored state are package grants'; this package only speaks the protocol.
+// registration, /authorize (which hands the owner to the consent page of package web), /token and RFC 7009
+// /revoke. The rules and the stored state are package grants'; this package only speaks the protocol.
 package oauth
 
 import (
@@ -21,6 +21,7 @@ const (
 	RegisterPath  = "/mcp/oauth/register"
 	AuthorizePath = "/mcp/oauth/authorize"
 	TokenPath     = "/mcp/oauth/token"
+	RevokePath    = "/mcp/oauth/revoke"
 	ConsentPath   = grants.ConsentPath
 )
 
@@ -51,6 +52,7 @@ func (s *Server) Mount(mux *http.ServeMux) {
 	mux.HandleFunc("POST "+RegisterPath, s.register)
 	mux.HandleFunc("GET "+AuthorizePath, s.authorize)
 	mux.HandleFunc("POST "+TokenPath, s.token)
+	mux.HandleFunc("POST "+RevokePath, s.revoke)
 }
 
 // Metadata is the RFC 8414 document for an issuer.
@@ -60,6 +62,8 @@ func Metadata(issuer string) *oauthex.AuthServerMeta {
 		AuthorizationEndpoint:                      issuer + AuthorizePath,
 		TokenEndpoint:                              issuer + TokenPath,
 		RegistrationEndpoint:                       issuer + RegisterPath,
+		RevocationEndpoint:                         issuer + RevokePath,
+		RevocationEndpointAuthMethodsSupported:     []string{"none"},
 		ScopesSupported:                            grants.Scopes,
 		ResponseTypesSupported:                     []string{"code"},
 		ResponseModesSupported:                     []string{"query"},
@@ -177,6 +181,39 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"access_token": t.Access, "token_type": "Bearer", "expires_in": t.ExpiresIn,
 		"refresh_token": t.Refresh, "scope": t.Scope})
+}
+
+// revoke answers RFC 7009 for public clients (token and client_id): a refresh token ends its connection,
+// an access token stops working alone; a token the box does not know is answered 200 all the same.
+func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		writeJSON(w, http.StatusBadRequest, errBody("invalid_request", "The revocation request is not a form."))
+		return
+	}
+	clientID := r.PostForm.Get("client_id")
+	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
+		clientID, _ = url.QueryUnescape(id)
+	}
+	if _, err := s.cfg.Grants.Client(r.Context(), clientID); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	token := r.PostForm.Get("token")
+	if token == "" {
+		writeJSON(w, http.StatusBadRequest, errBody("invalid_request", "Send the token to revoke in the token parameter."))
+		return
+	}
+	g, ended, err := s.cfg.Grants.RevokeToken(r.Context(), clientID, token)
+	if err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if ended {
+		s.cfg.Logger.Info("oauth: a client ended its connection", "client", g.Client, "host", g.Host, "grant", g.ID)
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusOK)
 }
 
 func errBody(code, desc string) map[string]string {

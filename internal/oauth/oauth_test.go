@@ -224,7 +224,7 @@ func TestAttacks(t *testing.T) {
 				t.Fatalf("before: %d", st)
 			}
 			list, _ := f.grants.List(context.Background())
-			if err := f.grants.Revoke(context.Background(), list[0].ID); err != nil {
+			if _, _, err := f.grants.Revoke(context.Background(), list[0].ID); err != nil {
 				t.Fatal(err)
 			}
 			mcpRefused(t, tk["access_token"].(string))

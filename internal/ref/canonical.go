@@ -57,6 +57,29 @@ type Report struct {
 // nil means every .md and .card file in the areas except _tmp (root files like CLAUDE.md are left
 // alone). Symlinked files are never read or written. The caller holds the box write lock.
 func Canonical(root string, files []string, fix bool) (Report, error) {
+	var w Write
+	if fix {
+		w = func(boxPath string, data []byte) error {
+			host, err := layout.Host(root, boxPath)
+			if err != nil {
+				return err
+			}
+			info, err := os.Stat(host)
+			if err != nil {
+				return err
+			}
+			return atomicfile.WriteFile(host, data, info.Mode().Perm())
+		}
+	}
+	return RewriteWith(root, files, w)
+}
+
+// Write receives one rewritten file. A caller inside the box write transaction passes its Tx.Write, so
+// the rewrite is a commit with a diary line and an undo.
+type Write func(boxPath string, data []byte) error
+
+// RewriteWith is Canonical with the writing handed to write; a nil write only reports.
+func RewriteWith(root string, files []string, write Write) (Report, error) {
 	rep := Report{Items: []Item{}}
 	if files == nil {
 		var err error
@@ -66,7 +89,7 @@ func Canonical(root string, files []string, fix bool) (Report, error) {
 	}
 	rv := NewResolver(root)
 	for _, f := range files {
-		if err := canonicalFile(rv, &rep, f, fix); err != nil {
+		if err := canonicalFile(rv, &rep, f, write); err != nil {
 			return rep, err
 		}
 	}
@@ -122,7 +145,7 @@ type edit struct {
 	count      *int // the report counter it adds to once accepted
 }
 
-func canonicalFile(rv *Resolver, rep *Report, file string, fix bool) error {
+func canonicalFile(rv *Resolver, rep *Report, file string, write Write) error {
 	clean, err := layout.Clean(file)
 	if err != nil {
 		return errs.Wrap("ref.canonical", errs.Invalid, err, "")
@@ -163,10 +186,10 @@ func canonicalFile(rv *Resolver, rep *Report, file string, fix bool) error {
 		*e.count++
 	}
 	rep.FilesChanged++
-	if !fix {
+	if write == nil {
 		return nil
 	}
-	if err := atomicfile.WriteFile(host, apply(data, accepted), info.Mode().Perm()); err != nil {
+	if err := write(clean, apply(data, accepted)); err != nil {
 		return fmt.Errorf("ref.canonical: writing %s: %w", clean, err)
 	}
 	return nil

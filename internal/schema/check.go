@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -112,7 +114,7 @@ func (ck *checker) mapping(m *yaml.Node, fields map[string]*Field, prefix string
 		}
 		ck.value(k.Line, name, f, v)
 	}
-	for _, name := range sortedKeys(fields) {
+	for _, name := range slices.Sorted(maps.Keys(fields)) {
 		if fields[name].Required && !seen[name] {
 			ck.err(line, CodeMissingKey, "%s%s is required: add it to the frontmatter", prefix, name)
 		}

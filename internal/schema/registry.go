@@ -2,9 +2,11 @@ package schema
 
 import (
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -80,7 +82,7 @@ func (r *Registry) Schema(typ string) (*Schema, bool) {
 }
 
 // Types returns the known type names, sorted.
-func (r *Registry) Types() []string { return sortedKeys(r.schemas) }
+func (r *Registry) Types() []string { return slices.Sorted(maps.Keys(r.schemas)) }
 
 // Findings are the problems with the box's own schema files.
 func (r *Registry) Findings() []finding.Finding { return append([]finding.Finding(nil), r.findings...) }

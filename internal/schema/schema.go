@@ -26,7 +26,6 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
-	"sort"
 	"strings"
 	"sync"
 
@@ -149,12 +148,3 @@ var builtins = sync.OnceValue(func() map[string]*Schema {
 
 // Types returns the built-in type names, sorted.
 func Types() []string { return Builtin().Types() }
-
-func sortedKeys[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
-}

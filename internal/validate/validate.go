@@ -13,12 +13,13 @@ import (
 	"path"
 	"path/filepath"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
 
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
@@ -270,7 +271,8 @@ func (v *Validator) Files(ctx context.Context, cwd string, args []string) (Resul
 			paths = append(paths, bp)
 		}
 	}
-	fs, n, err := v.checkFiles(ctx, dedupe(paths))
+	slices.Sort(paths)
+	fs, n, err := v.checkFiles(ctx, slices.Compact(paths))
 	if err != nil {
 		return res, err
 	}
@@ -328,17 +330,6 @@ func (v *Validator) symlink(bp, host string) *finding.Finding {
 		return &f
 	}
 	return nil
-}
-
-func dedupe(ss []string) []string {
-	sort.Strings(ss)
-	out := ss[:0]
-	for i, s := range ss {
-		if i == 0 || s != ss[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }
 
 // checkFiles reads and checks cards (box paths) on disk, in parallel, each worker with its own
@@ -558,9 +549,13 @@ func (v *Validator) Links(ctx context.Context) (Result, error) {
 	return res.done(), nil
 }
 
-// Canonical is the canonical-form pass over the whole box (ref.Canonical); with fix it rewrites.
-func (v *Validator) Canonical(fix bool) (ref.Report, error) {
-	rep, err := ref.Canonical(v.root, nil, fix)
+// Canonical is the canonical-form pass over the whole box (ref.Canonical). With fix it rewrites through
+// the box write transaction: under the lock, one commit, a diary line, and an undo.
+func (v *Validator) Canonical(ctx context.Context, fix bool) (ref.Report, error) {
+	rep, err := ref.RewriteWith(v.root, nil, nil)
+	if err == nil && fix && rep.FilesChanged > 0 {
+		rep, err = v.canonicalFix(ctx)
+	}
 	if err != nil {
 		return rep, errs.Wrap("validate.canonical", errs.Other, err, "")
 	}
@@ -568,6 +563,29 @@ func (v *Validator) Canonical(fix bool) (ref.Report, error) {
 		rep.Items = []ref.Item{}
 	}
 	return rep, nil
+}
+
+func (v *Validator) canonicalFix(ctx context.Context) (ref.Report, error) {
+	// No write validation: the rewrite changes only how refs are written, and a card invalid for another
+	// reason (box validate reports it) must still get its refs fixed.
+	b, err := box.Open(v.root)
+	if err != nil {
+		return ref.Report{}, err
+	}
+	defer b.Close()
+	var rep ref.Report
+	_, err = b.Do(ctx, box.Change{
+		Actor:  box.Actor{Who: "owner", Via: "cli", Trust: "own"},
+		Op:     "canonical",
+		Switch: "change",
+		Apply: func(tx *box.Tx) error {
+			var err error
+			rep, err = ref.RewriteWith(v.root, nil, tx.Write)
+			return err
+		},
+		Summary: "owner rewrote relative refs in the /-form (box validate --canonical --fix)",
+	})
+	return rep, err
 }
 
 func utf8ok(b []byte) bool { return utf8.Valid(b) }

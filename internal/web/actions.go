@@ -578,6 +578,9 @@ func (w *Web) erase(rw http.ResponseWriter, r *http.Request, ss *session) {
 			w.cfg.Keys.Revoke(ctx, c.ID)
 		}
 	}
+	if w.cfg.Grants != nil {
+		w.cfg.Grants.RevokeAll(ctx)
+	}
 	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": "Your box is erased and every assistant is disconnected. Your passkey stays.", "next": "/today"})
 }
 

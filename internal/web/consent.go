@@ -8,6 +8,7 @@ import (
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
 
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -121,6 +122,13 @@ func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, errs.E("web.consent", errs.Conflict, "%s", refusalText(err)))
 		return
 	}
+	if err := w.record(r, "connect", fmt.Sprintf("owner let %s (%s) %s", req.ClientName, req.Host(), capsSentence(caps)),
+		"approved with the owner's passkey on the consent page"); err != nil {
+		// A connection the diary does not know of must not start: end it before its code is used.
+		w.cfg.Grants.RevokeCode(r.Context(), code)
+		w.fail(rw, r, err)
+		return
+	}
 	w.log.Info("oauth consent", "client", req.ClientName, "host", req.Host(), "caps", c.hash)
 	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": req.ClientName + " is connected.",
 		"next": req.Answer(w.issuer(r), url.Values{"code": {code}})})
@@ -148,9 +156,27 @@ func (w *Web) disconnect(rw http.ResponseWriter, r *http.Request, _ *session) {
 		back(rw, r, "/settings", "")
 		return
 	}
-	if err := w.cfg.Grants.Revoke(r.Context(), r.PathValue("id")); err != nil {
+	g, ended, err := w.cfg.Grants.Revoke(r.Context(), r.PathValue("id"))
+	if err != nil {
 		back(rw, r, "/settings", refusalText(err))
 		return
 	}
-	back(rw, r, "/settings", "Disconnected; its next call is refused.")
+	if !ended {
+		back(rw, r, "/settings", g.Client+" was already disconnected.")
+		return
+	}
+	if err := w.record(r, "disconnect", fmt.Sprintf("owner disconnected %s (%s)", g.Client, g.Host), "Disconnect in Settings → Other assistants"); err != nil {
+		w.log.Error("web: diary line for a disconnect", "grant", g.ID, "err", err)
+		back(rw, r, "/settings", g.Client+" is disconnected; its next call is refused. The diary line could not be written; box serve's log says why.")
+		return
+	}
+	back(rw, r, "/settings", g.Client+" is disconnected; its next call is refused.")
+}
+
+// record writes the diary line of an access decision that changes no file (DESIGN §8: every decision is
+// in the diary), through the box's write transaction. It never names a token.
+func (w *Web) record(r *http.Request, op, summary, reason string) error {
+	_, err := w.cfg.Box.Do(r.Context(), box.Change{Actor: ownerActor, Op: op, Switch: gate.Access, Summary: summary, Reason: reason,
+		Apply: func(*box.Tx) error { return nil }})
+	return err
 }
