@@ -5,6 +5,7 @@ package benchkit
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -18,6 +19,29 @@ import (
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
 )
+
+// Run is a harness's main: it parses the flags, makes a temp folder (removed after) and finds the box
+// binary, then runs the harness in it; a failure is printed as "bench/NAME: error" and exits 1.
+func Run(name string, run func(tmp, bin string) error) {
+	flag.Parse()
+	if err := inTemp(name, run); err != nil {
+		fmt.Fprintf(os.Stderr, "bench/%s: %v\n", name, err)
+		os.Exit(1)
+	}
+}
+
+func inTemp(name string, run func(tmp, bin string) error) error {
+	tmp, err := os.MkdirTemp("", "bench-"+name+"-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	bin, err := Binary(tmp)
+	if err != nil {
+		return err
+	}
+	return run(tmp, bin)
+}
 
 // Binary returns the box binary to time: $BOX_BIN (bench/run.sh builds one for every harness), or a
 // fresh build of ./cmd/box in dir, so a harness run on its own times the tree it stands in.

@@ -27,13 +27,7 @@ var (
 	runs  = flag.Int("runs", 40, "calls per hook (after 3 warm-up calls)")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/hooks:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchkit.Run("hooks", run) }
 
 // hookCase is one hook call: the event and a payload (made per call, so a case can vary its prompt).
 type hookCase struct {
@@ -41,16 +35,7 @@ type hookCase struct {
 	payload      func(i int) map[string]any
 }
 
-func run() error {
-	tmp, err := os.MkdirTemp("", "bench-hooks-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	bin, err := benchkit.Binary(tmp)
-	if err != nil {
-		return err
-	}
+func run(tmp, bin string) error {
 	root, proj := filepath.Join(tmp, "owner-box"), filepath.Join(tmp, "proj")
 	if err := generate(root, proj, *notes); err != nil {
 		return err

@@ -32,19 +32,14 @@ var (
 )
 
 func main() {
-	flag.Parse()
-	if err := run(context.Background()); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/mcp:", err)
-		os.Exit(1)
-	}
+	benchkit.Run("mcp", func(tmp, bin string) error { return run(context.Background(), tmp, bin) })
 }
 
-func run(ctx context.Context) error {
-	h, err := newHarness()
+func run(ctx context.Context, tmp, bin string) error {
+	h, err := newHarness(tmp, bin)
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(h.tmp)
 	fmt.Println("<!-- bench:mcp -->")
 	defer fmt.Println("<!-- bench:end -->")
 	fmt.Println("## MCP: box and the reference memory server")
@@ -87,7 +82,7 @@ type harness struct {
 	tmp, repo, bin, nodeSh, nodeVersion string
 }
 
-func newHarness() (*harness, error) {
+func newHarness(tmp, bin string) (*harness, error) {
 	repo, err := os.Getwd()
 	if err != nil {
 		return nil, err
@@ -97,13 +92,7 @@ func newHarness() (*harness, error) {
 			return nil, errors.New("run from inside the box repository")
 		}
 	}
-	h := &harness{repo: repo, nodeSh: filepath.Join(repo, "scripts", "node.sh")}
-	if h.tmp, err = os.MkdirTemp("", "bench-mcp-"); err != nil {
-		return nil, err
-	}
-	if h.bin, err = benchkit.Binary(h.tmp); err != nil {
-		return nil, err
-	}
+	h := &harness{tmp: tmp, bin: bin, repo: repo, nodeSh: filepath.Join(repo, "scripts", "node.sh")}
 	out, err := exec.Command(h.nodeSh, "node", "-v").Output()
 	if err != nil {
 		return nil, fmt.Errorf("scripts/node.sh: %w", err)

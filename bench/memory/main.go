@@ -33,13 +33,7 @@ var (
 	procN   = flag.Int("proc-writes", 160, "remembers per separate-process throughput run")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/memory:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchkit.Run("memory", run) }
 
 type searchRow struct {
 	label          string
@@ -57,16 +51,7 @@ type writeRow struct {
 	elapsed     time.Duration
 }
 
-func run() error {
-	tmp, err := os.MkdirTemp("", "bench-memory-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	bin, err := benchkit.Binary(tmp)
-	if err != nil {
-		return err
-	}
+func run(tmp, bin string) error {
 	ctx := context.Background()
 	var srows []searchRow
 	ns := parseSizes(*sizes)

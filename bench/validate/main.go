@@ -22,24 +22,9 @@ var (
 	runs  = flag.Int("runs", 11, "runs per measurement (one process each); the median is reported")
 )
 
-func main() {
-	flag.Parse()
-	if err := run(); err != nil {
-		fmt.Fprintln(os.Stderr, "bench/validate:", err)
-		os.Exit(1)
-	}
-}
+func main() { benchkit.Run("validate", run) }
 
-func run() error {
-	tmp, err := os.MkdirTemp("", "bench-validate-")
-	if err != nil {
-		return err
-	}
-	defer os.RemoveAll(tmp)
-	bin, err := benchkit.Binary(tmp)
-	if err != nil {
-		return err
-	}
+func run(tmp, bin string) error {
 	type row struct {
 		cards               int
 		all, pre, preRename time.Duration

@@ -332,7 +332,7 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 		return back("invalid_request", "PKCE is required: send code_challenge with code_challenge_method=S256.")
 	case a.Method != "S256":
 		return back("invalid_request", "Only the S256 PKCE method is accepted (plain is not).")
-	case len(a.Challenge) != 43:
+	case !challengeOK(a.Challenge):
 		return back("invalid_request", "The code_challenge is not a base64url SHA-256 (43 characters).")
 	case a.Resource != resource:
 		return back("invalid_target", "The resource must be this box's MCP endpoint, %s.", resource)
@@ -355,6 +355,16 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 		return Request{}, fmt.Errorf("grants.authorize: %w", err)
 	}
 	return r, nil
+}
+
+// challengeOK reports whether a PKCE S256 challenge is what RFC 7636 §4.2 makes: the unpadded base64url
+// of 32 bytes.
+func challengeOK(c string) bool {
+	if len(c) != 43 {
+		return false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c)
+	return err == nil && len(b) == sha256.Size
 }
 
 // parseScope reads a scope parameter; memory.read is always in and unknown scopes are refused.

@@ -163,8 +163,8 @@ func Segments(boxPath string) []string {
 }
 
 // Clean turns any box-path form ("/_content/x", "_content/x", "./_content/x") into the canonical
-// "/_content/x". It refuses NUL bytes, backslashes, ".." that leaves the root, and host-absolute paths
-// (a leading "/" whose first name is not a box root name, like "/etc/hosts").
+// "/_content/x". It refuses NUL bytes, backslashes, ".." that leaves the root, and paths whose first
+// name is not a box root name (a host path like "/etc/hosts", or a stray like "notes/x").
 func Clean(p string) (string, error) {
 	if strings.ContainsRune(p, 0) {
 		return "", fmt.Errorf("path %q contains a NUL byte", p)
@@ -185,8 +185,10 @@ func Clean(p string) (string, error) {
 			stack = append(stack, s)
 		}
 	}
-	if strings.HasPrefix(p, "/") && len(stack) > 0 && !isRootName(stack[0]) {
-		return "", fmt.Errorf("path %q is a host path, not a box path: box paths start with a box name like /_content/", p)
+	// A first name outside the root vocabulary means a host path ("/etc/hosts") or no box path at all;
+	// refusing both forms alike keeps Clean(Clean(p)) == Clean(p).
+	if len(stack) > 0 && !isRootName(stack[0]) {
+		return "", fmt.Errorf("path %q is not a box path: box paths start with a box name like /_content/", p)
 	}
 	return "/" + strings.Join(stack, "/"), nil
 }

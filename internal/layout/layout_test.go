@@ -111,3 +111,26 @@ func TestHostRefusesSymlinkOut(t *testing.T) {
 		t.Error("FromHost accepted a path outside the box")
 	}
 }
+
+// FuzzClean: a cleaned box path is canonical, never escapes the root and cleans to itself.
+func FuzzClean(f *testing.F) {
+	for _, s := range []string{"/_content/x.md", "_content/a/../b", "../x", "/etc/hosts", "./_config//s.card", "/", "", "_content/\x00", "/_content/a/_config/b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		c, err := Clean(p)
+		if err != nil {
+			return
+		}
+		if !strings.HasPrefix(c, "/") || strings.Contains(c, "//") || strings.Contains(c, "/../") || strings.HasSuffix(c, "/..") || strings.ContainsRune(c, 0) {
+			t.Fatalf("Clean(%q) = %q: not a canonical box path", p, c)
+		}
+		again, err := Clean(c)
+		if err != nil || again != c {
+			t.Fatalf("Clean is not idempotent: %q → %q → %q, %v", p, c, again, err)
+		}
+		if _, bad := ReservedOffender(c); bad {
+			return
+		}
+	})
+}

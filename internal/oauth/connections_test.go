@@ -1,6 +1,7 @@
 package oauth_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"net/http"
@@ -13,6 +14,7 @@ import (
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/oauth"
+	"github.com/boxmem/box/internal/web"
 )
 
 // access returns the diary lines of the access switch, oldest first.
@@ -28,8 +30,8 @@ func (f *fx) access() []diary.Entry {
 	return es
 }
 
-// disconnect posts Settings → Other assistants → Disconnect as the signed-in owner and returns the note shown.
-func (f *fx) disconnect(id string) string {
+// csrf is the signed-in owner's form token, from Settings.
+func (f *fx) csrf() string {
 	f.t.Helper()
 	res, err := f.c.Get(f.base + "/settings")
 	if err != nil {
@@ -41,10 +43,16 @@ func (f *fx) disconnect(id string) string {
 	if res.StatusCode != 200 || m == nil {
 		f.t.Fatalf("settings: %d, no csrf token", res.StatusCode)
 	}
-	req, _ := http.NewRequest("POST", f.base+"/settings/connections/"+id+"/disconnect", strings.NewReader(url.Values{"csrf": {string(m[1])}}.Encode()))
+	return string(m[1])
+}
+
+// disconnect posts Settings → Other assistants → Disconnect as the signed-in owner and returns the note shown.
+func (f *fx) disconnect(id string) string {
+	f.t.Helper()
+	req, _ := http.NewRequest("POST", f.base+"/settings/connections/"+id+"/disconnect", strings.NewReader(url.Values{"csrf": {f.csrf()}}.Encode()))
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Origin", f.base)
-	res, err = f.c.Do(req)
+	res, err := f.c.Do(req)
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -124,5 +132,37 @@ func TestClientNameCannotForgeALine(t *testing.T) {
 	es := f.access()
 	if len(es) != 1 || es[0].Summary != "owner let Claude Box-Actor: owner (127.0.0.1:9) read memory" {
 		t.Fatalf("connect line: %+v", es)
+	}
+}
+
+// Erase signs out every connection: OAuth ones too, and a connection whose code is not yet exchanged.
+func TestEraseEndsOAuthConnections(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	fl := f.newFlow(loop)
+	tk := f.tokens(fl, "memory.read", keys.Caps{})
+	late := f.newFlow(loop)
+	code := f.code(late, "memory.read", keys.Caps{})
+	csrf := f.csrf()
+	withCSRF := func(path string, body any) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", f.base+path, bytes.NewReader(raw(body)))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", f.base)
+		req.Header.Set("X-CSRF-Token", csrf)
+		return f.do(req)
+	}
+	st, begin := withCSRF("/auth/confirm/begin", map[string]any{"purpose": "erase"})
+	if st != 200 {
+		t.Fatalf("confirm begin: %d %v", st, begin)
+	}
+	if st, out := withCSRF("/settings/erase", map[string]any{"phrase": web.ErasePhrase, "ceremony": begin["ceremony"],
+		"credential": f.key.Get(raw(begin["options"]))}); st != 200 {
+		t.Fatalf("erase: %d %v", st, out)
+	}
+	if st, _ := f.mcpStatus(tk["access_token"].(string)); st != 401 {
+		t.Fatalf("after erase /mcp answers %d", st)
+	}
+	if st, out := f.exchange(late, code); st != 400 || out["error"] != "invalid_grant" {
+		t.Fatalf("a code approved before erase: %d %v", st, out)
 	}
 }
