@@ -1,6 +1,7 @@
 package diary
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -117,4 +118,24 @@ func BenchmarkRecent(b *testing.B) {
 			b.Fatal(len(es))
 		}
 	}
+}
+
+// FuzzParse: a day file never panics the parser; every entry it keeps renders back to a line that parses
+// to the same entry, and good lines plus bad lines account for every non-empty line.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte(`{"id":"20261129T140322-k3f9","time":"2026-11-29T14:03:22Z","actor":"owner","via":"cli","trust":"own","op":"remember","summary":"owner remembered: x"}` + "\n"))
+	f.Add([]byte("not json\n{}\n\n{\"id\":1}\n"))
+	f.Add([]byte(""))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		entries, bad := Parse(data)
+		if bad < 0 || len(entries)+bad > bytes.Count(data, []byte("\n"))+1 {
+			t.Fatalf("%d entries + %d bad lines from %d lines", len(entries), bad, bytes.Count(data, []byte("\n"))+1)
+		}
+		for _, e := range entries {
+			again, bad2 := Parse(Append(nil, e))
+			if bad2 != 0 || len(again) != 1 || again[0].ID != e.ID || again[0].Summary != e.Summary {
+				t.Fatalf("entry %+v does not round-trip: %+v (bad %d)", e, again, bad2)
+			}
+		}
+	})
 }

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
@@ -16,29 +17,70 @@ import (
 	"github.com/boxmem/box/internal/note"
 )
 
+// fixedAt is the memory's clock in these tests, so an inbox line's time is known.
+var fixedAt = time.Date(2026, 11, 29, 14, 3, 22, 0, time.Local)
+
+// testBox is a real box in a temp folder: its git repository, its memory and its state.db.
+type testBox struct {
+	box  *box.Box
+	mem  *memory.Memory
+	keys *keys.Store
+}
+
+// newTestBox makes a box as `box init` does, with files (box path → text) in its first commit, and
+// opens its memory and key store; all are closed when the test ends.
+func newTestBox(t *testing.T, files map[string]string) *testBox {
+	t.Helper()
+	ctx := context.Background()
+	seed := map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}
+	for p, s := range files {
+		seed[p] = []byte(s)
+	}
+	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "box", Files: seed})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	m, err := memory.Open(ctx, b.Root, memory.Options{Now: func() time.Time { return fixedAt }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	ks, err := keys.Open(b.Root, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ks.Close() })
+	return &testBox{box: b, mem: m, keys: ks}
+}
+
+// service is the MCP service over this box, as the server builds it.
+func (tb *testBox) service() *Service {
+	return New(Config{Memory: tb.mem, State: tb.keys, Gate: gate.New(tb.box, nil), Root: tb.box.Root, Address: "https://box.example"})
+}
+
+// file reads a box path from disk.
+func (tb *testBox) file(t *testing.T, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(tb.box.Root, filepath.FromSlash(strings.TrimPrefix(p, "/"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // An assistant that confirms a forget of more than five lines gets an approval card for the owner, not a
 // removal: nothing is forgotten until the owner says yes with their passkey.
 func TestAssistantForgetPastFiveBecomesACard(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	b, err := box.Init(ctx, root, box.InitOptions{HookBinary: "box", Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	m, err := memory.Open(ctx, b.Root, memory.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
+	tb := newTestBox(t, nil)
 	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	for i := range 6 {
-		if _, err := m.Remember(ctx, owner, memory.RememberInput{Text: fmt.Sprintf("Leo swims on day %d.", i+1)}); err != nil {
+		if _, err := tb.mem.Remember(ctx, owner, memory.RememberInput{Text: fmt.Sprintf("Leo swims on day %d.", i+1)}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	svc := New(Config{Memory: m, State: &fakeState{}, Gate: gate.New(b, nil), Root: b.Root})
-	cs := connect(t, svc, Conn{Who: "Claude", Host: "claude.ai", Caps: keys.Caps{Memory: true}}, "Claude")
+	cs := connect(t, tb.service(), Conn{Who: "Claude", Host: "claude.ai", Caps: keys.Caps{Memory: true}}, "Claude")
 
 	out, isErr := text(t, cs, "memory_forget", map[string]any{"words": "leo swims"})
 	if isErr || !strings.Contains(out, `"needsConfirm":true`) {
@@ -51,7 +93,7 @@ func TestAssistantForgetPastFiveBecomesACard(t *testing.T) {
 	if !strings.Contains(out, `"removed":0`) {
 		t.Errorf("an assistant's confirm removed lines on its own: %s", out)
 	}
-	cards, _ := filepath.Glob(filepath.Join(b.Root, "_bookkeeping", "approvals", "*.approval.card"))
+	cards, _ := filepath.Glob(filepath.Join(tb.box.Root, "_bookkeeping", "approvals", "*.approval.card"))
 	if len(cards) != 1 {
 		t.Fatalf("want one approval card, got %v (answer: %s)", cards, out)
 	}
@@ -59,7 +101,7 @@ func TestAssistantForgetPastFiveBecomesACard(t *testing.T) {
 	if !strings.Contains(string(card), "Claude") {
 		t.Errorf("the card does not say who sent it:\n%s", card)
 	}
-	res, err := m.Search(ctx, memory.SearchInput{Words: "leo swims", Limit: 20})
+	res, err := tb.mem.Search(ctx, memory.SearchInput{Words: "leo swims", Limit: 20})
 	if err != nil || len(res.Hits) != 6 {
 		t.Errorf("the six lines should all still be there: %d hits, %v", len(res.Hits), err)
 	}
