@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/keys"
 )
 
@@ -49,6 +50,11 @@ func (a *App) keysNewCmd() *cobra.Command {
 			return a.withKeys(cmd.Context(), func(s *keys.Store) error {
 				conn, token, err := s.New(cmd.Context(), name, caps)
 				if err != nil {
+					return err
+				}
+				if err := a.recordAccess(cmd.Context(), "key", fmt.Sprintf("owner made a key for %s (%s): %s",
+					conn.Name, conn.ID, strings.Join(conn.Caps.Names(), ", "))); err != nil {
+					s.Revoke(cmd.Context(), conn.ID) // no key without its diary line
 					return err
 				}
 				out := struct {
@@ -127,8 +133,21 @@ func (a *App) keysRevokeCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
+				if err := a.recordAccess(cmd.Context(), "revoke", fmt.Sprintf("owner revoked the key for %s (%s)", conn.Name, conn.ID)); err != nil {
+					return err
+				}
 				return a.emit(conn, func(w io.Writer) { fmt.Fprintf(w, "revoked %s (%s)\n", conn.ID, conn.Name) })
 			})
 		},
 	}
+}
+
+// recordAccess writes the diary line of an access decision the owner made at the command line (a key made
+// or revoked): keys live in .box/state.db, outside the tree, so the diary is their history.
+func (a *App) recordAccess(ctx context.Context, op, summary string) error {
+	return a.withBox(func(b *box.Box) error {
+		_, err := b.Do(ctx, box.Change{Actor: box.Actor{Who: "owner", Via: "cli", Trust: "own"}, Op: op, Switch: "access", Summary: summary,
+			Apply: func(*box.Tx) error { return nil }})
+		return err
+	})
 }
