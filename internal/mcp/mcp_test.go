@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -237,8 +238,8 @@ func TestErrorsMapToOneSentence(t *testing.T) {
 	}
 }
 
-// A tool's error reaches the client as its sentence: a real refusal of the memory, a real missing note.
-func TestMemoryRefusalsReachTheClientAsTheirSentence(t *testing.T) {
+// A tool's error reaches the client as its sentence: real refusals of the memory, a missing note, a broken diary.
+func TestToolErrorsReachTheClientAsTheirSentence(t *testing.T) {
 	tb := newTestBox(t, nil)
 	cs := connect(t, tb.service(), Conn{Caps: keys.All}, "c")
 	if out, isErr := text(t, cs, "memory_remember", map[string]any{"text": "Leo swims. Ana runs. Bob sings."}); !isErr || out != "That is 3 sentences; save one fact at a time." {
@@ -249,6 +250,17 @@ func TestMemoryRefusalsReachTheClientAsTheirSentence(t *testing.T) {
 	}
 	if out, isErr := text(t, cs, "memory_search", map[string]any{"words": "leo", "since": "yesterday"}); !isErr || !strings.HasPrefix(out, "since is a day written YYYY-MM-DD") {
 		t.Errorf("bad since: isError=%v %q", isErr, out)
+	}
+	// A diary that cannot be read is a failure inside the box: the client is told so, never the path.
+	diaryDir := filepath.Join(tb.box.Root, filepath.FromSlash(strings.TrimPrefix(layout.DiaryDir, "/")))
+	if err := os.RemoveAll(diaryDir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(diaryDir, []byte("not a folder"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, isErr := text(t, cs, "memory_recent", nil); !isErr || !strings.HasPrefix(out, "Something went wrong inside the box") || strings.Contains(out, "diary") {
+		t.Errorf("unreadable diary: isError=%v %q", isErr, out)
 	}
 }
 
