@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io/fs"
 	"net/http"
@@ -11,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -20,31 +18,13 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/goldenfile"
+	"github.com/boxmem/box/internal/testbin"
 )
 
 // boxBin is the box binary built once for the tests that need a real process (git hooks).
 var boxBin string
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "box-cli-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	boxBin = filepath.Join(dir, "box")
-	if runtime.GOOS == "windows" {
-		boxBin += ".exe"
-	}
-	if out, err := exec.Command("go", "build", "-o", boxBin, "github.com/boxmem/box/cmd/box").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &boxBin) }
 
 // run is one in-process CLI run.
 type run struct {

@@ -3,7 +3,6 @@ package memory
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -19,28 +18,13 @@ import (
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/testbin"
 )
 
 // boxBin is the real binary, built once: the fault tests run separate processes.
 var boxBin string
 
-func TestMain(m *testing.M) {
-	flag.Parse()
-	dir, err := os.MkdirTemp("", "box-memory-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
-	}
-	boxBin = filepath.Join(dir, "box")
-	if out, err := exec.Command("go", "build", "-o", boxBin, "github.com/boxmem/box/cmd/box").CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build: %v\n%s", err, out)
-		os.RemoveAll(dir)
-		os.Exit(1)
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { testbin.Main(m, &boxBin) }
 
 func newBoxDir(t *testing.T) string {
 	t.Helper()

@@ -12,7 +12,6 @@ import (
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -37,21 +36,7 @@ type fx struct {
 	web    *web.Web
 	key    *passkeytest.Key
 	c      *http.Client
-
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (f *fx) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *fx) advance(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
+	clock  *passkeytest.Clock // moved by tests to expire codes and tokens
 }
 
 func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
@@ -62,12 +47,12 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 		t.Fatal(err)
 	}
 	jar, _ := cookiejar.New(nil) // the owner's browser: signed in once owner() made the passkey
-	f := &fx{t: t, root: b.Root, now: time.Now(),
+	f := &fx{t: t, root: b.Root, clock: passkeytest.NewClock(),
 		c: &http.Client{Timeout: 20 * time.Second, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
 	if f.keys, err = keys.Open(b.Root, nil); err != nil {
 		t.Fatal(err)
 	}
-	if f.grants, err = grants.Open(b.Root, f.clock); err != nil {
+	if f.grants, err = grants.Open(b.Root, f.clock.Now); err != nil {
 		t.Fatal(err)
 	}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -81,7 +66,7 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	for _, fn := range tune {
 		fn(srv)
 	}
-	if f.web, err = web.New(web.Config{Box: b, Keys: f.keys, Todos: todo.New(b), Grants: f.grants, Issuer: srv.BaseURL, Now: f.clock}); err != nil {
+	if f.web, err = web.New(web.Config{Box: b, Keys: f.keys, Todos: todo.New(b), Grants: f.grants, Issuer: srv.BaseURL, Now: f.clock.Now}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Web, srv.Gate = f.web.Handler(), f.web.Gate()

@@ -147,21 +147,12 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 
 // token answers the authorization_code and refresh_token grants (RFC 6749 §4.1.3, §6).
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		writeJSON(w, http.StatusBadRequest, errBody("invalid_request", "The token request is not a form."))
-		return
-	}
-	clientID := r.PostForm.Get("client_id")
-	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
-		clientID, _ = url.QueryUnescape(id)
-	}
-	if _, err := s.cfg.Grants.Client(r.Context(), clientID); err != nil {
+	clientID, err := s.postedClient(w, r, "token")
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	var t grants.Tokens
-	var err error
 	switch r.PostForm.Get("grant_type") {
 	case "authorization_code":
 		t, err = s.cfg.Grants.Exchange(r.Context(), clientID, r.PostForm.Get("code"), r.PostForm.Get("code_verifier"),
@@ -186,16 +177,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 // revoke answers RFC 7009 for public clients (token and client_id): a refresh token ends its connection,
 // an access token stops working alone; a token the box does not know is answered 200 all the same.
 func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		writeJSON(w, http.StatusBadRequest, errBody("invalid_request", "The revocation request is not a form."))
-		return
-	}
-	clientID := r.PostForm.Get("client_id")
-	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
-		clientID, _ = url.QueryUnescape(id)
-	}
-	if _, err := s.cfg.Grants.Client(r.Context(), clientID); err != nil {
+	clientID, err := s.postedClient(w, r, "revocation")
+	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
@@ -214,6 +197,23 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusOK)
+}
+
+// postedClient reads a client's form post (at most 64 KiB) and returns the client_id it names, in the form
+// or as HTTP Basic auth, once the box knows that client. what names the request in the error.
+func (s *Server) postedClient(w http.ResponseWriter, r *http.Request, what string) (string, error) {
+	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+	if err := r.ParseForm(); err != nil {
+		return "", &grants.Refusal{Code: "invalid_request", Description: "The " + what + " request is not a form."}
+	}
+	clientID := r.PostForm.Get("client_id")
+	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
+		clientID, _ = url.QueryUnescape(id)
+	}
+	if _, err := s.cfg.Grants.Client(r.Context(), clientID); err != nil {
+		return "", err
+	}
+	return clientID, nil
 }
 
 func errBody(code, desc string) map[string]string {

@@ -92,7 +92,7 @@ func TestRegistration(t *testing.T) {
 	if st, out := f.post("/mcp/oauth/register", map[string]any{"redirect_uris": []string{"https://claude.ai/api/mcp/auth_callback"}}); st != 429 {
 		t.Fatalf("registration %d in an hour: %d %v", grants.RegisterPerHour+1, st, out)
 	}
-	f.advance(time.Hour + time.Second)
+	f.clock.Advance(time.Hour + time.Second)
 	f.client("https://claude.ai/api/mcp/auth_callback")
 }
 
@@ -159,7 +159,7 @@ func TestAttacks(t *testing.T) {
 		{"code after 60 s", func(t *testing.T) {
 			fl := f.newFlow(loop)
 			code := f.code(fl, "memory.read", read)
-			f.advance(grants.CodeLife + time.Second)
+			f.clock.Advance(grants.CodeLife + time.Second)
 			st, out := f.exchange(fl, code)
 			tokErr(t, st, out, "invalid_grant")
 		}},
@@ -214,7 +214,7 @@ func TestAttacks(t *testing.T) {
 		{"expired access token", func(t *testing.T) {
 			fl := f.newFlow(loop)
 			tk := f.tokens(fl, "memory.read", read)
-			f.advance(grants.AccessLife + time.Minute)
+			f.clock.Advance(grants.AccessLife + time.Minute)
 			mcpRefused(t, tk["access_token"].(string))
 		}},
 		{"disconnected connection", func(t *testing.T) {
@@ -309,7 +309,7 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 		t.Fatalf("loopback scope: %v", tk["scope"])
 	}
 	for range 4 {
-		f.advance(8 * 24 * time.Hour)
+		f.clock.Advance(8 * 24 * time.Hour)
 		st, out := f.refresh(fl, tk["refresh_token"].(string), "")
 		if st != 200 {
 			t.Fatalf("refresh: %d %v", st, out)

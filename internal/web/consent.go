@@ -5,9 +5,6 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/go-webauthn/webauthn/protocol"
-	"github.com/go-webauthn/webauthn/webauthn"
-
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -71,12 +68,7 @@ func (w *Web) consentBegin(rw http.ResponseWriter, r *http.Request) {
 	}
 	caps := keys.Caps{Memory: b.Memory, Messages: b.Messages, Build: b.Build}
 	c := &ceremony{purpose: "consent", card: b.Request, hash: capsKey(caps)}
-	rp, err := w.rp(r)
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	o, err := w.auth.owner(r.Context(), "Owner")
+	rp, o, err := w.ownerParty(r)
 	if err != nil {
 		w.fail(rw, r, err)
 		return
@@ -85,24 +77,12 @@ func (w *Web) consentBegin(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, errs.E("web.consent", errs.NotFound, "This box has no passkey yet; open the setup link box serve printed first."))
 		return
 	}
-	opts, data, err := rp.BeginLogin(o, webauthn.WithChallenge(boundChallenge("consent\x00"+b.Request, c.hash)),
-		webauthn.WithUserVerification(protocol.VerificationRequired))
-	if err != nil {
-		w.fail(rw, r, errs.Wrap("web.consent", errs.Other, err, ""))
-		return
-	}
-	c.data = *data
-	w.answerCeremony(rw, r, c, opts)
+	w.beginAssertion(rw, r, c, rp, o, boundChallenge("consent\x00"+b.Request, c.hash))
 }
 
 // consentFinish checks the owner's assertion and answers the client with a code.
 func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
-	b, err := readBody(r)
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	c, err := w.auth.take(b.Ceremony, "consent")
+	b, c, err := w.finishing(r, "consent")
 	if err != nil {
 		w.fail(rw, r, err)
 		return

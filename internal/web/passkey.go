@@ -42,6 +42,19 @@ func (w *Web) rp(r *http.Request) (*webauthn.WebAuthn, error) {
 	return rp, nil
 }
 
+// ownerParty returns the relying party for the request's address and the owner with their passkeys.
+func (w *Web) ownerParty(r *http.Request) (*webauthn.WebAuthn, *owner, error) {
+	rp, err := w.rp(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	o, err := w.auth.owner(r.Context(), "Owner")
+	if err != nil {
+		return nil, nil, err
+	}
+	return rp, o, nil
+}
+
 func (w *Web) currentSession(r *http.Request) *session {
 	if c, err := r.Cookie(w.cookie); err == nil {
 		if ss, ok := w.auth.session(r.Context(), c.Value); ok {
@@ -73,12 +86,7 @@ func (w *Web) registerBegin(rw http.ResponseWriter, r *http.Request) {
 		}
 		c.setup = hashOf(b.Code)
 	}
-	rp, err := w.rp(r)
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	o, err := w.auth.owner(r.Context(), "Owner")
+	rp, o, err := w.ownerParty(r)
 	if err != nil {
 		w.fail(rw, r, err)
 		return
@@ -98,12 +106,7 @@ func (w *Web) registerBegin(rw http.ResponseWriter, r *http.Request) {
 }
 
 func (w *Web) registerFinish(rw http.ResponseWriter, r *http.Request) {
-	b, err := readBody(r)
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	c, err := w.auth.take(b.Ceremony, "register")
+	b, c, err := w.finishing(r, "register")
 	if err != nil {
 		w.fail(rw, r, err)
 		return
@@ -118,12 +121,7 @@ func (w *Web) registerFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, errs.Wrap("web.passkey", errs.Invalid, err, "The passkey answer could not be read; try again."))
 		return
 	}
-	rp, err := w.rp(r)
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	o, err := w.auth.owner(r.Context(), "Owner")
+	rp, o, err := w.ownerParty(r)
 	if err != nil {
 		w.fail(rw, r, err)
 		return
@@ -177,12 +175,7 @@ func (w *Web) loginBegin(rw http.ResponseWriter, r *http.Request) {
 }
 
 func (w *Web) loginFinish(rw http.ResponseWriter, r *http.Request) {
-	b, err := readBody(r)
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	c, err := w.auth.take(b.Ceremony, "login")
+	b, c, err := w.finishing(r, "login")
 	if err != nil {
 		w.fail(rw, r, err)
 		return
@@ -209,11 +202,7 @@ func (w *Web) verify(r *http.Request, c *ceremony, raw json.RawMessage, discover
 	if !parsed.Response.AuthenticatorData.Flags.HasUserVerified() {
 		return nil, errs.E("web.passkey", errs.Unauthorized, "Your passkey did not verify you (no fingerprint, face or PIN); nothing was done.")
 	}
-	rp, err := w.rp(r)
-	if err != nil {
-		return nil, err
-	}
-	o, err := w.auth.owner(r.Context(), "Owner")
+	rp, o, err := w.ownerParty(r)
 	if err != nil {
 		return nil, err
 	}
@@ -265,16 +254,17 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 		w.fail(rw, r, errs.E("web", errs.Invalid, "Unknown passkey check %q.", b.Purpose))
 		return
 	}
-	rp, err := w.rp(r)
+	rp, o, err := w.ownerParty(r)
 	if err != nil {
 		w.fail(rw, r, err)
 		return
 	}
-	o, err := w.auth.owner(r.Context(), "Owner")
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
+	w.beginAssertion(rw, r, c, rp, o, challenge)
+}
+
+// beginAssertion starts a passkey check of the owner, with user verification, signing challenge (bound to
+// what c approves), and sends its options to the browser.
+func (w *Web) beginAssertion(rw http.ResponseWriter, r *http.Request, c *ceremony, rp *webauthn.WebAuthn, o *owner, challenge []byte) {
 	opts, data, err := rp.BeginLogin(o, webauthn.WithChallenge(challenge), webauthn.WithUserVerification(protocol.VerificationRequired))
 	if err != nil {
 		w.fail(rw, r, errs.Wrap("web.passkey", errs.Other, err, ""))
@@ -282,6 +272,16 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 	}
 	c.data = *data
 	w.answerCeremony(rw, r, c, opts)
+}
+
+// finishing reads what the browser posts to finish a ceremony and takes that ceremony, begun for purpose.
+func (w *Web) finishing(r *http.Request, purpose string) (finishBody, *ceremony, error) {
+	b, err := readBody(r)
+	if err != nil {
+		return b, nil, err
+	}
+	c, err := w.auth.take(b.Ceremony, purpose)
+	return b, c, err
 }
 
 // answerCeremony remembers a ceremony and sends its options to the browser.

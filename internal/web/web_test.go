@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -38,26 +37,13 @@ type fx struct {
 	c    *http.Client
 	key  *passkeytest.Key
 
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (f *fx) clock() time.Time {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.now
-}
-
-func (f *fx) advance(d time.Duration) {
-	f.mu.Lock()
-	f.now = f.now.Add(d)
-	f.mu.Unlock()
+	clock *passkeytest.Clock
 }
 
 func newFx(t *testing.T) *fx {
 	t.Helper()
 	ctx := context.Background()
-	f := &fx{t: t, now: time.Now()}
+	f := &fx{t: t, clock: passkeytest.NewClock()}
 	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "true"})
 	if err != nil {
 		t.Fatal(err)
@@ -69,7 +55,7 @@ func newFx(t *testing.T) *fx {
 	if f.m, err = memory.Open(ctx, b.Root, memory.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	f.w, err = web.New(web.Config{Box: b, Keys: f.k, Todos: todo.New(b), Memory: func() *memory.Memory { return f.m }, Now: f.clock})
+	f.w, err = web.New(web.Config{Box: b, Keys: f.k, Todos: todo.New(b), Memory: func() *memory.Memory { return f.m }, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +214,7 @@ func TestSetupLinkOnceAndExpiry(t *testing.T) {
 	// Expired code (made directly: the box already has a passkey, so SetupLink makes none).
 	f2 := newFx(t)
 	code2 := f2.setupCode()
-	f2.advance(16 * time.Minute)
+	f2.clock.Advance(16 * time.Minute)
 	if st, out := f2.register(newClient(), code2); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "expired") {
 		t.Fatalf("expired code: %d %v", st, out)
 	}
@@ -612,12 +598,12 @@ func TestSessionsEnd(t *testing.T) {
 	csrf := f.signedIn()
 	// Used every 6 days, a session still ends 30 days after sign-in.
 	for range 4 {
-		f.advance(6 * 24 * time.Hour)
+		f.clock.Advance(6 * 24 * time.Hour)
 		if st, _ := f.get(f.c, "/today"); st != 200 {
 			t.Fatalf("active session ended early: %d", st)
 		}
 	}
-	f.advance(7 * 24 * time.Hour) // 31 days in, but only 7 days idle... and past the 30-day cap
+	f.clock.Advance(7 * 24 * time.Hour) // 31 days in, but only 7 days idle... and past the 30-day cap
 	if st, _ := f.get(f.c, "/today"); st != http.StatusSeeOther {
 		t.Fatalf("a session older than 30 days must end: %d", st)
 	}
@@ -630,7 +616,7 @@ func TestSessionsEnd(t *testing.T) {
 	if st, out := f.call(other, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Get(raw(begin["options"]))}, ""); st != 200 {
 		t.Fatalf("login: %d %v", st, out)
 	}
-	f.advance(7*24*time.Hour + time.Minute)
+	f.clock.Advance(7*24*time.Hour + time.Minute)
 	if st, _ := f.get(other, "/today"); st != http.StatusSeeOther {
 		t.Fatalf("a session idle for 7 days must end: %d", st)
 	}
