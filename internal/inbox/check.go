@@ -15,8 +15,8 @@ func Check(p string, data []byte) []finding.Finding {
 		return []finding.Finding{finding.Errorf(p, 1, "inbox-frontmatter", "%v", err)}
 	}
 	var fs []finding.Finding
-	if day := strings.TrimSuffix(path.Base(p), ".md"); d.Date != "" && d.Date != day {
-		fs = append(fs, finding.Warnf(p, 0, "inbox-date", "The file says its date is %s but is named %s.", d.Date, day))
+	if day, _, ok := ParseFileName(path.Base(p)); ok && d.Date != "" && d.Date != day {
+		fs = append(fs, finding.Warnf(p, 0, "inbox-date", "The file says its date is %s but is named for %s.", d.Date, day))
 	}
 	seen := map[string]int{}
 	for i, e := range d.Entries {

@@ -265,3 +265,28 @@ func TestCheck(t *testing.T) {
 		t.Errorf("clean file: %v", fs)
 	}
 }
+
+func TestFileNames(t *testing.T) {
+	for _, c := range []struct {
+		name, date string
+		n          int
+		ok         bool
+	}{
+		{"2026-11-29.md", "2026-11-29", 1, true},
+		{"2026-11-29-2.md", "2026-11-29", 2, true},
+		{"2026-11-29-12.md", "2026-11-29", 12, true},
+		{"2026-11-29-1.md", "", 0, false},
+		{"2026-11-29-02.md", "", 0, false},
+		{"2026-11-29-x.md", "", 0, false},
+		{"2026-13-29.md", "", 0, false},
+		{"notes.md", "", 0, false},
+	} {
+		date, n, ok := ParseFileName(c.name)
+		if date != c.date || n != c.n || ok != c.ok {
+			t.Errorf("ParseFileName(%q) = %q, %d, %v", c.name, date, n, ok)
+		}
+		if ok && FileName(date, n) != c.name {
+			t.Errorf("FileName(%q, %d) = %q, want %q", date, n, FileName(date, n), c.name)
+		}
+	}
+}

@@ -43,7 +43,7 @@ var Folders = []Entry{
 	{Name: "_content/memory", Dir: true, Purpose: "MEMORY.md, the router: core facts, maps, cautions, inbox count (at most 40 lines)"},
 	{Name: "_content/memory/maps", Dir: true, Purpose: "moc-<domain>.md: a list of [[note]] — one-line hook; past 120 notes, a letter index moc-<domain>/a.md"},
 	{Name: "_content/memory/notes", Dir: true, Purpose: "entity-*.md (people, orgs, places) and topic-*.md, one per subject"},
-	{Name: "_content/inbox", Dir: true, Purpose: "YYYY-MM-DD.md: unfiled lines, each with id, time, who, via, trust"},
+	{Name: "_content/inbox", Dir: true, Purpose: "YYYY-MM-DD.md: unfiled lines, each with id, time, who, via, trust (a busy day goes on in YYYY-MM-DD-2.md, -3.md …)"},
 	{Name: "_content/todos", Dir: true, Purpose: "*.todo.card: to-do lists"},
 	{Name: "_content/pages", Dir: true, Purpose: "<slug>/: a page's own notes (its map is moc-<slug>)"},
 	{Name: "_config/schemas", Dir: true, Purpose: "<type>.yaml: card types this box adds"},

@@ -191,8 +191,13 @@ func inboxDocs(p string, data []byte) []index.Doc {
 	return docs
 }
 
-// dayOf is the date an inbox day file is named for.
-func dayOf(p string) string { return strings.TrimSuffix(path.Base(p), ".md") }
+// dayOf is the date an inbox day file (or a later part of the day) is named for.
+func dayOf(p string) string {
+	if date, _, ok := inbox.ParseFileName(path.Base(p)); ok {
+		return date
+	}
+	return strings.TrimSuffix(path.Base(p), ".md")
+}
 
 func firstHeading(body string) string {
 	for _, l := range strings.Split(body, "\n") {

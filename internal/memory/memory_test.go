@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
 )
@@ -396,5 +398,38 @@ func TestReindex(t *testing.T) {
 	remember(t, other, own, "Ana bakes rye bread on Sundays.")
 	if got := len(hits(t, m, SearchInput{Words: "bread"})); got != 2 {
 		t.Errorf("after a rebuild elsewhere, %d hits for bread, want 2", got)
+	}
+}
+
+// A day whose file has grown past inbox.MaxFileBytes goes on in its next part, so a write's cost stays
+// the same however much the day holds; search, tidy and the day's order see the parts as one day.
+func TestInboxDayGoesOnInParts(t *testing.T) {
+	date := fixedAt.Format("2006-01-02")
+	var big strings.Builder
+	big.WriteString(inbox.Header(date))
+	for i := 0; big.Len() < inbox.MaxFileBytes; i++ {
+		fmt.Fprintf(&big, "- 09:00:00 · owner · cli · own · Filler line %d about nothing in particular. ^f%07d\n", i, i)
+	}
+	first := layout.InboxDir + "/" + date + ".md"
+	m := mustOpen(t, map[string]string{first: big.String()})
+	r := remember(t, m, own, "Leo has swim practice Thursdays at 5:30.")
+	if want := layout.InboxDir + "/" + date + "-2.md"; r.Path != want {
+		t.Fatalf("the line went to %s, want the day's second part %s", r.Path, want)
+	}
+	if got := read(t, m, first); got != big.String() {
+		t.Error("the full first part was rewritten")
+	}
+	if hs := hits(t, m, SearchInput{Words: "leo swim"}); len(hs) != 1 || !strings.HasPrefix(hs[0].Path, r.Path) || hs[0].Date != date {
+		t.Errorf("search over the second part: %+v", hs)
+	}
+	if fs := inbox.Check(r.Path, []byte(read(t, m, r.Path))); len(fs) != 0 {
+		t.Errorf("the second part does not check clean: %v", fs)
+	}
+	lines, err := m.inboxNow()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if last := lines[len(lines)-1]; last.day != r.Path || last.Text != "Leo has swim practice Thursdays at 5:30." {
+		t.Errorf("the day's parts are out of order: the newest line is %+v", last)
 	}
 }

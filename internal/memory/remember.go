@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"os"
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
@@ -80,7 +81,7 @@ func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (Remem
 	if err := l.Validate(); err != nil {
 		return RememberResult{}, err
 	}
-	day := layout.InboxDir + "/" + date + ".md"
+	day := m.dayFile(date)
 	args, _ := json.Marshal(rememberArgs{Day: day, Date: date, Line: l})
 	res, err := m.box.Do(ctx, box.Change{Actor: a, Op: "remember", Switch: "change",
 		Summary: a.Who + " remembered: " + short(text), Spool: &box.SpoolOp{Name: spoolRemember, Args: args}})
@@ -88,6 +89,18 @@ func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (Remem
 		return RememberResult{}, err
 	}
 	return RememberResult{ID: id, Path: day, Entry: res.EntryID, Text: "Saved to the inbox: " + text}, nil
+}
+
+// dayFile is the inbox file today's line goes to: the day's last part, or a new part once that one has
+// grown past inbox.MaxFileBytes. Two writers choosing at the boundary may pick neighbouring parts; both
+// are the same day.
+func (m *Memory) dayFile(date string) string {
+	for n := 1; ; n++ {
+		p := layout.InboxDir + "/" + inbox.FileName(date, n)
+		if fi, err := os.Stat(m.host(p)); err != nil || fi.Size() < inbox.MaxFileBytes {
+			return p
+		}
+	}
 }
 
 func appendLine(tx *box.Tx, a rememberArgs) error {

@@ -1,9 +1,11 @@
 package memory
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -165,8 +167,14 @@ func (m *Memory) inboxNow() ([]pendingLine, error) {
 	if err != nil && !os.IsNotExist(err) {
 		return nil, errs.Wrap("memory.tidy", errs.Other, err, "")
 	}
+	// Oldest first: by date, then a day's parts in order (by name, 2026-11-29-2.md would come first).
+	slices.SortStableFunc(ents, func(a, b os.DirEntry) int {
+		da, na, _ := inbox.ParseFileName(a.Name())
+		db, nb, _ := inbox.ParseFileName(b.Name())
+		return cmp.Or(cmp.Compare(da, db), cmp.Compare(na, nb), cmp.Compare(a.Name(), b.Name()))
+	})
 	var out []pendingLine
-	for _, d := range ents { // ReadDir sorts by name: YYYY-MM-DD order
+	for _, d := range ents {
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".md") || hidden(d.Name()) {
 			continue
 		}
