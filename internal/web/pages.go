@@ -193,6 +193,7 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 // entryView is one diary line as the owner reads it.
 type entryView struct {
 	diary.Entry
+	Said     string // the summary without the actor it starts with, shown after the actor's name
 	At       time.Time
 	Undoable bool
 	Undone   bool
@@ -202,7 +203,7 @@ func entryViews(es []diary.Entry, undone map[string]bool) []entryView {
 	out := make([]entryView, 0, len(es))
 	for _, e := range es {
 		t, _ := time.Parse(time.RFC3339, e.Time)
-		out = append(out, entryView{Entry: e, At: t, Undoable: len(e.Undo) > 0 && e.Op != "init" && !bookkeeping(e.Op), Undone: undone[e.ID]})
+		out = append(out, entryView{Entry: e, Said: strings.TrimPrefix(e.Summary, e.Actor+" "), At: t, Undoable: len(e.Undo) > 0 && e.Op != "init" && !bookkeeping(e.Op), Undone: undone[e.ID]})
 	}
 	return out
 }
