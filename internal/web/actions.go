@@ -514,6 +514,10 @@ func (w *Web) revokeKey(rw http.ResponseWriter, r *http.Request, _ *session) {
 		w.backErr(rw, r, "/settings", err)
 		return
 	}
+	if err := w.record(r, "revoke", fmt.Sprintf("owner revoked the key for %s (%s)", c.Name, c.ID), "Disconnect in Settings → Other assistants"); err != nil {
+		w.backErr(rw, r, "/settings", err)
+		return
+	}
 	back(rw, r, "/settings", c.Name+" is disconnected; its next call is refused.")
 }
 

@@ -469,6 +469,14 @@ func TestMakeKeyNeedsApproval(t *testing.T) {
 	if err != nil || !conn.Caps.Memory || conn.Caps.Build {
 		t.Fatalf("verify: %+v %v", conn, err)
 	}
+	// Revoking it in Settings stops it and is an access decision in the diary.
+	f.form(f.c, "/settings/keys/"+conn.ID+"/revoke", url.Values{"csrf": {csrf}})
+	if _, err := f.k.Verify(context.Background(), secret); err == nil {
+		t.Fatal("a revoked key still works")
+	}
+	if es, _ := f.b.Diary(context.Background(), 1, nil); len(es) != 1 || es[0].Op != "revoke" || !strings.Contains(es[0].Summary, conn.ID) {
+		t.Fatalf("no diary line for the revoke: %+v", es)
+	}
 	// Access at Never refuses at once.
 	f.form(f.c, "/settings/switch", url.Values{"csrf": {csrf}, "switch": {"access"}, "choice": {"never"}})
 	res = f.form(f.c, "/settings/keys", url.Values{"csrf": {csrf}, "name": {"Cursor"}})
