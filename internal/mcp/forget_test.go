@@ -83,7 +83,7 @@ func TestAssistantForgetPastFiveBecomesACard(t *testing.T) {
 	cs := connect(t, tb.service(), Conn{Who: "Claude", Host: "claude.ai", Caps: keys.Caps{Memory: true}}, "Claude")
 
 	out, isErr := text(t, cs, "memory_forget", map[string]any{"words": "leo swims"})
-	if isErr || !strings.Contains(out, `"needsConfirm":true`) {
+	if isErr || !strings.Contains(out, `"needsConfirm":true`) || !strings.Contains(out, "confirm true") || strings.Contains(out, "--yes") {
 		t.Fatalf("without confirm: want the list and needsConfirm, got isError=%v %s", isErr, out)
 	}
 	out, isErr = text(t, cs, "memory_forget", map[string]any{"words": "leo swims", "confirm": true})

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"time"
 
@@ -225,8 +226,12 @@ var memoryTools = []tool{
 			if res.Matched == nil {
 				res.Matched = []memory.Match{}
 			}
-			if err != nil || !res.NeedsConfirm || !in.Confirm {
+			if err != nil || !res.NeedsConfirm {
 				return res, err
+			}
+			if !in.Confirm {
+				res.Text = fmt.Sprintf("%d lines match %q; nothing was removed. To remove them, call memory_forget again with confirm true once the owner agreed: the owner then approves a card with their passkey. Or use more words.", len(res.Matched), in.Words)
+				return res, nil
 			}
 			text, err := ss.askToForget(ctx, req, in.Words)
 			res.Text = text
