@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"html/template"
 	"net"
 	"net/http"
@@ -287,7 +288,11 @@ func (w *Web) inboxDays(n int) []inboxDay {
 		if err != nil || len(d.Lines()) == 0 {
 			continue
 		}
-		out = append(out, inboxDay{Date: strings.TrimSuffix(name, ".md"), Lines: d.Lines()})
+		label := strings.TrimSuffix(name, ".md")
+		if date, part, ok := inbox.ParseFileName(name); ok && part > 1 {
+			label = fmt.Sprintf("%s (part %d)", date, part) // a busy day goes on in parts
+		}
+		out = append(out, inboxDay{Date: label, Lines: d.Lines()})
 	}
 	return out
 }
