@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"net/url"
@@ -43,10 +44,15 @@ type Resolver struct {
 	root  string
 	names []string // box paths of the files under /_content/, built on the first wikilink that needs it
 	built bool
+	// inside remembers folders whose whole path was checked to stay in the box: a target in one of them
+	// needs only an lstat, not a symlink walk from the root. A Resolver is for one pass over a box that
+	// does not change under it.
+	inside   map[string]bool
+	realRoot string
 }
 
 // NewResolver returns a Resolver for the box at root.
-func NewResolver(root string) *Resolver { return &Resolver{root: root} }
+func NewResolver(root string) *Resolver { return &Resolver{root: root, inside: map[string]bool{}} }
 
 // Resolve resolves target, written in the file fromBoxPath, in the box at root.
 func Resolve(root, fromBoxPath, target string) (Resolution, error) {
@@ -192,6 +198,16 @@ func join(base []string, p string, attach bool) (string, string) {
 
 // stat maps a clean in-area box path to the host, refusing symlinks that lead out, and checks it exists.
 func (rv *Resolver) stat(form Form, target string) (Resolution, error) {
+	dir := path.Dir(target)
+	if rv.inside[dir] {
+		fi, err := os.Lstat(filepath.Join(rv.realRoot, filepath.FromSlash(target)))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return Resolution{Form: form, Target: target}, nil
+		case err == nil && fi.Mode()&fs.ModeSymlink == 0:
+			return Resolution{Form: form, Target: target, Exists: true}, nil
+		} // a symlink, or an odd error: the full check below
+	}
 	host, err := layout.Host(rv.root, target)
 	if err != nil {
 		if _, rerr := filepath.EvalSymlinks(rv.root); rerr != nil {
@@ -200,6 +216,14 @@ func (rv *Resolver) stat(form Form, target string) (Resolution, error) {
 		return Resolution{Form: form, Reason: fmt.Sprintf("the ref %s leads outside the box through a symlink", target)}, nil
 	}
 	_, err = os.Stat(host)
+	if rv.inside != nil && rv.realRoot == "" {
+		rv.realRoot, _ = filepath.EvalSymlinks(rv.root)
+	}
+	if rv.inside != nil && rv.realRoot != "" {
+		if fi, derr := os.Lstat(filepath.Dir(host)); derr == nil && fi.IsDir() {
+			rv.inside[dir] = true // layout.Host walked it: the folder's real path is in the box
+		}
+	}
 	return Resolution{Form: form, Target: target, Exists: err == nil}, nil
 }
 
