@@ -3,6 +3,8 @@
 package index
 
 import (
+	"golang.org/x/sys/unix"
+
 	"context"
 	"database/sql"
 	"errors"
@@ -82,6 +84,13 @@ func Open(path string) (*Index, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return nil, errs.Wrap("index.open", errs.Other, err, "")
 	}
+	// Open deletes a file it cannot trust, and a file another process is creating at that moment looks
+	// untrustworthy: every opener (memory, hooks, tests) holds an OS lock beside it while it decides.
+	unlock, err := lockBeside(path)
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
 	_, statErr := os.Stat(path)
 	fresh := errors.Is(statErr, os.ErrNotExist)
 	ix, err := open(path)
@@ -248,4 +257,17 @@ func (ix *Index) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 		return old.(*sql.Stmt), nil
 	}
 	return s, nil
+}
+
+// lockBeside takes an exclusive OS lock on path+".lock" and returns its release.
+func lockBeside(path string) (func(), error) {
+	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be locked")
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
+		f.Close()
+		return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be locked")
+	}
+	return func() { f.Close() }, nil // closing the descriptor releases the lock
 }

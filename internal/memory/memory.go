@@ -18,8 +18,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
@@ -415,23 +413,9 @@ func (m *Memory) Reindex(ctx context.Context, progress func(done, total int)) (i
 	return n, nil
 }
 
-// openIndex opens the index holding an OS lock beside it: index.Open deletes a file it cannot trust,
-// and a file another process is creating at that moment looks untrustworthy.
+// openIndex opens the box's index (index.Open locks beside the file while it decides whether to trust it).
 func openIndex(root string) (*index.Index, error) {
-	path := filepath.Join(root, filepath.FromSlash(indexFile))
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return nil, errs.Wrap("memory.open", errs.Other, err, "")
-	}
-	f, err := os.OpenFile(path+".lock", os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return nil, errs.Wrap("memory.open", errs.Other, err, "The search index could not be locked")
-	}
-	defer f.Close()
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		return nil, errs.Wrap("memory.open", errs.Other, err, "The search index could not be locked")
-	}
-	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
-	return index.Open(path)
+	return index.Open(filepath.Join(root, filepath.FromSlash(indexFile)))
 }
 
 // Stale counts the files and inbox lines the index has not caught up with (new, changed or removed),
