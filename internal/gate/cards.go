@@ -48,6 +48,9 @@ type Proposer struct {
 	Who  string `yaml:"who" json:"who"`
 	Via  string `yaml:"via,omitempty" json:"via,omitempty"`
 	Host string `yaml:"host,omitempty" json:"host,omitempty"`
+	// Owner is set only when the owner's own side made the card (their web UI, chat or CLI); never from
+	// a name, since an assistant may call itself anything.
+	Owner bool `yaml:"owner,omitempty" json:"owner,omitempty"`
 }
 
 // ApprovalCard is one card as read from its file.
@@ -69,7 +72,7 @@ type ApprovalCard struct {
 }
 
 // FromOwner reports whether the owner's own side (their chat, their web UI) made the card.
-func (c ApprovalCard) FromOwner() bool { return c.ProposedBy.Who == "owner" || c.ProposedBy.Who == "" }
+func (c ApprovalCard) FromOwner() bool { return c.ProposedBy.Owner }
 
 // Gate decides and keeps the approval cards of one box.
 type Gate struct {
@@ -234,7 +237,7 @@ func (g *Gate) writeCard(ctx context.Context, a Action, who Asker, reason string
 	now := g.now().UTC().Truncate(time.Second)
 	c := ApprovalCard{ID: diary.NewID(now), Kind: a.Kind, Title: Title(a), ActionHash: hash, Switch: a.Switch,
 		Status: StatusWaiting, Created: now, Summary: a.Summary, Reason: reason, Action: a,
-		ProposedBy: Proposer{Who: who.Who(), Via: who.Via, Host: who.Host}}
+		ProposedBy: Proposer{Who: who.Who(), Via: who.Via, Host: who.Host, Owner: who.Owner && who.Connection == ""}}
 	c.Path = layout.Approvals + "/" + c.ID + ".approval.card"
 	data, err := buildCard(c)
 	if err != nil {
@@ -264,6 +267,9 @@ func buildCard(c ApprovalCard) ([]byte, error) {
 	}
 	if c.ProposedBy.Host != "" {
 		by = append(by, card.Field{Key: "host", Value: c.ProposedBy.Host})
+	}
+	if c.ProposedBy.Owner {
+		by = append(by, card.Field{Key: "owner", Value: true})
 	}
 	fields := []card.Field{
 		{Key: "id", Value: c.ID}, {Key: "kind", Value: c.Kind}, {Key: "title", Value: c.Title},

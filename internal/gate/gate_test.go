@@ -341,3 +341,21 @@ func TestTamperedIDs(t *testing.T) {
 		t.Fatal("a card naming another id must not be used")
 	}
 }
+
+// An assistant calling itself "owner" is still an assistant: its card says who sent it and is not the
+// owner's own.
+func TestAnAssistantNamedOwnerIsNotTheOwner(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	out, err := f.g.Propose(ctx, gate.Action{Kind: "save", Switch: gate.Change, Summary: "Leo swims."}, gate.Asker{Connection: "owner", Via: "mcp", Host: "evil.example"})
+	if err != nil || out.Card == nil {
+		t.Fatalf("propose: %+v %v", out, err)
+	}
+	if out.Card.FromOwner() {
+		t.Fatal("a card from an assistant named owner counts as the owner's own")
+	}
+	mine, err := f.g.Propose(ctx, gate.Action{Kind: "save", Switch: gate.Change, Summary: "Ana paints."}, gate.Asker{Owner: true, Via: "web", OutsideRead: true})
+	if err != nil || mine.Card == nil || !mine.Card.FromOwner() {
+		t.Fatalf("the owner's own card: %+v %v", mine, err)
+	}
+}

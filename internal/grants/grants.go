@@ -281,6 +281,9 @@ func cleanName(raw string) string {
 	if name == "" {
 		return "An unnamed assistant"
 	}
+	if keys.Reserved(name) {
+		return name + " (an assistant)" // never the owner's own name in the diary or on a card
+	}
 	return name
 }
 

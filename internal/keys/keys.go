@@ -153,6 +153,9 @@ func (s *Store) New(ctx context.Context, name string, caps Caps) (Connection, st
 	if name == "" || len(name) > 80 {
 		return Connection{}, "", errs.E("keys.new", errs.Invalid, "A key needs a name of 1 to 80 characters, such as the assistant it is for")
 	}
+	if Reserved(name) {
+		return Connection{}, "", errs.E("keys.new", errs.Invalid, "%q is the owner's own name in the diary and on cards; name the key for the assistant that uses it", name)
+	}
 	if never, err := s.accessNever(); err != nil {
 		return Connection{}, "", err
 	} else if never {
@@ -312,4 +315,10 @@ func (s *Store) flush() {
 			last_client=CASE WHEN ?='' THEN last_client ELSE ? END WHERE id=?`, u.at.Unix(), u.host, u.host, u.client, u.client, id)
 	}
 	tx.Commit()
+}
+
+// Reserved reports a name an assistant may not take: "owner" is how the diary and the cards name the
+// owner's own actions, so an assistant called that would read as the owner.
+func Reserved(name string) bool {
+	return strings.EqualFold(strings.TrimSpace(name), "owner") || strings.EqualFold(strings.TrimSpace(name), "the owner")
 }
