@@ -425,11 +425,18 @@ func TestInboxDayGoesOnInParts(t *testing.T) {
 	if fs := inbox.Check(r.Path, []byte(read(t, m, r.Path))); len(fs) != 0 {
 		t.Errorf("the second part does not check clean: %v", fs)
 	}
+	// A line never goes back into an earlier part that shrank: the day's order is the order of its parts.
+	if err := os.WriteFile(m.host(first), []byte(inbox.Header(date)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r2 := remember(t, m, own, "Leo has swim practice Wednesdays at 5:30."); r2.Path != r.Path {
+		t.Fatalf("a later line went to %s, before the part %s that holds an earlier one", r2.Path, r.Path)
+	}
 	lines, err := m.inboxNow()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if last := lines[len(lines)-1]; last.day != r.Path || last.Text != "Leo has swim practice Thursdays at 5:30." {
+	if last := lines[len(lines)-1]; last.day != r.Path || last.Text != "Leo has swim practice Wednesdays at 5:30." {
 		t.Errorf("the day's parts are out of order: the newest line is %+v", last)
 	}
 }

@@ -95,12 +95,18 @@ func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (Remem
 // grown past inbox.MaxFileBytes. Two writers choosing at the boundary may pick neighbouring parts; both
 // are the same day.
 func (m *Memory) dayFile(date string) string {
-	for n := 1; ; n++ {
-		p := layout.InboxDir + "/" + inbox.FileName(date, n)
-		if fi, err := os.Stat(m.host(p)); err != nil || fi.Size() < inbox.MaxFileBytes {
-			return p
+	n := 1 // the day's last part: a line never goes back into an earlier part that shrank (order is the day's)
+	for {
+		if _, err := os.Stat(m.host(layout.InboxDir + "/" + inbox.FileName(date, n+1))); err != nil {
+			break
 		}
+		n++
 	}
+	p := layout.InboxDir + "/" + inbox.FileName(date, n)
+	if fi, err := os.Stat(m.host(p)); err == nil && fi.Size() >= inbox.MaxFileBytes {
+		p = layout.InboxDir + "/" + inbox.FileName(date, n+1)
+	}
+	return p
 }
 
 func appendLine(tx *box.Tx, a rememberArgs) error {
