@@ -158,11 +158,15 @@ func addTrash(tx *box.Tx, date string, recs []trashRecord) error {
 // forgetApply removes, inside the change, exactly the matches found (those still there) and trashes them.
 func forgetApply(tx *box.Tx, words []string, matched []Match, date string, a Actor, now string) (int, error) {
 	want := map[string]map[string]bool{} // path → text → planned
+	wantID := map[string]bool{}          // path#id of the inbox lines planned: a line that arrived since with the same text stays
 	for _, mt := range matched {
 		if want[mt.Path] == nil {
 			want[mt.Path] = map[string]bool{}
 		}
 		want[mt.Path][mt.Text] = true
+		if mt.ID != "" {
+			wantID[mt.Path+"#"+mt.ID] = true
+		}
 	}
 	paths := make([]string, 0, len(want))
 	for p := range want {
@@ -185,7 +189,7 @@ func forgetApply(tx *box.Tx, words []string, matched []Match, date string, a Act
 		case "inbox-day":
 			var ids []string
 			for _, l := range inbox.LinesOf(data) {
-				if planned(l.Text) {
+				if wantID[p+"#"+l.ID] && planned(l.Text) {
 					ids = append(ids, l.ID)
 				}
 			}

@@ -440,3 +440,27 @@ func TestInboxDayGoesOnInParts(t *testing.T) {
 		t.Errorf("the day's parts are out of order: the newest line is %+v", last)
 	}
 }
+
+// Forget removes exactly the lines it listed: a line with the same words that arrived after the listing
+// (another assistant's remember, acknowledged) stays.
+func TestForgetRemovesOnlyWhatItListed(t *testing.T) {
+	m := mustOpen(t, nil)
+	first := remember(t, m, own, "Sara plays the cello.")
+	matched := []Match{{Path: first.Path, ID: first.ID, Text: "Sara plays the cello."}}
+	later := remember(t, m, own, "Sara plays the cello.") // same text, acknowledged after the listing
+	words := []string{"sara", "cello"}
+	var n int
+	_, err := m.box.Do(context.Background(), box.Change{Actor: own, Op: "forget", Summary: "test forget",
+		Apply: func(tx *box.Tx) error {
+			var err error
+			n, err = forgetApply(tx, words, matched, fixedAt.Format("2006-01-02"), own, "now")
+			return err
+		}})
+	if err != nil || n != 1 {
+		t.Fatalf("forget removed %d lines (%v), want exactly the 1 it listed", n, err)
+	}
+	day := read(t, m, first.Path)
+	if strings.Contains(day, "^"+first.ID) || !strings.Contains(day, "^"+later.ID) {
+		t.Errorf("want the listed line gone and the later one kept:\n%s", day)
+	}
+}
