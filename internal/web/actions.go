@@ -21,6 +21,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/secret"
 )
 
 // ErasePhrase is what the owner types to erase the box.
@@ -268,6 +269,11 @@ func (w *Web) rememberText(ctx context.Context, text, via string) (string, error
 	if text == "" {
 		return "", errs.E("web.remember", errs.Invalid, "Type the fact to remember first.")
 	}
+	// The refusals come before the gate: a card, its diary line and its commit would otherwise carry
+	// the very secret remember refuses to keep.
+	if err := secret.CheckRemember(text); err != nil {
+		return "", err
+	}
 	m, err := w.mem()
 	if err != nil {
 		return "", err
@@ -326,6 +332,9 @@ func (w *Web) edit(rw http.ResponseWriter, r *http.Request, _ *session) {
 			}
 			if string(cur) == text {
 				return errs.E("web.edit", errs.Invalid, "Nothing changed, so nothing was saved.")
+			}
+			if err := addedSecret(cur, text); err != nil {
+				return err
 			}
 			return tx.Write(n.Path, []byte(text))
 		}})
@@ -589,3 +598,21 @@ func (w *Web) erase(rw http.ResponseWriter, r *http.Request, ss *session) {
 }
 
 func urlq(s string) string { return url.QueryEscape(s) }
+
+// addedSecret refuses an edit whose new lines look like a secret: the box never holds one. Lines that were
+// there before are the owner's to clean up; the edit is not refused for them.
+func addedSecret(before []byte, after string) error {
+	had := map[string]bool{}
+	for _, l := range strings.Split(string(before), "\n") {
+		had[l] = true
+	}
+	for _, l := range strings.Split(after, "\n") {
+		if had[l] {
+			continue
+		}
+		if reason, found := secret.Secret(l); found {
+			return errs.E("web.edit", errs.Refused, "Nothing was saved: %s", reason)
+		}
+	}
+	return nil
+}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -580,6 +581,20 @@ func TestEditNote(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(filepath.Join(f.b.Root, "_content/memory/MEMORY.md")); !strings.Contains(string(data), "Lisbon") {
 		t.Fatalf("an invalid edit was written:\n%s", data)
+	}
+	// An edit that adds a secret is refused: the box never holds one.
+	res = f.form(f.c, "/memory/edit", url.Values{"csrf": {csrf}, "name": {"MEMORY"}, "base": {base}, "text": {"# Memory\n\n- [core] Lives in Lisbon.\n- My password is hunter2\n"}})
+	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "Nothing was saved") {
+		t.Fatalf("secret edit: %s", loc)
+	}
+	// So is remembering one, before any card, diary line or commit could carry it.
+	if _, err := f.w.Gate().SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "web", Trust: "own"}, gate.Change, gate.AskMe); err != nil {
+		t.Fatal(err)
+	}
+	f.form(f.c, "/memory/remember", url.Values{"csrf": {csrf}, "text": {"My password is hunter2"}})
+	out, _ := exec.Command("git", "-C", f.b.Root, "log", "-p", "--all").CombinedOutput()
+	if strings.Contains(string(out), "hunter2") {
+		t.Fatal("the secret reached git")
 	}
 }
 
