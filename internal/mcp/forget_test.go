@@ -106,3 +106,39 @@ func TestAssistantForgetPastFiveBecomesACard(t *testing.T) {
 		t.Errorf("the six lines should all still be there: %d hits, %v", len(res.Hits), err)
 	}
 }
+
+// With "Change my box" at Never, an assistant's writes are refused in one sentence and nothing is written.
+func TestChangeNeverRefusesAssistantWrites(t *testing.T) {
+	ctx := context.Background()
+	root := t.TempDir()
+	b, err := box.Init(ctx, root, box.InitOptions{HookBinary: "box", Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	m, err := memory.Open(ctx, b.Root, memory.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	g := gate.New(b, nil)
+	if _, err := g.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, New(Config{Memory: m, Gate: g, Root: b.Root}), Conn{Who: "Claude", Host: "claude.ai", Caps: keys.Caps{Memory: true}}, "Claude")
+	for _, call := range []struct {
+		tool string
+		args map[string]any
+	}{{"memory_remember", map[string]any{"text": "Leo swims."}}, {"todos_add", map[string]any{"text": "Buy milk"}}} {
+		out, isErr := text(t, cs, call.tool, call.args)
+		if !isErr || out != ChangeNeverSentence {
+			t.Errorf("%s at Never: isError=%v %q", call.tool, isErr, out)
+		}
+	}
+	if res, _ := m.Search(ctx, memory.SearchInput{Words: "leo swims"}); len(res.Hits) != 0 {
+		t.Error("a write went through at Never")
+	}
+	if out, isErr := text(t, cs, "memory_search", map[string]any{"words": "leo"}); isErr {
+		t.Errorf("reading must still work at Never: %s", out)
+	}
+}

@@ -180,6 +180,16 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		if t, ok := byName[call.Params.Name]; ok && !has(ss.conn.Caps, t.cap) {
 			return refusalResult(needs(t.name, t.cap)), nil
 		}
+		if t, ok := byName[call.Params.Name]; ok && t.cap == memoryCB && ss.svc.Gate != nil {
+			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone.
+			sw, err := ss.svc.Gate.Switches(ctx)
+			if err != nil {
+				return refusalResult(sentence(err).Error()), nil
+			}
+			if sw[gate.Change] == gate.Never {
+				return refusalResult(ChangeNeverSentence), nil
+			}
+		}
 		return next(ctx, method, req)
 	}
 }
@@ -229,6 +239,9 @@ func LockedError(address string) *JSONRPCError {
 	data, _ := json.Marshal(map[string]any{"locked": true})
 	return &JSONRPCError{Code: CodeLocked, Message: LockedSentence(address), Data: data}
 }
+
+// ChangeNeverSentence answers a memory or to-do write while the owner's "Change my box" switch is at Never.
+const ChangeNeverSentence = "Nothing was saved: the owner set \"Change my box\" to Never, so the box takes no changes to memory or to-dos. Tell the owner; they change it in Settings → What I may do."
 
 // askToForget turns an assistant's confirmed forget of more than five lines into an approval card bound
 // to exactly the lines it matches now; the owner approves it with their passkey (DESIGN §8: anything
