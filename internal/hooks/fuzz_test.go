@@ -50,3 +50,23 @@ func FuzzReadTranscript(f *testing.F) {
 		}
 	})
 }
+
+func TestGuardDeniesTheOwnersOwnFiles(t *testing.T) {
+	for _, c := range []struct {
+		path string
+		deny bool
+	}{
+		{"/.box/state.db", true},
+		{"/_config/switches.card", true},
+		{"/_config/Switches.card", true},
+		{"/_bookkeeping/approvals/20261129T1-x.approval.card", true},
+		{"/_bookkeeping/archive/approvals/x.approval.card", true},
+		{"/_content/a/_config/x.md", true},
+		{"/_content/memory/notes/entity-leo.md", false},
+		{"/_bookkeeping/diary-notes.md", false},
+	} {
+		if got := guard(c.path) != ""; got != c.deny {
+			t.Errorf("guard(%q) denies=%v, want %v", c.path, got, c.deny)
+		}
+	}
+}

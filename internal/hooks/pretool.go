@@ -281,8 +281,11 @@ func guard(bp string) string {
 	switch {
 	case bp == "/.box" || strings.HasPrefix(bp, "/.box/"):
 		return "the box's runtime folder .box/ is written only by the box itself"
-	case bp == layout.Switches:
+	case strings.EqualFold(bp, layout.Switches):
 		return "the switches are the owner's to set, in the box's settings"
+	case strings.HasPrefix(strings.ToLower(bp), strings.ToLower(layout.Approvals)+"/"),
+		strings.HasPrefix(strings.ToLower(bp), strings.ToLower(layout.ArchiveDir)+"/approvals/"):
+		return "approval cards are made by the box's gate and decided by the owner with their passkey"
 	}
 	if off, bad := layout.ReservedOffender(bp); bad {
 		return fmt.Sprintf("%s nests a reserved area name (_content, _config, _bookkeeping and _publish may appear only at the box root)", off)

@@ -149,10 +149,12 @@ func (s *Server) baseURL(r *http.Request) string {
 	return scheme + "://" + r.Host
 }
 
-// remoteHost is where a call came from: the peer, or the first forwarded address behind a configured proxy.
+// remoteHost is where a call came from: the peer, or behind a configured proxy the address that proxy
+// appended last (the entries before it are whatever the client sent, so they prove nothing).
 func (s *Server) remoteHost(r *http.Request) string {
 	if s.viaProxy(r) {
-		if f := strings.TrimSpace(strings.Split(r.Header.Get("X-Forwarded-For"), ",")[0]); f != "" {
+		fwd := strings.Split(r.Header.Get("X-Forwarded-For"), ",")
+		if f := strings.TrimSpace(fwd[len(fwd)-1]); f != "" {
 			return f
 		}
 	}
