@@ -42,6 +42,9 @@ type Options struct {
 	// Spool lists the changes that can be expressed as data, by name: a spooled change from any
 	// process is applied by whichever process holds the lock. Every process must register the same.
 	Spool map[string]SpoolFunc
+	// Settle tidies a file an undo produced by a line merge, for formats whose header a line merge cannot
+	// place (an inbox day whose first line is undone loses its header with it). nil keeps merges as they are.
+	Settle func(path string, merged []byte) []byte
 }
 
 // Box is an open box. It is safe for concurrent use; Close releases its lock file.

@@ -123,6 +123,9 @@ func (b *Box) undoFile(tx *Tx, e diary.Entry, fu diary.FileUndo) error {
 		return errs.E(op, errs.Conflict,
 			"cannot undo %s: %s was changed since in the same place; edit it by hand instead", e.ID, fu.Path)
 	}
+	if b.opts.Settle != nil {
+		merged = b.opts.Settle(fu.Path, merged)
+	}
 	if fu.Pre == "" && len(merged) == 0 {
 		return tx.Remove(fu.Path)
 	}

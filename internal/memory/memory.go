@@ -66,7 +66,7 @@ func Open(ctx context.Context, root string, opts Options) (*Memory, error) {
 	if m.now == nil {
 		m.now = time.Now
 	}
-	b, err := box.OpenWith(root, box.Options{Validate: m.validate, AfterCommit: m.afterCommit, Spool: m.spoolOps()})
+	b, err := box.OpenWith(root, box.Options{Validate: m.validate, AfterCommit: m.afterCommit, Spool: m.spoolOps(), Settle: settleDay})
 	if err != nil {
 		return nil, err
 	}

@@ -464,3 +464,33 @@ func TestForgetRemovesOnlyWhatItListed(t *testing.T) {
 		t.Errorf("want the listed line gone and the later one kept:\n%s", day)
 	}
 }
+
+// Undoing a day's first line, with later lines after it, leaves a day file with its header and the later
+// lines; undoing a tidy after new lines came leaves one header, not two.
+func TestUndoKeepsTheInboxHeader(t *testing.T) {
+	ctx := context.Background()
+	m := mustOpen(t, nil)
+	a := remember(t, m, own, "Anna plays chess.")
+	remember(t, m, own, "Ben plays go.")
+	if _, err := m.Undo(ctx, own, a.Entry); err != nil {
+		t.Fatal(err)
+	}
+	day := read(t, m, a.Path)
+	if !strings.HasPrefix(day, "---\ntype: inbox-day\n") || strings.Contains(day, "Anna") || !strings.Contains(day, "Ben plays go.") {
+		t.Fatalf("after undoing the day's first line:\n%s", day)
+	}
+
+	tidy, err := m.Tidy(ctx, own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	remember(t, m, own, "Cara sings.")
+	remember(t, m, own, "Dan runs.")
+	if _, err := m.Undo(ctx, own, tidy.Entry); err != nil {
+		t.Fatal(err)
+	}
+	day = read(t, m, a.Path)
+	if n := strings.Count(day, "type: inbox-day"); n != 1 || !strings.Contains(day, "Ben plays go.") || !strings.Contains(day, "Dan runs.") {
+		t.Fatalf("after undoing a tidy that came before new lines (%d headers):\n%s", n, day)
+	}
+}

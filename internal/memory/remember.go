@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -235,4 +236,17 @@ func short(s string) string {
 		return string(r[:99]) + "…"
 	}
 	return s
+}
+
+// settleDay repairs an inbox day file a line-merging undo left without its header, or with two (undoing
+// the day's first line, or a tidy after new lines came): one header, then the day's lines in order.
+func settleDay(p string, data []byte) []byte {
+	if !isDay(p) || (bytes.HasPrefix(data, []byte("---\n")) && bytes.Count(data, []byte("\ntype: inbox-day\n")) == 1) {
+		return data
+	}
+	out := []byte(inbox.Header(dayOf(p)))
+	for _, l := range inbox.LinesOf(data) {
+		out = append(append(out, l.String()...), '\n')
+	}
+	return out
 }
