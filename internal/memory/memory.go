@@ -51,6 +51,7 @@ type Memory struct {
 
 	fresh    sync.Once   // the CLI's one reconcile
 	indexing atomic.Bool // a background reconcile is running
+	missed   atomic.Bool // an index update after a commit failed: the next read reconciles
 	stop     context.CancelFunc
 	bg       sync.WaitGroup
 }
@@ -135,6 +136,11 @@ func (m *Memory) index() (*index.Index, error) {
 // the background reconcile reports Indexing until it is done.
 func (m *Memory) ensureFresh(ctx context.Context) {
 	m.fresh.Do(func() { m.reconcile(ctx, m.opts.Progress) })
+	if m.missed.CompareAndSwap(true, false) {
+		if _, err := m.reconcile(ctx, nil); err != nil {
+			m.missed.Store(true) // still behind: try again on the next read
+		}
+	}
 }
 
 // reconcile brings the index in line with the tree: a stat walk of /_content/, then only new, changed
@@ -194,11 +200,18 @@ func (m *Memory) onChange(paths []string) {
 		}
 		files = append(files, p)
 	}
-	m.refresh(files)
+	if err := m.refresh(files); err != nil {
+		m.missed.Store(true)
+	}
 }
 
 // afterCommit is box's hook: the index follows every commit before the writers hear "done".
-func (m *Memory) afterCommit(_ context.Context, paths []string) { m.refresh(paths) }
+// A failed update is not the write's failure (the commit is durable): the next read reconciles instead.
+func (m *Memory) afterCommit(_ context.Context, paths []string) {
+	if err := m.refresh(paths); err != nil {
+		m.missed.Store(true)
+	}
+}
 
 // refresh reindexes the given box paths from disk: changed files are reloaded, missing ones dropped.
 // An inbox day's lines are documents of their own (keys "day#id"), so appending a line to a long day
