@@ -331,3 +331,16 @@ func (l *limiter) take(id string, now time.Time) (time.Duration, bool) {
 	bk.tokens--
 	return 0, true
 }
+
+// realPeer gives the web UI the caller's address behind a configured proxy (the proxy's own entry), so its
+// per-address limits count callers, not the proxy.
+func (s *Server) realPeer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.viaProxy(r) {
+			r2 := r.Clone(r.Context())
+			r2.RemoteAddr = net.JoinHostPort(s.remoteHost(r), "0")
+			r = r2
+		}
+		next.ServeHTTP(w, r)
+	})
+}

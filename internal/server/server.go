@@ -94,7 +94,7 @@ func (s *Server) Handler() http.Handler {
 		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Logger: s.Logger}).Mount(mux)
 	}
 	if s.Web != nil {
-		mux.Handle("/", s.Web) // every other path: the web UI checks its own sessions and CSRF
+		mux.Handle("/", s.realPeer(s.Web)) // every other path: the web UI checks its own sessions and CSRF
 	}
 	return s.logRequests(s.checkHost(mux))
 }

@@ -50,6 +50,7 @@ type ceremony struct {
 	hash    string // approve: the action hash it is bound to
 	setup   string // register: the setup code's hash, spent when it finishes
 	session string // the session hash that began it ("" before sign-in)
+	from    string // the address that began it, for the per-address cap on ceremonies begun before sign-in
 	expires time.Time
 }
 
@@ -303,8 +304,13 @@ func (ss *session) checkCSRF(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(ss.csrf)) == 1
 }
 
-// maxCeremonies bounds the ceremonies in flight, so unauthenticated begins cannot grow memory without end.
-const maxCeremonies = 1000
+// maxCeremonies bounds the ceremonies in flight, so unauthenticated begins cannot grow memory without end;
+// maxPerAddress bounds those one address may begin before sign-in, so a flood from one place cannot fill
+// the whole budget and lock the owner out of signing in, consenting or approving.
+const (
+	maxCeremonies = 1000
+	maxPerAddress = 20
+)
 
 // begin remembers a ceremony and returns its id.
 func (s *authStore) begin(c *ceremony) (string, error) {
@@ -315,6 +321,17 @@ func (s *authStore) begin(c *ceremony) (string, error) {
 	for k, v := range s.ceremonies {
 		if s.now().After(v.expires) {
 			delete(s.ceremonies, k)
+		}
+	}
+	if c.session == "" {
+		n := 0
+		for _, v := range s.ceremonies {
+			if v.session == "" && v.from == c.from {
+				n++
+			}
+		}
+		if n >= maxPerAddress {
+			return "", errs.E("web.passkey", errs.Limited, "Too many passkey requests from this address are waiting; try again in a few minutes.")
 		}
 	}
 	if len(s.ceremonies) >= maxCeremonies {

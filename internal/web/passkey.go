@@ -2,6 +2,7 @@ package web
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 
@@ -286,6 +287,7 @@ func (w *Web) finishing(r *http.Request, purpose string) (finishBody, *ceremony,
 
 // answerCeremony remembers a ceremony and sends its options to the browser.
 func (w *Web) answerCeremony(rw http.ResponseWriter, r *http.Request, c *ceremony, opts any) {
+	c.from, _, _ = net.SplitHostPort(r.RemoteAddr)
 	id, err := w.auth.begin(c)
 	if err != nil {
 		w.fail(rw, r, err)

@@ -703,3 +703,29 @@ func TestBareIPPointsToLocalhost(t *testing.T) {
 		t.Fatalf("the setup page on a bare IP must link to localhost:\n%.600s", body)
 	}
 }
+
+// A flood of sign-in requests from one address cannot use up the passkey ceremonies the owner needs:
+// each address has its own small budget before sign-in.
+func TestCeremonyFloodFromOneAddress(t *testing.T) {
+	f := newFx(t)
+	f.signedIn() // the box has a passkey: sign-in ceremonies can begin
+	h := f.w.Handler()
+	begin := func(addr string) int {
+		r := httptest.NewRequest("POST", "http://localhost/auth/login/begin", strings.NewReader("{}"))
+		r.RemoteAddr = addr
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, r)
+		return rec.Code
+	}
+	for i := range 20 {
+		if code := begin("203.0.113.7:1000"); code != 200 {
+			t.Fatalf("begin %d from one address: %d", i, code)
+		}
+	}
+	if code := begin("203.0.113.7:1001"); code != 429 {
+		t.Fatalf("the 21st waiting ceremony from one address: %d, want 429", code)
+	}
+	if code := begin("198.51.100.2:1000"); code != 200 {
+		t.Fatalf("another address was locked out by the flood: %d", code)
+	}
+}
