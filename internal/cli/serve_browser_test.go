@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"fmt"
-	"image/png"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -65,18 +63,18 @@ func TestServeOwnerJourney(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		nonBlank(t, name, img)
+		passkeytest.CheckShot(t, name, img, 844)
 		os.WriteFile(filepath.Join(shots, "serve-"+name+".png"), img, 0o644)
 	}
 
 	// First run: the link box serve printed makes the passkey and signs in.
 	step("setup", chromedp.Navigate(srv.setupLink), chromedp.WaitVisible(chromedp.CSS("#setup")),
-		tap("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
+		passkeytest.Tap("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
 
 	// The owner makes a key with Memory ticked: its access card, approved with the passkey, shows it once.
 	step("make key", chromedp.Navigate(srv.owner+"/settings"), chromedp.SendKeys(chromedp.CSS("#keyname"), "Claude Code"),
-		tap(`input[name="memory"]`), tap("#makekey"), chromedp.WaitVisible(chromedp.CSS("button.approve")))
-	step("approve key", tap("button.approve"), chromedp.WaitVisible(chromedp.CSS("#secret-value")))
+		passkeytest.Tap(`input[name="memory"]`), passkeytest.Tap("#makekey"), chromedp.WaitVisible(chromedp.CSS("button.approve")))
+	step("approve key", passkeytest.Tap("button.approve"), chromedp.WaitVisible(chromedp.CSS("#secret-value")))
 	key := strings.TrimSpace(text("#secret-value"))
 	if !strings.HasPrefix(key, keys.Prefix) {
 		t.Fatalf("key shown: %q", key)
@@ -113,14 +111,14 @@ func TestServeOwnerJourney(t *testing.T) {
 		t.Fatalf("approve button: %q", s)
 	}
 	shot("today-card")
-	step("approve forget", tap("button.approve"),
-		poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("Forgot 6 lines")`))
+	step("approve forget", passkeytest.Tap("button.approve"),
+		passkeytest.Poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("Forgot 6 lines")`))
 	if n := swims(t, cs); n != 0 {
 		t.Fatalf("after the owner approved, memory_search still finds %d lines", n)
 	}
 
 	// Undo on Today brings the lines back, and the assistant finds them again.
-	step("undo", chromedp.Navigate(srv.owner+"/today"), tap("#undo-last"), chromedp.WaitVisible(chromedp.CSS("main > .note")))
+	step("undo", chromedp.Navigate(srv.owner+"/today"), passkeytest.Tap("#undo-last"), chromedp.WaitVisible(chromedp.CSS("main > .note")))
 	if s := text("main > .note"); !strings.Contains(s, "undid") || !strings.Contains(s, "forgot 6 lines") {
 		t.Fatalf("undo says: %q", s)
 	}
@@ -130,11 +128,11 @@ func TestServeOwnerJourney(t *testing.T) {
 	}
 
 	// Freezing in Settings → Safety stops the assistant's next call; unfreezing lets it work again.
-	step("freeze", chromedp.Navigate(srv.owner+"/settings"), tap("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))
+	step("freeze", chromedp.Navigate(srv.owner+"/settings"), passkeytest.Tap("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))
 	if out, isErr := callTool(t, cs, "memory_search", map[string]any{"words": "leo swims"}); !isErr || out != mcp.FrozenSentence {
 		t.Fatalf("a frozen box answered: isError=%v %s", isErr, out)
 	}
-	step("unfreeze", tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
+	step("unfreeze", passkeytest.Tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
 	if n := swims(t, cs); n != 6 {
 		t.Fatalf("after unfreezing, memory_search finds %d of 6 lines", n)
 	}
@@ -273,41 +271,4 @@ func swims(t *testing.T, cs *sdk.ClientSession) int {
 		}
 	}
 	return len(found)
-}
-
-// tap scrolls the element to the middle of the screen (clear of the tab bar) and clicks it like a finger.
-func tap(sel string) chromedp.Action[chromedp.Void] {
-	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),
-		chromedp.Evaluate[chromedp.Void](fmt.Sprintf("document.querySelector(%q).scrollIntoView({block: \"center\"})", sel)),
-		chromedp.Click(chromedp.CSS(sel)))
-}
-
-func poll(expr string) chromedp.Action[chromedp.Void] {
-	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Poll[bool](expr)(ctx, t)
-		return chromedp.Void{}, err
-	}
-}
-
-// nonBlank fails a blank screenshot: a 390 px wide PNG with real content (many colours).
-func nonBlank(t *testing.T, name string, data []byte) {
-	t.Helper()
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("%s: not a PNG: %v", name, err)
-	}
-	b := img.Bounds()
-	if b.Dx() != 390 || b.Dy() != 844 {
-		t.Errorf("%s: %dx%d, want 390x844", name, b.Dx(), b.Dy())
-	}
-	colours := map[[3]uint32]bool{}
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
-		}
-	}
-	if len(colours) < 20 {
-		t.Errorf("%s: looks blank (%d colours)", name, len(colours))
-	}
 }

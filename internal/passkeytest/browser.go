@@ -1,7 +1,10 @@
 package passkeytest
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -62,4 +65,42 @@ func Browser(t testing.TB) (context.Context, context.CancelFunc) {
 		t.Fatal(err)
 	}
 	return ctx, cancel
+}
+
+// Tap scrolls the element to the middle of the screen (clear of a bottom tab bar) and clicks it like a finger.
+func Tap(sel string) chromedp.Action[chromedp.Void] {
+	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),
+		chromedp.Evaluate[chromedp.Void](fmt.Sprintf("document.querySelector(%q).scrollIntoView({block: \"center\"})", sel)),
+		chromedp.Click(chromedp.CSS(sel)))
+}
+
+// Poll waits until the JavaScript expression is true.
+func Poll(expr string) chromedp.Action[chromedp.Void] {
+	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
+		_, err := chromedp.Poll[bool](expr)(ctx, t)
+		return chromedp.Void{}, err
+	}
+}
+
+// CheckShot fails a blank screenshot: a PNG 390 px wide (and height tall, when not 0) with real content.
+func CheckShot(t testing.TB, name string, data []byte, height int) {
+	t.Helper()
+	img, err := png.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("%s: not a PNG: %v", name, err)
+	}
+	b := img.Bounds()
+	if b.Dx() != 390 || (height != 0 && b.Dy() != height) {
+		t.Errorf("%s: %dx%d, want 390 wide (and %d tall when set)", name, b.Dx(), b.Dy(), height)
+	}
+	colours := map[[3]uint32]bool{}
+	for y := b.Min.Y; y < b.Max.Y; y += 3 {
+		for x := b.Min.X; x < b.Max.X; x += 3 {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
+		}
+	}
+	if len(colours) < 20 {
+		t.Errorf("%s: looks blank (%d colours)", name, len(colours))
+	}
 }

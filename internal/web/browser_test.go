@@ -1,9 +1,7 @@
 package web_test
 
 import (
-	"bytes"
 	"context"
-	"image/png"
 	"os"
 	"path/filepath"
 	"strings"
@@ -60,7 +58,7 @@ func TestBrowser(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkShot(t, name, png)
+		passkeytest.CheckShot(t, name, png, 0)
 		os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
 	}
 
@@ -71,21 +69,21 @@ func TestBrowser(t *testing.T) {
 	}
 	run("setup", chromedp.Navigate(link), chromedp.WaitVisible(chromedp.CSS("#setup")))
 	shot("setup")
-	run("make passkey", click("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
+	run("make passkey", passkeytest.Tap("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
 	shot("today-empty")
 
 	// Sign out, then sign in with the discoverable passkey.
-	run("sign out", chromedp.Navigate(f.base+"/settings"), click(`form[action="/signout"] button`),
+	run("sign out", chromedp.Navigate(f.base+"/settings"), passkeytest.Tap(`form[action="/signout"] button`),
 		chromedp.WaitVisible(chromedp.CSS("#signin")))
 	shot("signin")
-	run("sign in", click("#signin"), chromedp.WaitVisible(chromedp.CSS("#did")))
+	run("sign in", passkeytest.Tap("#signin"), chromedp.WaitVisible(chromedp.CSS("#did")))
 
 	// Make a key: a card, approved with the passkey, shows the key once.
 	run("make key", chromedp.Navigate(f.base+"/settings"), chromedp.SendKeys(chromedp.CSS("#keyname"), "Claude Code"),
-		click(`input[name="memory"]`), click("#makekey"),
+		passkeytest.Tap(`input[name="memory"]`), passkeytest.Tap("#makekey"),
 		chromedp.WaitVisible(chromedp.CSS("button.approve")))
 	shot("today-card")
-	run("approve key", click("button.approve"), chromedp.WaitVisible(chromedp.CSS("#secret-value")))
+	run("approve key", passkeytest.Tap("button.approve"), chromedp.WaitVisible(chromedp.CSS("#secret-value")))
 	secret := text("#secret-value")
 	if !strings.HasPrefix(secret, keys.Prefix) {
 		t.Fatalf("key shown: %q", secret)
@@ -101,23 +99,23 @@ func TestBrowser(t *testing.T) {
 	if s := text(".card .sender"); !strings.Contains(s, "Claude") {
 		t.Fatalf("sender: %q", s)
 	}
-	run("approve forget", click("button.approve"),
-		poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("Forgot 6 lines")`))
+	run("approve forget", passkeytest.Tap("button.approve"),
+		passkeytest.Poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("Forgot 6 lines")`))
 	// Undo brings the lines back.
-	run("undo", chromedp.Navigate(f.base+"/today"), click("#undo-last"), chromedp.WaitVisible(chromedp.CSS("main > .note")))
+	run("undo", chromedp.Navigate(f.base+"/today"), passkeytest.Tap("#undo-last"), chromedp.WaitVisible(chromedp.CSS("main > .note")))
 	if n := len(mustLines(t, f, "leo swims")); n != 6 {
 		t.Fatalf("undo brought back %d lines", n)
 	}
 	// Decline one card with No, and send one back with Change it.
 	forgetCard(t, f, "leo swims")
-	run("decline", chromedp.Navigate(f.base+"/today"), click("button.decline"),
+	run("decline", chromedp.Navigate(f.base+"/today"), passkeytest.Tap("button.decline"),
 		chromedp.WaitVisible(chromedp.CSS("main > .note")))
 	if s := text("main > .note"); !strings.Contains(s, "Declined") {
 		t.Fatalf("decline: %q", s)
 	}
 	forgetCard(t, f, "leo monday")
-	run("change it", chromedp.Navigate(f.base+"/today"), click(".change summary"),
-		chromedp.SendKeys(chromedp.CSS(".change textarea"), "Only the old ones"), click(".change button"),
+	run("change it", chromedp.Navigate(f.base+"/today"), passkeytest.Tap(".change summary"),
+		chromedp.SendKeys(chromedp.CSS(".change textarea"), "Only the old ones"), passkeytest.Tap(".change button"),
 		chromedp.WaitVisible(chromedp.CSS("main > .note")))
 	if w, _ := f.w.Gate().Waiting(context.Background()); len(w) != 0 || len(mustLines(t, f, "leo swims")) != 6 {
 		t.Fatalf("declined cards ran or stayed: %d waiting", len(w))
@@ -126,13 +124,13 @@ func TestBrowser(t *testing.T) {
 
 	// Every tab at phone size.
 	run("todo", chromedp.Navigate(f.base+"/todo"), chromedp.SendKeys(chromedp.CSS("#todo-text"), "Buy swim goggles"),
-		click(`form[action="/todo/add"] button`), chromedp.WaitVisible(chromedp.CSS("button.check")))
+		passkeytest.Tap(`form[action="/todo/add"] button`), chromedp.WaitVisible(chromedp.CSS("button.check")))
 	shot("todo")
 	run("memory", chromedp.Navigate(f.base+"/memory"), chromedp.SendKeys(chromedp.CSS("#q"), "swims"),
-		poll(`document.querySelectorAll("#hits li").length > 0`))
+		passkeytest.Poll(`document.querySelectorAll("#hits li").length > 0`))
 	shot("memory")
 	run("chat", chromedp.Navigate(f.base+"/chat"), chromedp.SendKeys(chromedp.CSS("#chattext"), "when does leo swim?"),
-		click("#chatform button"), poll(`document.querySelectorAll("#chatlog li.box").length > 0`))
+		passkeytest.Tap("#chatform button"), passkeytest.Poll(`document.querySelectorAll("#chatlog li.box").length > 0`))
 	if s := text("#chatlog li.box"); !strings.Contains(s, "swims") || !strings.Contains(s, "brain") {
 		t.Fatalf("chat: %q", s)
 	}
@@ -143,16 +141,16 @@ func TestBrowser(t *testing.T) {
 	shot("settings")
 
 	// Freeze, see it, unfreeze.
-	run("freeze", click("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))
+	run("freeze", passkeytest.Tap("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))
 	if frozen, _ := f.k.Frozen(context.Background()); !frozen {
 		t.Fatal("not frozen")
 	}
 	shot("frozen")
-	run("unfreeze", click("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
+	run("unfreeze", passkeytest.Tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
 
 	// Erase: the typed phrase and a fresh passkey.
-	run("erase", chromedp.SendKeys(chromedp.CSS("#phrase"), "erase my box"), click("#erase"),
-		poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("erased")`))
+	run("erase", chromedp.SendKeys(chromedp.CSS("#phrase"), "erase my box"), passkeytest.Tap("#erase"),
+		passkeytest.Poll(`document.querySelector(".note.live") && document.querySelector(".note.live").innerText.includes("erased")`))
 	if n := len(mustLines(t, f, "leo")); n != 0 {
 		t.Fatalf("erase left %d lines", n)
 	}
@@ -168,41 +166,4 @@ func mustLines(t *testing.T, f *fx, words string) []gate.Line {
 		t.Fatal(err)
 	}
 	return l
-}
-
-// click scrolls the element to the middle of the screen (clear of the tab bar) and clicks it like a finger.
-func click(sel string) chromedp.Action[chromedp.Void] {
-	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),
-		chromedp.Evaluate[chromedp.Void](`document.querySelector(`+"`"+sel+"`"+`).scrollIntoView({block: "center"})`),
-		chromedp.Click(chromedp.CSS(sel)))
-}
-
-func poll(expr string) chromedp.Action[chromedp.Void] {
-	return func(ctx context.Context, t *chromedp.Target) (chromedp.Void, error) {
-		_, err := chromedp.Poll[bool](expr)(ctx, t)
-		return chromedp.Void{}, err
-	}
-}
-
-// checkShot fails a blank screenshot: it must be a 390 px wide PNG with real content (many colours).
-func checkShot(t *testing.T, name string, data []byte) {
-	t.Helper()
-	img, err := png.Decode(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("%s: not a PNG: %v", name, err)
-	}
-	b := img.Bounds()
-	if b.Dx() != 390 {
-		t.Errorf("%s: %dx%d, want 390 wide", name, b.Dx(), b.Dy())
-	}
-	colours := map[[3]uint32]bool{}
-	for y := b.Min.Y; y < b.Max.Y; y += 3 {
-		for x := b.Min.X; x < b.Max.X; x += 3 {
-			r, g, bl, _ := img.At(x, y).RGBA()
-			colours[[3]uint32{r >> 8, g >> 8, bl >> 8}] = true
-		}
-	}
-	if len(colours) < 20 {
-		t.Errorf("%s: looks blank (%d colours)", name, len(colours))
-	}
 }
