@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/boxmem/box/internal/mcptest"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -83,7 +84,7 @@ func TestServeOwnerJourney(t *testing.T) {
 	// The assistant, with that key over Streamable HTTP, remembers six lines and asks to forget them.
 	cs := connectMCP(t, srv.mcp, key)
 	for _, d := range swimDays {
-		if out, isErr := callTool(t, cs, "memory_remember", map[string]any{"text": "Leo swims on " + d + "."}); isErr {
+		if out, isErr := mcptest.Call(t, cs, "memory_remember", map[string]any{"text": "Leo swims on " + d + "."}); isErr {
 			t.Fatalf("remember: %s", out)
 		}
 	}
@@ -91,7 +92,7 @@ func TestServeOwnerJourney(t *testing.T) {
 		t.Fatalf("memory_search finds %d of the 6 lines just remembered", n)
 	}
 	var forgot memory.ForgetResult
-	out, isErr := callTool(t, cs, "memory_forget", map[string]any{"words": "leo swims", "confirm": true})
+	out, isErr := mcptest.Call(t, cs, "memory_forget", map[string]any{"words": "leo swims", "confirm": true})
 	if isErr || json.Unmarshal([]byte(out), &forgot) != nil {
 		t.Fatalf("forget with confirm: isError=%v %s", isErr, out)
 	}
@@ -129,7 +130,7 @@ func TestServeOwnerJourney(t *testing.T) {
 
 	// Freezing in Settings → Safety stops the assistant's next call; unfreezing lets it work again.
 	step("freeze", chromedp.Navigate(srv.owner+"/settings"), passkeytest.Tap("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))
-	if out, isErr := callTool(t, cs, "memory_search", map[string]any{"words": "leo swims"}); !isErr || out != mcp.FrozenSentence {
+	if out, isErr := mcptest.Call(t, cs, "memory_search", map[string]any{"words": "leo swims"}); !isErr || out != mcp.FrozenSentence {
 		t.Fatalf("a frozen box answered: isError=%v %s", isErr, out)
 	}
 	step("unfreeze", passkeytest.Tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
@@ -236,28 +237,12 @@ func connectMCP(t *testing.T, endpoint, key string) *sdk.ClientSession {
 	return cs
 }
 
-// callTool calls a tool and returns its text and isError.
-func callTool(t *testing.T, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
-}
-
 var swimDays = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
 
 // swims is how many of the six "Leo swims on …" lines memory_search finds.
 func swims(t *testing.T, cs *sdk.ClientSession) int {
 	t.Helper()
-	out, isErr := callTool(t, cs, "memory_search", map[string]any{"words": "leo swims"})
+	out, isErr := mcptest.Call(t, cs, "memory_search", map[string]any{"words": "leo swims"})
 	var res memory.SearchResult
 	if isErr || json.Unmarshal([]byte(out), &res) != nil {
 		t.Fatalf("memory_search: isError=%v %s", isErr, out)

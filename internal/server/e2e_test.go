@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/boxmem/box/internal/mcptest"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -105,7 +106,7 @@ func TestStdioWithTheBuiltBinary(t *testing.T) {
 			t.Errorf("%s not listed over stdio, which has every checkbox", n)
 		}
 	}
-	if text, isErr := call(t, cs, "todos_add", map[string]any{"text": "Renew the passport"}); isErr {
+	if text, isErr := mcptest.Call(t, cs, "todos_add", map[string]any{"text": "Renew the passport"}); isErr {
 		t.Fatal(text)
 	}
 	log, _ := exec.Command("git", "-C", b.Root, "log", "-1", "--format=%B").CombinedOutput()

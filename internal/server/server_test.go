@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/boxmem/box/internal/mcptest"
 	"io"
 	"net"
 	"net/http"
@@ -113,21 +114,6 @@ func (e *env) mustConnect(key string) *sdk.ClientSession {
 	return cs
 }
 
-func call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any) (string, bool) {
-	t.Helper()
-	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	var b strings.Builder
-	for _, c := range res.Content {
-		if tc, ok := c.(*sdk.TextContent); ok {
-			b.WriteString(tc.Text)
-		}
-	}
-	return b.String(), res.IsError
-}
-
 func toolNames(t testing.TB, cs *sdk.ClientSession) map[string]bool {
 	t.Helper()
 	res, err := cs.ListTools(context.Background(), nil)
@@ -212,7 +198,7 @@ func TestReadOnlyKeySeesNoWriteTools(t *testing.T) {
 	for _, tc := range []struct{ tool, box string }{
 		{"memory_remember", "Memory"}, {"todos_add", "Memory"}, {"email_search", "My messages and mail"}, {"list_builds", "Can build for my box"},
 	} {
-		text, isErr := call(t, cs, tc.tool, map[string]any{"text": "Leo swims on Thursdays.", "query": "x"})
+		text, isErr := mcptest.Call(t, cs, tc.tool, map[string]any{"text": "Leo swims on Thursdays.", "query": "x"})
 		if !isErr || !strings.Contains(text, "needs the "+tc.box+" checkbox") || !strings.Contains(text, "Settings → Other assistants") {
 			t.Errorf("%s: isError=%v %q", tc.tool, isErr, text)
 		}
@@ -226,7 +212,7 @@ func TestTodosOverMCPAreCommittedAsTheKey(t *testing.T) {
 	e := start(t)
 	_, key := e.key("Claude Code", keys.Caps{Memory: true})
 	cs := e.mustConnect(key)
-	text, isErr := call(t, cs, "todos_add", map[string]any{"text": "Book the dentist for Leo", "list": "family"})
+	text, isErr := mcptest.Call(t, cs, "todos_add", map[string]any{"text": "Book the dentist for Leo", "list": "family"})
 	if isErr {
 		t.Fatalf("todos_add: %s", text)
 	}
@@ -235,11 +221,11 @@ func TestTodosOverMCPAreCommittedAsTheKey(t *testing.T) {
 	if item.ID == "" {
 		t.Fatalf("no id in %s", text)
 	}
-	text, _ = call(t, cs, "todos_list", nil)
+	text, _ = mcptest.Call(t, cs, "todos_list", nil)
 	if !strings.Contains(text, "Book the dentist for Leo") {
 		t.Fatalf("todos_list: %s", text)
 	}
-	if text, isErr := call(t, cs, "todos_done", map[string]any{"id": item.ID}); isErr || !strings.Contains(text, `"done":true`) {
+	if text, isErr := mcptest.Call(t, cs, "todos_done", map[string]any{"id": item.ID}); isErr || !strings.Contains(text, `"done":true`) {
 		t.Fatalf("todos_done: %s", text)
 	}
 	log, err := exec.Command("git", "-C", e.root, "log", "-2", "--format=%B").CombinedOutput()
@@ -251,7 +237,7 @@ func TestTodosOverMCPAreCommittedAsTheKey(t *testing.T) {
 			t.Errorf("commit lacks %q:\n%s", want, log)
 		}
 	}
-	if text, isErr := call(t, cs, "todos_add", map[string]any{"text": "my password is hunter22"}); !isErr {
+	if text, isErr := mcptest.Call(t, cs, "todos_add", map[string]any{"text": "my password is hunter22"}); !isErr {
 		t.Errorf("a secret was added as a to-do: %s", text)
 	}
 }
@@ -260,7 +246,7 @@ func TestRevokedKeyIsRefusedOnTheNextCall(t *testing.T) {
 	e := start(t)
 	conn, key := e.key("Soon gone", keys.Caps{})
 	cs := e.mustConnect(key)
-	if _, isErr := call(t, cs, "todos_list", nil); isErr {
+	if _, isErr := mcptest.Call(t, cs, "todos_list", nil); isErr {
 		t.Fatal("first call refused")
 	}
 	if _, err := e.keys.Revoke(context.Background(), conn.ID); err != nil {
@@ -297,13 +283,13 @@ func TestFrozenBoxRefusesEveryTool(t *testing.T) {
 	cs := e.mustConnect(key)
 	e.keys.SetFrozen(context.Background(), true)
 	for _, tool := range []string{"memory_search", "todos_list", "todos_add"} {
-		text, isErr := call(t, cs, tool, map[string]any{"words": "leo", "text": "x"})
+		text, isErr := mcptest.Call(t, cs, tool, map[string]any{"words": "leo", "text": "x"})
 		if !isErr || text != mcp.FrozenSentence {
 			t.Errorf("%s on a frozen box: isError=%v %q", tool, isErr, text)
 		}
 	}
 	e.keys.SetFrozen(context.Background(), false)
-	if text, isErr := call(t, cs, "todos_list", nil); isErr {
+	if text, isErr := mcptest.Call(t, cs, "todos_list", nil); isErr {
 		t.Errorf("after unfreezing: %s", text)
 	}
 }
@@ -417,23 +403,23 @@ func TestMemoryToolsOverHTTP(t *testing.T) {
 	}
 	_, key := e.key("ChatGPT", keys.Caps{Memory: true})
 	cs := e.mustConnect(key)
-	if text, isErr := call(t, cs, "memory_remember", map[string]any{"text": "Leo has swim practice on Thursdays at 5:30."}); isErr {
+	if text, isErr := mcptest.Call(t, cs, "memory_remember", map[string]any{"text": "Leo has swim practice on Thursdays at 5:30."}); isErr {
 		t.Fatalf("remember: %s", text)
 	}
-	text, isErr := call(t, cs, "memory_search", map[string]any{"words": "leo swim"})
+	text, isErr := mcptest.Call(t, cs, "memory_search", map[string]any{"words": "leo swim"})
 	if isErr || !strings.Contains(text, "<outside_content>") || !strings.Contains(text, "swim") {
 		t.Fatalf("a fact saved a second ago is not found, fenced as outside: %s", text)
 	}
-	if text, _ := call(t, cs, "memory_recent", nil); !strings.Contains(text, "ChatGPT") {
+	if text, _ := mcptest.Call(t, cs, "memory_recent", nil); !strings.Contains(text, "ChatGPT") {
 		t.Errorf("recent does not say who: %s", text)
 	}
-	if text, isErr := call(t, cs, "memory_overview", nil); isErr {
+	if text, isErr := mcptest.Call(t, cs, "memory_overview", nil); isErr {
 		t.Errorf("overview: %s", text)
 	}
-	if text, isErr := call(t, cs, "memory_remember", map[string]any{"text": "My password is hunter22"}); !isErr {
+	if text, isErr := mcptest.Call(t, cs, "memory_remember", map[string]any{"text": "My password is hunter22"}); !isErr {
 		t.Errorf("a secret was remembered: %s", text)
 	}
-	if text, isErr := call(t, cs, "memory_forget", map[string]any{"words": "leo swim thursdays"}); isErr || !strings.Contains(text, `"removed":1`) {
+	if text, isErr := mcptest.Call(t, cs, "memory_forget", map[string]any{"words": "leo swim thursdays"}); isErr || !strings.Contains(text, `"removed":1`) {
 		t.Errorf("forget: %s", text)
 	}
 	log, _ := exec.Command("git", "-C", e.root, "log", "--format=%B").CombinedOutput()
