@@ -45,6 +45,8 @@ type Options struct {
 	// Settle tidies a file an undo produced by a line merge, for formats whose header a line merge cannot
 	// place (an inbox day whose first line is undone loses its header with it). nil keeps merges as they are.
 	Settle func(path string, merged []byte) []byte
+	// Now is the clock that stamps diary entries and marker dates; nil is the wall clock.
+	Now func() time.Time
 }
 
 // Box is an open box. It is safe for concurrent use; Close releases its lock file.
@@ -96,10 +98,16 @@ func newBox(root string, opts Options) *Box {
 	if opts.MaxBatch <= 0 {
 		opts.MaxBatch = 256
 	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
 	g := git.Open(root)
 	g.CallerSyncs = true // the write transaction fsyncs its blobs itself, in parallel
 	return &Box{Root: root, git: g, opts: opts}
 }
+
+// Now is the box's clock.
+func (b *Box) Now() time.Time { return b.opts.Now() }
 
 // Git is the box's repository.
 func (b *Box) Git() *git.Repo { return b.git }

@@ -119,7 +119,7 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Box, error) {
 		return nil, errs.Wrap(op, errs.Other, err, "cannot make the git repository")
 	}
 	files := seedFiles()
-	m := Marker{ShapeVersion: ShapeVersion, ID: randomID(), Created: time.Now().UTC().Format(time.RFC3339)}
+	m := Marker{ShapeVersion: ShapeVersion, ID: randomID(), Created: b.Now().UTC().Format(time.RFC3339)}
 	mj, _ := json.MarshalIndent(m, "", "  ")
 	files["/"+layout.Marker] = append(mj, '\n')
 	for p, data := range opts.Files {

@@ -69,7 +69,7 @@ func (b *Box) doSpooled(ctx context.Context, c Change) (Result, error) {
 		return Result{}, errs.Wrap(op, errs.Invalid, err, "")
 	}
 	c.Apply = apply
-	c.entryID = diary.NewID(time.Now())
+	c.entryID = diary.NewID(b.opts.Now())
 	req := spoolReq{ID: c.entryID, PID: os.Getpid(), Actor: c.Actor, Op: c.Op, Summary: c.Summary, Reason: c.Reason,
 		Switch: c.Switch, UndoOf: c.UndoOf, Spool: *c.Spool}
 	data, _ := json.Marshal(req)

@@ -304,7 +304,7 @@ func (b *Box) applyOne(ctx context.Context, bt *batch, c Change, blobs map[strin
 			}
 		}
 	}
-	now := time.Now().UTC()
+	now := b.opts.Now().UTC()
 	if c.entryID == "" {
 		c.entryID = diary.NewID(now)
 	}

@@ -148,7 +148,7 @@ func newFixture(t *testing.T) *fixture {
 	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{HookBinary: "true",
 		Options: box.Options{Validate: func(root string, paths []string, files map[string][]byte) []finding.Finding {
 			return validate.Writes(root, paths, files)
-		}}})
+		}, Now: func() time.Time { return f.now }}})
 	if err != nil {
 		t.Fatal(err)
 	}
