@@ -14,18 +14,17 @@ const module = "github.com/boxmem/box/"
 // package gets a place on purpose.
 var rank = map[string]int{
 	"internal/errs": 0, "internal/mcptest": 0, "internal/finding": 0, "internal/passkeytest": 0, "internal/goldenfile": 0, "internal/testbin": 0,
-	"internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1,
+	"internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1, "internal/state": 1,
 	"internal/git": 2, "internal/ref": 2, "internal/inbox": 2, "internal/diary": 2,
 	"internal/card": 3, "internal/note": 3,
 	"internal/schema": 4, "internal/box": 4,
-	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/keys": 5,
-	"internal/grants": 5,
-	"internal/memory": 6,
-	"internal/mcp":    7, "internal/web": 7, "internal/hooks": 7, "internal/auth": 7, "internal/brain": 7,
-	"internal/pages": 7, "internal/connectors": 7, "internal/wire": 7, "internal/oauth": 7,
+	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5,
+	"internal/memory": 6, "internal/keys": 6, "internal/grants": 6,
+	"internal/mcp": 7, "internal/web": 7, "internal/hooks": 7, "internal/wire": 7, "internal/oauth": 7,
 	"internal/server": 8,
-	"internal/cli":    9,
-	"cmd/box":         10,
+	"internal/app":    9,
+	"internal/cli":    10,
+	"cmd/box":         11,
 }
 
 const adapterRank = 7

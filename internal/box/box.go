@@ -33,8 +33,6 @@ type Marker struct {
 type Options struct {
 	// Validate checks the files a change writes (box paths → bytes); an error finding refuses the change.
 	Validate func(root string, paths []string, files map[string][]byte) []finding.Finding
-	// AfterCommit runs after each commit, before writers are acknowledged (the index update).
-	AfterCommit func(ctx context.Context, paths []string)
 	// LockTimeout is how long a write waits for the box lock before it is Busy; 0 means 15 s.
 	LockTimeout time.Duration
 	// MaxBatch caps how many changes one commit carries; 0 means 256.
@@ -59,6 +57,9 @@ type Box struct {
 	opts Options
 
 	lockMu sync.Mutex // one lock holder per Box in this process
+
+	subMu sync.Mutex
+	subs  []func(ctx context.Context, paths []string) // Subscribe
 
 	mu      sync.Mutex
 	queue   []*pending

@@ -191,11 +191,8 @@ func TestMarker(t *testing.T) {
 func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
 	ctx := context.Background()
 	var after []string
-	b := mustInit(t, Options{AfterCommit: func(_ context.Context, paths []string) { after = append(after, paths...) }})
-	if len(after) < 10 {
-		t.Errorf("init should report its files to AfterCommit, got %v", after)
-	}
-	after = nil
+	b := mustInit(t, Options{})
+	b.Subscribe(func(_ context.Context, paths []string) { after = append(after, paths...) })
 	res, err := b.Do(ctx, Change{Actor: Actor{Who: "Claude", Via: "mcp", Trust: "outside"}, Op: "remember",
 		Summary: "Claude remembered: Leo swims", Switch: "change", Apply: write("/_content/inbox/2026-11-29.md", "- Leo swims\n")})
 	if err != nil {
@@ -227,7 +224,7 @@ func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
 		t.Errorf("diary entry %+v %v", e, err)
 	}
 	if len(after) != 1 || after[0] != "/_content/inbox/2026-11-29.md" {
-		t.Errorf("AfterCommit got %v", after)
+		t.Errorf("the subscriber got %v", after)
 	}
 	es, _ := b.Diary(ctx, 1, nil)
 	if len(es) != 1 || es[0].Commit != res.Commit {
@@ -235,6 +232,49 @@ func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
 	}
 	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
 		t.Errorf("tree not clean:\n%s", st)
+	}
+}
+
+// DoAll commits its changes together, each with its own diary line and undo, or none of them.
+func TestDoAllIsAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	before := commits(t, b)
+	fail := errs.E("test", errs.Conflict, "the second change refuses")
+	_, err := b.DoAll(ctx,
+		Change{Actor: Actor{Who: "owner"}, Op: "edit", Summary: "one", Apply: write("/_content/a.md", "a\n")},
+		Change{Actor: Actor{Who: "owner"}, Op: "approve", Summary: "two", Apply: func(*Tx) error { return fail }})
+	if !errs.Is(err, errs.Conflict) {
+		t.Fatalf("DoAll with a failing change: %v", err)
+	}
+	if _, ok := readFile(t, b, "/_content/a.md"); ok || commits(t, b) != before {
+		t.Fatal("a failed group left a file or a commit behind")
+	}
+	rs, err := b.DoAll(ctx,
+		Change{Actor: Actor{Who: "Claude", Trust: "outside"}, Op: "forget", Summary: "one", Apply: write("/_content/a.md", "a\n")},
+		Change{Actor: Actor{Who: "owner"}, Op: "approve", Summary: "two", Permanent: true, Apply: write("/_bookkeeping/archive/x.card", "x\n")})
+	if err != nil || len(rs) != 2 || rs[0].Commit != rs[1].Commit || rs[0].EntryID == rs[1].EntryID {
+		t.Fatalf("DoAll: %+v %v", rs, err)
+	}
+	if commits(t, b) != before+1 {
+		t.Errorf("a group is one commit")
+	}
+	one, _ := diary.Find(b.Root, rs[0].EntryID)
+	two, _ := diary.Find(b.Root, rs[1].EntryID)
+	if len(one.Undo) != 1 || len(two.Undo) != 0 || two.Paths[0] != "/_bookkeeping/archive/x.card" {
+		t.Errorf("the first keeps its undo, the permanent one none: %+v / %+v", one, two)
+	}
+	if _, err := b.Undo(ctx, rs[1].EntryID, Actor{Who: "owner"}); err == nil {
+		t.Error("a permanent change was undone")
+	}
+	if _, err := b.Undo(ctx, "", Actor{Who: "owner"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readFile(t, b, "/_content/a.md"); ok {
+		t.Error("undo did not reverse the group's first change")
+	}
+	if _, ok := readFile(t, b, "/_bookkeeping/archive/x.card"); !ok {
+		t.Error("undoing one change of a group touched the other")
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/boxmem/box/internal/errs"
 )
 
 // The five switches of DESIGN §8.
@@ -126,6 +128,7 @@ type Action struct {
 type Asker struct {
 	Owner               bool   // the owner in their own words: the web UI, the box's own chat, the CLI
 	Connection          string // the assistant that asks ("Claude"), when it is not the owner
+	Conn                string // its connection id (a key or OAuth grant): the limits count per connection
 	Via                 string // mcp, chat, web, cli
 	Host                string // the assistant's host, when known
 	OutsideRead         bool   // this turn read outside content (mail, web, another assistant's lines)
@@ -213,19 +216,19 @@ func Hash(a Action) (string, error) {
 func Canonical(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("gate.canonical: %w", err)
+		return nil, errs.Wrap("gate.canonical", errs.Invalid, err, "The action cannot be written as JSON")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var generic any
 	if err := dec.Decode(&generic); err != nil {
-		return nil, fmt.Errorf("gate.canonical: %w", err)
+		return nil, errs.Wrap("gate.canonical", errs.Invalid, err, "The action cannot be read back as JSON")
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(generic); err != nil { // maps marshal with sorted keys
-		return nil, fmt.Errorf("gate.canonical: %w", err)
+		return nil, errs.Wrap("gate.canonical", errs.Invalid, err, "The action cannot be written as JSON")
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/boxmem/box/internal/state"
 )
 
 // Seeds are in testdata/fuzz/<Name>/; run one with go test -fuzz=^FuzzName$ ./internal/grants.
@@ -89,11 +91,12 @@ func fuzzStore(f *testing.F) (*Store, []Client) {
 	if err := os.Mkdir(filepath.Join(dir, ".box"), 0o700); err != nil {
 		f.Fatal(err)
 	}
-	s, err := Open(dir, nil)
+	st, err := state.Open(dir, state.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { s.Close() })
+	f.Cleanup(func() { st.Close() })
+	s := NewStore(st)
 	var cs []Client
 	for _, uris := range [][]string{{"http://127.0.0.1:9/callback"}, {"https://assistant.example/cb", "https://claude.ai/api/mcp/auth_callback"}} {
 		r, err := s.Register(context.Background(), oauthex.ClientRegistrationMetadata{ClientName: "fuzz", RedirectURIs: uris})

@@ -16,16 +16,16 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/state"
 )
 
 // Lifetimes (DESIGN §9, issue 6).
@@ -131,44 +131,9 @@ type Store struct {
 	now func() time.Time
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS oauth_clients(id TEXT PRIMARY KEY, name TEXT NOT NULL, redirect_uris TEXT NOT NULL, created INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS oauth_requests(id TEXT PRIMARY KEY, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, state TEXT NOT NULL,
-	challenge TEXT NOT NULL, resource TEXT NOT NULL, scopes TEXT NOT NULL, expires INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS oauth_grants(id TEXT PRIMARY KEY, client_id TEXT NOT NULL, client TEXT NOT NULL, host TEXT NOT NULL,
-	memory INTEGER NOT NULL, messages INTEGER NOT NULL, build INTEGER NOT NULL, created INTEGER NOT NULL,
-	build_until INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0,
-	last_used INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS oauth_codes(hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,
-	challenge TEXT NOT NULL, resource TEXT NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS oauth_tokens(hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL,
-	resource TEXT NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens(grant_id);
-`
-
-// Open opens the OAuth tables of <root>/.box/state.db (keys.Open makes the file). now may be nil.
-func Open(root string, now func() time.Time) (*Store, error) {
-	if now == nil {
-		now = time.Now
-	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(root, ".box", "state.db")+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("grants.open: %w", err)
-	}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("grants.open: %w", err)
-	}
-	return &Store{db: db, now: now}, nil
-}
-
-// Close closes the tables.
-func (s *Store) Close() error { return s.db.Close() }
+// NewStore is the OAuth tables of the state store st (which owns the file and its schema), stamped with
+// st's clock.
+func NewStore(st *state.Store) *Store { return &Store{db: st.DB(), now: st.Now} }
 
 func random() string {
 	b := make([]byte, 32)
@@ -742,13 +707,22 @@ func (s *Store) RevokeCode(ctx context.Context, code string) error {
 	return err
 }
 
-// RevokeAll disconnects every OAuth connection, with tokens or with a code still unused (erase).
-func (s *Store) RevokeAll(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE revoked=0`, s.now().Unix())
+// DeleteAll ends every OAuth connection and forgets every client, request, code and token, names
+// included (erase): a client's next call is refused, and nothing of it is kept.
+func (s *Store) DeleteAll(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("grants.revokeall: %w", err)
+		return errs.Wrap("grants.deleteall", errs.Other, err, "")
 	}
-	return res.RowsAffected()
+	for _, t := range []string{"oauth_tokens", "oauth_codes", "oauth_grants", "oauth_requests", "oauth_clients"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+			return errs.Wrap("grants.deleteall", errs.Other, errors.Join(err, tx.Rollback()), "The OAuth connections could not be removed")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return errs.Wrap("grants.deleteall", errs.Other, err, "The OAuth connections could not be removed")
+	}
+	return nil
 }
 
 // RevokeToken answers RFC 7009 for a public client: a refresh token ends its whole family (the

@@ -129,6 +129,9 @@ type Env struct {
 	// Budget is the timeout the agent gives the hook (box wire writes it); Run answers within it less a
 	// fifth. Zero means 10 s.
 	Budget time.Duration
+	// Open opens the owner's box services (the composition root's light mode) for the hooks that read or
+	// write the memory; nil makes those hooks answer nothing.
+	Open func(ctx context.Context, root string) (*Services, error)
 }
 
 // Run answers one hook event. It never fails: a missing, frozen or broken box, a bad payload, a panic or

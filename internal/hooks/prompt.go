@@ -3,6 +3,7 @@ package hooks
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/memory"
 )
 
 // Brief is the located brief for one task prompt: which notes, files and lines matter and why, never
@@ -156,28 +158,30 @@ func (s *session) buildBrief(ctx context.Context, key string) (Brief, error) {
 	}
 	byPath := map[string]*agg{}
 	if len(words) > 0 {
-		r, err := s.openReader(ctx)
+		sv, err := s.services(ctx)
 		if err != nil {
 			return Brief{}, err
 		}
-		defer r.Close()
 		for _, w := range words {
-			hits, err := r.search(ctx, w, 5)
+			res, err := sv.Memory.Search(ctx, memory.SearchInput{Words: w, Limit: 5})
 			if err != nil {
-				return Brief{}, err
+				return Brief{}, errors.Join(err, sv.Close())
 			}
-			for _, h := range hits {
-				p, _, _ := strings.Cut(h.path, "#")
+			for _, h := range res.Hits {
+				p, _, _ := strings.Cut(h.Path, "#")
 				a := byPath[p]
 				if a == nil {
-					a = &agg{path: p, kind: h.kind, title: h.title}
+					a = &agg{path: p, kind: h.Kind, title: h.Title}
 					byPath[p] = a
 				}
 				if !slices.Contains(a.words, w) {
-					a.score += h.score + 1
+					a.score += h.Score + 1
 					a.words = append(a.words, w)
 				}
 			}
+		}
+		if err := sv.Close(); err != nil {
+			return Brief{}, err
 		}
 	}
 	hits := make([]*agg, 0, len(byPath))

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/validate"
 )
 
 var (
@@ -34,12 +36,29 @@ func mustOpen(tb testing.TB, files map[string]string) *Memory {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	b.Close()
-	m, err := Open(context.Background(), dir, Options{Now: func() time.Time { return fixedAt }})
+	if err := b.Close(); err != nil {
+		tb.Fatal(err)
+	}
+	return openAt(tb, dir, Options{}, func() time.Time { return fixedAt })
+}
+
+// openAt opens the memory of the box at dir as the composition root does: one box handle with the
+// box's validation and the memory's options, on the clock now (nil: the wall clock).
+func openAt(tb testing.TB, dir string, opts Options, now func() time.Time) *Memory {
+	tb.Helper()
+	b, err := box.OpenWith(dir, BoxOptions(box.Options{Validate: validate.New(dir, validate.Options{}).Writes, Now: now}))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { m.Close() })
+	m, err := New(context.Background(), b, opts)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() {
+		if err := errors.Join(m.Close(), b.Close()); err != nil {
+			tb.Error(err)
+		}
+	})
 	return m
 }
 
@@ -327,10 +346,7 @@ func TestIndexRebuiltWhenCorruptOrMissing(t *testing.T) {
 		},
 	} {
 		damage(filepath.Join(root, ".box", "index.db"))
-		m2, err := Open(context.Background(), root, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
+		m2 := openAt(t, root, Options{}, nil)
 		if len(hits(t, m2, SearchInput{Words: "leo swim"})) != 1 {
 			t.Error("the index was not rebuilt")
 		}
@@ -345,10 +361,7 @@ func TestWatcherFindsHandEdits(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Close()
-	m, err := Open(context.Background(), dir, Options{Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := openAt(t, dir, Options{Mode: Watch}, nil)
 	defer m.Close()
 	waitFor(t, func() bool { return !m.indexing.Load() })
 	p := filepath.Join(dir, "_content/memory/notes/topic-kayaks.md")
@@ -386,10 +399,7 @@ func TestReindex(t *testing.T) {
 		t.Fatalf("doc hits %+v", hs)
 	}
 	// Another open memory (a server) follows the rebuild: the index is emptied in place, not replaced.
-	other, err := Open(context.Background(), m.root, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	other := openAt(t, m.root, Options{}, nil)
 	defer other.Close()
 	hits(t, other, SearchInput{Words: "warm"})
 	if _, err := m.Reindex(context.Background(), nil); err != nil {
@@ -448,14 +458,8 @@ func TestForgetRemovesOnlyWhatItListed(t *testing.T) {
 	first := remember(t, m, own, "Sara plays the cello.")
 	matched := []Match{{Path: first.Path, ID: first.ID, Text: "Sara plays the cello."}}
 	later := remember(t, m, own, "Sara plays the cello.") // same text, acknowledged after the listing
-	words := []string{"sara", "cello"}
 	var n int
-	_, err := m.box.Do(context.Background(), box.Change{Actor: own, Op: "forget", Summary: "test forget",
-		Apply: func(tx *box.Tx) error {
-			var err error
-			n, err = forgetApply(tx, words, matched, fixedAt.Format("2006-01-02"), own, "now")
-			return err
-		}})
+	_, err := m.box.Do(context.Background(), m.forgetChange(own, "sara cello", matched, &n))
 	if err != nil || n != 1 {
 		t.Fatalf("forget removed %d lines (%v), want exactly the 1 it listed", n, err)
 	}

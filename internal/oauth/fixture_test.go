@@ -15,14 +15,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
-	"github.com/boxmem/box/internal/mcp"
 	"github.com/boxmem/box/internal/oauth"
 	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/server"
-	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/web"
 )
 
@@ -33,6 +32,7 @@ type fx struct {
 	base   string // http://localhost:port: passkeys need a name, not a number
 	grants *grants.Store
 	keys   *keys.Store
+	gate   *gate.Gate
 	web    *web.Web
 	key    *passkeytest.Key
 	c      *http.Client
@@ -42,43 +42,36 @@ type fx struct {
 func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "true"})
+	jar, _ := cookiejar.New(nil) // the owner's browser: signed in once owner() made the passkey
+	f := &fx{t: t, clock: passkeytest.NewClock(),
+		c: &http.Client{Timeout: 20 * time.Second, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jar, _ := cookiejar.New(nil) // the owner's browser: signed in once owner() made the passkey
-	f := &fx{t: t, root: b.Root, clock: passkeytest.NewClock(),
-		c: &http.Client{Timeout: 20 * time.Second, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	if f.keys, err = keys.Open(b.Root, nil); err != nil {
-		t.Fatal(err)
-	}
-	if f.grants, err = grants.Open(b.Root, f.clock.Now); err != nil {
-		t.Fatal(err)
-	}
+	f.root, f.keys, f.grants, f.gate = a.Root, a.Keys, a.Grants, a.Gate
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	f.base = "http://localhost:" + port
-	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID,
-		MCP: mcp.New(mcp.Config{Todos: todo.New(b), State: f.keys, Address: f.base})}
+	srv, ui, err := a.Server(app.ServeOptions{Listener: ln})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.web = ui
 	for _, fn := range tune {
 		fn(srv)
 	}
-	if f.web, err = web.New(web.Config{Box: b, Keys: f.keys, Todos: todo.New(b), Grants: f.grants, Issuer: srv.BaseURL, Now: f.clock.Now}); err != nil {
-		t.Fatal(err)
-	}
-	srv.Web, srv.Gate = f.web.Handler(), f.web.Gate()
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		f.web.Close()
-		f.grants.Close()
-		f.keys.Close()
-		b.Close()
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
 	})
 	f.key = passkeytest.New(t, f.base, "localhost")
 	return f

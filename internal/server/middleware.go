@@ -178,10 +178,15 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 	})
 }
 
-// refuseLocked answers every call to a locked box with 503 and JSON-RPC error -32000, data.locked true.
+// refuseLocked answers every call to a locked box with 503 and JSON-RPC error -32000, data.locked true;
+// a lock flag it cannot read answers the same (closed, never open).
 func (s *Server) refuseLocked(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if locked, _ := s.Keys.Locked(r.Context()); locked {
+		locked, err := s.State.Locked(r.Context())
+		if err != nil {
+			s.Logger.Error("the lock flag cannot be read; refusing", "err", err)
+		}
+		if locked || err != nil {
 			e := mcp.LockedError(s.baseURL(r))
 			writeRPCError(w, http.StatusServiceUnavailable, requestID(r), e.Code, e.Message, e.Data)
 			return

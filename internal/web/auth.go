@@ -10,17 +10,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/url"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
-	_ "modernc.org/sqlite"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/state"
 )
 
 // Session and setup lifetimes (DESIGN §9, seed 003 §1).
@@ -32,8 +29,8 @@ const (
 	ceremonyLife  = 5 * time.Minute
 )
 
-// authStore keeps the owner's passkeys, sessions and setup codes in the box's .box/state.db, in tables of
-// its own (web_*); keys owns the rest of that file.
+// authStore keeps the owner's passkeys, sessions and setup codes in the box's state store, in tables of
+// its own (web_*); package state owns the file and its schema.
 type authStore struct {
 	db  *sql.DB
 	now func() time.Time
@@ -54,31 +51,11 @@ type ceremony struct {
 	expires time.Time
 }
 
-const schemaSQL = `
-CREATE TABLE IF NOT EXISTS web_owner (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS web_passkeys (id TEXT PRIMARY KEY, name TEXT NOT NULL, cred TEXT NOT NULL, created INTEGER NOT NULL, last_used INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS web_sessions (hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, created INTEGER NOT NULL, seen INTEGER NOT NULL, uv INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS web_setup (hash TEXT PRIMARY KEY, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
-`
-
-func openAuth(root string, now func() time.Time) (*authStore, error) {
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	path := filepath.Join(root, ".box", "state.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("web.auth: %w", err)
-	}
-	if _, err := db.Exec(schemaSQL); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("web.auth: %w", err)
-	}
-	return &authStore{db: db, now: now, ceremonies: map[string]*ceremony{}}, nil
+// newAuth is the passkeys, sessions and setup codes of the state store st (which owns the file and its
+// schema).
+func newAuth(st *state.Store, now func() time.Time) *authStore {
+	return &authStore{db: st.DB(), now: now, ceremonies: map[string]*ceremony{}}
 }
-
-func (s *authStore) Close() error { return s.db.Close() }
 
 func token() string {
 	b := make([]byte, 32)

@@ -36,12 +36,12 @@ func (w *Web) accessNever(r *http.Request) (bool, error) {
 func (w *Web) consentPage(rw http.ResponseWriter, r *http.Request) {
 	req, err := w.cfg.Grants.Pending(r.Context(), r.URL.Query().Get("request"))
 	if err != nil {
-		w.render(rw, r, nil, "consent", map[string]any{"Error": refusalText(err)})
+		w.render(rw, r, nil, "consent", &consentData{Error: refusalText(err)})
 		return
 	}
 	never, _ := w.accessNever(r)
-	w.render(rw, r, nil, "consent", map[string]any{"Req": req, "Host": req.Host(), "Offered": req.Offered(), "Asked": req.Asked(),
-		"Never": never, "HasPasskey": w.auth.hasPasskey(r.Context()), "Localhost": w.byName(r)})
+	w.render(rw, r, nil, "consent", &consentData{Req: req, Host: req.Host(), Offered: req.Offered(), Asked: req.Asked(),
+		Never: never, HasPasskey: w.auth.hasPasskey(r.Context()), Localhost: w.byName(r)})
 }
 
 func refusalText(err error) string {
@@ -102,7 +102,7 @@ func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, errs.E("web.consent", errs.Conflict, "%s", refusalText(err)))
 		return
 	}
-	if err := w.record(r, "connect", fmt.Sprintf("owner let %s (%s) %s", req.ClientName, req.Host(), capsSentence(caps)),
+	if err := w.record(r, "connect", fmt.Sprintf("owner let %s (%s) %s", req.ClientName, req.Host(), caps.Sentence()),
 		"approved with the owner's passkey on the consent page"); err != nil {
 		// A connection the diary does not know of must not start: end it before its code is used.
 		w.cfg.Grants.RevokeCode(r.Context(), code)
