@@ -57,7 +57,9 @@ func (s *Store) Op() gate.Op {
 					made = c
 					return secret, err
 				},
-				Text: func() string { return fmt.Sprintf("The key for %s is made; copy it now, it is shown only once.", made.Name) },
+				Text: func() string {
+					return fmt.Sprintf("The key for %s is made; copy it now, it is shown only once.", made.Name)
+				},
 			}, nil
 		},
 	}

@@ -55,7 +55,9 @@ func Base(data []byte) string {
 	return hex.EncodeToString(s[:])
 }
 
-func editable(p string) bool { return strings.HasPrefix(p, "/_content/") && strings.HasSuffix(p, ".md") }
+func editable(p string) bool {
+	return strings.HasPrefix(p, "/_content/") && strings.HasSuffix(p, ".md")
+}
 
 // Edit saves the owner's hand edit of a memory file, checked like every write (the box validates the
 // card), only if nobody changed the file since the edit began (in.Base), and only if it adds no secret:

@@ -60,7 +60,7 @@ type Config struct {
 	Memory *memory.Memory // the memory
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
-	Erase func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
+	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
 	Now    func() time.Time // the process's clock
 	Logger *slog.Logger     // nil: discard
 	// Grants is the OAuth state: with it the box serves the consent page and lists OAuth connections.
