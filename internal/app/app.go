@@ -97,8 +97,8 @@ func boxOptions(root string, opts Options) box.Options {
 }
 
 // compose builds every service over the one box handle b; on an error it closes what it opened.
-func compose(ctx context.Context, b *box.Box, opts Options) (a *App, err error) {
-	a = &App{Root: b.Root, Box: b, opts: opts}
+func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) {
+	a := &App{Root: b.Root, Box: b, opts: opts}
 	a.closers = append(a.closers, b.Close)
 	defer func() {
 		if err != nil {

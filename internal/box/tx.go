@@ -459,7 +459,7 @@ func (b *Box) commitApplied(ctx context.Context, bt *batch, ok []applied, blobs 
 	}
 	if err != nil {
 		for _, t := range temps {
-			os.Remove(t)
+			_ = os.Remove(t)
 		}
 		b.dropJournal()
 		return "", errs.Wrap("box.do", errs.Other, err, "cannot write the change")
@@ -467,7 +467,7 @@ func (b *Box) commitApplied(ctx context.Context, bt *batch, ok []applied, blobs 
 	hash, err := b.renameAndCommit(ctx, paths, temps, bt, ok)
 	if err != nil {
 		if rerr := b.recoverLocked(ctx); rerr != nil {
-			err = fmt.Errorf("%w (and the rollback failed: %v)", err, rerr)
+			err = errors.Join(err, errs.Wrap("box.do", errs.Other, rerr, "and the rollback failed"))
 		}
 		return "", err
 	}
@@ -553,7 +553,7 @@ func (b *Box) renameAndCommit(ctx context.Context, paths []string, temps map[str
 		}
 		err = os.Rename(temps[p], h)
 		if errors.Is(err, syscall.EXDEV) {
-			os.Remove(temps[p])
+			_ = os.Remove(temps[p])
 			err = b.writeAtomic(h, bt.current[p].data)
 		}
 		if err != nil {

@@ -55,18 +55,29 @@ const (
 	RefreshPrefix = "mbo_rt_"
 )
 
-// Refusal is an OAuth error: the code of RFC 6749 §5.2 (or RFC 8707's invalid_target) and one sentence.
-// Redirect says whether /authorize may send it back to the client's redirect URI.
-type Refusal struct {
-	Code        string
-	Description string
-	Redirect    bool
+// ErrToClient marks a refusal of /authorize that may go back to the client at its redirect URI (the
+// client and the URI are known); any other refusal is shown to the person, never redirected.
+var ErrToClient = errors.New("grants: the refusal goes back to the client")
+
+// Refuse is an OAuth refusal: an errs.Error whose Code is RFC 6749 §5.2's (or RFC 8707's invalid_target)
+// and whose sentence is the error_description.
+func Refuse(code, format string, a ...any) *errs.Error {
+	return &errs.Error{Op: "grants", Kind: kindOf(code), Code: code, Msg: fmt.Sprintf(format, a...)}
 }
 
-func (e *Refusal) Error() string { return e.Code + ": " + e.Description }
+func refuse(code, format string, a ...any) *errs.Error { return Refuse(code, format, a...) }
 
-func refuse(code, format string, a ...any) *Refusal {
-	return &Refusal{Code: code, Description: fmt.Sprintf(format, a...)}
+// kindOf is the box's kind for an OAuth error code.
+func kindOf(code string) errs.Kind {
+	switch code {
+	case "invalid_client", "invalid_token":
+		return errs.Unauthorized
+	case "temporarily_unavailable":
+		return errs.Limited
+	case "access_denied":
+		return errs.Refused
+	}
+	return errs.Invalid
 }
 
 // Client is a registered OAuth client.
@@ -218,7 +229,7 @@ func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetada
 	now := s.now().UTC().Truncate(time.Second)
 	var n int
 	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM oauth_clients WHERE created > ?`, now.Add(-time.Hour).Unix()).Scan(&n); err != nil {
-		return nil, fmt.Errorf("grants.register: %w", err)
+		return nil, errs.Wrap("grants.register", errs.Other, err, "")
 	}
 	if n >= RegisterPerHour {
 		return nil, refuse("temporarily_unavailable", "This box accepts %d new clients an hour; try again later.", RegisterPerHour)
@@ -226,7 +237,7 @@ func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetada
 	uris, _ := json.Marshal(m.RedirectURIs)
 	id := shortID("c_")
 	if _, err := s.db.ExecContext(ctx, `INSERT INTO oauth_clients(id,name,redirect_uris,created) VALUES(?,?,?,?)`, id, name, string(uris), now.Unix()); err != nil {
-		return nil, fmt.Errorf("grants.register: %w", err)
+		return nil, errs.Wrap("grants.register", errs.Other, err, "")
 	}
 	out := m
 	out.ClientName = name
@@ -262,9 +273,11 @@ func (s *Store) Client(ctx context.Context, id string) (Client, error) {
 		return c, refuse("invalid_client", "This client is not registered with this box; register it again.")
 	}
 	if err != nil {
-		return c, fmt.Errorf("grants.client: %w", err)
+		return c, errs.Wrap("grants.client", errs.Other, err, "")
 	}
-	json.Unmarshal([]byte(uris), &c.RedirectURIs)
+	if err := json.Unmarshal([]byte(uris), &c.RedirectURIs); err != nil {
+		return c, errs.Wrap("grants.client", errs.Other, err, "")
+	}
 	c.Created = time.Unix(created, 0).UTC()
 	return c, nil
 }
@@ -276,7 +289,7 @@ type AuthRequest struct {
 }
 
 // Authorize checks an authorization request and keeps it for the consent page. resource is this box's
-// /mcp. A Refusal with Redirect false must be shown to the person, never sent to the redirect URI.
+// /mcp. A refusal that is not ErrToClient must be shown to the person, never sent to the redirect URI.
 func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (Request, error) {
 	c, err := s.Client(ctx, a.ClientID)
 	if err != nil {
@@ -290,7 +303,7 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 	}
 	back := func(code, format string, v ...any) (Request, error) {
 		r := refuse(code, format, v...)
-		r.Redirect = true
+		r.Err = ErrToClient
 		return Request{}, r
 	}
 	switch {
@@ -306,21 +319,23 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 		return back("invalid_target", "The resource must be this box's MCP endpoint, %s.", resource)
 	}
 	scopes, err := parseScope(a.Scope)
-	if err != nil {
-		r := err.(*Refusal)
-		r.Redirect = true
-		return Request{}, r
+	var r0 *errs.Error
+	if errors.As(err, &r0) {
+		r0.Err = ErrToClient
+		return Request{}, r0
 	}
 	if !Known(a.RedirectURI) && (slices.Contains(scopes, ScopeMessages) || slices.Contains(scopes, ScopeBuild)) {
 		return back("invalid_scope", "messages.read and box.build are offered only to Claude, ChatGPT or an app on the owner's own computer.")
 	}
 	r := Request{ID: random(), ClientID: c.ID, ClientName: c.Name, RedirectURI: a.RedirectURI, State: a.State,
 		Challenge: a.Challenge, Resource: a.Resource, Scopes: scopes, Expires: s.now().Add(RequestLife)}
-	s.db.ExecContext(ctx, `DELETE FROM oauth_requests WHERE expires < ?`, s.now().Unix())
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM oauth_requests WHERE expires < ?`, s.now().Unix()); err != nil {
+		return Request{}, errs.Wrap("grants.authorize", errs.Other, err, "")
+	}
 	_, err = s.db.ExecContext(ctx, `INSERT INTO oauth_requests(id,client_id,redirect_uri,state,challenge,resource,scopes,expires) VALUES(?,?,?,?,?,?,?,?)`,
 		hash(r.ID), r.ClientID, r.RedirectURI, r.State, r.Challenge, r.Resource, strings.Join(scopes, " "), r.Expires.Unix())
 	if err != nil {
-		return Request{}, fmt.Errorf("grants.authorize: %w", err)
+		return Request{}, errs.Wrap("grants.authorize", errs.Other, err, "")
 	}
 	return r, nil
 }
@@ -364,7 +379,7 @@ func (s *Store) Pending(ctx context.Context, id string) (Request, error) {
 		return Request{}, refuse("invalid_request", "This request to connect has expired or was already answered; start connecting again from the assistant.")
 	}
 	if err != nil {
-		return Request{}, fmt.Errorf("grants.pending: %w", err)
+		return Request{}, errs.Wrap("grants.pending", errs.Other, err, "")
 	}
 	r.Scopes, r.Expires = strings.Fields(scopes), time.Unix(exp, 0).UTC()
 	return r, nil
@@ -378,7 +393,7 @@ func (s *Store) take(ctx context.Context, id string) (Request, error) {
 	}
 	res, err := s.db.ExecContext(ctx, `DELETE FROM oauth_requests WHERE id=?`, hash(id))
 	if err != nil {
-		return r, fmt.Errorf("grants.take: %w", err)
+		return r, errs.Wrap("grants.take", errs.Other, err, "")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return r, refuse("invalid_request", "This request to connect was already answered.")
@@ -406,16 +421,16 @@ func (s *Store) Approve(ctx context.Context, id string, caps keys.Caps) (Request
 	code := random()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return r, "", fmt.Errorf("grants.approve: %w", err)
+		return r, "", errs.Wrap("grants.approve", errs.Other, err, "")
 	}
 	defer tx.Rollback()
 	if _, err := tx.Exec(`INSERT INTO oauth_grants(id,client_id,client,host,memory,messages,build,created,build_until) VALUES(?,?,?,?,?,?,?,?,?)`,
 		g.ID, g.ClientID, g.Client, g.Host, caps.Memory, caps.Messages, caps.Build, now.Unix(), unix(g.BuildUntil)); err != nil {
-		return r, "", fmt.Errorf("grants.approve: %w", err)
+		return r, "", errs.Wrap("grants.approve", errs.Other, err, "")
 	}
 	if _, err := tx.Exec(`INSERT INTO oauth_codes(hash,grant_id,client_id,redirect_uri,challenge,resource,expires) VALUES(?,?,?,?,?,?,?)`,
 		hash(code), g.ID, r.ClientID, r.RedirectURI, r.Challenge, r.Resource, s.now().Add(CodeLife).UnixNano()); err != nil {
-		return r, "", fmt.Errorf("grants.approve: %w", err)
+		return r, "", errs.Wrap("grants.approve", errs.Other, err, "")
 	}
 	return r, code, tx.Commit()
 }
@@ -438,14 +453,16 @@ func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect
 		return Tokens{}, refuse("invalid_grant", "This authorization code is not known to this box.")
 	}
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.exchange: %w", err)
+		return Tokens{}, errs.Wrap("grants.exchange", errs.Other, err, "")
 	}
 	res2, err := s.db.ExecContext(ctx, `UPDATE oauth_codes SET used=1 WHERE hash=? AND used=0`, hash(code))
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.exchange: %w", err)
+		return Tokens{}, errs.Wrap("grants.exchange", errs.Other, err, "")
 	}
 	if n, _ := res2.RowsAffected(); n == 0 || used != 0 {
-		s.revoke(ctx, grantID)
+		if _, err := s.revoke(ctx, grantID); err != nil {
+			return Tokens{}, err
+		}
 		return Tokens{}, refuse("invalid_grant", "This authorization code was already used; the connection it made is ended.")
 	}
 	switch {
@@ -467,7 +484,9 @@ func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect
 	if !g.Revoked.IsZero() {
 		return Tokens{}, refuse("invalid_grant", "This connection was disconnected by the owner.")
 	}
-	s.db.ExecContext(ctx, `UPDATE oauth_grants SET issued=1 WHERE id=?`, grantID)
+	if _, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET issued=1 WHERE id=?`, grantID); err != nil {
+		return Tokens{}, errs.Wrap("grants.exchange", errs.Other, err, "")
+	}
 	return s.issue(ctx, g, capsScope(s.effective(g)), res)
 }
 
@@ -490,7 +509,7 @@ func (s *Store) Refresh(ctx context.Context, clientID, refresh, scope string) (T
 		return Tokens{}, refuse("invalid_grant", "This refresh token is not known to this box.")
 	}
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.refresh: %w", err)
+		return Tokens{}, errs.Wrap("grants.refresh", errs.Other, err, "")
 	}
 	g, err := s.grant(ctx, grantID)
 	if err != nil {
@@ -501,10 +520,12 @@ func (s *Store) Refresh(ctx context.Context, clientID, refresh, scope string) (T
 	}
 	r, err := s.db.ExecContext(ctx, `UPDATE oauth_tokens SET used=1 WHERE hash=? AND used=0`, hash(refresh))
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.refresh: %w", err)
+		return Tokens{}, errs.Wrap("grants.refresh", errs.Other, err, "")
 	}
 	if n, _ := r.RowsAffected(); n == 0 {
-		s.revoke(ctx, grantID)
+		if _, err := s.revoke(ctx, grantID); err != nil {
+			return Tokens{}, err
+		}
 		return Tokens{}, refuse("invalid_grant", "This refresh token was already used, so the connection is ended; connect again.")
 	}
 	switch {
@@ -546,7 +567,7 @@ func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource st
 	now := s.now()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+		return Tokens{}, errs.Wrap("grants.issue", errs.Other, err, "")
 	}
 	defer tx.Rollback()
 	for _, row := range []struct {
@@ -555,7 +576,7 @@ func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource st
 	}{{t.Access, "access", now.Add(AccessLife)}, {t.Refresh, "refresh", now.Add(RefreshLife)}} {
 		if _, err := tx.Exec(`INSERT INTO oauth_tokens(hash,grant_id,kind,scope,resource,expires) VALUES(?,?,?,?,?,?)`,
 			hash(row.tok), g.ID, row.kind, t.Scope, resource, row.exp.Unix()); err != nil {
-			return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+			return Tokens{}, errs.Wrap("grants.issue", errs.Other, err, "")
 		}
 	}
 	return t, tx.Commit()
@@ -599,7 +620,7 @@ func (s *Store) Verify(ctx context.Context, access, resource string) (Grant, err
 		return Grant{}, refuse("invalid_token", "This access token is not known to this box; connect again.")
 	}
 	if err != nil {
-		return Grant{}, fmt.Errorf("grants.verify: %w", err)
+		return Grant{}, errs.Wrap("grants.verify", errs.Other, err, "")
 	}
 	g, err := s.grant(ctx, grantID)
 	if err != nil {
@@ -617,7 +638,9 @@ func (s *Store) Verify(ctx context.Context, access, resource string) (Grant, err
 	tc := scopeCaps(strings.Fields(scope))
 	g.Caps = keys.Caps{Memory: eff.Memory && tc.Memory, Messages: eff.Messages && tc.Messages, Build: eff.Build && tc.Build}
 	if s.now().Sub(g.LastUsed) > time.Minute {
-		s.db.ExecContext(ctx, `UPDATE oauth_grants SET last_used=? WHERE id=?`, s.now().Unix(), g.ID)
+		if _, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET last_used=? WHERE id=?`, s.now().Unix(), g.ID); err != nil {
+			return g, errs.Wrap("grants.verify", errs.Other, err, "")
+		}
 	}
 	return g, nil
 }
@@ -646,7 +669,7 @@ func (s *Store) grant(ctx context.Context, id string) (Grant, error) {
 		return g, refuse("invalid_grant", "This connection is not known to this box.")
 	}
 	if err != nil {
-		return g, fmt.Errorf("grants.grant: %w", err)
+		return g, errs.Wrap("grants.grant", errs.Other, err, "")
 	}
 	return g, nil
 }
@@ -655,14 +678,14 @@ func (s *Store) grant(ctx context.Context, id string) (Grant, error) {
 func (s *Store) List(ctx context.Context) ([]Grant, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+grantColumns+` FROM oauth_grants WHERE issued=1 ORDER BY created DESC, id`)
 	if err != nil {
-		return nil, fmt.Errorf("grants.list: %w", err)
+		return nil, errs.Wrap("grants.list", errs.Other, err, "")
 	}
 	defer rows.Close()
 	out := []Grant{}
 	for rows.Next() {
 		g, err := scanGrant(rows)
 		if err != nil {
-			return nil, fmt.Errorf("grants.list: %w", err)
+			return nil, errs.Wrap("grants.list", errs.Other, err, "")
 		}
 		g.Caps = s.effective(g)
 		out = append(out, g)
@@ -687,7 +710,7 @@ func (s *Store) Revoke(ctx context.Context, id string) (Grant, bool, error) {
 func (s *Store) revoke(ctx context.Context, id string) (bool, error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE id=? AND revoked=0`, s.now().Unix(), id)
 	if err != nil {
-		return false, fmt.Errorf("grants.revoke: %w", err)
+		return false, errs.Wrap("grants.revoke", errs.Other, err, "")
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
@@ -701,7 +724,7 @@ func (s *Store) RevokeCode(ctx context.Context, code string) error {
 		return refuse("invalid_grant", "This authorization code is not known to this box.")
 	}
 	if err != nil {
-		return fmt.Errorf("grants.revokecode: %w", err)
+		return errs.Wrap("grants.revokecode", errs.Other, err, "")
 	}
 	_, err = s.revoke(ctx, grantID)
 	return err
@@ -735,7 +758,7 @@ func (s *Store) RevokeToken(ctx context.Context, clientID, token string) (Grant,
 		return Grant{}, false, nil
 	}
 	if err != nil {
-		return Grant{}, false, fmt.Errorf("grants.revoketoken: %w", err)
+		return Grant{}, false, errs.Wrap("grants.revoketoken", errs.Other, err, "")
 	}
 	g, err := s.grant(ctx, grantID)
 	if err != nil {
@@ -746,7 +769,7 @@ func (s *Store) RevokeToken(ctx context.Context, clientID, token string) (Grant,
 	}
 	if kind == "access" {
 		if _, err := s.db.ExecContext(ctx, `UPDATE oauth_tokens SET expires=0 WHERE hash=?`, hash(token)); err != nil {
-			return Grant{}, false, fmt.Errorf("grants.revoketoken: %w", err)
+			return Grant{}, false, errs.Wrap("grants.revoketoken", errs.Other, err, "")
 		}
 		return g, false, nil
 	}

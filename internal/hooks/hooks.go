@@ -228,6 +228,6 @@ func (s *session) logf(format string, args ...any) {
 	if err != nil {
 		return
 	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), s.id, strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "\n    "))
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
+	_, _ = fmt.Fprintf(f, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), s.id, strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "\n    "))
 }

@@ -107,7 +107,7 @@ func (s *session) promptSubmit(ctx context.Context) (Result, error) {
 		if b.Text != "" {
 			parts = append(parts, Trim(b.Text, CapPrompt))
 		}
-		s.update(func(r *Record) {
+		_ = s.update(func(r *Record) {
 			r.Task = oneLine(s.in.Prompt, 2000)
 			if b.Text != "" {
 				r.Brief, r.Scope = b.Key, b.Scope
@@ -122,7 +122,7 @@ func (s *session) brief(ctx context.Context) (Brief, error) {
 	key := hash(s.root + "\x00" + s.project + "\x00" + strings.TrimSpace(s.in.Prompt))[:16]
 	name := "brief-" + key + ".json"
 	var b Brief
-	if s.load(name, &b); b.Key == key {
+	if err := s.load(name, &b); err == nil && b.Key == key {
 		return b, nil
 	}
 	b, err := s.buildBrief(ctx, key)
@@ -262,7 +262,7 @@ func locate(host string, words []string) (int, int) {
 	if err != nil {
 		return 1, 1
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	start, end, n := 0, 0, 0

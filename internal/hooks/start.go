@@ -81,16 +81,16 @@ func (s *session) restate(by string, atStart bool) string {
 	var mk Marker
 	var rec Record
 	answer := false
-	s.locked(func() error {
-		s.load(markerFile, &mk)
+	_ = s.locked(func() error {
+		_ = s.load(markerFile, &mk)
 		if mk.Answered >= mk.Compactions {
 			if !atStart {
 				return nil
 			}
 			mk.Compactions = mk.Answered + 1 // a compaction PreCompact did not see
-			s.load(recordFile, &rec)
+			_ = s.load(recordFile, &rec)
 		} else if err := s.load(frozenFile, &rec); err != nil || rec.Updated.IsZero() {
-			s.load(recordFile, &rec)
+			_ = s.load(recordFile, &rec)
 		}
 		answer = true
 		mk.Answered, mk.By = mk.Compactions, by

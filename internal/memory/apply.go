@@ -130,7 +130,7 @@ type diskView struct{ m *Memory }
 func (d diskView) Read(p string) ([]byte, error) {
 	data, err := os.ReadFile(d.m.host(p))
 	if err != nil {
-		return nil, fmt.Errorf("memory: %s: %w", p, err)
+		return nil, errs.Wrap("memory.read", errs.Other, err, "cannot read "+p)
 	}
 	return data, nil
 }
@@ -360,9 +360,9 @@ func (ap *applier) rewriteLinks(old, kept string) error {
 	for p := range ap.written {
 		candidates[p] = true
 	}
-	filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
-			return nil
+			return nil // a folder that vanished or cannot be read holds no link to rewrite
 		}
 		if p := ap.m.boxPath(h); indexable(p) {
 			if data, err := os.ReadFile(h); err == nil && bytes.Contains(data, needle) {
@@ -371,6 +371,9 @@ func (ap *applier) rewriteLinks(old, kept string) error {
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	re := regexp.MustCompile(`\[\[` + regexp.QuoteMeta(old) + `([|#\]])`)
 	paths := make([]string, 0, len(candidates))
 	for p := range candidates {

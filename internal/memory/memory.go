@@ -190,7 +190,9 @@ func (m *Memory) reconcile(ctx context.Context, progress func(done, total int)) 
 func (m *Memory) watchLoop(ctx context.Context) {
 	defer m.bg.Done()
 	for ctx.Err() == nil {
-		index.Watch(ctx, m.root, m.onChange)
+		if err := index.Watch(ctx, m.root, m.onChange); err != nil {
+			m.missed.Store(true) // changes made while no watcher ran: the next read reconciles
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -202,7 +204,9 @@ func (m *Memory) watchLoop(ctx context.Context) {
 func (m *Memory) catchUp(ctx context.Context) {
 	defer m.bg.Done()
 	defer m.indexing.Store(false)
-	m.reconcile(ctx, m.opts.Progress)
+	if _, err := m.reconcile(ctx, m.opts.Progress); err != nil {
+		m.missed.Store(true) // the next read tries again
+	}
 }
 
 // onChange reindexes the paths the watcher reports; a path that is gone is a file or a folder removed.
@@ -210,13 +214,16 @@ func (m *Memory) onChange(paths []string) {
 	var files []string
 	for _, p := range paths {
 		if _, err := os.Stat(m.host(p)); err != nil && !strings.HasSuffix(p, ".md") {
-			m.withIndex(func(ix *index.Index) error {
+			err := m.withIndex(func(ix *index.Index) error {
 				have, err := ix.FilesUnder(context.Background(), p+"/")
 				if err != nil {
 					return err
 				}
 				return ix.DeleteFiles(slices.Collect(maps.Keys(have)))
 			})
+			if err != nil {
+				m.missed.Store(true)
+			}
 			continue
 		}
 		files = append(files, p)
@@ -362,7 +369,7 @@ func (m *Memory) stamps(ctx context.Context, ix *index.Index) (map[string]index.
 // lineStamp stamps an inbox line by what it says, who said it and when.
 func lineStamp(d index.Doc) index.FileStamp {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", d.Body, d.Who, d.Trust, d.Date.Unix())
+	_, _ = fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", d.Body, d.Who, d.Trust, d.Date.Unix()) // a hash never fails to write
 	return index.FileStamp{Size: int64(len(d.Body)), Hash: strconv.FormatUint(h.Sum64(), 36)}
 }
 

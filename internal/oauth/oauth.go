@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 )
@@ -78,9 +79,15 @@ func Metadata(issuer string) *oauthex.AuthServerMeta {
 // metadata serves the document without the empty jwks_uri the SDK type always writes: the box signs no
 // tokens, and RFC 8414 makes the member optional.
 func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
-	b, _ := json.Marshal(Metadata(s.cfg.Issuer(r)))
+	b, err := json.Marshal(Metadata(s.cfg.Issuer(r)))
 	var m map[string]any
-	json.Unmarshal(b, &m)
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		s.fail(w, r, errs.Wrap("oauth.metadata", errs.Other, err, ""))
+		return
+	}
 	delete(m, "jwks_uri")
 	writeJSON(w, http.StatusOK, m)
 }
@@ -118,16 +125,19 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		State: q.Get("state"), Challenge: q.Get("code_challenge"), Method: q.Get("code_challenge_method"),
 		Resource: q.Get("resource"), Scope: q.Get("scope"),
 	}, issuer+"/mcp")
-	var ref *grants.Refusal
 	switch {
-	case errors.As(err, &ref) && ref.Redirect:
+	case errors.Is(err, grants.ErrToClient):
 		// The client and its redirect URI are known: the error goes back to it (RFC 6749 §4.1.2.1).
 		back := grants.Request{RedirectURI: q.Get("redirect_uri"), State: q.Get("state")}
 		if back.RedirectURI == "" {
-			c, _ := s.cfg.Grants.Client(r.Context(), q.Get("client_id"))
+			c, cerr := s.cfg.Grants.Client(r.Context(), q.Get("client_id"))
+			if cerr != nil {
+				s.fail(w, r, cerr)
+				return
+			}
 			back.RedirectURI = c.RedirectURIs[0]
 		}
-		http.Redirect(w, r, back.Answer(issuer, url.Values{"error": {ref.Code}, "error_description": {ref.Description}}), http.StatusFound)
+		http.Redirect(w, r, back.Answer(issuer, url.Values{"error": {errs.CodeOf(err)}, "error_description": {errs.Sentence(err)}}), http.StatusFound)
 		return
 	case err != nil:
 		s.fail(w, r, err) // never redirect to an unverified URI: tell the person
@@ -138,7 +148,10 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			desc = "The box could not read its switches, so no new assistant can connect now."
 		}
-		s.cfg.Grants.Deny(r.Context(), req.ID)
+		if _, err := s.cfg.Grants.Deny(r.Context(), req.ID); err != nil {
+			s.fail(w, r, err)
+			return
+		}
 		http.Redirect(w, r, req.Answer(issuer, url.Values{"error": {"access_denied"}, "error_description": {desc}}), http.StatusFound)
 		return
 	}
@@ -159,12 +172,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			r.PostForm.Get("redirect_uri"), r.PostForm.Get("resource"))
 	case "refresh_token":
 		if res := r.PostForm.Get("resource"); res != "" && res != s.cfg.Issuer(r)+"/mcp" {
-			err = &grants.Refusal{Code: "invalid_target", Description: "The resource must be this box's MCP endpoint."}
+			err = grants.Refuse("invalid_target", "The resource must be this box's MCP endpoint.")
 			break
 		}
 		t, err = s.cfg.Grants.Refresh(r.Context(), clientID, r.PostForm.Get("refresh_token"), r.PostForm.Get("scope"))
 	default:
-		err = &grants.Refusal{Code: "unsupported_grant_type", Description: "Use authorization_code or refresh_token."}
+		err = grants.Refuse("unsupported_grant_type", "Use authorization_code or refresh_token.")
 	}
 	if err != nil {
 		s.fail(w, r, err)
@@ -204,7 +217,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 func (s *Server) postedClient(w http.ResponseWriter, r *http.Request, what string) (string, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		return "", &grants.Refusal{Code: "invalid_request", Description: "The " + what + " request is not a form."}
+		return "", grants.Refuse("invalid_request", "The %s request is not a form.", what)
 	}
 	clientID := r.PostForm.Get("client_id")
 	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
@@ -222,20 +235,20 @@ func errBody(code, desc string) map[string]string {
 
 // fail answers an error as RFC 6749 §5.2 JSON: invalid_client is 401, a rate limit 429, the rest 400.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ref *grants.Refusal
-	if !errors.As(err, &ref) {
+	code := errs.CodeOf(err)
+	if code == "" {
 		s.cfg.Logger.Error("oauth", "path", r.URL.Path, "err", err)
 		writeJSON(w, http.StatusInternalServerError, errBody("server_error", "Something went wrong inside the box; try again."))
 		return
 	}
 	status := http.StatusBadRequest
-	switch ref.Code {
+	switch code {
 	case "invalid_client":
 		status = http.StatusUnauthorized
 	case "temporarily_unavailable":
 		status = http.StatusTooManyRequests
 	}
-	writeJSON(w, status, errBody(ref.Code, ref.Description))
+	writeJSON(w, status, errBody(code, errs.Sentence(err)))
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
@@ -244,5 +257,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	_ = enc.Encode(v) // the status is sent; a client that went away cannot be told anything more
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/mcp"
 )
@@ -211,10 +211,10 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		c, err := s.connection(r, token)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+metadata)
-			msg := err.Error()
-			var ref *grants.Refusal
-			if errors.As(err, &ref) {
-				msg = ref.Description
+			msg := errs.Sentence(err)
+			if msg == "" {
+				msg = "This key or token could not be checked; try again."
+				s.Logger.Error("auth: a credential could not be checked", "err", err)
 			}
 			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001, msg, nil)
 			return

@@ -81,6 +81,11 @@ func (s *Store) migrate(ctx context.Context) error {
 			continue
 		}
 		err := s.Tx(ctx, func(tx *sql.Tx) error {
+			// Another process may have run this step while this one waited for the write lock.
+			var done int
+			if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM migrations WHERE version=?`, m.version).Scan(&done); err != nil || done > 0 {
+				return err
+			}
 			if _, err := tx.ExecContext(ctx, m.sql); err != nil {
 				return err
 			}

@@ -8,7 +8,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"fmt"
 	"io/fs"
 	"net/url"
 	"os"
@@ -62,8 +61,7 @@ func Open(root string, opts Options) (*Store, error) {
 	db.SetMaxIdleConns(16)
 	s := &Store{db: db, path: path, now: opts.Now}
 	if err := s.migrate(context.Background()); err != nil {
-		db.Close()
-		return nil, err
+		return nil, errors.Join(err, db.Close())
 	}
 	return s, nil
 }
@@ -142,7 +140,7 @@ func (s *Store) Tx(ctx context.Context, fn func(tx *sql.Tx) error) error {
 
 func rollback(tx *sql.Tx) error {
 	if err := tx.Rollback(); err != nil && !errors.Is(err, sql.ErrTxDone) {
-		return fmt.Errorf("state: rollback: %w", err)
+		return errs.Wrap("state.tx", errs.Other, err, "")
 	}
 	return nil
 }

@@ -213,3 +213,29 @@ func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
 		t.Error("an unfreeze by another store is not seen after flagTTL")
 	}
 }
+
+// Many processes open a new box's state at once (many `box remember`): each migration runs once, and no
+// opener fails for another's.
+func TestConcurrentOpensMigrateOnce(t *testing.T) {
+	root := t.TempDir()
+	errc := make(chan error, 12)
+	for range 12 {
+		go func() {
+			s, err := Open(root, Options{})
+			if err == nil {
+				err = s.Close()
+			}
+			errc <- err
+		}()
+	}
+	for range 12 {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := mustOpen(t, root)
+	var n int
+	if err := s.db.QueryRow(`SELECT count(*) FROM migrations`).Scan(&n); err != nil || n != len(migrations) {
+		t.Fatalf("%d migrations recorded (%v), want %d", n, err, len(migrations))
+	}
+}

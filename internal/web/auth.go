@@ -141,9 +141,13 @@ func (s *authStore) passkeys(ctx context.Context) ([]Passkey, error) {
 	return out, rows.Err()
 }
 
+// hasPasskey reports whether the owner has a passkey; a count that cannot be read reads as yes, so the
+// box never offers to make a first passkey it may already have (the setup link stays closed).
 func (s *authStore) hasPasskey(ctx context.Context) bool {
 	var n int
-	s.db.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n)
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil {
+		return true
+	}
 	return n > 0
 }
 
@@ -170,7 +174,9 @@ func (s *authStore) removePasskey(ctx context.Context, id string) error {
 	}
 	defer tx.Rollback()
 	var n int
-	tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n)
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil {
+		return err
+	}
 	if n <= 1 {
 		return errs.E("web.passkey", errs.Refused, "This is your only passkey; add another before removing it, or you could not sign in.")
 	}
@@ -254,17 +260,21 @@ func (s *authStore) session(ctx context.Context, cookie string) (*session, bool)
 	now := s.now()
 	ss.created, ss.seen, ss.uv = time.Unix(c, 0), time.Unix(seen, 0), time.Unix(uv, 0)
 	if now.Sub(ss.seen) > SessionIdle || now.Sub(ss.created) > SessionMax {
-		s.db.ExecContext(ctx, `DELETE FROM web_sessions WHERE hash=?`, ss.hash)
+		// Refused either way; a row the delete missed is refused again, by its dates, next time.
+		_, _ = s.db.ExecContext(ctx, `DELETE FROM web_sessions WHERE hash=?`, ss.hash)
 		return nil, false
 	}
 	if now.Sub(ss.seen) > time.Minute {
-		s.db.ExecContext(ctx, `UPDATE web_sessions SET seen=? WHERE hash=?`, now.Unix(), ss.hash)
+		if _, err := s.db.ExecContext(ctx, `UPDATE web_sessions SET seen=? WHERE hash=?`, now.Unix(), ss.hash); err != nil {
+			return nil, false // a use that cannot be recorded is not let in (closed, not open)
+		}
 	}
 	return ss, true
 }
 
-func (s *authStore) freshUV(ctx context.Context, hash string) {
-	s.db.ExecContext(ctx, `UPDATE web_sessions SET uv=? WHERE hash=?`, s.now().Unix(), hash)
+func (s *authStore) freshUV(ctx context.Context, hash string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE web_sessions SET uv=? WHERE hash=?`, s.now().Unix(), hash)
+	return err
 }
 
 func (s *authStore) endSession(ctx context.Context, hash string) error {

@@ -329,7 +329,7 @@ func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error) {
 	}
 	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	rw.WriteHeader(code)
-	fmt.Fprintln(rw, sentence(err))
+	_, _ = fmt.Fprintln(rw, sentence(err)) // the status is sent; a browser that went away cannot be told more
 }
 
 func writeJSON(rw http.ResponseWriter, code int, v any) {
@@ -338,7 +338,7 @@ func writeJSON(rw http.ResponseWriter, code int, v any) {
 	rw.WriteHeader(code)
 	enc := json.NewEncoder(rw)
 	enc.SetEscapeHTML(true)
-	enc.Encode(v)
+	_ = enc.Encode(v) // the status is sent; a browser that went away cannot be told more
 }
 
 // back redirects a form to the page it came from with a sentence to show.

@@ -167,7 +167,7 @@ func (p Plan) Apply(dir string) error {
 				return fmt.Errorf("wire: %w", err)
 			}
 			if parent := filepath.Dir(host); parent != filepath.Clean(dir) {
-				os.Remove(parent) // .claude/ or .codex/, only when nothing else is in it
+				_ = os.Remove(parent) // .claude/ or .codex/, only when nothing else is in it
 			}
 			continue
 		}
