@@ -498,3 +498,39 @@ func TestUndoKeepsTheInboxHeader(t *testing.T) {
 		t.Fatalf("after undoing a tidy that came before new lines (%d headers):\n%s", n, day)
 	}
 }
+
+// The inbox day is the owner's local day: a line saved in the last second of a leap day goes to that
+// day's file, one saved two seconds later to 1 March's, and a search by day finds each on its own day.
+func TestInboxDaysAreLocal(t *testing.T) {
+	ctx := context.Background()
+	now := time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local)
+	dir := t.TempDir()
+	b, err := box.Init(ctx, dir, box.InitOptions{HookBinary: "box", Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	m := openAt(t, dir, Options{}, func() time.Time { return now })
+	late := remember(t, m, own, "Leo swims late on the leap day.")
+	now = now.Add(2 * time.Second)
+	early := remember(t, m, own, "Leo swims early in March.")
+	if late.Path != "/_content/inbox/2028-02-29.md" || early.Path != "/_content/inbox/2028-03-01.md" {
+		t.Fatalf("inbox files %s and %s", late.Path, early.Path)
+	}
+	day := func(s string) time.Time { return time.Date(2028, 2, 29, 0, 0, 0, 0, time.Local).AddDate(0, 0, map[string]int{"29": 0, "1": 1}[s]) }
+	if hs := hits(t, m, SearchInput{Words: "leo swims", Since: day("1")}); len(hs) != 1 || !strings.Contains(hs[0].Snippet, "March") || hs[0].Date != "2028-03-01" {
+		t.Errorf("since 1 March: %+v", hs)
+	}
+	if hs := hits(t, m, SearchInput{Words: "leo swims", Until: day("29")}); len(hs) != 1 || hs[0].Date != "2028-02-29" {
+		t.Errorf("until 29 February: %+v", hs)
+	}
+	es, err := m.box.Diary(ctx, 2, nil)
+	if err != nil || len(es) != 2 {
+		t.Fatal(es, err)
+	}
+	if es[1].Time != time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local).UTC().Format(time.RFC3339Nano) {
+		t.Errorf("the diary stamps the injected clock: %s", es[1].Time)
+	}
+}

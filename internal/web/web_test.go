@@ -746,3 +746,19 @@ func TestCeremonyFloodFromOneAddress(t *testing.T) {
 		t.Fatalf("another address was locked out by the flood: %d", code)
 	}
 }
+
+// Today is the owner's local day: what the box did in the last second of a leap day is today's until
+// midnight, and yesterday's two seconds later (the test clock starts at 23:59:59 local, in any zone).
+func TestTodayIsTheLocalDay(t *testing.T) {
+	f := newFx(t)
+	f.signedIn()
+	remember(t, f.m, "Claude", "Leo swims on Monday.")
+	did := `<span class="who">Claude</span> remembered: Leo swims on Monday.`
+	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Tuesday 29 February") || !strings.Contains(body, did) {
+		t.Fatalf("at 23:59:59 on 29 February, Today:\n%s", body)
+	}
+	f.clock.Advance(2 * time.Second)
+	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Wednesday 1 March") || strings.Contains(body, did) {
+		t.Fatalf("two seconds later, on 1 March, Today:\n%s", body)
+	}
+}
