@@ -113,7 +113,7 @@ func run(data string, verbose bool) error {
 	}{
 		{"plain BM25 (k1 1.2, b 0.75), whole note", func(q string) ([]string, error) { return bm.search(q, 10), nil }},
 		{"plain BM25, turn lines only (no title, no date)", func(q string) ([]string, error) { return bmTurns.search(q, 10), nil }},
-		{"**box search** (memory.Search on a real box: the DESIGN §5 rule)", memorySearch(mem)},
+		{"**box search** (memory.Search on a real box: the rule of docs/MEMORY.md)", memorySearch(mem)},
 		{"index only: any-term results when the rule finds nothing", boxSearch(ix, fallback)},
 		{"index only: Query.Relaxed (rule hits first, then any-term fill)", boxSearch(ix, relaxed)},
 	}
@@ -200,7 +200,7 @@ func memorySearch(m *memory.Memory) func(string) ([]string, error) {
 type mode int
 
 const (
-	strict   mode = iota // the DESIGN §5 rule alone
+	strict   mode = iota // the rule of docs/MEMORY.md alone
 	fallback             // any-term results only when the rule finds nothing
 	relaxed              // Query.Relaxed as it is
 )

@@ -33,7 +33,7 @@ type InitOptions struct {
 	HookBinary string
 }
 
-// SwitchesDefault is _config/switches.card as box init writes it: the defaults of DESIGN §8.
+// SwitchesDefault is _config/switches.card as box init writes it: the defaults of docs/GATE.md.
 const SwitchesDefault = `---
 title: What the box may do
 change: just-do-it

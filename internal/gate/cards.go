@@ -21,7 +21,7 @@ import (
 	"github.com/boxmem/box/internal/layout"
 )
 
-// Limits per connection (DESIGN §8).
+// Limits per connection (docs/GATE.md, "Limits").
 const (
 	MaxWaiting = 5
 	MaxPerDay  = 20

@@ -13,7 +13,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 )
 
-// The five switches of DESIGN §8.
+// The five switches (docs/GATE.md).
 const (
 	Change = "change"
 	Send   = "send"
@@ -167,7 +167,7 @@ type Decision struct {
 	Reason  string  `json:"reason"`
 }
 
-// Decide is the one rule of DESIGN §8: Never refuses; anything another assistant proposes is a card;
+// Decide is the one rule of docs/GATE.md: Never refuses; anything another assistant proposes is a card;
 // after a turn that read outside content, send/share/access/delete are cards and a change is a card unless
 // the owner's own last message asked for it; Ask me is a card; Just do it runs.
 func Decide(sw Switches, a Action, who Asker) Decision {

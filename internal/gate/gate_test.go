@@ -26,7 +26,7 @@ var kindsBySwitch = map[string][]string{
 	gate.Delete: {"delete"},
 }
 
-// want is the rule of DESIGN §8 written out independently of Decide, for every combination.
+// want is the rule of docs/GATE.md written out independently of Decide, for every combination.
 func want(choice, sw string, owner, outside, asked bool) gate.Verdict {
 	if choice == gate.Never {
 		return gate.Refuse

@@ -28,7 +28,7 @@ import (
 	"github.com/boxmem/box/internal/state"
 )
 
-// Lifetimes (DESIGN §9, issue 6).
+// Lifetimes (README.md, "Connecting assistants").
 const (
 	CodeLife        = 60 * time.Second
 	AccessLife      = 30 * 24 * time.Hour

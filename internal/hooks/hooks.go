@@ -32,7 +32,7 @@ const (
 // Events lists every event in the order a session fires them.
 var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd}
 
-// Caps are the token caps per emission (DESIGN §9, seed 002).
+// Caps are the token caps per emission (docs/HOOKS.md, "What each hook does").
 const (
 	CapStart   = 600
 	CapRecord  = 1200

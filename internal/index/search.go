@@ -9,7 +9,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 )
 
-// Query is one search. Text follows the rules of DESIGN §5: lowercase alphanumeric words, stopwords
+// Query is one search. Text follows the rules of docs/MEMORY.md, "Search": lowercase alphanumeric words, stopwords
 // dropped (stopwords alone match nothing), "quoted phrases" and word* prefixes count as one term each;
 // one or two terms must all match, more than two at least half (rounded up).
 type Query struct {
@@ -47,7 +47,7 @@ const (
 	maxTextBytes = 8 << 10
 )
 
-// Field weights for BM25, in DESIGN's order: title, aliases, description, then body. LoCoMo does not move
+// Field weights for BM25, in that order: title, aliases, description, then body. LoCoMo does not move
 // with them (its titles hold no content words; 1/1/1/1 to 10/8/4/1 changed R@5 by under 0.001), so they
 // are set for real notes: a note titled with the word beats a note that mentions it.
 const (

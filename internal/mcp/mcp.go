@@ -1,4 +1,4 @@
-// Package mcp owns the box's MCP surface on the official Go SDK: the tools of DESIGN §9, their checkboxes,
+// Package mcp owns the box's MCP surface on the official Go SDK: its tools, their checkboxes,
 // the initialize instructions and the one mapping from box errors to isError sentences. No HTTP, no storage.
 package mcp
 

@@ -42,7 +42,7 @@ func (b checkbox) label() string {
 	return "Reading memory"
 }
 
-// FrozenSentence is the refusal of every call while the owner has frozen the box (seed 003 §4).
+// FrozenSentence is the refusal of every call while the owner has frozen the box (docs/GATE.md).
 const FrozenSentence = "This box is frozen: the owner froze it on purpose, so nothing can be read or done until they unfreeze it in Settings → Safety; stop and tell them, don't retry."
 
 func needs(tool string, b checkbox) string {

@@ -370,7 +370,7 @@ func TestWatcherFindsHandEdits(t *testing.T) {
 	start := time.Now()
 	waitFor(t, func() bool { return len(hits(t, m, SearchInput{Words: "kayak leaks"})) == 1 })
 	if d := time.Since(start); d > time.Second {
-		t.Logf("found after %v (DESIGN asks for a second)", d)
+		t.Logf("found after %v (a second is the aim)", d)
 	}
 	os.Remove(p)
 	waitFor(t, func() bool { return len(hits(t, m, SearchInput{Words: "kayak leaks"})) == 0 })

@@ -18,7 +18,7 @@ import (
 	"github.com/boxmem/box/internal/note"
 )
 
-// Search runs words through the index with the rules of DESIGN §5 and the input's filters.
+// Search runs words through the index with the rules of docs/MEMORY.md and the input's filters.
 func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, error) {
 	m.ensureFresh(ctx)
 	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: in.Kind, Map: in.Map, Who: in.Who,

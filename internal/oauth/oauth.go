@@ -17,7 +17,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 )
 
-// The endpoints, under /mcp/oauth as seed 003 §4 names them. ConsentPath is served by package web.
+// The endpoints, under /mcp/oauth (README.md, "Connecting assistants"). ConsentPath is served by package web.
 const (
 	RegisterPath  = "/mcp/oauth/register"
 	AuthorizePath = "/mcp/oauth/authorize"

@@ -64,7 +64,7 @@ func codes(fs []finding.Finding) string {
 	return strings.Join(out, " ")
 }
 
-// Every bad input of issue 2 is a finding with the file (and line where there is one).
+// Every bad input is a finding with the file (and line where there is one).
 func TestBadInput(t *testing.T) {
 	root := newBox(t)
 	write(t, root, "_content/docs/target.md", "---\ntitle: T\n---\n")

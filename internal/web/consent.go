@@ -151,7 +151,7 @@ func (w *Web) disconnect(rw http.ResponseWriter, r *http.Request, _ *session) {
 	back(rw, r, "/settings", g.Client+" is disconnected; its next call is refused.")
 }
 
-// record writes the diary line of an access decision that changes no file (DESIGN §8: every decision is
+// record writes the diary line of an access decision that changes no file (docs/GATE.md: every decision is
 // in the diary), through the box's write transaction. It never names a token.
 func (w *Web) record(r *http.Request, op, summary, reason string) error {
 	_, err := w.cfg.Box.Do(r.Context(), box.Change{Actor: ownerActor, Op: op, Switch: gate.Access, Summary: summary, Reason: reason,

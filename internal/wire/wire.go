@@ -40,7 +40,7 @@ type Plan struct {
 	Warnings []string `json:"warnings,omitempty"` // files left alone, and why
 }
 
-// A hook entry wire installs: the event, its matcher and its timeout (seed 002).
+// A hook entry wire installs: the event, its matcher and its timeout (docs/HOOKS.md).
 type entry struct {
 	event, matcher string
 	timeout        int
