@@ -71,7 +71,7 @@ func TestOwnerVerbs(t *testing.T) {
 		t.Fatalf("switches access never: %+v", sw)
 	}
 	mem(t, root, ExitRefused, "keys", "new", "--name", "Claude Code") // access at Never refuses a key
-	mem(t, root, ExitRefused, "switches", "access", "just-do-it")      // access has no Just do it
+	mem(t, root, ExitRefused, "switches", "access", "just-do-it")     // access has no Just do it
 	mem(t, root, ExitUsage, "switches", "nothing", "never")
 
 	var item struct {

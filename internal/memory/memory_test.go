@@ -519,7 +519,9 @@ func TestInboxDaysAreLocal(t *testing.T) {
 	if late.Path != "/_content/inbox/2028-02-29.md" || early.Path != "/_content/inbox/2028-03-01.md" {
 		t.Fatalf("inbox files %s and %s", late.Path, early.Path)
 	}
-	day := func(s string) time.Time { return time.Date(2028, 2, 29, 0, 0, 0, 0, time.Local).AddDate(0, 0, map[string]int{"29": 0, "1": 1}[s]) }
+	day := func(s string) time.Time {
+		return time.Date(2028, 2, 29, 0, 0, 0, 0, time.Local).AddDate(0, 0, map[string]int{"29": 0, "1": 1}[s])
+	}
 	if hs := hits(t, m, SearchInput{Words: "leo swims", Since: day("1")}); len(hs) != 1 || !strings.Contains(hs[0].Snippet, "March") || hs[0].Date != "2028-03-01" {
 		t.Errorf("since 1 March: %+v", hs)
 	}
