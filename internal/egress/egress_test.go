@@ -2,17 +2,14 @@ package egress_test
 
 import (
 	"context"
-	"errors"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/egress"
+	"github.com/boxmem/box/internal/egresstest"
 	"github.com/boxmem/box/internal/errs"
 )
 
@@ -36,46 +33,6 @@ func TestCheck(t *testing.T) {
 	}
 }
 
-// net is a test network: names resolve through a table, and a dial reaches the TLS test server only for
-// the one public address standing for it; any other dial is recorded and refused without connecting.
-type testNet struct {
-	mu      sync.Mutex
-	srv     *httptest.Server
-	public  netip.Addr
-	names   map[string][]netip.Addr
-	dialled []string
-}
-
-func newNet(t *testing.T, h http.Handler) *testNet {
-	srv := httptest.NewTLSServer(h)
-	t.Cleanup(srv.Close)
-	return &testNet{srv: srv, public: netip.MustParseAddr("93.184.215.14"), names: map[string][]netip.Addr{}}
-}
-
-func (n *testNet) client(opts egress.Options) *egress.Client {
-	return egress.New(opts).WithTestNet(egress.TestNet{
-		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
-			n.mu.Lock()
-			defer n.mu.Unlock()
-			if a, ok := n.names[host]; ok {
-				return a, nil
-			}
-			return nil, errors.New("no such host in the test network")
-		},
-		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			n.mu.Lock()
-			n.dialled = append(n.dialled, addr)
-			n.mu.Unlock()
-			if ap, err := netip.ParseAddrPort(addr); err == nil && ap.Addr() == n.public {
-				var d net.Dialer
-				return d.DialContext(ctx, network, n.srv.Listener.Addr().String())
-			}
-			return nil, errors.New("the test network refuses " + addr + " without connecting")
-		},
-		Roots: n.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-	})
-}
-
 func TestGet(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/doc", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"ok":true}`)) })
@@ -89,12 +46,10 @@ func TestGet(t *testing.T) {
 		case <-time.After(5 * time.Second):
 		}
 	})
-	n := newNet(t, mux)
-	// httptest's certificate names example.com, so the test names live under it.
-	n.names["example.com"] = []netip.Addr{n.public}
-	n.names["inside.example.com"] = []netip.Addr{netip.MustParseAddr("192.168.0.10"), netip.MustParseAddr("::1")}
-	n.names["metadata.example.com"] = []netip.Addr{netip.MustParseAddr("169.254.169.254")}
-	c := n.client(egress.Options{MaxBytes: 1000, Timeout: 300 * time.Millisecond})
+	n := egresstest.New(t, mux)
+	n.Name("inside.example.com", "192.168.0.10", "::1")
+	n.Name("metadata.example.com", "169.254.169.254")
+	c := n.Client(egress.Options{MaxBytes: 1000, Timeout: 300 * time.Millisecond})
 	ctx := context.Background()
 
 	res, err := c.Get(ctx, "https://example.com/doc", nil)
@@ -113,21 +68,11 @@ func TestGet(t *testing.T) {
 	}
 	// A name answering a private address and a public one is reached only at the public one; once it
 	// rebinds to a private address alone, the next fetch is refused before any connect.
-	n.mu.Lock()
-	n.names["example.com"] = []netip.Addr{netip.MustParseAddr("10.0.0.7"), n.public}
-	n.mu.Unlock()
+	n.Name("example.com", "10.0.0.7", egresstest.Public.String())
 	if res, err := c.Get(ctx, "https://example.com/doc", nil); err != nil || res.Status != 200 {
 		t.Fatalf("a name with a private and a public address: %+v %v", res, err)
 	}
-	n.mu.Lock()
-	for _, d := range n.dialled {
-		if ap := netip.MustParseAddrPort(d); ap.Addr() != n.public {
-			t.Errorf("dialled %s", d)
-		}
-	}
-	n.dialled = nil
-	n.names["example.com"] = []netip.Addr{netip.MustParseAddr("10.0.0.7")}
-	n.mu.Unlock()
+	n.Name("example.com", "10.0.0.7")
 	if _, err := c.Get(ctx, "https://example.com/doc", nil); errs.KindOf(err) != errs.Forbidden {
 		t.Fatalf("after rebinding to a private address: %v", err)
 	}
@@ -145,10 +90,8 @@ func TestGet(t *testing.T) {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
-	n.mu.Lock()
-	defer n.mu.Unlock()
-	if len(n.dialled) != 0 {
-		t.Fatalf("refused addresses were dialled: %v", n.dialled)
+	if r := n.Refused(); len(r) != 0 {
+		t.Fatalf("refused addresses were dialled: %v", r)
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/netip"
 	"net/url"
 	"strings"
 	"testing"
@@ -160,13 +159,11 @@ func TestClientIDMetadataDocumentRefusals(t *testing.T) {
 func TestClientIDMetadataDocumentSSRF(t *testing.T) {
 	f := newFx(t)
 	redirect := "http://127.0.0.1:4000/callback"
-	f.docs.mu.Lock()
 	for name, addr := range map[string]string{"inside.example.com": "10.0.0.5", "meta.example.com": "169.254.169.254",
 		"loop.example.com": "127.0.0.1", "v6.example.com": "fd00:ec2::254", "mapped.example.com": "::ffff:192.168.1.1",
 		"cgnat.example.com": "100.100.100.200", "link6.example.com": "fe80::1"} {
-		f.docs.names[name] = []netip.Addr{netip.MustParseAddr(addr)}
+		f.docs.Name(name, addr)
 	}
-	f.docs.mu.Unlock()
 	for _, id := range []string{"https://inside.example.com/c.json", "https://meta.example.com/latest/meta-data/c.json",
 		"https://loop.example.com/c.json", "https://v6.example.com/c.json", "https://mapped.example.com/c.json",
 		"https://cgnat.example.com/c.json", "https://link6.example.com/c.json", "https://169.254.169.254/latest/meta-data/c.json",
@@ -184,16 +181,12 @@ func TestClientIDMetadataDocumentSSRF(t *testing.T) {
 	if st, loc, out := f.authorize(q); st != http.StatusFound || loc.Path != oauth.ConsentPath {
 		t.Fatalf("the first fetch: %d %v %v", st, loc, out)
 	}
-	f.docs.mu.Lock()
-	f.docs.names["example.com"] = []netip.Addr{netip.MustParseAddr("192.168.0.1")}
-	f.docs.mu.Unlock()
+	f.docs.Name("example.com", "192.168.0.1")
 	f.clock.Advance(61 * time.Second)
 	if st, loc, out := f.authorize(q); st != 401 || loc.String() != "" || !strings.Contains(out["error_description"].(string), "not on the public internet") {
 		t.Fatalf("after rebinding: %d %v %v (fetched %d)", st, loc, out, f.docs.count("/oauth/client.json"))
 	}
-	f.docs.mu.Lock()
-	defer f.docs.mu.Unlock()
-	if len(f.docs.dialled) != 0 {
-		t.Fatalf("the box dialled %v", f.docs.dialled)
+	if r := f.docs.Refused(); len(r) != 0 {
+		t.Fatalf("the box dialled %v", r)
 	}
 }

@@ -7,13 +7,10 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
-	"net/netip"
 	"net/url"
 	"strings"
 	"sync"
@@ -22,6 +19,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/egress"
+	"github.com/boxmem/box/internal/egresstest"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
@@ -70,7 +68,7 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	f.base, f.ip = "http://localhost:"+port, "http://127.0.0.1:"+port
 	f.docs = newDocNet(t)
-	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID, Fetch: f.docs.client(),
+	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID, Fetch: f.docs.Client(egress.Options{MaxBytes: grants.MaxDocument, Timeout: 2 * time.Second}),
 		MCP: mcp.New(mcp.Config{Todos: todo.New(b), State: f.keys, Address: f.base})}
 	for _, fn := range tune {
 		fn(srv)
@@ -93,18 +91,14 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	return f
 }
 
-// docNet is the internet as the box's fetches see it in tests: example.com (and names under it the test
-// adds) resolve through a table, a dial of the one public address standing for example.com reaches a TLS
-// test server on 127.0.0.1, and any other dial is recorded and refused without connecting. Documents are
-// served from a map the test fills; hits counts fetches per path.
+// docNet serves clients' metadata documents at https://example.com on the test network of egresstest
+// (where any other dial is recorded and refused without connecting), from a map the test fills; hits counts
+// fetches per path.
 type docNet struct {
-	srv     *httptest.Server
-	public  netip.Addr
-	mu      sync.Mutex
-	names   map[string][]netip.Addr
-	pages   map[string]docPage
-	hits    map[string]int
-	dialled []string // addresses dialled other than the public one: must stay empty
+	*egresstest.Net
+	mu    sync.Mutex
+	pages map[string]docPage
+	hits  map[string]int
 }
 
 type docPage struct {
@@ -115,9 +109,8 @@ type docPage struct {
 }
 
 func newDocNet(t *testing.T) *docNet {
-	n := &docNet{public: netip.MustParseAddr("93.184.215.14"), names: map[string][]netip.Addr{}, pages: map[string]docPage{}, hits: map[string]int{}}
-	n.names["example.com"] = []netip.Addr{n.public}
-	n.srv = httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	n := &docNet{pages: map[string]docPage{}, hits: map[string]int{}}
+	n.Net = egresstest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.mu.Lock()
 		p, ok := n.pages[r.URL.Path]
 		n.hits[r.URL.Path]++
@@ -142,11 +135,10 @@ func newDocNet(t *testing.T) *docNet {
 		w.WriteHeader(p.status)
 		io.WriteString(w, p.body)
 	}))
-	t.Cleanup(n.srv.Close)
 	return n
 }
 
-// page serves body at path on https://example.com.
+// page serves p at path on https://example.com.
 func (n *docNet) page(path string, p docPage) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -157,30 +149,6 @@ func (n *docNet) count(path string) int {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	return n.hits[path]
-}
-
-func (n *docNet) client() *egress.Client {
-	return egress.New(egress.Options{MaxBytes: grants.MaxDocument, Timeout: 2 * time.Second}).WithTestNet(egress.TestNet{
-		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
-			n.mu.Lock()
-			defer n.mu.Unlock()
-			if a, ok := n.names[host]; ok {
-				return a, nil
-			}
-			return nil, errors.New("no such host in the test network")
-		},
-		Dial: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if ap, err := netip.ParseAddrPort(addr); err == nil && ap.Addr() == n.public {
-				var d net.Dialer
-				return d.DialContext(ctx, network, n.srv.Listener.Addr().String())
-			}
-			n.mu.Lock()
-			n.dialled = append(n.dialled, addr)
-			n.mu.Unlock()
-			return nil, errors.New("the test network refuses " + addr + " without connecting")
-		},
-		Roots: n.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-	})
 }
 
 // owner makes the owner's passkey (the software one) through the setup link.
