@@ -87,9 +87,9 @@ func hostOf(s, whole string) string {
 		s = s[i+1:]
 	}
 	if s == "" {
-		return clip(whole)
+		return Clip(whole)
 	}
-	return clip(strings.ToLower(s))
+	return Clip(strings.ToLower(s))
 }
 
 // percentDecode decodes %XX sequences as the URL parser does for a javascript: address; a "%" not
@@ -163,8 +163,8 @@ func isWordByte(c byte) bool {
 	return isLetter(c) || (c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'
 }
 
-// clip keeps a found string short enough for a sentence.
-func clip(s string) string {
+// Clip keeps a found string short enough for a sentence, with control characters blanked.
+func Clip(s string) string {
 	const max = 60
 	s = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {

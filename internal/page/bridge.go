@@ -72,7 +72,7 @@ func CheckSlug(s string) error {
 		ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'
 	}
 	if !ok {
-		return errs.E("page.slug", errs.Invalid, "The page name %q can't be used: use 1 to 40 lower-case letters, digits and single hyphens, starting with a letter (like \"garden\").", clip(s))
+		return errs.E("page.slug", errs.Invalid, "The page name %q can't be used: use 1 to 40 lower-case letters, digits and single hyphens, starting with a letter (like \"garden\").", Clip(s))
 	}
 	return nil
 }

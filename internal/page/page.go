@@ -111,7 +111,7 @@ type checker struct {
 }
 
 func (c *checker) add(p Problem) {
-	p.Found = clip(p.Found)
+	p.Found = Clip(p.Found)
 	if !c.seen[p] {
 		c.seen[p] = true
 		c.out = append(c.out, p)

@@ -44,7 +44,7 @@ func Origin(address string) (string, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil ||
 		u.Path != "" || u.RawQuery != "" || u.Fragment != "" || u.Opaque != "" ||
 		strings.ContainsAny(address, " \t\r\n;,'\"\\*") {
-		return "", errs.E("page.origin", errs.Invalid, "The box's address %q is not an http(s) origin like https://box.example.com; set the public address the box is served at.", clip(address))
+		return "", errs.E("page.origin", errs.Invalid, "The box's address %q is not an http(s) origin like https://box.example.com; set the public address the box is served at.", Clip(address))
 	}
 	return strings.ToLower(u.Scheme + "://" + u.Host), nil
 }
