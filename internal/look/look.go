@@ -84,7 +84,9 @@ type checker struct {
 }
 
 func (c *checker) add(p Problem) {
-	p.Found = page.Clip(p.Found)
+	if p.Found = page.Clip(p.Found); p.Found == "" {
+		p.Found = "(nothing)"
+	}
 	if !c.seen[p] {
 		c.seen[p] = true
 		c.out = append(c.out, p)
@@ -101,7 +103,11 @@ func (c *checker) rule(r css.Rule, depth int) {
 		c.add(Problem{Line: r.Line, Found: "@" + r.At, Why: why})
 		return
 	case r.Body == nil:
-		c.add(Problem{Line: r.Line, Found: show(r.Prelude), Why: whyNoBlock})
+		found := show(r.Prelude)
+		if r.At != "" {
+			found = strings.TrimSpace("@" + r.At + " " + found)
+		}
+		c.add(Problem{Line: r.Line, Found: found, Why: whyNoBlock})
 		return
 	}
 	if r.Body.Unclosed {
