@@ -25,6 +25,9 @@ type address struct {
 	body   string // for addrScript: the script after "javascript:", percent-decoded
 }
 
+// dropBreaks removes what a URL parser removes anywhere in an address: tabs and line breaks.
+var dropBreaks = strings.NewReplacer("\t", "", "\n", "", "\r", "")
+
 // networkSchemes reach another machine.
 var networkSchemes = map[string]bool{"http": true, "https": true, "ws": true, "wss": true, "ftp": true}
 
@@ -32,7 +35,7 @@ var networkSchemes = map[string]bool{"http": true, "https": true, "ws": true, "w
 // breaks anywhere go, and a backslash counts as a slash ("\\cdn.x" is "//cdn.x").
 func classify(v string) address {
 	v = strings.TrimFunc(v, func(r rune) bool { return r <= 0x20 })
-	v = strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(v)
+	v = dropBreaks.Replace(v)
 	switch {
 	case v == "":
 		return address{kind: addrEmpty}
@@ -123,9 +126,9 @@ func hexVal(c byte) byte {
 // not an address, a string in a script, a CSS string): a network scheme at a word start followed by a
 // host, or text that starts with "//host". It returns the host.
 func findNetworkAddress(s string) (string, bool) {
-	flat := strings.NewReplacer("\t", "", "\n", "", "\r", "").Replace(s)
+	flat := dropBreaks.Replace(s)
 	lower := asciiLower(flat) // byte for byte, so indexes into lower are indexes into flat
-	if t := strings.TrimLeft(strings.ReplaceAll(lower, `\`, "/"), " "); strings.HasPrefix(t, "//") && len(t) > 2 && isHostStart(t[2]) {
+	if t := strings.TrimLeft(strings.ReplaceAll(lower[:min(len(lower), 256)], `\`, "/"), " "); strings.HasPrefix(t, "//") && len(t) > 2 && isHostStart(t[2]) {
 		return hostOf(t, flat), true
 	}
 	for i := strings.IndexByte(lower, ':'); i >= 0; {
@@ -134,7 +137,7 @@ func findNetworkAddress(s string) (string, bool) {
 			j--
 		}
 		if networkSchemes[lower[j:i]] && (j == 0 || !isWordByte(lower[j-1])) {
-			rest := strings.TrimLeft(strings.ReplaceAll(lower[i+1:], `\`, "/"), "/")
+			rest := strings.TrimLeft(strings.ReplaceAll(lower[i+1:min(len(lower), i+1+256)], `\`, "/"), "/")
 			if rest != "" && isHostStart(rest[0]) {
 				return hostOf(rest, flat[j:]), true
 			}
