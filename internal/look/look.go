@@ -5,7 +5,6 @@ package look
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 	"unicode/utf8"
 
@@ -47,12 +46,7 @@ func Problems(src string) []Problem {
 	for _, r := range css.Stylesheet(src) {
 		c.rule(r, 0)
 	}
-	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Line < c.out[j].Line })
-	if len(c.out) > page.MaxProblems {
-		more := len(c.out) - page.MaxProblems + 1
-		c.out = append(c.out[:page.MaxProblems-1], Problem{Found: fmt.Sprintf("%d more", more), Why: "fix the problems above and check again"})
-	}
-	return c.out
+	return page.Ordered(c.out)
 }
 
 const (

@@ -85,12 +85,17 @@ func Problems(src []byte) []Problem {
 	}
 	c := &checker{loc: newLocator(text), seen: map[Problem]bool{}}
 	c.walk(doc)
-	sort.SliceStable(c.out, func(i, j int) bool { return c.out[i].Line < c.out[j].Line })
-	if len(c.out) > MaxProblems {
-		more := len(c.out) - MaxProblems + 1
-		c.out = append(c.out[:MaxProblems-1], Problem{Found: fmt.Sprintf("%d more", more), Why: "fix the problems above and check again"})
+	return Ordered(c.out)
+}
+
+// Ordered puts problems in line order and keeps at most MaxProblems: the last then counts the rest.
+func Ordered(ps []Problem) []Problem {
+	sort.SliceStable(ps, func(i, j int) bool { return ps[i].Line < ps[j].Line })
+	if len(ps) > MaxProblems {
+		more := len(ps) - MaxProblems + 1
+		ps = append(ps[:MaxProblems-1], Problem{Found: fmt.Sprintf("%d more", more), Why: "fix the problems above and check again"})
 	}
-	return c.out
+	return ps
 }
 
 func invalidAt(b []byte) int {
