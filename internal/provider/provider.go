@@ -235,3 +235,6 @@ type Price struct {
 	In  float64 `json:"in" yaml:"in"`
 	Out float64 `json:"out" yaml:"out"`
 }
+
+// Cost is the price of a call with these token counts.
+func (p Price) Cost(in, out int) float64 { return (float64(in)*p.In + float64(out)*p.Out) / 1e6 }
