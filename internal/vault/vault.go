@@ -108,6 +108,12 @@ func Open(opts Options) (*Vault, error) {
 // Dir is the vault's folder.
 func (v *Vault) Dir() string { return v.dir }
 
+// String, GoString and Format show the folder and never the box key.
+func (v *Vault) String() string                { return "vault(" + v.dir + ")" }
+func (v *Vault) GoString() string              { return v.String() }
+func (v *Vault) Format(f fmt.State, verb rune) { fmt.Fprint(f, v.String()) }
+func (v *Vault) LogValue() slog.Value          { return slog.StringValue(v.String()) }
+
 // privateDir makes dir with mode 0700, or checks an existing one is not open to other users.
 func privateDir(dir string) error {
 	const op = "vault.open"

@@ -302,13 +302,19 @@ func TestSecretNeverPrints(t *testing.T) {
 	v.Put("brain/openai", secret)
 	s, _ := v.Get("brain/openai")
 	var logged bytes.Buffer
-	slog.New(slog.NewJSONHandler(&logged, nil)).Info("key", "k", s, "in", struct{ K vault.Secret }{s})
+	slog.New(slog.NewJSONHandler(&logged, nil)).Info("key", "k", s, "in", struct{ K vault.Secret }{s}, "vault", v)
 	js, _ := json.Marshal(map[string]any{"k": s})
 	out := []string{fmt.Sprint(s), fmt.Sprintf("%v %+v %#v %s %q %x %d", s, s, s, s, s, s, s),
 		fmt.Sprintf("%+v", struct{ K vault.Secret }{s}), logged.String(), string(js)}
 	for _, o := range out {
 		if strings.Contains(o, secret[:12]) || strings.Contains(o, secret[20:40]) {
 			t.Errorf("printed %q", o)
+		}
+	}
+	key, _ := os.ReadFile(filepath.Join(v.Dir(), "box.key"))
+	for _, o := range []string{fmt.Sprintf("%v %+v %#v %s %x", v, v, v, v, v), logged.String()} {
+		if strings.Contains(o, string(key[2:])) || strings.Contains(o, fmt.Sprintf("%x", key[2:10])) || strings.Contains(o, fmt.Sprint(key[2:10])[1:20]) {
+			t.Errorf("the box key is printed: %q", o)
 		}
 	}
 	if !strings.Contains(out[0], "…abcd") {
