@@ -104,7 +104,7 @@ func transportFailure(name string, err, cause error, limit time.Duration) *Failu
 		if errors.Is(cause, errIdle) {
 			what = "go on"
 		}
-		return &Failure{Reason: Timeout, sentence: fmt.Sprintf("%s did not %s within %s; try again in a moment.", name, what, limit)}
+		return &Failure{Reason: Timeout, sentence: fmt.Sprintf("%s did not %s within %s; try again in a moment.", name, what, span(limit))}
 	case errors.Is(err, syscall.ECONNREFUSED):
 		return &Failure{Reason: Down, sentence: name + " refused the connection; is it running at that address?"}
 	case errors.As(err, &dns):
@@ -171,6 +171,14 @@ func retryAfter(h http.Header, now time.Time) time.Duration {
 		return t.Sub(now)
 	}
 	return 0
+}
+
+// span says a limit for a sentence: "60 s", or "100ms" below a second.
+func span(d time.Duration) string {
+	if d < time.Second {
+		return d.String()
+	}
+	return fmt.Sprintf("%d s", int(d/time.Second))
 }
 
 func wait(d time.Duration) string {
