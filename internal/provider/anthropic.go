@@ -3,7 +3,6 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -132,24 +131,17 @@ func (p *anthropic) request(req Request) anRequest {
 }
 
 func (p *anthropic) Stream(ctx context.Context, req Request, emit func(Delta)) (Reply, error) {
-	const op = "provider.stream"
 	w := p.wire()
-	s := &anStream{name: w.name, key: p.cfg.Key, emit: emit, calls: map[int]*partialCall{}}
-	err := w.call(ctx, op, http.MethodPost, p.url("/messages"), p.request(req), func(r io.Reader, tick func()) error {
-		return consume(r, tick, s.handle)
-	})
-	return s.finish(req.Model, err)
+	s := &anStream{assembly: w.assembly(emit)}
+	return s.finish(req.Model, w.stream(ctx, p.url("/messages"), p.request(req), s.handle))
 }
 
 // anStream assembles one Messages stream: blocks by index, tool input from input_json_delta, usage
 // from message_start then message_delta's cumulative counts, and the end at message_stop.
 type anStream struct {
-	name, key string
-	emit      func(Delta)
-	reply     Reply
-	calls     map[int]*partialCall
-	usage     anUsage
-	stopped   bool
+	assembly
+	usage   anUsage
+	stopped bool
 }
 
 func (s *anStream) handle(e event) (bool, error) {
@@ -169,21 +161,17 @@ func (s *anStream) handle(e event) (bool, error) {
 		switch {
 		case b == nil:
 		case b.Type == "tool_use":
-			if len(s.calls) >= maxCalls {
-				return false, fail(op, brokenFailure(s.name, "too many tool calls"))
+			if _, err := s.startCall(ev.Index, b.ID, b.Name); err != nil {
+				return false, err
 			}
-			s.calls[ev.Index] = &partialCall{order: ev.Index, id: b.ID, name: b.Name}
-			s.emit(Delta{Tool: b.Name})
-		case b.Type == "text" && b.Text != "":
-			s.reply.Text += b.Text
-			s.emit(Delta{Text: b.Text})
+		case b.Type == "text":
+			s.text(b.Text)
 		}
 	case "content_block_delta":
 		switch d := ev.Delta; {
 		case d == nil:
-		case d.Type == "text_delta" && d.Text != "":
-			s.reply.Text += d.Text
-			s.emit(Delta{Text: d.Text})
+		case d.Type == "text_delta":
+			s.text(d.Text)
 		case d.Type == "input_json_delta":
 			if c := s.calls[ev.Index]; c != nil && !c.add(d.PartialJSON) {
 				return false, fail(op, brokenFailure(s.name, "a tool call's input is too long"))

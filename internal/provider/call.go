@@ -72,6 +72,13 @@ func (w *wire) transport(op string, ctx, cctx context.Context, err error, limit 
 	return fail(op, transportFailure(w.name, err, context.Cause(cctx), limit))
 }
 
+// stream posts body to url and hands each server-sent event of the answer to handle.
+func (w *wire) stream(ctx context.Context, url string, body any, handle func(event) (bool, error)) error {
+	return w.call(ctx, "provider.stream", http.MethodPost, url, body, func(r io.Reader, tick func()) error {
+		return consume(r, tick, handle)
+	})
+}
+
 // getJSON fetches url and decodes its JSON answer into v.
 func (w *wire) getJSON(ctx context.Context, op, url string, v any) error {
 	return w.call(ctx, op, http.MethodGet, url, nil, func(r io.Reader, _ func()) error {

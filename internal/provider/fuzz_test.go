@@ -37,7 +37,7 @@ func checkCalls(t *testing.T, r Reply) {
 
 func FuzzOpenAIStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &oaStream{name: "X", emit: func(Delta) {}, calls: map[int]*partialCall{}}
+		s := &oaStream{assembly: assembly{name: "X", emit: func(Delta) {}, calls: map[int]*partialCall{}}}
 		reply, _ := s.finish("m", consume(bytes.NewReader(data), func() {}, s.handle))
 		checkCalls(t, reply)
 	})
@@ -45,7 +45,7 @@ func FuzzOpenAIStream(f *testing.F) {
 
 func FuzzAnthropicStream(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
-		s := &anStream{name: "X", emit: func(Delta) {}, calls: map[int]*partialCall{}}
+		s := &anStream{assembly: assembly{name: "X", emit: func(Delta) {}, calls: map[int]*partialCall{}}}
 		reply, _ := s.finish("m", consume(bytes.NewReader(data), func() {}, s.handle))
 		checkCalls(t, reply)
 	})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -164,23 +163,16 @@ func (p *openAI) request(req Request) oaRequest {
 }
 
 func (p *openAI) Stream(ctx context.Context, req Request, emit func(Delta)) (Reply, error) {
-	const op = "provider.stream"
 	w := p.wire()
-	s := &oaStream{name: w.name, key: p.cfg.Key, emit: emit, calls: map[int]*partialCall{}}
-	err := w.call(ctx, op, http.MethodPost, p.url("/chat/completions"), p.request(req), func(r io.Reader, tick func()) error {
-		return consume(r, tick, s.handle)
-	})
-	return s.finish(req.Model, err)
+	s := &oaStream{assembly: w.assembly(emit)}
+	return s.finish(req.Model, w.stream(ctx, p.url("/chat/completions"), p.request(req), s.handle))
 }
 
 // oaStream assembles one chat completions stream: text deltas, tool call deltas by index, the last
 // usage seen (the usage-only chunk after finish_reason, or llama.cpp's on the finish chunk), [DONE].
 type oaStream struct {
-	name, key string
-	emit      func(Delta)
-	reply     Reply
-	calls     map[int]*partialCall
-	done      bool
+	assembly
+	done bool
 }
 
 func (s *oaStream) handle(ev event) (bool, error) {
@@ -213,9 +205,8 @@ func (s *oaStream) handle(ev event) (bool, error) {
 			continue
 		}
 		for _, t := range []*string{c.Delta.Content, c.Delta.Refusal} {
-			if t != nil && *t != "" {
-				s.reply.Text += *t
-				s.emit(Delta{Text: *t})
+			if t != nil {
+				s.text(*t)
 			}
 		}
 		for i, tc := range c.Delta.ToolCalls {
@@ -225,11 +216,10 @@ func (s *oaStream) handle(ev event) (bool, error) {
 			}
 			pc := s.calls[idx]
 			if pc == nil {
-				if len(s.calls) >= maxCalls {
-					return false, fail(op, brokenFailure(s.name, "too many tool calls"))
+				var err error
+				if pc, err = s.startCall(idx, "", ""); err != nil {
+					return false, err
 				}
-				pc = &partialCall{order: idx}
-				s.calls[idx] = pc
 			}
 			if tc.ID != "" {
 				pc.id = tc.ID
@@ -385,6 +375,39 @@ func textModel(typ string) bool {
 func (p *openAI) CheckKey(ctx context.Context) error {
 	var any json.RawMessage
 	return p.wire().getJSON(ctx, "provider.check", p.url(p.vendor.keyCheck), &any)
+}
+
+// assembly is what both protocols' streams build: the reply and its tool calls by index.
+type assembly struct {
+	name, key string
+	emit      func(Delta)
+	reply     Reply
+	calls     map[int]*partialCall
+}
+
+func (w *wire) assembly(emit func(Delta)) assembly {
+	return assembly{name: w.name, key: w.cfg.Key, emit: emit, calls: map[int]*partialCall{}}
+}
+
+// startCall begins the tool call at idx; a name announces it to emit.
+func (a *assembly) startCall(idx int, id, name string) (*partialCall, error) {
+	if len(a.calls) >= maxCalls {
+		return nil, fail("provider.stream", brokenFailure(a.name, "too many tool calls"))
+	}
+	pc := &partialCall{order: idx, id: id, name: name}
+	a.calls[idx] = pc
+	if name != "" {
+		a.emit(Delta{Tool: name})
+	}
+	return pc, nil
+}
+
+// text adds a piece of the reply's text and passes it on.
+func (a *assembly) text(t string) {
+	if t != "" {
+		a.reply.Text += t
+		a.emit(Delta{Text: t})
+	}
 }
 
 // partialCall is a tool call being assembled from stream deltas.
