@@ -122,7 +122,9 @@ func TestIndexSkipsLinksOutOfTheBox(t *testing.T) {
 	})
 }
 
-func TestWatcherSkipsLinksOutOfTheBox(t *testing.T) {
+// openWatched makes a new box and opens its memory with the file watcher, once its first reconcile is done.
+func openWatched(t *testing.T) (*Memory, string) {
+	t.Helper()
 	dir := t.TempDir()
 	b, err := box.Init(context.Background(), dir, box.InitOptions{HookBinary: "box"})
 	if err != nil {
@@ -133,8 +135,13 @@ func TestWatcherSkipsLinksOutOfTheBox(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer m.Close()
+	t.Cleanup(func() { m.Close() })
 	waitFor(t, func() bool { return !m.indexing.Load() })
+	return m, dir
+}
+
+func TestWatcherSkipsLinksOutOfTheBox(t *testing.T) {
+	m, dir := openWatched(t)
 	plantLinks(t, dir, outside(t))
 	// A file written after the links is reported in the same or a later batch: once it is found, the
 	// watcher has handled the links.
