@@ -423,13 +423,13 @@ func TestAskpassAnswersOnlyItsOrigin(t *testing.T) {
 	env := map[string]string{askpassMarker: "1", askpassToken: "tok", askpassUser: "mira", askpassOrigin: "https://host.example:443"}
 	getenv := func(k string) string { return env[k] }
 	for prompt, want := range map[string]string{
-		"Username for 'https://host.example': ":            "mira\n",
-		"Password for 'https://mira@host.example': ":       "tok\n",
-		"Password for 'https://mira@host.example:443': ":   "tok\n",
-		"Password for 'https://mira@evil.example': ":       "",
-		"Password for 'http://mira@host.example': ":        "",
-		"Password for 'https://mira@host.example:8443': ":  "",
-		"Are you sure you want to continue connecting?":    "",
+		"Username for 'https://host.example': ":           "mira\n",
+		"Password for 'https://mira@host.example': ":      "tok\n",
+		"Password for 'https://mira@host.example:443': ":  "tok\n",
+		"Password for 'https://mira@evil.example': ":      "",
+		"Password for 'http://mira@host.example': ":       "",
+		"Password for 'https://mira@host.example:8443': ": "",
+		"Are you sure you want to continue connecting?":   "",
 		"Enter passphrase for key '/home/mira/.ssh/id': ": "",
 	} {
 		var out strings.Builder
