@@ -18,6 +18,8 @@ import (
 // holds each: a key with a fixed name is overridden on every call (neutral, and the environment in env),
 // and a key whose name the repository chooses (a filter, diff or merge driver, an include) makes the box
 // refuse to run git until the owner removes it, with a sentence that names the key and the command.
+// The diff keys are refused though no command the box runs prints a patch today: refusing them keeps
+// the box immune when one does.
 
 // neutral is passed as -c to every command, after fixedConfig (which turns hooks and commit signing off):
 // each overrides a repository key that would make git run a program. The environment (env) overrides
@@ -29,8 +31,8 @@ var neutral = []string{
 	"credential.helper=",            // an empty helper empties the list: the repository's helpers never run
 	"submodule.recurse=false",       // no submodule is fetched or checked out
 	"log.showSignature=false",       // verifying a signature runs gpg.program
-	"tag.gpgSign=false",             // signing runs gpg.program
-	"push.gpgSign=false",            //
+	"tag.gpgSign=false",             // signing runs gpg.program, for a tag
+	"push.gpgSign=false",            // or for a push certificate
 }
 
 // sshCommand is the ssh git runs for a push, a fetch or a clone: the owner's ssh and agent, never a
