@@ -136,9 +136,11 @@ func TestParametersAndPendingRequestsAreBounded(t *testing.T) {
 	if waiting != grants.MaxPending {
 		t.Fatalf("%d requests waiting for one client, want %d", waiting, grants.MaxPending)
 	}
-	if grew := f.size(db) - before; grew > 1<<20 {
+	grew := f.size(db) - before
+	if grew > 1<<20 {
 		t.Fatalf("state.db grew by %d bytes under the flood", grew)
 	}
+	t.Logf("state.db grew by %d bytes under 100 calls with a 500 KB state and 300 with a 1 KiB state", grew)
 	// The newest request is still answerable; ten minutes on, the waiting ones are gone.
 	newest := f.request(fl, "memory.read")
 	if _, err := f.grants.Pending(context.Background(), newest); err != nil {
