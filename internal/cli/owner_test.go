@@ -43,20 +43,25 @@ func TestOwnerVerbs(t *testing.T) {
 	if len(list.Cards) != 3 || list.Cards[0].ProposedBy.Who != "Claude" || list.Cards[0].ProposedBy.Conn != "k_claude" {
 		t.Fatalf("cards list: %+v", list)
 	}
+	card := map[string]string{} // by what it asks (the three were made in the same second: their order is not)
+	for _, c := range list.Cards {
+		card[c.Summary] = c.ID
+	}
+	leo, ana, cursor := card["Leo swims on Thursdays."], card["Ana paints."], card[keys.Action("Cursor", keys.Caps{Memory: true}).Summary]
 	var done cardDecision
-	decode(t, mem(t, root, ExitOK, "cards", "approve", list.Cards[0].ID), &done)
+	decode(t, mem(t, root, ExitOK, "cards", "approve", leo), &done)
 	if done.Status != "approved" || !strings.Contains(done.Text, "Saved to the inbox") {
 		t.Fatalf("approve: %+v", done)
 	}
 	if h, _ := mem(t, root, ExitOK, "search", "leo", "swims")["hits"].([]any); len(h) != 1 {
 		t.Fatalf("the approved fact is not found: %v", h)
 	}
-	mem(t, root, ExitNotFound, "cards", "approve", list.Cards[0].ID) // decided already
-	decode(t, mem(t, root, ExitOK, "cards", "decline", list.Cards[1].ID, "--note", "not this one"), &done)
+	mem(t, root, ExitNotFound, "cards", "approve", leo) // decided already
+	decode(t, mem(t, root, ExitOK, "cards", "decline", ana, "--note", "not this one"), &done)
 	if done.Status != "declined" {
 		t.Fatalf("decline: %+v", done)
 	}
-	decode(t, mem(t, root, ExitOK, "cards", "approve", list.Cards[2].ID), &done)
+	decode(t, mem(t, root, ExitOK, "cards", "approve", cursor), &done)
 	if !strings.HasPrefix(done.Secret, keys.Prefix) {
 		t.Fatalf("an access card approved at the CLI shows the key once: %+v", done)
 	}

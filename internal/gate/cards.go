@@ -144,7 +144,7 @@ func (g *Gate) host(p string) string { return filepath.Join(g.b.Root, filepath.F
 // Switches reads _config/switches.card; a missing file reads as the defaults, an unreadable one is an error
 // (the gate never guesses towards Just do it).
 func (g *Gate) Switches(ctx context.Context) (Switches, error) {
-	data, err := os.ReadFile(g.host(layout.Switches))
+	data, err := layout.ReadFile(g.b.Root, layout.Switches)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Defaults(), nil
 	}
@@ -292,7 +292,7 @@ func (g *Gate) cardsToday(key string) (int, error) {
 	end := start.AddDate(0, 0, 1)
 	n := 0
 	for day := start.UTC().Truncate(24 * time.Hour); day.Before(end); day = day.Add(24 * time.Hour) {
-		data, err := os.ReadFile(g.host(diary.Day(day)))
+		data, err := layout.ReadFile(g.b.Root, diary.Day(day))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
@@ -489,7 +489,7 @@ func (g *Gate) Get(ctx context.Context, id string) (ApprovalCard, error) {
 		return ApprovalCard{}, errs.E("gate.get", errs.NotFound, "There is no card %q.", id)
 	}
 	p := layout.Approvals + "/" + id + ".approval.card"
-	data, err := os.ReadFile(g.host(p))
+	data, err := layout.ReadFile(g.b.Root, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ApprovalCard{}, errs.E("gate.get", errs.NotFound, "There is no waiting card %s; it may have been decided already.", id)
 	}

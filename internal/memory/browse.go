@@ -66,7 +66,7 @@ func (m *Memory) InboxDays(ctx context.Context, n int) ([]InboxDay, error) {
 		if !ok {
 			continue
 		}
-		data, err := os.ReadFile(m.host(layout.InboxDir + "/" + name))
+		data, err := m.read(layout.InboxDir + "/" + name)
 		if err != nil {
 			return nil, errs.Wrap("memory.inbox", errs.Other, err, "The inbox could not be read")
 		}
@@ -95,7 +95,7 @@ func (m *Memory) Waiting(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		data, err := os.ReadFile(f)
+		data, err := m.read(layout.InboxDir + "/" + filepath.Base(f))
 		if err != nil {
 			return n, errs.Wrap("memory.inbox", errs.Other, err, "The inbox could not be read")
 		}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -75,7 +74,7 @@ func (m *Memory) ForgetPreview(ctx context.Context, words string) ([]Match, erro
 		if d.IsDir() || !indexable(p) {
 			return nil
 		}
-		data, err := os.ReadFile(h)
+		data, err := m.read(p)
 		if err != nil || !mayMatch(data, ws) {
 			return nil
 		}
@@ -95,7 +94,7 @@ func (m *Memory) Present(ctx context.Context, ms []Match) ([]Match, error) {
 	want := matchSet(ms)
 	out := []Match{}
 	for _, p := range want.paths() {
-		data, err := os.ReadFile(m.host(p))
+		data, err := m.read(p)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}

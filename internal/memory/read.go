@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -60,9 +59,15 @@ func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
 	if err != nil {
 		return Note{}, err
 	}
-	data, err := os.ReadFile(m.host(p))
+	data, err := m.read(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Note{}, errs.E(op, errs.NotFound, "There is no note %s; box search finds notes by their words.", strings.TrimSpace(name))
+	}
+	if errors.Is(err, layout.ErrOutside) {
+		return Note{}, errs.E(op, errs.Refused, "%s is a link that leads outside the box, and the box reads nothing outside itself; the owner can replace the link with the file (%s).", strings.TrimSpace(name), p)
+	}
+	if errors.Is(err, layout.ErrNotRegular) {
+		return Note{}, errs.E(op, errs.Invalid, "%s is not a file the box can read (%s is a folder, pipe or device).", strings.TrimSpace(name), p)
 	}
 	if err != nil {
 		return Note{}, errs.Wrap(op, errs.Other, err, "")
@@ -115,7 +120,7 @@ const maxHooks = 200
 // so it costs the same at a hundred notes or a hundred thousand.
 func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 	m.ensureFresh(ctx)
-	data, err := os.ReadFile(m.host(layout.Router))
+	data, err := m.read(layout.Router)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Overview{}, errs.Wrap("memory.overview", errs.Other, err, "")
 	}
@@ -156,7 +161,7 @@ type Summary struct {
 // Summary counts the notes, maps and unfiled inbox lines and reads the router.
 func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 	m.ensureFresh(ctx)
-	data, err := os.ReadFile(m.host(layout.Router))
+	data, err := m.read(layout.Router)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Summary{}, errs.Wrap("memory.summary", errs.Other, err, "")
 	}
@@ -181,10 +186,10 @@ func (m *Memory) Has(name string) bool {
 	if err != nil {
 		return false
 	}
-	if _, err := os.Stat(m.host(p)); err == nil {
+	if _, err := m.stat(p); err == nil {
 		return true
 	}
-	fi, err := os.Stat(strings.TrimSuffix(m.host(p), ".md")) // a split map's letter folder
+	fi, err := m.stat(strings.TrimSuffix(p, ".md")) // a split map's letter folder
 	return err == nil && fi.IsDir()
 }
 
@@ -261,7 +266,7 @@ func Problems(ctx context.Context, root string) ([]Problem, error) {
 		if d.IsDir() || !indexable(p) {
 			return nil
 		}
-		data, err := os.ReadFile(h)
+		data, err := layout.ReadFile(root, p)
 		if err != nil {
 			return nil
 		}

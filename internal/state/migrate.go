@@ -57,6 +57,12 @@ CREATE TABLE IF NOT EXISTS web_setup (hash TEXT PRIMARY KEY, expires INTEGER NOT
 CREATE INDEX IF NOT EXISTS oauth_codes_expires ON oauth_codes(expires);
 CREATE INDEX IF NOT EXISTS oauth_requests_expires ON oauth_requests(expires);
 `},
+	{3, "OAuth: new clients per source, the redirect URIs the owner approved, the issuer of each request", `
+CREATE TABLE IF NOT EXISTS oauth_client_sources(source TEXT NOT NULL, created INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS oauth_client_sources_source ON oauth_client_sources(source, created);
+CREATE TABLE IF NOT EXISTS oauth_approved_redirects(client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, PRIMARY KEY(client_id, redirect_uri));
+CREATE TABLE IF NOT EXISTS oauth_request_issuers(id TEXT PRIMARY KEY, issuer TEXT NOT NULL);
+`},
 }
 
 // Version is the schema version this binary writes.

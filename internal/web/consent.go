@@ -9,6 +9,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 )
 
@@ -21,6 +22,15 @@ func (w *Web) issuer(r *http.Request) string {
 		return w.cfg.Issuer(r)
 	}
 	return w.origin(r)
+}
+
+// oauthAnswer is the redirect that answers a request: with the issuer the client sent it to, which /authorize
+// recorded (the consent page may be at another name of the same box: localhost for 127.0.0.1).
+func (w *Web) oauthAnswer(r *http.Request, req grants.Request, v url.Values) string {
+	if req.Issuer == "" { // a request made before the box recorded issuers
+		req.Issuer = w.issuer(r)
+	}
+	return req.Answer(v)
 }
 
 // accessNever reports whether the access switch is at Never: then no new connection is made.
@@ -109,7 +119,7 @@ func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.log.Info("oauth consent", "client", req.ClientName, "host", req.Host(), "caps", c.hash)
 	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": req.ClientName + " is connected.",
-		"next": req.Answer(w.issuer(r), url.Values{"code": {code}})})
+		"next": w.oauthAnswer(r, req, url.Values{"code": {code}})})
 }
 
 // consentDeny answers the client with access_denied; no passkey is needed to say no.
@@ -125,7 +135,7 @@ func (w *Web) consentDeny(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": "Refused.",
-		"next": req.Answer(w.issuer(r), url.Values{"error": {"access_denied"}, "error_description": {"The owner said no."}})})
+		"next": w.oauthAnswer(r, req, url.Values{"error": {"access_denied"}, "error_description": {"The owner said no."}})})
 }
 
 // disconnect ends an OAuth connection: its next call is refused.

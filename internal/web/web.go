@@ -95,9 +95,11 @@ func New(cfg Config) (*Web, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	w := &Web{cfg: cfg, auth: newAuth(cfg.State, now), gate: cfg.Gate, now: now, log: log,
-		cookie: "box_" + short(cfg.Box.Marker.ID)}
-	var err error
+	a, err := newAuth(cfg.State, now)
+	if err != nil {
+		return nil, err
+	}
+	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log, cookie: "box_" + short(cfg.Box.Marker.ID)}
 	if w.pages, err = parsePages(); err != nil {
 		return nil, errs.Wrap("web.new", errs.Other, err, "The web UI's pages could not be read")
 	}
