@@ -66,9 +66,6 @@ type Box struct {
 	leading bool
 }
 
-// Open opens the box whose root is dir.
-func Open(dir string) (*Box, error) { return OpenWith(dir, Options{}) }
-
 // OpenWith opens the box at dir with injected options. It also cleans up after a writer that was killed
 // (temp files, a half-done transaction, stale git locks) when no other writer holds the lock.
 func OpenWith(dir string, opts Options) (*Box, error) {

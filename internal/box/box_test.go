@@ -155,17 +155,17 @@ func TestInitRefusals(t *testing.T) {
 
 func TestMarker(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "run `box init`") {
+	if _, err := OpenWith(dir, Options{}); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "run `box init`") {
 		t.Errorf("missing marker: %v", err)
 	}
 	os.MkdirAll(filepath.Join(dir, ".box"), 0o755)
 	marker := filepath.Join(dir, ".box", "box.json")
 	os.WriteFile(marker, []byte("{not json"), 0o644)
-	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "box.json") {
+	if _, err := OpenWith(dir, Options{}); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "box.json") {
 		t.Errorf("garbage marker: %v", err)
 	}
 	os.WriteFile(marker, []byte(`{"shapeVersion": 7, "id": "x"}`), 0o644)
-	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "newer box (shape 7); upgrade the box binary") {
+	if _, err := OpenWith(dir, Options{}); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "newer box (shape 7); upgrade the box binary") {
 		t.Errorf("newer marker: %v", err)
 	}
 	os.WriteFile(marker, []byte(`{"shapeVersion": 1, "id": "x"}`), 0o644)
@@ -580,7 +580,7 @@ func TestStaleGitLockAndTempFilesAreRepaired(t *testing.T) {
 	os.Chtimes(lock, old, old)
 	os.MkdirAll(filepath.Join(b.Root, ".box", "tmp"), 0o755)
 	os.WriteFile(filepath.Join(b.Root, ".box", "tmp", ".box-tmp-dead"), []byte("half"), 0o644)
-	b2, err := Open(b.Root)
+	b2, err := OpenWith(b.Root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -608,7 +608,7 @@ func TestInterruptedBatchIsRolledBack(t *testing.T) {
 	os.WriteFile(filepath.Join(b.Root, "_content", "a.md"), []byte("v2 half"), 0o644)
 	os.WriteFile(filepath.Join(b.Root, "_content", "new.md"), []byte("new"), 0o644)
 	b.git.Add(ctx, "_content/a.md", "_content/new.md")
-	if _, err := Open(b.Root); err != nil {
+	if _, err := OpenWith(b.Root, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := readFile(t, b, "/_content/a.md"); got != "v1\n" {

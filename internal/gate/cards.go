@@ -136,9 +136,6 @@ func OpOf(a Action) string {
 	return ""
 }
 
-// Box is the box the gate writes through.
-func (g *Gate) Box() *box.Box { return g.b }
-
 func (g *Gate) host(p string) string { return filepath.Join(g.b.Root, filepath.FromSlash(p)) }
 
 // Switches reads _config/switches.card; a missing file reads as the defaults, an unreadable one is an error

@@ -156,10 +156,6 @@ const (
 	Refuse                // do nothing; Reason says why in one sentence
 )
 
-func (v Verdict) String() string {
-	return [...]string{"do", "card", "refuse"}[v]
-}
-
 // Decision is the gate's answer with its reason.
 type Decision struct {
 	Verdict Verdict `json:"-"`

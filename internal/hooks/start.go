@@ -179,8 +179,3 @@ func stripFrontmatter(text string) string {
 	}
 	return text
 }
-
-// host is the host path of a box path in the owner's box.
-func (s *session) host(boxPath string) string {
-	return filepath.Join(s.root, filepath.FromSlash(strings.TrimPrefix(boxPath, "/")))
-}

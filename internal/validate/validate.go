@@ -129,9 +129,6 @@ func New(root string, opts Options) *Validator {
 	return &Validator{root: root, opts: opts, git: git.Open(root)}
 }
 
-// Root is the box root the Validator checks.
-func (v *Validator) Root() string { return v.root }
-
 func (v *Validator) registry() (*schema.Registry, error) {
 	v.regOnce.Do(func() {
 		v.reg, v.regErr = schema.Load(v.root)
