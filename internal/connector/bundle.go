@@ -75,6 +75,8 @@ func build(files map[string]string, entry string, format api.Format) api.BuildRe
 		Metafile:      format == api.FormatESModule,
 		LogLevel:      api.LogLevelSilent,
 		Plugins:       []api.Plugin{inMemory(files)},
+		// An ES module is strict code; the script keeps it so (a frozen ctx stays frozen, and so on).
+		Banner: map[string]string{"js": `"use strict";`},
 	})
 }
 

@@ -172,12 +172,12 @@ func (r *Runner) run(ctx context.Context, tool string, args json.RawMessage, st 
 	}
 	waitErr := cmd.Wait()
 	res.Elapsed = time.Since(began)
-	res.Log = lastBytes(r.proxy.scrub(stderr.String()), TailBytes)
+	res.Log = lastBytes(r.proxy.scrub(stderr.Log()), TailBytes)
 	switch {
 	case failure != nil:
 		return res, failure
 	case done == nil:
-		return res, r.death(ctx, cmd, waitErr, stderr.String(), timeout)
+		return res, r.death(ctx, cmd, waitErr, stderr.Head(), timeout)
 	}
 	res.Tools, res.Confinement.Landlock = done.Tools, done.Landlock
 	if done.Error != "" {
@@ -241,13 +241,13 @@ func (r *Runner) converse(ctx context.Context, in io.Writer, out io.Reader, star
 	}
 }
 
-// death explains a child that ended without its done message.
-func (r *Runner) death(ctx context.Context, cmd *exec.Cmd, waitErr error, stderr string, timeout time.Duration) error {
+// death explains a child that ended without its done message; head is the start of its stderr.
+func (r *Runner) death(ctx context.Context, cmd *exec.Cmd, waitErr error, head string, timeout time.Duration) error {
 	const op = "sandbox.call"
 	m := r.cfg.Bundle.Manifest
 	ps := cmd.ProcessState
 	switch {
-	case strings.Contains(stderr, "out of memory") || strings.Contains(stderr, "cannot allocate memory"):
+	case diedOfMemory(head):
 		return errs.E(op, errs.Limited, "the tool used more than its %d MB of memory", m.Limits.Memory)
 	case ctx.Err() != nil:
 		return errs.E(op, errs.Limited, "the tool ran past its %s time limit", timeout)
