@@ -191,7 +191,7 @@ var specials = []special{
 
 // Prefixes that carry an IPv4 address inside an IPv6 one: the inner address is what gets reached.
 var (
-	nat64 = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}
+	nat64  = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}
 	sixTo4 = netip.MustParsePrefix("2002::/16")
 )
 

@@ -2,9 +2,9 @@ package connector
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
-	"encoding/json"
 	"net/netip"
 	"strings"
 	"testing"

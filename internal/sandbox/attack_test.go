@@ -5,7 +5,9 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -179,11 +181,7 @@ func TestAttackPrivateAddresses(t *testing.T) {
 		"https://mixed.example.com/":               "resolves to",
 		"https://meta.example.com/":                "cloud metadata",
 	}
-	urls := []string{}
-	for u := range want {
-		urls = append(urls, u)
-	}
-	out := callTryAll(t, r, urls, nil)
+	out := callTryAll(t, r, slices.Collect(maps.Keys(want)), nil)
 	for u, why := range want {
 		if !strings.Contains(out[u], why) {
 			t.Errorf("%s: %q, want %q", u, out[u], why)
@@ -228,11 +226,7 @@ func TestAttackRedirects(t *testing.T) {
 		"https://api.example.com/to-http":       "sent only over https",
 		"https://api.example.com/to-cdn":        "sent 200 landed",
 	}
-	urls := []string{}
-	for u := range want {
-		urls = append(urls, u)
-	}
-	out := callTryAll(t, r, urls, map[string]any{"headers": map[string]string{"Authorization": "Bearer {{key:TOKEN}}", "X-Key": "{{key:TOKEN}}"}})
+	out := callTryAll(t, r, slices.Collect(maps.Keys(want)), map[string]any{"headers": map[string]string{"Authorization": "Bearer {{key:TOKEN}}", "X-Key": "{{key:TOKEN}}"}})
 	for u, why := range want {
 		if !strings.Contains(out[u], why) {
 			t.Errorf("%s: %q, want %q", u, out[u], why)

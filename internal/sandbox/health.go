@@ -45,7 +45,7 @@ func (r *Runner) RunTests(ctx context.Context) Health {
 			}
 		}
 		for _, b := range res.Blocked {
-			if !containsBlocked(h.BlockedHosts, b.Host) {
+			if !slices.ContainsFunc(h.BlockedHosts, func(x Blocked) bool { return x.Host == b.Host }) {
 				h.BlockedHosts = append(h.BlockedHosts, b)
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -277,7 +278,7 @@ func (rc *recorder) fetched(rawURL string, res *fetchResponse, err error) {
 		if f.Host == "" {
 			f.Host = clip(rawURL)
 		}
-		if !containsBlocked(rc.res.Blocked, f.Host) {
+		if !slices.ContainsFunc(rc.res.Blocked, func(b Blocked) bool { return b.Host == f.Host }) {
 			rc.res.Blocked = append(rc.res.Blocked, Blocked{Host: f.Host, Why: ref.why})
 		}
 	case res != nil:
@@ -285,30 +286,12 @@ func (rc *recorder) fetched(rawURL string, res *fetchResponse, err error) {
 	default:
 		f.Host = hostOf(rawURL)
 	}
-	if f.Refused == "" && f.Host != "" && !contains(rc.res.Hosts, f.Host) {
+	if f.Refused == "" && f.Host != "" && !slices.Contains(rc.res.Hosts, f.Host) {
 		rc.res.Hosts = append(rc.res.Hosts, f.Host)
 	}
 	if rc.onFetch != nil {
 		rc.onFetch(f)
 	}
-}
-
-func containsBlocked(bs []Blocked, host string) bool {
-	for _, b := range bs {
-		if b.Host == host {
-			return true
-		}
-	}
-	return false
-}
-
-func contains(ss []string, s string) bool {
-	for _, x := range ss {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Probe reports whether connectors can run on this machine, by running an empty one; the answer says
@@ -332,4 +315,3 @@ func Probe(ctx context.Context, exe string) (Confinement, error) {
 	}
 	return res.Confinement, nil
 }
-
