@@ -285,6 +285,8 @@ func TestAttackHugeResponses(t *testing.T) {
 		case "/bomb":
 			w.Header().Set("Content-Encoding", "gzip")
 			w.Write(zipped.Bytes())
+		case "/controls":
+			w.Write(bytes.Repeat([]byte{1}, MaxResponseBody)) // six times larger as JSON escapes
 		case "/headers":
 			for i := 0; i < 2000; i++ {
 				w.Header().Add("X-Filler", strings.Repeat("z", 100))
@@ -293,7 +295,10 @@ func TestAttackHugeResponses(t *testing.T) {
 		}
 	}))
 	r := runner(t, Config{Bundle: bundle(t, manifest(`["api.example.com"]`, ""), tryAll), Test: s.net})
-	out := callTryAll(t, r, []string{"https://api.example.com/huge", "https://api.example.com/bomb", "https://api.example.com/headers"}, nil)
+	out := callTryAll(t, r, []string{"https://api.example.com/huge", "https://api.example.com/bomb", "https://api.example.com/headers", "https://api.example.com/controls"}, nil)
+	if !strings.HasPrefix(out["https://api.example.com/controls"], "sent 200 \x01") {
+		t.Errorf("2 MB of control characters: %q", out["https://api.example.com/controls"])
+	}
 	for _, u := range []string{"https://api.example.com/huge", "https://api.example.com/bomb"} {
 		if !strings.Contains(out[u], "answered more than 2 MB") {
 			t.Errorf("%s: %q", u, out[u])
@@ -301,6 +306,17 @@ func TestAttackHugeResponses(t *testing.T) {
 	}
 	if !strings.Contains(out["https://api.example.com/headers"], "could not be reached") {
 		t.Errorf("headers: %q", out["https://api.example.com/headers"])
+	}
+}
+
+func TestAttackHugeResult(t *testing.T) {
+	r := runner(t, Config{Bundle: bundle(t, manifest(`[]`, ""), `export const tools = { t: async () => "x".repeat(5 << 20) };`)})
+	if _, err := r.Call(context.Background(), "t", nil); !errs.Is(err, errs.Limited) || !strings.Contains(err.Error(), "more than 4 MB at once") {
+		t.Fatalf("%v", err)
+	}
+	r2 := runner(t, Config{Bundle: bundle(t, manifest(`[]`, ""), `export const tools = { t: async () => "x".repeat(3 << 20) };`)})
+	if _, err := r2.Call(context.Background(), "t", nil); !errs.Is(err, errs.Limited) || !strings.Contains(err.Error(), "at most 2048 KB") {
+		t.Fatalf("%v", err)
 	}
 }
 

@@ -211,6 +211,10 @@ func (r *Runner) converse(ctx context.Context, in io.Writer, out io.Reader, star
 			if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, os.ErrClosed) {
 				return nil, nil
 			}
+			var big *tooLarge
+			if errors.As(err, &big) {
+				return nil, errs.E(op, errs.Limited, "the tool sent more than %d MB at once (a result or a request); the call was ended", maxFromChild>>20)
+			}
 			return nil, errs.E(op, errs.Other, "the connector's process sent %v", err)
 		}
 		var reply *message

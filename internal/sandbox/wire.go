@@ -12,10 +12,11 @@ import (
 // question at a time; the child ends with done. The parent trusts nothing a frame says.
 
 // Frame size caps: what the parent reads from the child (a result, a request with its body), and what
-// the child reads from the parent (the script, a response body).
+// the child reads from the parent (the script, a response body: 2 MB of text can take six times that
+// as JSON escapes).
 const (
 	maxFromChild = 4 << 20
-	maxToChild   = 8 << 20
+	maxToChild   = 16 << 20
 )
 
 // message is every frame's shape; op says which fields count.
@@ -82,7 +83,7 @@ func readFrame(r io.Reader, max int) (*message, error) {
 	}
 	size := binary.BigEndian.Uint32(n[:])
 	if size > uint32(max) {
-		return nil, fmt.Errorf("a message of %d bytes; at most %d", size, max)
+		return nil, &tooLarge{size, uint32(max)}
 	}
 	body := make([]byte, size)
 	if _, err := io.ReadFull(r, body); err != nil {
@@ -94,3 +95,8 @@ func readFrame(r io.Reader, max int) (*message, error) {
 	}
 	return m, nil
 }
+
+// tooLarge is a frame over its cap, refused before it is read.
+type tooLarge struct{ size, max uint32 }
+
+func (e *tooLarge) Error() string { return fmt.Sprintf("a message of %d bytes; at most %d", e.size, e.max) }
