@@ -1,6 +1,7 @@
 package secret
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -10,4 +11,26 @@ func BenchmarkCheckRemember(b *testing.B) {
 	for b.Loop() {
 		_ = CheckRemember(text)
 	}
+}
+
+// BenchmarkCheckRememberCorpus checks every line of testdata/corpus.txt once per op: the secrets and the
+// facts remember really sees, of every shape the rules read.
+func BenchmarkCheckRememberCorpus(b *testing.B) {
+	data, err := os.ReadFile("testdata/corpus.txt")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lines []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if _, text, ok := strings.Cut(l, "\t"); ok && !strings.HasPrefix(l, "#") {
+			lines = append(lines, text)
+		}
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		for _, l := range lines {
+			_ = CheckRemember(l)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
 }

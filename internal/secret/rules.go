@@ -36,8 +36,27 @@ func CheckRemember(text string) error {
 	return nil
 }
 
+// listLabels returns the labels of numbered items in t, in order: "1." "2)" "(a)" after a space or at the
+// start, followed by a space and more text.
+func listLabels(t string) []byte {
+	var out []byte
+	for i := 0; i+3 < len(t); i++ {
+		c := t[i]
+		if !('1' <= c && c <= '9' || 'a' <= c && c <= 'e') || t[i+1] != '.' && t[i+1] != ')' || t[i+2] != ' ' && t[i+2] != '\t' {
+			continue
+		}
+		before := i
+		if before > 0 && t[before-1] == '(' {
+			before--
+		}
+		if (before == 0 || t[before-1] == ' ' || t[before-1] == '\t') && t[i+3] != ' ' {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 var (
-	numberedRe = regexp.MustCompile(`(?:^|\s)\(?([1-9]|[a-e])[.)]\s+\S`)
 	bulletRe   = regexp.MustCompile(`(?:^|\s)[•▪◦·*]\s+\S`)
 	dashItemRe = regexp.MustCompile(`(?:^|\s)-\s+\S`)
 )
@@ -66,11 +85,10 @@ func MultiFact(text string) (reason string, multi bool) {
 }
 
 func isList(t string) bool {
-	nums := numberedRe.FindAllStringSubmatch(t, -1)
-	if len(nums) >= 2 && (nums[0][1] == "1" || nums[0][1] == "a") && (nums[1][1] == "2" || nums[1][1] == "b") {
+	if nums := listLabels(t); len(nums) >= 2 && (nums[0] == '1' || nums[0] == 'a') && (nums[1] == '2' || nums[1] == 'b') {
 		return true
 	}
-	if len(bulletRe.FindAllString(t, -1)) >= 2 {
+	if strings.ContainsAny(t, "•▪◦·*") && len(bulletRe.FindAllString(t, -1)) >= 2 {
 		return true
 	}
 	// "- a - b - c" at the start: a flattened dash list. A dash inside a sentence is punctuation.
