@@ -149,33 +149,3 @@ func Instruction(text string) bool {
 	t := strings.TrimSpace(text)
 	return instructionStart.MatchString(t) || instructionAnywhere.MatchString(t)
 }
-
-var smallTalk = set(`hi hello hey heya hiya yo sup hallo hola ola olá thanks thank thankyou thx ty tysm ta
-	cheers ok okay k kk okie cool nice great awesome perfect sweet lol lmao rofl haha hahaha hehe lmfao
-	yes yeah yep yup no nope nah sure bye goodbye cya gm gn np welcome yw wow oops hmm hm ah oh uh um
-	good morning night evening afternoon day you very much so got it sounds alright fine agreed done
-	noted understood right indeed exactly true same please test testing ping pong obrigado obrigada gracias
-	merci danke x xx xoxo see later ttyl brb love a the`)
-
-var laughRe = regexp.MustCompile(`^(?:ha|he|hi|ah|lo|l)+l?$`)
-
-// SmallTalk reports chatter with nothing to keep: greetings, thanks, acknowledgements, laughter,
-// emoji. A text of small-talk words only, up to six of them, is small talk ("ok thanks, see you later!").
-func SmallTalk(text string) bool {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-	if len(words) == 0 {
-		return true // only punctuation or emoji
-	}
-	if len(words) > 6 {
-		return false
-	}
-	for _, w := range words {
-		w = strings.ReplaceAll(w, "'", "")
-		if !smallTalk[w] && !laughRe.MatchString(w) && w != "youre" && w != "thats" && w != "its" {
-			return false
-		}
-	}
-	return true
-}
