@@ -26,12 +26,20 @@ var greetings = set(`hi hello hey heya hiya howdy yo hallo hola ola bonjour salu
 // greetingWords may follow a greeting without making it a fact: whom it greets, how are you, see you.
 var greetingWords = set(`hi hello hey there again everyone everybody all folks friend friends buddy pal mate
 	team guys good morning afternoon evening night day dia tarde noite dias tardes noches morgen tag abend
+	how's hows now zusammen
 	nacht soir sera notte it it's its me i i'm am is back here how are you you're doing going what's whats
 	up hope well today tonight tomorrow soon later see talk speak catch take care chat have a an nice
 	great lovely wonderful the week weekend to with for and so ok okay thanks thank yes very much
 	claude chatgpt gpt gemini copilot assistant bot box siri alexa ai dear sweet sleep dreams
+	tous toutes todos todas alle allen tutti tutte iedereen allemaal
 	bis bald spater demain tout a plus tard hasta luego manana logo mais amanha domani presto tot straks
 	morgen ca va como estas como esta tudo bem come stai hoe gaat het wie geht's gehts`)
+
+// partsOfDay follow "good" in a greeting: "good morning", "good night".
+var partsOfDay = set(`morning afternoon evening night day bye`)
+
+// partings open a goodbye without a greeting word: "See you!", "Take care", "Talk soon".
+var partings = set(`see talk take catch speak have later laters`)
 
 // Greeting reports a hello or a goodbye with nothing else in it: "Hi Claude!", "Good morning :)",
 // "Bye, talk tomorrow", "Bom dia!". At most twelve words, the first a greeting, every other one a word
@@ -42,7 +50,7 @@ func Greeting(text string) bool {
 		return false
 	}
 	first := ws[0]
-	if !greetings[first] && !(first == "good" && len(ws) > 1 && greetingWords[ws[1]]) && !(first == "see" || first == "talk") {
+	if !greetings[first] && !(first == "good" && len(ws) > 1 && partsOfDay[ws[1]]) && !partings[first] {
 		return false
 	}
 	for _, w := range ws[1:] {
@@ -99,8 +107,8 @@ var chatterRe = regexp.MustCompile(`^(?:` +
 	`|here(?:'s| is| are) (?:what|a|an|the|your|some|my)|hope (?:this|that) helps|i hope (?:this|that) helps|feel free|is there anything|anything else` +
 	`|(?:that's|that is|what) (?:a )?(?:great|good|interesting|excellent|fair|wonderful|lovely) (?:question|point|idea|plan)` +
 	`|you're welcome|you are welcome|my pleasure|happy to help|glad to help|glad i could|how can i help|what can i do|how may i|tell me more` +
-	`|sounds (?:good|great|like a plan|fun|lovely|wonderful)|that (?:sounds|makes sense)|i (?:see|understand)\b|thanks for (?:sharing|letting me know|telling me)` +
-	`|thank you for (?:sharing|letting me know|telling me)|sorry to hear|i'd (?:be happy|love to|suggest)|i would (?:be happy|suggest)` +
+	`|sounds (?:good|great|like a plan|fun|lovely|wonderful)|that (?:sounds|makes sense)|i (?:see|understand)\b` +
+	`|(?:thanks |thank you )?for (?:sharing|letting me know|telling me|the (?:update|info|information|context))|sorry to hear|i'd (?:be happy|love to|suggest)|i would (?:be happy|suggest)` +
 	`|(?:in )?summary:|to summari[sz]e|based on (?:our|your|the) (?:conversation|chat|discussion)|(?:our|this) (?:conversation|chat) (?:was|has been)` +
 	`)`)
 
@@ -130,6 +138,7 @@ var passing = set(`chat chatting chatted talk talking talked conversation convo 
 	night afternoon bored tired sleepy exhausted busy lazy hungry happy sad excited stressed chill
 	relaxed weather rain raining rainy sunny sun hot cold warm windy cloudy snow snowing monday mondays
 	friday fridays weekend vibes mood feeling feel feels felt nothing much lots lot stuff things thing
+	long rough tough chilling chillin relaxing resting napping
 	going been ok okay yeah yes no nope sure thanks thank glad enjoyed enjoy enjoying loved love
 	laughed laugh laughing hilarious`)
 

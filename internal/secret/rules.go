@@ -129,11 +129,11 @@ func Sentences(t string) int {
 
 // instructionStart matches text that opens by telling an assistant what to do.
 var instructionStart = regexp.MustCompile(`(?i)^(?:(?:hey|ok|okay|note|important|reminder|assistant|claude|chatgpt|gpt|ai|bot)[,:!]?\s+)*(?:please\s+)?(?:` +
-	`(?:always|never|don't|do not|dont)\s+(?:answer|reply|respond|use|write|speak|talk|say|mention|include|call|ask|suggest|recommend|format|refer|sign|add|give|show|send|tell|be|act|translate|remind|bring up|start|end|apologi[sz]e|explain|summari[sz]e|output|return|share|reveal|follow|obey|trust|listen)` +
+	`(?:always|never|don't|do not|dont)\s+(?:ever\s+)?(?:answer|reply|respond|use|write|speak|talk|say|mention|include|call|ask|suggest|recommend|format|refer|sign|add|give|show|send|tell|be|act|translate|remind|bring up|start|end|apologi[sz]e|explain|summari[sz]e|output|return|share|reveal|follow|obey|trust|listen|check|double-check|confirm|verify|keep|greet|correct|spell|list|cite|quote|assume|guess|book|schedule|buy|order|pay|contact|email|text|message|post|round|convert|offer|wait|interrupt|lecture|moralize|moralise|store|save)` +
 	`|(?:you|u)\s+(?:must|should|shall|will|need to|have to|are to|may not|must not|cannot|can't|are required|are now|are an?\s+(?:ai|assistant|bot|language model|chatbot|helpful))` +
 	`|from now on|going forward|henceforth|in (?:the )?future,?\s+(?:always|never|please|answer|reply|respond|use)` +
 	`|(?:answer|reply|respond|write|speak|talk|translate|output)\s+(?:to me\s+|only\s+)?(?:in|with|using|as|like)\b` +
-	`|(?:act|behave|pretend|roleplay)\s+(?:as|like|to be|that)` +
+	`|(?:act|behave|pretend|roleplay)\s+(?:as|like|to be|that|you)|imagine (?:you|that you)\b` +
 	`|make sure (?:you|to)|be sure to|remember to (?:always|never)|stop (?:answering|replying|using|saying)` +
 	`|call me\b|address me as|refer to me as)`)
 
