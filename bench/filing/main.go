@@ -149,7 +149,9 @@ func evaluate(ctx context.Context, bin, root string, lines []line) (result, erro
 
 func id(i int) string { return fmt.Sprintf("f%03d", i+1) }
 
-func host(root, p string) string { return filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(p, "/"))) }
+func host(root, p string) string {
+	return filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(p, "/")))
+}
 
 func write(root, p, s string) error {
 	if err := os.MkdirAll(filepath.Dir(host(root, p)), 0o755); err != nil {
