@@ -50,7 +50,7 @@ var (
 	jwtRe            = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
 	// connRe finds an address that carries a password: scheme://user:password@host.
 	connRe  = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/?#@:]*:([^\s/?#@]+)@`)
-	urlRe   = regexp.MustCompile(`(?i)\bhttps?://[^\s"'<>]+`)
+	urlRe   = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.:-]{1,20}://[^\s"'<>]+`)
 	tokenRe = regexp.MustCompile(`[A-Za-z0-9_+/=-]{20,}`)
 	hexRe   = regexp.MustCompile(`[0-9a-fA-F]{32,}`)
 )
@@ -228,7 +228,10 @@ func secretURL(u string) bool {
 	for _, kv := range strings.FieldsFunc(query, func(r rune) bool { return r == '&' || r == ';' || r == '#' }) {
 		name, value, _ := strings.Cut(kv, "=")
 		name = strings.ToLower(name)
-		for _, s := range []string{"key", "token", "secret", "password", "passwd", "pwd", "sig", "signature", "auth", "access"} {
+		if (strings.Contains(name, "pass") || strings.Contains(name, "pwd")) && len(value) >= 4 && !placeholder(value) {
+			return true
+		}
+		for _, s := range []string{"key", "token", "secret", "sig", "signature", "auth", "access"} {
 			if strings.Contains(name, s) && (tokenLike(value) || randomToken(value)) {
 				return true
 			}

@@ -32,7 +32,9 @@ var nouns = nounTable(map[kind]string{
 		passphrases|pass phrase|pass-phrase|mot de passe|mots de passe|contrasena|contrasenas|senha|senhas|
 		palavra-passe|palavra passe|palavra-chave|parola d'ordine|parola chiave|wachtwoord|wachtwoorden|
 		paswoord|haslo|losenord|salasana|adgangskode|kodeord|passord|sifre|heslo|jelszo|geheimwort|
-		app password|master password|login password|code word|codeword|mdp`,
+		app password|master password|login password|code word|codeword|mdp|security answer|secret answer|
+		hint answer|memorable word|memorable information|security question answer|respuesta de seguridad|
+		resposta de seguranca|reponse secrete|risposta segreta|sicherheitsantwort|geheime antwoord`,
 	kWeakPass: `pass|pw|pwd|clave|pword`,
 	kPin: `pin|pins|pin code|pin codes|pin number|pin-code|pincode|pin-nummer|pinnummer|geheimzahl|
 		geheimnummer|code pin|codigo pin|codice pin|numero pin|numero de pin|cvv|cvv2|cvc|cvc2|csc|
@@ -47,7 +49,7 @@ var nouns = nounTable(map[kind]string{
 		refresh token|session token|session cookie|secret token|token|key|secret|license key|licence key|
 		product key|serial key|activation key|webhook secret|signing key|encryption key|ssh key|
 		schlussel|cle|chave|chiave|sleutel|llave`,
-	kID: `ssn|social security number|social security no|social security|social insurance number|
+	kID: `ssn|sin|social security number|social security no|social security|social insurance number|
 		sin number|national insurance number|ni number|nino|national id|national id number|id number|
 		id card number|identity card number|identity number|passport number|passport no|passport #|
 		driver's license number|drivers license number|driver license number|driving licence number|
@@ -116,7 +118,8 @@ var deviceWords = set(`door doors front back gate gates garage alarm keypad entr
 	voicemail sim disarm arming porte portail alarme acces securite immeuble entree coffre cadenas puerta
 	portal alarma acceso seguridad edificio caja candado porta portao acesso seguranca predio cofre
 	cadeado cancello allarme accesso sicurezza portone cassaforte lucchetto tur tor haustur zugang tresor
-	schloss deur poort toegang kluis verificacion verificacao verifica verificatie garagem`)
+	schloss deur poort toegang kluis verificacion verificacao verifica verificatie garagem ipad iphone
+	android kindle computer pc mac macbook watch tv console playstation xbox nintendo switch car`)
 
 // compoundCode is a German or Dutch word ending in "code" whose first part is a door or device word.
 var compoundStems = []string{"zugangs", "tur", "tuer", "haustur", "tor", "alarm", "sicherheits", "tresor",

@@ -208,7 +208,7 @@ func valueOK(ts []tok, j int, k kind) bool {
 	case kLogin:
 		return loginPair(ts, j)
 	case kRecovery:
-		return recoveryCode(v)
+		return recoveryCode(chunkRun(ts, j))
 	case kSeed:
 		return bipRun(ts, j, true) >= 3
 	}
@@ -253,6 +253,15 @@ func digitRun(ts []tok, j int) string {
 	}
 	run := ts[j].w
 	for q := j + 1; q < len(ts) && q <= j+5 && !ts[q-1].stop && isDigits(ts[q].w) && len(ts[q].w) <= 8 && len(run) < 20; q++ {
+		run += ts[q].w
+	}
+	return run
+}
+
+// chunkRun joins a value with the short groups after it: a recovery key written in groups of four.
+func chunkRun(ts []tok, j int) string {
+	run := ts[j].w
+	for q := j + 1; q < len(ts) && q <= j+15 && !(ts[q-1].stop && !ts[q-1].comma) && len(ts[q].w) <= 8 && !functionWords[ts[q].w]; q++ {
 		run += ts[q].w
 	}
 	return run
@@ -326,10 +335,11 @@ func pairSecret(v string) bool {
 	return len(v) >= 4 && !ordinary[v] && !functionWords[v] && !emailLike(v) && !strings.Contains(v, ".") && !adjectiveLike(v)
 }
 
-// recoveryCode is one recovery or backup code: four characters or more with a digit.
+// recoveryCode is a recovery or backup code: four characters or more with a digit, or twelve letters
+// or more in groups (a base32 key).
 func recoveryCode(v string) bool {
 	d, l := count(strings.ReplaceAll(v, "-", ""))
-	return d >= 1 && d+l >= 4 && !strings.ContainsAny(v, "/:.€$£%")
+	return (d >= 1 && d+l >= 4 || d+l >= 12) && !strings.ContainsAny(v, "/:.€$£%")
 }
 
 // unitAfter says the number at j is a quantity: "12 characters", "30 euros", "4 digits".
