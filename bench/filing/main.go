@@ -163,43 +163,27 @@ func write(root, p, s string) error {
 // trashReasons reads the tidy's record in the trash: each dropped line's id and reason.
 func trashReasons(root string) (map[string]string, error) {
 	out := map[string]string{}
-	files, err := filepath.Glob(filepath.Join(host(root, layout.TrashDir), "*.jsonl"))
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
+	return out, eachFile(host(root, layout.TrashDir), "*.jsonl", func(f string, data []byte) error {
 		for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 			var rec struct{ Op, ID, Reason string }
 			if err := json.Unmarshal([]byte(l), &rec); err != nil {
-				return nil, fmt.Errorf("%s: %w", f, err)
+				return fmt.Errorf("%s: %w", f, err)
 			}
 			if rec.Op == "tidy" {
 				out[rec.ID] = rec.Reason
 			}
 		}
-	}
-	return out, nil
+		return nil
+	})
 }
 
 // filedIDs reads every note: the ids of its Key facts and Timeline lines.
 func filedIDs(root string) (map[string]bool, error) {
 	out := map[string]bool{}
-	files, err := filepath.Glob(filepath.Join(host(root, layout.NotesDir), "*.md"))
-	if err != nil {
-		return nil, err
-	}
-	for _, f := range files {
-		data, err := os.ReadFile(f)
-		if err != nil {
-			return nil, err
-		}
+	return out, eachFile(host(root, layout.NotesDir), "*.md", func(f string, data []byte) error {
 		n, err := note.ParseNote(data)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", f, err)
+			return fmt.Errorf("%s: %w", f, err)
 		}
 		for _, x := range n.Facts {
 			out[x.ID] = true
@@ -207,8 +191,26 @@ func filedIDs(root string) (map[string]bool, error) {
 		for _, e := range n.Timeline {
 			out[e.ID] = true
 		}
+		return nil
+	})
+}
+
+// eachFile calls fn with each file of dir matching pattern and its bytes.
+func eachFile(dir, pattern string, fn func(path string, data []byte) error) error {
+	files, err := filepath.Glob(filepath.Join(dir, pattern))
+	if err != nil {
+		return err
 	}
-	return out, nil
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			return err
+		}
+		if err := fn(f, data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // score is precision and recall of one class: predicted is how often the outcome was the class, actual how

@@ -265,18 +265,8 @@ func userPassword(w string) bool {
 			return false
 		}
 	}
-	var lower, upper, other int
-	for _, r := range pass {
-		switch {
-		case 'a' <= r && r <= 'z':
-			lower++
-		case 'A' <= r && r <= 'Z':
-			upper++
-		default:
-			other++
-		}
-	}
-	return lower >= 1 && upper >= 1 && other >= 1
+	lower, upper, digit, sym := classes(pass)
+	return lower >= 1 && upper >= 1 && digit+sym >= 1
 }
 
 // spacedKey joins runs of short chunks ("AKIA IOSF ODNN 7EXA MPLE", "s k - a n t …") and checks the
@@ -346,19 +336,7 @@ func randomToken(t string) bool {
 	if n < 20 {
 		return false
 	}
-	var lower, upper, digit, sym int
-	for i := 0; i < n; i++ {
-		switch c := t[i]; {
-		case 'a' <= c && c <= 'z':
-			lower++
-		case 'A' <= c && c <= 'Z':
-			upper++
-		case '0' <= c && c <= '9':
-			digit++
-		default:
-			sym++
-		}
-	}
+	lower, upper, digit, sym := classes(t)
 	if wordy(t) >= 0.5 {
 		return false // Budget_2025_Final_v3, MyVeryLongFileName2024: words joined, not noise
 	}
@@ -398,6 +376,23 @@ func wordy(t string) float64 {
 	}
 	flush(len(t))
 	return float64(in) / float64(len(t))
+}
+
+// classes counts the bytes of s by class: small letters, capitals, digits, anything else.
+func classes(s string) (lower, upper, digit, other int) {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case 'a' <= c && c <= 'z':
+			lower++
+		case 'A' <= c && c <= 'Z':
+			upper++
+		case '0' <= c && c <= '9':
+			digit++
+		default:
+			other++
+		}
+	}
+	return
 }
 
 // transitions is the share of neighbouring characters that change class (lower, upper, digit, other).
