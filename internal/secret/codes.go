@@ -111,6 +111,7 @@ var (
 		desativa uitschakelen`)
 	withWords   = set(`with using con com mit avec met via`)
 	enterVerbs  = set(`enter type punch key dial press tap input tippe tippen eingeben tape taper tapez teclea marca introduce digita digite toets intoetsen`)
+	keypads     = set(`keypad lockbox keybox keysafe padlock`)
 	codeHolders = set(`garage gate keypad alarm safe padlock lockbox keybox keysafe door intercom buzzer locker opener`)
 	codeFiller  = set(`in the code pin combination el la le o a il de het der die das le code`)
 )
@@ -126,6 +127,8 @@ func doorCode(ts []tok) bool {
 		switch {
 		case codeHolders[t.w] && i+2 < len(ts) && ts[i+1].w == ":":
 			j = i + 2 // "Garage: 4821"
+		case keypads[t.w] && i+1 < len(ts) && !t.stop:
+			j = i + 1 // "keypad 1379#", "lockbox 0415"
 		case openVerbs[elided(t.w)]:
 			j = -1
 			for q := i + 1; q < len(ts) && q <= i+4 && !ts[q-1].stop; q++ {

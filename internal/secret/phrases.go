@@ -47,7 +47,8 @@ var nouns = nounTable(map[kind]string{
 	kKey: `api key|api-key|apikey|api token|access key|access key id|secret key|secret access key|
 		private key|client secret|client id and secret|auth token|access token|bearer token|bearer|
 		refresh token|session token|session cookie|secret token|token|key|secret|license key|licence key|
-		product key|serial key|activation key|webhook secret|signing key|encryption key|ssh key|
+		product key|serial key|activation key|webhook secret|signing key|encryption key|ssh key|totp seed|
+		totp secret|totp key|2fa secret|2fa key|mfa secret|otp secret|authenticator key|authenticator secret|setup key|
 		schlussel|cle|chave|chiave|sleutel|llave`,
 	kID: `ssn|sin|social security number|social security no|social security|social insurance number|
 		sin number|national insurance number|ni number|nino|national id|national id number|id number|

@@ -202,7 +202,7 @@ func valueOK(ts []tok, j int, k kind) bool {
 	case kPin:
 		return pinValue(digitRun(ts, j))
 	case kKey:
-		return tokenLike(v)
+		return tokenLike(v) || tokenLike(groups(ts, j)) // "jbsw y3dp ehpk 3pxp"
 	case kID:
 		return idValue(digitRun(ts, j))
 	case kLogin:
@@ -235,6 +235,17 @@ func passphrase(ts []tok, j int) bool {
 // digitRun joins a value with the digit groups after it ("12 34 56", "943 476 5919"); three number words
 // or more in a row are read as digits ("four eight two one", "vier acht zwei eins").
 func digitRun(ts []tok, j int) string {
+	if parts := strings.Split(ts[j].w, "-"); len(parts) >= 3 {
+		var b strings.Builder
+		for _, p := range parts {
+			if d, ok := numberWords[p]; ok {
+				b.WriteByte(d)
+			}
+		}
+		if b.Len() == len(parts) {
+			return b.String() // "one-two-three-four"
+		}
+	}
 	if _, ok := numberWords[ts[j].w]; ok {
 		var b strings.Builder
 		for q := j; q < len(ts) && q < j+12; q++ {
@@ -263,6 +274,26 @@ func chunkRun(ts []tok, j int) string {
 	run := ts[j].w
 	for q := j + 1; q < len(ts) && q <= j+15 && !(ts[q-1].stop && !ts[q-1].comma) && len(ts[q].w) <= 8 && !functionWords[ts[q].w]; q++ {
 		run += ts[q].w
+	}
+	return run
+}
+
+// groups joins a value written in three or more groups of one length (a key read out in fours), or "".
+func groups(ts []tok, j int) string {
+	n := len(ts[j].w)
+	if n < 3 || n > 8 {
+		return ""
+	}
+	run, k := "", 0
+	for q := j; q < len(ts) && len(ts[q].w) == n && !functionWords[ts[q].w]; q++ {
+		run += ts[q].w
+		k++
+		if ts[q].stop {
+			break
+		}
+	}
+	if k < 3 {
+		return ""
 	}
 	return run
 }
