@@ -241,6 +241,9 @@ func FuzzSecret(f *testing.F) {
 		_, _ = MultiFact(text)
 		_ = Instruction(text)
 		_ = SmallTalk(text)
+		_ = Greeting(text)
+		_ = Question(text)
+		_ = Chatter(text)
 		_ = ProperNames(text)
 		if w := Words(text); len(w) > 0 && !MatchesAll(text, w) {
 			t.Fatalf("the words of %q do not match it: %q", text, w)
