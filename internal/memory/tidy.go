@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
@@ -224,6 +225,12 @@ type planner struct {
 func (pl *planner) add(a Action) { pl.plan.Actions = append(pl.plan.Actions, a) }
 
 func (pl *planner) line(l pendingLine) {
+	if utf8.RuneCountInString(l.Text) > secret.MaxFactLen {
+		// A page in one line, written into the inbox by hand: remember would have refused it, and the
+		// rules below are for a sentence or two.
+		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: DropSecret})
+		return
+	}
 	if reason := dropReasonOf(l.Text); reason != "" {
 		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: reason})
 		return

@@ -34,3 +34,23 @@ func BenchmarkCheckRememberCorpus(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(lines)), "ns/line")
 }
+
+// BenchmarkSecretAdversarial checks lines built to make the rules do the most work: nouns after nouns, a
+// letter at a time, seed words in a row, groups, base64.
+func BenchmarkSecretAdversarial(b *testing.B) {
+	lines := []string{
+		strings.Repeat("key ", 125),
+		strings.Repeat("password is ", 42),
+		strings.Repeat("p a s s ", 62),
+		strings.Repeat("abandon ", 62),
+		strings.Repeat("seed abc ", 55),
+		strings.Repeat("code the ", 55),
+		strings.Repeat("QUtJQUo3UTJNNFhM", 31),
+		strings.Repeat("1 ", 250),
+	}
+	for b.Loop() {
+		for _, l := range lines {
+			_, _ = Secret(l)
+		}
+	}
+}

@@ -23,35 +23,51 @@ var seedHints = []string{"seed", "mnemonic", "recovery phrase", "wallet", "bip39
 // seedPhrase finds twelve list words in a row (spaces or numbering between them), or six when the
 // text talks of a seed or a wallet (then commas may separate them too).
 func seedPhrase(ts []tok, n string) bool {
-	if len(ts) < 6 {
-		return false
-	}
-	longest := 0
-	for i := 0; i < len(ts); i++ {
-		if run := bipRun(ts, i, true); run > longest {
-			longest = run
-		}
-	}
-	if longest < 6 {
+	if len(ts) < 6 || longestRun(ts, true) < 6 {
 		return false
 	}
 	hinted := false
 	for _, h := range seedHints {
 		hinted = hinted || strings.Contains(n, h)
 	}
-	for i := range ts {
-		if run := bipRun(ts, i, hinted); run >= 12 || hinted && run >= 6 {
-			return true
+	run := longestRun(ts, hinted)
+	return run >= 12 || hinted && run >= 6
+}
+
+// longestRun is the longest bipRun in ts, found in one pass: runs do not overlap.
+func longestRun(ts []tok, lenient bool) int {
+	best := 0
+	for i := 0; i < len(ts); {
+		if !bip39[ts[i].w] {
+			i++
+			continue
 		}
+		n, end := 0, i
+		for ; end < len(ts); end++ {
+			w := ts[end].w
+			if isDigits(w) && len(w) <= 2 {
+				continue
+			}
+			if !bip39[w] {
+				break
+			}
+			n++
+			if ts[end].stop && !lenient {
+				end++
+				break
+			}
+		}
+		best = max(best, n)
+		i = max(end, i+1)
 	}
-	return false
+	return best
 }
 
 // bipRun counts the list words in a row from j; numbering ("1.", "2)") is skipped. Without lenient a
 // word followed by punctuation ends the run.
 func bipRun(ts []tok, j int, lenient bool) int {
 	n := 0
-	for q := j; q < len(ts); q++ {
+	for q := j; q < len(ts) && n < 24; q++ { // a seed phrase has 24 words at most
 		w := ts[q].w
 		if isDigits(w) && len(w) <= 2 {
 			continue

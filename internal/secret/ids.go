@@ -41,7 +41,7 @@ func nationalID(text string) (string, bool) {
 		if i+5 <= len(fields) && len(f) == 2 && ninoWord(strings.Join(fields[i:i+5], "")) {
 			return ReasonNationalID, true
 		}
-		if i+7 <= len(fields) && len(f) == 1 {
+		if i+7 <= len(fields) && (f == "1" || f == "2") && len(fields[i+1]) == 2 && len(fields[i+4]) == 3 {
 			if m := nirRe.FindStringSubmatch(strings.TrimRight(strings.Join(fields[i:i+7], " "), ".")); m != nil && nirValid(m) {
 				return ReasonNationalID, true
 			}

@@ -106,8 +106,8 @@ func respace(s string) string {
 	var out []string
 	for i := 0; i < len(fields); {
 		j := i
-		for j < len(fields) && len(strings.TrimRight(fields[j], ":=.,")) == 1 {
-			j++
+		for j < len(fields) && j < i+12 && len(strings.TrimRight(fields[j], ":=.,")) == 1 {
+			j++ // no word respace knows is longer than twelve letters
 		}
 		if w := longestWord(fields[i:j]); w > 1 {
 			out = append(out, strings.Join(fields[i:i+w], ""))

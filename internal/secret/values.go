@@ -219,7 +219,7 @@ func valueOK(ts []tok, j int, k kind) bool {
 // password: "correct horse battery staple".
 func passphrase(ts []tok, j int) bool {
 	n := 0
-	for q := j; q < len(ts); q++ {
+	for q := j; q < len(ts) && n < 8; q++ {
 		w := ts[q].w
 		if ts[q].sep || functionWords[w] || !isLetters(w) || adjectiveLike(w) || possessive(w) {
 			return false
@@ -285,7 +285,7 @@ func groups(ts []tok, j int) string {
 		return ""
 	}
 	run, k := "", 0
-	for q := j; q < len(ts) && len(ts[q].w) == n && !functionWords[ts[q].w]; q++ {
+	for q := j; q < len(ts) && q < j+16 && len(ts[q].w) == n && !functionWords[ts[q].w]; q++ {
 		run += ts[q].w
 		k++
 		if ts[q].stop {
