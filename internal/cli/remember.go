@@ -24,8 +24,15 @@ func rememberCmd(g *Global) *cobra.Command {
 		Short: "Save one plain fact to the inbox; it is searchable at once",
 		Long: "Save one plain fact to the inbox. Refused with a sentence: empty or over-long text, several facts at once,\n" +
 			"and anything that looks like a secret. --as records the line as written by someone else (trust: outside).",
-		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error { return runRemember(cmd.Context(), g, o, args) },
+		Args:               cobra.MinimumNArgs(1),
+		DisableFlagParsing: true, // any text, even "-----BEGIN …": textArgs parses the flags
+		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := textArgs(cmd, args)
+			if err != nil {
+				return err
+			}
+			return runRemember(cmd.Context(), g, o, args)
+		},
 	}
 	c.Flags().StringVar(&o.as, "as", "", "who wrote it, when not the owner (e.g. \"Claude Code\")")
 	c.Flags().BoolVar(&o.core, "core", false, "a core fact, kept in the router (the owner's own words only)")

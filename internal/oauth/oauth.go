@@ -23,7 +23,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 )
 
-// The endpoints, under /mcp/oauth as seed 003 §4 names them. ConsentPath is served by package web.
+// The endpoints, under /mcp/oauth (docs/OAUTH.md). ConsentPath is served by package web.
 const (
 	RegisterPath  = "/mcp/oauth/register"
 	AuthorizePath = "/mcp/oauth/authorize"

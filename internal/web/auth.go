@@ -22,7 +22,8 @@ import (
 	"github.com/boxmem/box/internal/state"
 )
 
-// Session and setup lifetimes (DESIGN §9, seed 003 §1).
+// Session and setup lifetimes: a session ends after 7 days unused or 30 days at most; a setup link lasts
+// 15 minutes; erase needs a passkey assertion made in the last 2 minutes.
 const (
 	SessionIdle   = 7 * 24 * time.Hour
 	SessionMax    = 30 * 24 * time.Hour
