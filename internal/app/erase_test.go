@@ -43,7 +43,7 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	if _, err := a.Memory.Tidy(ctx, owner); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "The code word is " + planted + ".", Core: true}); err != nil {
+	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Leo's school trip goes to the " + planted + " museum.", Core: true}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Mia said " + planted + " twice."}); err != nil {
