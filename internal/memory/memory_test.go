@@ -21,7 +21,7 @@ import (
 var (
 	own     = Actor{Who: "owner", Via: "cli", Trust: "own"}
 	claude  = Actor{Who: "Claude", Via: "mcp", Host: "claude.ai", Trust: "outside"}
-	fixedAt = time.Date(2026, 11, 29, 14, 3, 22, 0, time.Local)
+	fixedAt = time.Date(2026, 11, 29, 14, 3, 22, 0, time.UTC) // a UTC instant: the goldens hold its times, in any zone
 )
 
 // mustOpen makes a new box in a temp folder and opens its memory with a fixed clock.
