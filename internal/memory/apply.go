@@ -1,13 +1,9 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -41,22 +37,14 @@ func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, er
 	a = normalize(a)
 	res := TidyResult{Created: []string{}, Skipped: p.Skipped}
 	if len(p.Actions) == 0 {
-		res.Text = "Nothing to tidy: the inbox is empty and no notes are duplicates."
+		res.Text = "Nothing to tidy: the inbox is empty."
 		return res, nil
 	}
 	if err := CheckPlan(diskView{m}, p); err != nil {
 		return TidyResult{}, err
 	}
-	ap := &applier{date: m.now().Format("2006-01-02"), now: m.now().UTC().Format("2006-01-02T15:04:05Z"), who: a.Who, m: m}
 	summary := counts(p).summary(a.Who)
-	r, err := m.box.Do(ctx, box.Change{Actor: a, Op: "tidy", Switch: "change", Summary: summary, Reason: dropReasons(p),
-		Apply: func(tx *box.Tx) error {
-			if err := CheckPlan(tx, p); err != nil {
-				return errs.Wrap("memory.tidy", errs.Conflict, err, "The memory changed while tidying; tidy again.")
-			}
-			ap.tx, ap.res = tx, TidyResult{Created: []string{}, Skipped: p.Skipped}
-			return ap.apply(p)
-		}})
+	ap, r, err := m.applyPlanAs(ctx, a, p, box.Change{Op: "tidy", Summary: summary, Reason: dropReasons(p)}, nil)
 	if err != nil {
 		return TidyResult{}, err
 	}
@@ -64,6 +52,27 @@ func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, er
 	res.Entry = r.EntryID
 	res.Text = summary
 	return res, nil
+}
+
+// applyPlanAs applies p as the change c (its actor and switch set here) under the box's write lock:
+// first check, when given, then CheckPlan against the box as it is now; either failing writes nothing.
+func (m *Memory) applyPlanAs(ctx context.Context, a Actor, p Plan, c box.Change, check func(tx *box.Tx) error) (*applier, box.Result, error) {
+	ap := &applier{date: m.now().Format("2006-01-02"), now: m.now().UTC().Format("2006-01-02T15:04:05Z"), who: a.Who, m: m}
+	c.Actor, c.Switch = a, "change"
+	c.Apply = func(tx *box.Tx) error {
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
+		if err := CheckPlan(tx, p); err != nil {
+			return errs.Wrap("memory."+c.Op, errs.Conflict, err, fmt.Sprintf("The memory changed during the %s; run it again.", c.Op))
+		}
+		ap.tx, ap.res = tx, TidyResult{Created: []string{}, Skipped: p.Skipped}
+		return ap.apply(p)
+	}
+	r, err := m.box.Do(ctx, c)
+	return ap, r, err
 }
 
 // counts is what a plan will do, for the diary line written with the change.
@@ -153,6 +162,8 @@ type applier struct {
 	router   *note.Router
 	written  map[string]bool // note paths this tidy wrote (for link rewriting)
 	lineOf   map[string]inbox.Line
+	archived map[string]string // merged-away note → where it is archived
+	content  []string          // the files a merge rewrites refs in (merge.go's contentFiles)
 }
 
 func (ap *applier) apply(p Plan) error {
@@ -311,93 +322,6 @@ func hookOf(text string) string {
 	return text
 }
 
-// merge joins a.Note into a.Into: facts, title and aliases, links; archives a.Note and rewrites links.
-func (ap *applier) merge(a Action) error {
-	old, err := ap.readNote(a.Note)
-	if err != nil {
-		return err
-	}
-	on, err := note.ParseNote(old)
-	if err != nil {
-		return err
-	}
-	fns := []func([]byte) ([]byte, error){}
-	for _, f := range on.Facts {
-		fns = append(fns, func(d []byte) ([]byte, error) { return note.AddFact(d, f) })
-	}
-	for _, al := range append([]string{on.Title}, on.Aliases...) {
-		if strings.TrimSpace(al) != "" {
-			fns = append(fns, func(d []byte) ([]byte, error) { return note.AddAlias(d, al) })
-		}
-	}
-	for _, t := range on.Links {
-		if t != a.Into {
-			fns = append(fns, func(d []byte) ([]byte, error) { return note.AddLink(d, t) })
-		}
-	}
-	trust := inbox.Own
-	if on.Source == note.SourceOutside || on.Source == note.SourceMixed {
-		trust = inbox.Outside
-	}
-	if err := ap.edit(a.Into, append(fns, ap.touch(trust))...); err != nil {
-		return err
-	}
-	if err := ap.tx.Write(archivePath(ap.tx, a.Note, ap.date), old); err != nil {
-		return err
-	}
-	if err := ap.tx.Remove(notePath(a.Note)); err != nil {
-		return err
-	}
-	delete(ap.written, notePath(a.Note))
-	ap.res.Merged = append(ap.res.Merged, a.Note+" → "+a.Into)
-	return ap.rewriteLinks(a.Note, a.Into)
-}
-
-// rewriteLinks points every [[old]] under /_content/ at kept; a map's own entry for old is dropped.
-func (ap *applier) rewriteLinks(old, kept string) error {
-	needle := []byte("[[" + old)
-	candidates := map[string]bool{}
-	for p := range ap.written {
-		candidates[p] = true
-	}
-	filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		if p := ap.m.boxPath(h); indexable(p) {
-			if data, err := os.ReadFile(h); err == nil && bytes.Contains(data, needle) {
-				candidates[p] = true
-			}
-		}
-		return nil
-	})
-	re := regexp.MustCompile(`\[\[` + regexp.QuoteMeta(old) + `([|#\]])`)
-	paths := make([]string, 0, len(candidates))
-	for p := range candidates {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		data, err := readOr(ap.tx, p, nil)
-		if err != nil || data == nil || !bytes.Contains(data, needle) {
-			continue
-		}
-		if strings.HasPrefix(p, layout.MapsDir+"/") {
-			data, _ = note.RemoveEntry(data, old)
-		}
-		out := re.ReplaceAll(data, []byte("[["+kept+"$1"))
-		if p == notePath(kept) {
-			out = bytes.ReplaceAll(out, []byte("- [["+kept+"]]\n"), nil) // a note never links itself
-		}
-		if !bytes.Equal(out, data) || strings.HasPrefix(p, layout.MapsDir+"/") {
-			if err := ap.tx.Write(p, out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // listInMap adds a new stub to its map (a letter map when the map is split; splitting past 120).
 func (ap *applier) listInMap(s Action) error {
 	if s.Map == "" || !ap.tx.Exists(notePath(s.Note)) {
@@ -445,7 +369,7 @@ func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
 			return err
 		}
 		n := len(lm.Entries)
-		if data, err = note.AddEntry(data, note.MapEntry{Target: mapName + "/" + l, Hook: fmt.Sprintf("%s (%d %s)", letterLabel(l), n, plural(n, "note", "notes"))}); err != nil {
+		if data, err = note.AddEntry(data, note.MapEntry{Target: mapName + "/" + l, Hook: letterHook(l, n)}); err != nil {
 			return err
 		}
 		if err := tx.Write(lp, ld); err != nil {
@@ -469,6 +393,11 @@ func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
 		data = idx
 	}
 	return tx.Write(p, data)
+}
+
+// letterHook is a letter index's line for the letter map l holding n notes (as note.SplitMap writes it).
+func letterHook(l string, n int) string {
+	return fmt.Sprintf("%s (%d %s)", letterLabel(l), n, plural(n, "note", "notes"))
 }
 
 // letterLabel is how a letter index names a letter map (as note.SplitMap writes it).
