@@ -141,9 +141,9 @@ func TestFromNote(t *testing.T) {
 	}
 }
 
-// FuzzFind weighs boxes of two or three notes made from arbitrary text: it never panics, a blocked pair
-// never merges, a score stays in [0, 1], the kept and dropped notes are the pair's, and the order of the
-// notes does not change the verdict. Seeds: testdata/fuzz/FuzzFind.
+// FuzzFind weighs boxes of three notes made from arbitrary text: it never panics, every pair whose names
+// relate is weighed, a blocked pair never merges, a score stays in [0, 1], the kept and dropped notes are
+// the pair's, and the order of the notes does not change the verdict. Seeds: testdata/fuzz/FuzzFind.
 func FuzzFind(f *testing.F) {
 	f.Fuzz(func(t *testing.T, ta, tb, tc, ka, kb, fa, fb, m, link string) {
 		box := []Subject{
@@ -162,6 +162,16 @@ func FuzzFind(f *testing.F) {
 			return out
 		}
 		one := verdict(Find(box))
+		c := newCatalogue(slices.Clone(box)) // every pair whose names relate is weighed, not only those looked up
+		for i, a := range c.subs {
+			for _, b := range c.subs[i+1:] {
+				if _, ok := relate(a, b); ok {
+					if _, found := one[min(a.Name, b.Name)+" "+max(a.Name, b.Name)]; !found {
+						t.Fatalf("%q and %q relate but were not weighed", a.Title, b.Title)
+					}
+				}
+			}
+		}
 		slices.Reverse(box)
 		if two := verdict(Find(box)); len(one) != len(two) {
 			t.Fatalf("order changed the pairs: %v vs %v", one, two)

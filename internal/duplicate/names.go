@@ -9,11 +9,12 @@ import (
 	"github.com/boxmem/box/internal/secret"
 )
 
+var possessive = strings.NewReplacer("'s ", " ", "'s,", ",", "'s.", ".")
+
 // words cuts text into lowercase, accent-folded words of letters and digits; a possessive "'s" goes
 // with its word ("Leo's" → leo).
 func words(text string) []string {
-	s := strings.ToLower(secret.Fold(text))
-	s = strings.NewReplacer("'s ", " ", "'s,", ",", "'s.", ".").Replace(s + " ")
+	s := possessive.Replace(strings.ToLower(secret.Fold(text)) + " ")
 	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 

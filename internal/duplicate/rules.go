@@ -2,6 +2,7 @@ package duplicate
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"sort"
@@ -169,26 +170,57 @@ func keys(s *subject) []string {
 	return out
 }
 
-// candidates are the pairs that share a name key, each once, in a stable order.
+// candidates are the pairs whose names may relate (see relate): a name in common, one name beginning
+// another, the same singular (topics) or the same formal given name (people). Each pair comes once, in a
+// stable order. Looking names up, not pairing every note with every other, keeps a box of many namesakes
+// cheap to weigh.
 func (c *catalogue) candidates() [][2]*subject {
+	byName := map[string][]*subject{}
+	add := func(k string, s *subject) {
+		if l := byName[k]; len(l) == 0 || l[len(l)-1] != s {
+			byName[k] = append(l, s)
+		}
+	}
+	for _, s := range c.subs {
+		for _, n := range s.names {
+			add(strings.Join(n, " "), s)
+			if s.class == "topic" || s.class == "" {
+				add("stem:"+strings.Join(stems(n), " "), s)
+			}
+			if s.class == "person" || s.class == "" {
+				for _, f := range nicknameOf[n[0]] {
+					add("nick:"+strings.Join(append([]string{f}, n[1:]...), " "), s)
+				}
+			}
+		}
+	}
 	seen := map[[2]string]bool{}
 	var out [][2]*subject
-	ks := make([]string, 0, len(c.byKey))
-	for k := range c.byKey {
-		ks = append(ks, k)
+	pair := func(a, b *subject) {
+		if a == b {
+			return
+		}
+		if b.Name < a.Name {
+			a, b = b, a
+		}
+		if key := [2]string{a.Name, b.Name}; !seen[key] {
+			seen[key] = true
+			out = append(out, [2]*subject{a, b})
+		}
 	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		l := c.byKey[k]
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
+		l := byName[k]
 		for i, a := range l {
 			for _, b := range l[i+1:] {
-				x, y := a, b
-				if y.Name < x.Name {
-					x, y = y, x
-				}
-				if key := [2]string{x.Name, y.Name}; x != y && !seen[key] {
-					seen[key] = true
-					out = append(out, [2]*subject{x, y})
+				pair(a, b)
+			}
+		}
+	}
+	for _, s := range c.subs {
+		for _, n := range s.names {
+			for k := 1; k < len(n); k++ {
+				for _, o := range byName[strings.Join(n[:k], " ")] {
+					pair(o, s)
 				}
 			}
 		}

@@ -126,7 +126,7 @@ description: The router, read first. Core facts, the maps, live cautions and the
 ## Inbox
 Nothing waiting.
 `,
-		"/_content/docs/plan.md": "# Plan\n\nAsk [Leo](/_content/memory/notes/entity-leo.md) and [his note](../memory/notes/entity-leo.md#Timeline) about the gala.\n\n```\n[[entity-leo]] in code stays as written\n```\n",
+		"/_content/docs/plan.md": "---\ntitle: Plan\nref: /_content/memory/notes/entity-leo.md\n---\n# Plan\n\nAsk [Leo](/_content/memory/notes/entity-leo.md) and [his note](../memory/notes/entity-leo.md#Timeline) about the gala; [[Entity-Leo]] knows.\n\n```\n[[entity-leo]] in code stays as written\n```\n",
 	}
 }
 
@@ -208,7 +208,7 @@ func TestMergeJoinsDuplicates(t *testing.T) {
 		"/_content/memory/maps/moc-people.md":  {"- [[entity-ana]] — Ana, aunt\n- [[entity-leo-park]] — Leo Park\n"},
 		"/_content/memory/maps/moc-family.md":  {"- [[entity-leo-park]] — Son, 9, swims.\n"},
 		"/_content/memory/MEMORY.md":           {"[[entity-leo-park]]. ^core0001", "- [[moc-people]] — People (2 notes)", "- [[moc-family]] — Family (1 note)"},
-		"/_content/docs/plan.md":               {"(/_content/memory/notes/entity-leo-park.md)", "(../memory/notes/entity-leo-park.md#Timeline)", "[[entity-leo]] in code stays"},
+		"/_content/docs/plan.md":               {"ref: /_content/memory/notes/entity-leo-park.md\n", "(/_content/memory/notes/entity-leo-park.md)", "(../memory/notes/entity-leo-park.md#Timeline)", "[[entity-leo-park]] knows", "[[entity-leo]] in code stays"},
 	} {
 		for _, w := range want {
 			if got := read(t, m, p); !strings.Contains(got, w) {
@@ -273,13 +273,13 @@ func TestMergeJoinsDuplicates(t *testing.T) {
 }
 
 func TestMergeLetterIndex(t *testing.T) {
-	person := func(title, fact string) string {
-		return "---\ntype: note\nkind: person\ntitle: " + title + "\nmaps: [moc-people]\nupdated: 2026-11-01\nsource: own\n---\n# " + title +
+	person := func(title, source, fact string) string {
+		return "---\ntype: note\nkind: person\ntitle: " + title + "\nmaps: [moc-people]\nupdated: 2026-11-01\nsource: " + source + "\n---\n# " + title +
 			"\n\n## Key facts\n- " + fact + "\n\n## Links\n- [[entity-acme]]\n"
 	}
 	m := mustOpen(t, map[string]string{
-		"/_content/memory/notes/entity-bob-smith.md":      person("Bob Smith", "Bob Smith is the Acme account manager."),
-		"/_content/memory/notes/entity-robert-smith.md":   person("Robert Smith", "Robert Smith signed the contract."),
+		"/_content/memory/notes/entity-bob-smith.md":      person("Bob Smith", "outside", "Bob Smith is the Acme account manager."),
+		"/_content/memory/notes/entity-robert-smith.md":   person("Robert Smith", "own", "Robert Smith signed the contract."),
 		"/_content/memory/notes/entity-acme.md":           "---\ntype: note\nkind: org\ntitle: Acme\n---\n# Acme\n",
 		"/_content/memory/maps/moc-people.md":             "---\ntype: map\ntitle: People\n---\n# People\n\n- [[moc-people/b]] — B (1 note)\n- [[moc-people/r]] — R (1 note)\n",
 		"/_content/memory/maps/moc-people/b.md":           "---\ntype: map\ntitle: People — B\n---\n# People — B\n\n- [[entity-bob-smith]] — Bob\n",
@@ -302,6 +302,9 @@ func TestMergeLetterIndex(t *testing.T) {
 	}
 	if r := read(t, m, "/_content/memory/maps/moc-people/r.md"); strings.Count(r, "[[entity-robert-smith]]") != 1 || strings.Contains(r, "bob") {
 		t.Errorf("letter map:\n%s", r)
+	}
+	if n := read(t, m, "/_content/memory/notes/entity-robert-smith.md"); !strings.Contains(n, "source: mixed") || !strings.Contains(n, "- Bob Smith is the Acme account manager.") {
+		t.Errorf("a note joined with another assistant's words is not mixed:\n%s", n)
 	}
 	if n := read(t, m, "/_content/memory/notes/entity-unrelated-note.md"); !strings.Contains(n, "See [[entity-robert-smith]].") {
 		t.Errorf("body link:\n%s", n)
