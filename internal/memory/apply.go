@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 
@@ -32,13 +33,17 @@ func (m *Memory) Tidy(ctx context.Context, a Actor) (TidyResult, error) {
 
 // ApplyPlan checks p against the memory and applies it as one change. A plan that fails the check is
 // refused (Invalid) before anything is written; one that stops fitting while it waits for the lock is
-// a Conflict, and nothing is written either.
+// a Conflict, and nothing is written either. A tidy plan files lines: joining notes is the merge pass's,
+// which weighs each pair by its own rules (docs/MERGE.md), so a plan that merges is refused.
 func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, error) {
 	a = normalize(a)
 	res := TidyResult{Created: []string{}, Skipped: p.Skipped}
 	if len(p.Actions) == 0 {
 		res.Text = "Nothing to tidy: the inbox is empty."
 		return res, nil
+	}
+	if i := slices.IndexFunc(p.Actions, func(act Action) bool { return act.Op == ActMerge }); i >= 0 {
+		return TidyResult{}, errs.E("memory.tidy", errs.Invalid, "tidy action %d (merge): a tidy files lines; joining notes is the merge pass's (box merge).", i+1)
 	}
 	if err := CheckPlan(diskView{m}, p); err != nil {
 		return TidyResult{}, err

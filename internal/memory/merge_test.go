@@ -395,3 +395,13 @@ func commitsSince(t *testing.T, m *Memory, head string) int {
 	t.Fatalf("%s is not in the log", head)
 	return -1
 }
+
+// A tidy plan (a brain's, say) cannot merge notes: only the merge pass joins them, by its own rules.
+func TestTidyPlanCannotMerge(t *testing.T) {
+	m := mustOpen(t, mergeSeed())
+	head := headOf(t, m)
+	_, err := m.ApplyPlan(context.Background(), own, Plan{Actions: []Action{{Op: ActMerge, Note: "entity-ana", Into: "entity-leo"}}})
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "merge pass") || commitsSince(t, m, head) != 0 {
+		t.Fatalf("a tidy plan merging notes: %v", err)
+	}
+}
