@@ -7,8 +7,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"maps"
 	"regexp"
-	"sort"
+	"slices"
 	"strings"
 
 	"github.com/boxmem/box/internal/duplicate"
@@ -200,14 +201,7 @@ func Evaluate(cases []Case) (all Quality, byGroup map[string]Quality, outcomes [
 }
 
 // Groups lists the groups of a result in name order.
-func Groups(byGroup map[string]Quality) []string {
-	out := make([]string, 0, len(byGroup))
-	for g := range byGroup {
-		out = append(out, g)
-	}
-	sort.Strings(out)
-	return out
-}
+func Groups(byGroup map[string]Quality) []string { return slices.Sorted(maps.Keys(byGroup)) }
 
 // Describe is an outcome in one line, for a failing test or a harness.
 func (o Outcome) Describe() string {

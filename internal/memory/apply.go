@@ -167,12 +167,18 @@ type applier struct {
 	router   *note.Router
 	written  map[string]bool // note paths this tidy wrote (for link rewriting)
 	lineOf   map[string]inbox.Line
-	archived map[string]string // merged-away note → where it is archived
-	content  []string          // the files a merge rewrites refs in (merge.go's contentFiles)
+	archived map[string]string   // merged-away note → where it is archived
+	merging  []string            // the notes this plan merges away
+	mentions map[string][]string // merged-away note → the files that name it (merge.go's mentioning)
 }
 
 func (ap *applier) apply(p Plan) error {
 	ap.leaving, ap.written, ap.lineOf, ap.stubs, ap.trash = map[string][]string{}, map[string]bool{}, map[string]inbox.Line{}, nil, nil
+	for _, a := range p.Actions {
+		if a.Op == ActMerge {
+			ap.merging = append(ap.merging, a.Note)
+		}
+	}
 	for _, a := range p.Actions {
 		if a.Day != "" {
 			if _, ok := ap.lineOf[a.Day+"#"+a.Line]; !ok {
@@ -459,15 +465,7 @@ func (ap *applier) refreshRouter() error {
 		return nil
 	}
 	var links []note.MapLink
-	for _, name := range ap.listNames(layout.MapsDir) {
-		data, err := readOr(ap.tx, mapPath(name), nil)
-		if err != nil || data == nil {
-			continue
-		}
-		mp, err := note.ParseMap(data)
-		if err != nil {
-			continue
-		}
+	ap.eachMap(func(name string, _ []byte, mp *note.Map) error {
 		n := len(mp.Entries)
 		if mp.IsIndex() {
 			n = 0
@@ -484,7 +482,8 @@ func (ap *applier) refreshRouter() error {
 			title = note.MapTitle(strings.TrimPrefix(name, "moc-"))
 		}
 		links = append(links, note.MapLink{Name: name, Title: title, Count: n})
-	}
+		return nil
+	})
 	sort.SliceStable(links, func(i, j int) bool {
 		if links[i].Count != links[j].Count {
 			return links[i].Count > links[j].Count
@@ -500,6 +499,25 @@ func (ap *applier) refreshRouter() error {
 	r.SetMaps(links)
 	r.SetWaiting(waiting)
 	return writeRouter(ap.tx, r, ap.date)
+}
+
+// eachMap calls fn with every top-level map as this change sees it, in name order; a broken map is left
+// alone (validate names it). fn's error stops the walk.
+func (ap *applier) eachMap(fn func(name string, data []byte, mp *note.Map) error) error {
+	for _, name := range ap.listNames(layout.MapsDir) {
+		data, err := readOr(ap.tx, mapPath(name), nil)
+		if err != nil || data == nil {
+			continue
+		}
+		mp, err := note.ParseMap(data)
+		if err != nil {
+			continue
+		}
+		if err := fn(name, data, mp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // listNames lists the .md files of a folder (without .md), on disk and written by this change.

@@ -268,19 +268,11 @@ func (m *Memory) eachNote(fn func(name string, data []byte, n *note.Note, err er
 // merge joins a.Note into a.Into (docs/MERGE.md, "Joining"), archives a.Note and points every ref to it
 // at a.Into.
 func (ap *applier) merge(a Action) error {
-	old, err := ap.readNote(a.Note)
+	old, on, err := ap.parsedNote(a.Note)
 	if err != nil {
 		return err
 	}
-	on, err := note.ParseNote(old)
-	if err != nil {
-		return err
-	}
-	kept, err := ap.readNote(a.Into)
-	if err != nil {
-		return err
-	}
-	kn, err := note.ParseNote(kept)
+	kept, kn, err := ap.parsedNote(a.Into)
 	if err != nil {
 		return err
 	}
@@ -319,6 +311,15 @@ func (ap *applier) merge(a Action) error {
 		return err
 	}
 	return ap.rewriteRefs(a.Note, a.Into)
+}
+
+func (ap *applier) parsedNote(name string) ([]byte, *note.Note, error) {
+	data, err := ap.readNote(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	n, err := note.ParseNote(data)
+	return data, n, err
 }
 
 // join is the note kept with the archived note's frontmatter, snapshot, facts, timeline, threads and
@@ -403,16 +404,9 @@ func datesTell(a, b string) bool { return a != "" && b != "" && a != b }
 // repointMaps takes old's entry out of every map (or letter map) that lists it and lists kept there
 // instead, unless kept is listed already.
 func (ap *applier) repointMaps(old, kept, hook string) error {
-	for _, name := range ap.listNames(layout.MapsDir) {
-		data, err := readOr(ap.tx, mapPath(name), nil)
-		if err != nil || data == nil {
-			continue
-		}
-		mp, err := note.ParseMap(data)
-		if err != nil {
-			continue // a broken map is left alone; validate names it
-		}
+	return ap.eachMap(func(name string, data []byte, mp *note.Map) error {
 		var was *note.MapEntry
+		var err error
 		if mp.IsIndex() {
 			if was, err = ap.unlistLetter(name, data, mp, old); err != nil {
 				return err
@@ -425,7 +419,7 @@ func (ap *applier) repointMaps(old, kept, hook string) error {
 			}
 		}
 		if was == nil {
-			continue
+			return nil
 		}
 		listed, err := ap.listed(name, kept)
 		if err != nil || listed {
@@ -435,11 +429,8 @@ func (ap *applier) repointMaps(old, kept, hook string) error {
 		if h == "" {
 			h = was.Hook
 		}
-		if err := addToMap(ap.tx, name, note.MapEntry{Target: kept, Hook: h}); err != nil {
-			return err
-		}
-	}
-	return nil
+		return addToMap(ap.tx, name, note.MapEntry{Target: kept, Hook: h})
+	})
 }
 
 // unlistLetter takes target out of its letter map under the index name, and sets that letter's count;
@@ -507,7 +498,7 @@ func (ap *applier) rewriteRefs(old, kept string) error {
 	}
 	rv := ref.NewResolver(ap.m.root)
 	needle := []byte(strings.ToLower(old))
-	for _, p := range ap.contentFiles() {
+	for _, p := range ap.mentioning(old) {
 		data, err := readOr(ap.tx, p, nil)
 		if err != nil || data == nil || !bytes.Contains(bytes.ToLower(data), needle) {
 			continue
@@ -555,30 +546,41 @@ func retarget(r ref.Ref, old, kept string) string {
 	return dir + kept + ext + r.Query + r.Fragment
 }
 
-// contentFiles lists the Markdown files and cards under /_content/ (on disk, and any this change
-// created), once per change, in path order.
-func (ap *applier) contentFiles() []string {
-	if ap.content != nil {
-		return ap.content
+// mentioning is the files that may ref old: those under /_content/ (Markdown files and cards) whose
+// text named it, case aside, when the change began, and the notes this change wrote. The files are read
+// once per change, for every note the plan merges away: a ref to one of them can only appear meanwhile
+// in a note the change writes (a joined note takes the other's links).
+func (ap *applier) mentioning(old string) []string {
+	if ap.mentions == nil {
+		ap.mentions = map[string][]string{}
+		filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
+			switch p := ap.m.boxPath(h); {
+			case err != nil:
+			case d.IsDir() && hidden(d.Name()):
+				return filepath.SkipDir
+			case !d.IsDir() && linkable(p):
+				data, err := diskView{ap.m}.Read(p) // only to pick the files; each is read again through the change
+				if err != nil {
+					return nil
+				}
+				low := bytes.ToLower(data)
+				for _, n := range ap.merging {
+					if bytes.Contains(low, []byte(strings.ToLower(n))) {
+						ap.mentions[n] = append(ap.mentions[n], p)
+					}
+				}
+			}
+			return nil
+		})
 	}
 	seen := map[string]bool{}
-	filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return nil
-		}
-		if d.IsDir() && hidden(d.Name()) {
-			return filepath.SkipDir
-		}
-		if p := ap.m.boxPath(h); !d.IsDir() && linkable(p) {
-			seen[p] = true
-		}
-		return nil
-	})
+	for _, p := range ap.mentions[old] {
+		seen[p] = true
+	}
 	for p := range ap.written {
 		seen[p] = true
 	}
-	ap.content = slices.Sorted(maps.Keys(seen))
-	return ap.content
+	return slices.Sorted(maps.Keys(seen))
 }
 
 // linkable reports the files whose refs a merge rewrites: Markdown files and cards under /_content/.
