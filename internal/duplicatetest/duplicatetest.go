@@ -6,8 +6,8 @@ package duplicatetest
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"maps"
+	"os"
 	"regexp"
 	"slices"
 	"strings"
