@@ -142,7 +142,7 @@ func (r TidyResult) summary(who string) string {
 type diskView struct{ m *Memory }
 
 func (d diskView) Read(p string) ([]byte, error) {
-	data, err := os.ReadFile(d.m.host(p))
+	data, err := d.m.read(p)
 	if err != nil {
 		return nil, fmt.Errorf("memory: %s: %w", p, err)
 	}
@@ -150,9 +150,12 @@ func (d diskView) Read(p string) ([]byte, error) {
 }
 
 func (d diskView) Exists(p string) bool {
-	_, err := os.Stat(d.m.host(p))
+	_, err := d.m.stat(p)
 	return err == nil
 }
+
+// withheld stands in the trash for the text of a line dropped as secret-like.
+const withheld = "(secret-like text withheld)"
 
 // applier carries one plan's application inside the change.
 type applier struct {
@@ -220,7 +223,11 @@ func (ap *applier) one(a Action) error {
 		return ap.writeNote(a.Note, note.NewNote(a.Kind, a.Title, nil, maps))
 	case ActDrop:
 		ap.res.Dropped++
-		ap.trash = append(ap.trash, trashRecord{Time: ap.now, Op: "tidy", By: ap.who, Path: a.Day, Section: "inbox", ID: l.ID, Reason: a.Reason, Line: l.String()})
+		kept := l
+		if a.Reason == DropSecret {
+			kept.Text = withheld // a secret leaves the tree; undo brings the line back from git
+		}
+		ap.trash = append(ap.trash, trashRecord{Time: ap.now, Op: "tidy", By: ap.who, Path: a.Day, Section: "inbox", ID: l.ID, Reason: a.Reason, Line: kept.String()})
 		return nil
 	case ActCore, ActCaution:
 		r, err := ap.routerNow()
