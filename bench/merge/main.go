@@ -32,6 +32,7 @@ var (
 func main() { benchkit.Run("merge", run) }
 
 func run(tmp, bin string) error {
+	load := loadAverage()
 	cases, err := duplicatetest.Load(*set)
 	if err != nil {
 		return err
@@ -105,6 +106,7 @@ func run(tmp, bin string) error {
 	fmt.Println("with one planted duplicate per 200 notes (the same title under a second file name, linked with the same note).")
 	fmt.Printf("\"weigh\" is `duplicate.Find` in process; the dry run is `box merge --dry-run --json` (median of %d, one process each:\n", *runs)
 	fmt.Println("read and parse every note, weigh, list); the real run is one `box merge --json` that joins and commits.")
+	fmt.Printf("Wall times on a shared machine: the load average was %s when the run began.\n", load)
 	fmt.Println()
 	fmt.Println("| notes | planted | weigh (Find) | `box merge --dry-run` | `box merge` | merged |")
 	fmt.Println("|---:|---:|---:|---:|---:|---:|")
@@ -204,4 +206,13 @@ func word(i, salt int) string {
 	s := strings.Fields(syl)
 	j := i*31 + salt
 	return s[j%26] + s[(j/26)%26] + s[(j/676)%26]
+}
+
+// loadAverage is the one-minute load average, or "unknown": wall times mean little without it.
+func loadAverage() string {
+	data, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(data)); err == nil && len(f) > 0 {
+		return f[0]
+	}
+	return "unknown"
 }
