@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"strings"
+
+	"github.com/boxmem/box/internal/errs"
 )
 
 // An export (ChatGPT, Claude) arrives as a zip or as the folder it unpacks to. Either way only named
@@ -139,7 +141,12 @@ func (a *archive) open(name string) (io.ReadCloser, error) {
 }
 
 func (r *reader) tooBig(where string) error {
-	return r.bad(where, "it is bigger than the %d MiB an import reads from one file", r.opts.MaxEntry>>20)
+	return r.limit(where, "it is bigger than the %d MiB an import reads from one file", r.opts.MaxEntry>>20)
+}
+
+// limit is the error for a source past a limit (docs/IMPORTS.md): where, which limit, what to do.
+func (r *reader) limit(where, format string, a ...any) error {
+	return errs.E("imports."+r.src.Kind, errs.Limited, "%s: %s; nothing was imported. Split the source, or check that it is the export you meant.", where, fmt.Sprintf(format, a...))
 }
 
 // limited stops a stream past its limit with an error: a zip entry that inflates beyond what its
@@ -154,7 +161,7 @@ type limited struct {
 
 func (l *limited) Read(p []byte) (int, error) {
 	if l.left <= 0 {
-		return 0, l.r.bad(l.where, "it inflates past the limit of what an import reads (a zip bomb, or a file over %d MiB)", l.r.opts.MaxEntry>>20)
+		return 0, l.r.limit(l.where, "it inflates past what an import reads from one file (over %d times its compressed size, or %d MiB): a zip bomb or a damaged archive", l.r.opts.MaxRatio, l.r.opts.MaxEntry>>20)
 	}
 	if int64(len(p)) > l.left {
 		p = p[:l.left+1]
@@ -163,7 +170,7 @@ func (l *limited) Read(p []byte) (int, error) {
 	l.left -= int64(n)
 	l.r.total += int64(n)
 	if l.r.total > l.r.opts.MaxTotal {
-		return n, l.r.bad(l.where, "the import reads more than %d MiB in all", l.r.opts.MaxTotal>>20)
+		return n, l.r.limit(l.where, "the import would read more than %d MiB in all", l.r.opts.MaxTotal>>20)
 	}
 	return n, err
 }

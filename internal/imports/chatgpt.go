@@ -69,8 +69,8 @@ func (r *reader) chatGPT() error {
 		return err
 	}
 	defer f.Close()
-	found, err := r.eachElement(f, p, nil, func(i int, raw json.RawMessage) error {
-		where := fmt.Sprintf("%s conversation %d", p, i+1)
+	found, err := r.eachElement(f, p, nil, func(at string, i int, raw json.RawMessage) error {
+		where := fmt.Sprintf("%s conversation %d", at, i+1)
 		var c gptConversation
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return r.bad(where, "a conversation is an object with a mapping of messages (%v)", jsonErr(err))
@@ -279,8 +279,8 @@ func (r *reader) savedMemories(a *archive, names ...string) error {
 			return err
 		}
 		defer f.Close()
-		found, err := r.eachElement(f, p, []string{"memories", "results"}, func(i int, raw json.RawMessage) error {
-			where := fmt.Sprintf("%s entry %d", p, i+1)
+		found, err := r.eachElement(f, p, []string{"memories", "results"}, func(at string, i int, raw json.RawMessage) error {
+			where := fmt.Sprintf("%s entry %d", at, i+1)
 			var m struct {
 				mem0Memory
 				CreateTime any   `json:"create_time"`
@@ -302,14 +302,14 @@ func (r *reader) savedMemories(a *archive, names ...string) error {
 				r.skip(where, "the saved memory is switched off")
 				return nil
 			}
-			at := parseTime(m.UpdatedAt)
+			when := parseTime(m.UpdatedAt)
 			for _, t := range []any{m.UpdateTime, m.CreatedAt, m.CreateTime} {
-				if at.IsZero() {
-					at = parseTime(t)
+				if when.IsZero() {
+					when = parseTime(t)
 				}
 			}
 			id := strings.Trim(string(m.ID), `"`)
-			l := Line{Text: *text, Time: at, File: p, ID: fmt.Sprintf("saved memory %d", i+1), Key: "memory\x00" + *text, Where: where}
+			l := Line{Text: *text, Time: when, File: p, ID: fmt.Sprintf("saved memory %d", i+1), Key: "memory\x00" + *text, Where: where}
 			if id != "" && id != "null" {
 				l.ID, l.Key = "saved memory "+id, "memory\x00"+id
 			}

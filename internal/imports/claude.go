@@ -60,8 +60,8 @@ func (r *reader) claude() error {
 		return err
 	}
 	defer f.Close()
-	found, err := r.eachElement(f, p, nil, func(i int, raw json.RawMessage) error {
-		where := fmt.Sprintf("%s conversation %d", p, i+1)
+	found, err := r.eachElement(f, p, nil, func(at string, i int, raw json.RawMessage) error {
+		where := fmt.Sprintf("%s conversation %d", at, i+1)
 		var c claudeConversation
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return r.bad(where, "a conversation is an object with chat_messages (%v)", jsonErr(err))
@@ -136,8 +136,8 @@ func (r *reader) claudeMemories(a *archive) error {
 		return err
 	}
 	defer f.Close()
-	_, err = r.eachElement(f, p, nil, func(i int, raw json.RawMessage) error {
-		where := fmt.Sprintf("%s entry %d", p, i+1)
+	_, err = r.eachElement(f, p, nil, func(at string, i int, raw json.RawMessage) error {
+		where := fmt.Sprintf("%s entry %d", at, i+1)
 		var m struct {
 			Conversations string            `json:"conversations_memory"`
 			Projects      map[string]string `json:"project_memories"`

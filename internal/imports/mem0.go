@@ -31,8 +31,8 @@ func (r *reader) mem0() error {
 		return err
 	}
 	defer done()
-	found, err := r.eachElement(rd, name, []string{"results", "memories"}, func(i int, raw json.RawMessage) error {
-		where := fmt.Sprintf("%s entry %d", name, i+1)
+	found, err := r.eachElement(rd, name, []string{"results", "memories"}, func(at string, i int, raw json.RawMessage) error {
+		where := fmt.Sprintf("%s entry %d", at, i+1)
 		var m mem0Memory
 		if err := json.Unmarshal(raw, &m); err != nil {
 			return r.bad(where, "a memory is an object with an id and its text (%v)", jsonErr(err))
@@ -47,11 +47,11 @@ func (r *reader) mem0() error {
 			r.skip(where, "the memory is marked %s", strings.ToLower(m.State))
 			return nil
 		}
-		at := parseTime(m.UpdatedAt)
-		if at.IsZero() {
-			at = parseTime(m.CreatedAt)
+		when := parseTime(m.UpdatedAt)
+		if when.IsZero() {
+			when = parseTime(m.CreatedAt)
 		}
-		l := Line{Text: *text, Time: at, File: name, ID: id, Where: where}
+		l := Line{Text: *text, Time: when, File: name, ID: id, Where: where}
 		if m.UserID != "" {
 			l.ID = id + " (user " + m.UserID + ")"
 			l.Key = id

@@ -83,7 +83,7 @@ func (r *reader) eachLine(rd io.Reader, name string, fn func(n int, raw []byte) 
 			chunk, err := br.ReadSlice('\n')
 			buf = append(buf, chunk...)
 			if int64(len(buf)) > r.opts.MaxLine {
-				return r.bad(fmt.Sprintf("%s line %d", name, n), "the line is longer than %d MiB", r.opts.MaxLine>>20)
+				return r.limit(fmt.Sprintf("%s line %d", name, n), "the line is longer than %d MiB", r.opts.MaxLine>>20)
 			}
 			if err == bufio.ErrBufferFull {
 				continue
