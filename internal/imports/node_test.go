@@ -36,7 +36,7 @@ func TestServerMemoryFromTheRealServer(t *testing.T) {
 	}
 	goldenfile.Check(t, "testdata/server-memory/memory.jsonl", data)
 	c := mustRead(t, ServerMemory, file)
-	if len(c.lines) != 9 {
-		t.Errorf("%d lines from the server's graph, want 7 observations and 2 relations: %q", len(c.lines), texts(c.lines))
+	if len(c.lines) != 10 {
+		t.Errorf("%d lines from the server's graph, want 7 observations, 1 entity without any and 2 relations: %q", len(c.lines), texts(c.lines))
 	}
 }

@@ -13,7 +13,8 @@ import (
 // JSONL, one object a line: {"type":"entity","name","entityType","observations":[…]} and
 // {"type":"relation","from","to","relationType"}; entities first. It skips blank lines and ignores
 // other types, and so does this reader (reported). Each observation becomes one line naming its entity,
-// each relation one readable sentence ("Leo is the son of Mira"); the entity type travels as tidy's hint.
+// each relation one readable sentence ("Leo is the son of Mira"), an entity without observations the
+// line of what it is ("St Mary's Hospital is an organization."); the entity type travels as tidy's hint.
 
 type smEntry struct {
 	Type         string   `json:"type"`
@@ -45,6 +46,10 @@ func (r *reader) serverMemory() error {
 			}
 			types[e.Name] = e.EntityType
 			name := Readable(e.Name)
+			if len(e.Observations) == 0 && strings.TrimSpace(e.EntityType) != "" { // the entity itself is the fact
+				return r.line(Line{Text: name + " is " + article(Readable(e.EntityType)) + ".", File: r.src.Name, Where: where,
+					ID: "entity " + e.Name, Key: "entity\x00" + e.Name, Entity: name, Type: e.EntityType})
+			}
 			for i, o := range e.Observations {
 				if err := r.line(Line{
 					Text: naming(name, o), File: r.src.Name, Where: where,
@@ -105,6 +110,15 @@ func (r *reader) eachLine(rd io.Reader, name string, fn func(n int, raw []byte) 
 			}
 		}
 	}
+}
+
+// article puts "a" or "an" before a noun phrase.
+func article(noun string) string {
+	noun = strings.ToLower(noun)
+	if noun != "" && strings.ContainsRune("aeiou", rune(noun[0])) {
+		return "an " + noun
+	}
+	return "a " + noun
 }
 
 // naming makes an observation name its entity: as it is when it already does, else "Entity: text".

@@ -364,7 +364,7 @@ func (p *importPrep) summary(preview bool) string {
 		parts = append(parts, s)
 	}
 	if r.Documents > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s under %s/imports/%s/", r.Documents, plural(r.Documents, "document", "documents"), importsDir, p.in.Folder))
+		parts = append(parts, fmt.Sprintf("%d %s under %s/%s/", r.Documents, plural(r.Documents, "document", "documents"), importsDir, p.in.Folder))
 	}
 	what := strings.Join(parts, " and ")
 	var s string
