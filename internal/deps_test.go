@@ -18,7 +18,7 @@ var rank = map[string]int{
 	"internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1, "internal/imports": 2,
 	"internal/git": 2, "internal/ref": 2, "internal/inbox": 2, "internal/diary": 2,
 	"internal/card": 3, "internal/note": 3,
-	"internal/schema": 4, "internal/box": 4,
+	"internal/schema": 4, "internal/box": 4, "internal/exports": 4,
 	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/keys": 5,
 	"internal/grants": 5,
 	"internal/memory": 6,

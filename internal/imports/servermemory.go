@@ -16,6 +16,10 @@ import (
 // each relation one readable sentence ("Leo is the son of Mira"), an entity without observations the
 // line of what it is ("St Mary's Hospital is an organization."); the entity type travels as tidy's hint.
 
+// InboxType is the entity type a box's server-memory export keeps its unfiled inbox lines under; its
+// observations come back as plain lines, not as facts about an entity named like the inbox.
+const InboxType = "inbox"
+
 type smEntry struct {
 	Type         string   `json:"type"`
 	Name         string   `json:"name"`
@@ -45,6 +49,15 @@ func (r *reader) serverMemory() error {
 				return r.bad(where, "an entity needs a name")
 			}
 			types[e.Name] = e.EntityType
+			if e.EntityType == InboxType { // a box's unfiled lines: plain lines, for tidy to place
+				for i, o := range e.Observations {
+					if err := r.line(Line{Text: o, File: r.src.Name, Where: where, ID: fmt.Sprintf("%s, line %d", e.Name, i+1),
+						Key: "inbox\x00" + o}); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
 			name := Readable(e.Name)
 			if len(e.Observations) == 0 && strings.TrimSpace(e.EntityType) != "" { // the entity itself is the fact
 				return r.line(Line{Text: name + " is " + article(Readable(e.EntityType)) + ".", File: r.src.Name, Where: where,
