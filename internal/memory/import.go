@@ -49,6 +49,10 @@ type ImportInput struct {
 	// Progress hears how many items were read so far (total 0: not known yet), then the last call has
 	// done == total when reading is over.
 	Progress func(done, total int)
+	// Extract, when set, proposes facts from a document (a conversation) as lines; they go through the
+	// same rules as the source's own lines. Nil, the default, proposes none: reading facts out of
+	// conversations needs a brain and the owner asking for it (docs/IMPORTS.md).
+	Extract func(ctx context.Context, d imports.Doc) ([]imports.Line, error)
 }
 
 // ImportResult says what came in, or on a dry run what would.
@@ -115,7 +119,7 @@ func (m *Memory) Import(ctx context.Context, a Actor, in ImportInput) (ImportRes
 	}
 	a = normalize(a)
 	now := m.now()
-	p := &importPrep{m: m, in: in, now: now, res: ImportResult{Kind: in.Kind, Source: in.Source, DryRun: in.DryRun}, seen: map[string]bool{}}
+	p := &importPrep{ctx: ctx, m: m, in: in, now: now, res: ImportResult{Kind: in.Kind, Source: in.Source, DryRun: in.DryRun}, seen: map[string]bool{}}
 	var err error
 	if p.record, err = readRecord(diskView{m}, in.Kind); err != nil {
 		return ImportResult{}, err
@@ -149,6 +153,7 @@ func (m *Memory) Import(ctx context.Context, a Actor, in ImportInput) (ImportRes
 
 // importPrep holds one import between reading and writing.
 type importPrep struct {
+	ctx    context.Context
 	m      *Memory
 	in     ImportInput
 	now    time.Time
@@ -244,6 +249,26 @@ func (p *importPrep) doc(d imports.Doc) error {
 	if err != nil || !strings.HasPrefix(bp, importsDir+"/") {
 		p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "its path cannot be a box path; rename it to import it"})
 		return nil
+	}
+	if p.in.Extract != nil && !d.Binary {
+		lines, err := p.in.Extract(p.ctx, d)
+		if err != nil {
+			return err
+		}
+		for _, l := range lines {
+			if l.File == "" {
+				l.File, l.Where = d.File, d.Where
+			}
+			if l.ID == "" {
+				l.ID = d.ID + ", proposed: " + hashOf(l.Text)[:8]
+			}
+			if l.Key == "" {
+				l.Key = "extract\x00" + d.Key + "\x00" + l.Text
+			}
+			if err := p.line(l); err != nil {
+				return err
+			}
+		}
 	}
 	data := d.Data
 	if !d.Binary {

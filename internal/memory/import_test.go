@@ -242,3 +242,41 @@ func TestImportDocuments(t *testing.T) {
 		t.Errorf("kept as %q", got)
 	}
 }
+
+// The seam for proposing facts from conversations: what Extract returns goes through the same rules as
+// a source's own lines (a secret is refused by place, the line carries the conversation's provenance).
+func TestImportExtractSeam(t *testing.T) {
+	m := mustOpen(t, nil)
+	src, err := imports.Open(imports.Claude, "../imports/testdata/claude", imports.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	extract := func(_ context.Context, d imports.Doc) ([]imports.Line, error) {
+		seen = append(seen, d.Path)
+		if !strings.Contains(string(d.Data), "sourdough") && !strings.Contains(string(d.Data), "Sourdough") {
+			return nil, nil
+		}
+		return []imports.Line{{Text: "Mira bakes sourdough."}, {Text: "my password is hunter2hunter2"}}, nil
+	}
+	res, err := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Read: src.Read, Extract: extract})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || res.Documents != 2 || res.Refused != 1 {
+		t.Fatalf("%+v (extract saw %v)", res, seen)
+	}
+	var got *inbox.Line
+	for _, l := range inboxLines(t, m) {
+		if l.Text == "Mira bakes sourdough." {
+			got = &l
+		}
+	}
+	if got == nil || got.Source.File != "conversations.json" || !strings.HasPrefix(got.Source.ID, "conversation c0ffee00-0000-4000-8000-000000000001, proposed: ") {
+		t.Fatalf("proposed line %+v", got)
+	}
+	again, _ := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Read: src.Read, Extract: extract})
+	if again.Lines != 0 || again.Documents != 0 {
+		t.Errorf("a second import proposes nothing new: %+v", again)
+	}
+}
