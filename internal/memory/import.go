@@ -236,8 +236,12 @@ func (p *importPrep) line(l imports.Line) error {
 	return nil
 }
 
-// secretMarker replaces a document's secret-like line.
-const secretMarker = "*[a line left out on import: it looked like a password, key or card number]*"
+// secretMarker replaces a document's secret-like line; in its frontmatter a YAML comment does, so the
+// frontmatter still parses.
+const (
+	secretMarker      = "*[a line left out on import: it looked like a password, key or card number]*"
+	secretFrontMarker = "# a line left out on import: it looked like a password, key or card number"
+)
 
 func (p *importPrep) doc(d imports.Doc) error {
 	bp, err := layout.Clean(path.Join(importsDir, p.in.Folder, d.Path))
@@ -295,9 +299,17 @@ func (p *importPrep) doc(d imports.Doc) error {
 func (p *importPrep) blankSecrets(where string, data []byte) []byte {
 	lines := strings.Split(string(data), "\n")
 	hit := false
+	front := len(lines) > 0 && strings.TrimRight(lines[0], "\r") == "---"
 	for i, l := range lines {
+		if front && i > 0 && strings.TrimRight(l, "\r") == "---" {
+			front = false
+			continue
+		}
 		if _, found := secret.Secret(l); found {
 			lines[i] = secretMarker
+			if front {
+				lines[i] = secretFrontMarker
+			}
 			hit = true
 			p.refuse(fmt.Sprintf("%s line %d: %s", where, i+1, "a secret-like line of the document was left out"))
 		}

@@ -280,3 +280,24 @@ func TestImportExtractSeam(t *testing.T) {
 		t.Errorf("a second import proposes nothing new: %+v", again)
 	}
 }
+
+// A secret-like line in a document's frontmatter becomes a YAML comment, so the frontmatter still parses
+// and the document still comes in.
+func TestImportSecretInFrontmatter(t *testing.T) {
+	m := mustOpen(t, nil)
+	vault := filepath.Join(t.TempDir(), "vault")
+	os.MkdirAll(vault, 0o755)
+	os.WriteFile(filepath.Join(vault, "keys.md"), []byte("---\ntitle: Keys\napi: sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n---\n# Keys\nThe key was sk-proj-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210 once.\n"), 0o644)
+	res := importFrom(t, m, imports.Markdown, vault, false)
+	if res.Documents != 1 || res.Refused != 2 || len(res.Skipped) != 0 {
+		t.Fatalf("%+v", res)
+	}
+	got := read(t, m, "/_content/imports/vault/keys.md")
+	want := "---\ntitle: Keys\n" + secretFrontMarker + "\n---\n# Keys\n" + secretMarker + "\n"
+	if got != want {
+		t.Errorf("kept as\n%s\nwant\n%s", got, want)
+	}
+	if strings.Contains(treeAndHistory(t, m), "AbCdEfGhIjKlMnOp") {
+		t.Fatal("the key reached the box")
+	}
+}
