@@ -52,17 +52,30 @@ type gptMessage struct {
 }
 
 func (r *reader) chatGPT() error {
+	return r.export("Settings → Data controls", func(a *archive) error { return r.savedMemories(a, "memory.json", "memories.json") },
+		func(file, where string, raw json.RawMessage) error {
+			var c gptConversation
+			if err := json.Unmarshal(raw, &c); err != nil {
+				return r.bad(where, "a conversation is an object with a mapping of messages (%v)", jsonErr(err))
+			}
+			return r.gptConversation(file, where, c)
+		})
+}
+
+// export reads a chat export (a zip or its folder): first its memories, then each conversation of its
+// conversations.json, streamed.
+func (r *reader) export(from string, memories func(a *archive) error, conversation func(file, where string, raw json.RawMessage) error) error {
 	a, err := r.openArchive()
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if err := r.savedMemories(a, "memory.json", "memories.json"); err != nil {
+	if err := memories(a); err != nil {
 		return err
 	}
 	p := a.find("conversations.json")
 	if p == "" {
-		return r.bad(r.src.Name, "there is no conversations.json in it (the export zip from Settings → Data controls has one)")
+		return r.bad(r.src.Name, "there is no conversations.json in it (the export zip from %s has one)", from)
 	}
 	f, err := a.open(p)
 	if err != nil {
@@ -70,12 +83,7 @@ func (r *reader) chatGPT() error {
 	}
 	defer f.Close()
 	found, err := r.eachElement(f, p, nil, func(at string, i int, raw json.RawMessage) error {
-		where := fmt.Sprintf("%s conversation %d", at, i+1)
-		var c gptConversation
-		if err := json.Unmarshal(raw, &c); err != nil {
-			return r.bad(where, "a conversation is an object with a mapping of messages (%v)", jsonErr(err))
-		}
-		return r.gptConversation(p, where, c)
+		return conversation(p, fmt.Sprintf("%s conversation %d", at, i+1), raw)
 	})
 	if err == nil && !found {
 		return r.bad(p, "it should be a list of conversations")

@@ -3,7 +3,9 @@ package imports
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -43,25 +45,7 @@ type claudeMessage struct {
 }
 
 func (r *reader) claude() error {
-	a, err := r.openArchive()
-	if err != nil {
-		return err
-	}
-	defer a.Close()
-	if err := r.claudeMemories(a); err != nil {
-		return err
-	}
-	p := a.find("conversations.json")
-	if p == "" {
-		return r.bad(r.src.Name, "there is no conversations.json in it (the export zip from Settings → Privacy has one)")
-	}
-	f, err := a.open(p)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	found, err := r.eachElement(f, p, nil, func(at string, i int, raw json.RawMessage) error {
-		where := fmt.Sprintf("%s conversation %d", at, i+1)
+	return r.export("Settings → Privacy", r.claudeMemories, func(file, where string, raw json.RawMessage) error {
 		var c claudeConversation
 		if err := json.Unmarshal(raw, &c); err != nil {
 			return r.bad(where, "a conversation is an object with chat_messages (%v)", jsonErr(err))
@@ -73,7 +57,7 @@ func (r *reader) claude() error {
 		if c.Name != nil {
 			title = *c.Name
 		}
-		doc := &convDoc{r: r, file: p, id: c.UUID, title: title, at: parseTime(c.CreatedAt), where: where}
+		doc := &convDoc{r: r, file: file, id: c.UUID, title: title, at: parseTime(c.CreatedAt), where: where}
 		for _, m := range c.Messages {
 			if msg, ok := claudeRender(m); ok {
 				doc.msgs = append(doc.msgs, msg)
@@ -81,10 +65,6 @@ func (r *reader) claude() error {
 		}
 		return doc.emit()
 	})
-	if err == nil && !found {
-		return r.bad(p, "it should be a list of conversations")
-	}
-	return err
 }
 
 func claudeRender(m claudeMessage) (message, bool) {
@@ -148,7 +128,7 @@ func (r *reader) claudeMemories(a *archive) error {
 		if err := r.memoryText(p, where, "conversations_memory", m.Conversations); err != nil {
 			return err
 		}
-		for _, uuid := range sortedKeys(m.Projects) {
+		for _, uuid := range slices.Sorted(maps.Keys(m.Projects)) {
 			if err := r.memoryText(p, where, "project "+uuid, m.Projects[uuid]); err != nil {
 				return err
 			}
@@ -190,19 +170,6 @@ func splitSentences(s string) []string {
 	for _, p := range strings.Split(marked, "\x00") {
 		if p = strings.TrimSpace(p); p != "" {
 			out = append(out, p)
-		}
-	}
-	return out
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
 	return out
