@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-  harnesses=(validate memory locomo mcp hooks imports)
+  harnesses=(validate memory locomo mcp hooks sandbox imports)
 fi
 out=BENCHMARKS.md
 tmp=$(mktemp -d)
@@ -24,7 +24,7 @@ done
   echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'). Reproduce with \`bench/run.sh\` (or \`bench/run.sh NAME\` for one section)."
   echo
   # Keep sections of harnesses not run this time.
-  for h in validate memory locomo mcp hooks imports; do
+  for h in validate memory locomo mcp hooks sandbox imports; do
     if [ -f "$tmp/$h.md" ]; then
       cat "$tmp/$h.md"
     elif [ -f "$out" ]; then

@@ -128,7 +128,7 @@ func (r TidyResult) summary(who string) string {
 type diskView struct{ m *Memory }
 
 func (d diskView) Read(p string) ([]byte, error) {
-	data, err := os.ReadFile(d.m.host(p))
+	data, err := d.m.read(p)
 	if err != nil {
 		return nil, fmt.Errorf("memory: %s: %w", p, err)
 	}
@@ -136,7 +136,7 @@ func (d diskView) Read(p string) ([]byte, error) {
 }
 
 func (d diskView) Exists(p string) bool {
-	_, err := os.Stat(d.m.host(p))
+	_, err := d.m.stat(p)
 	return err == nil
 }
 
@@ -365,7 +365,7 @@ func (ap *applier) rewriteLinks(old, kept string) error {
 			return nil
 		}
 		if p := ap.m.boxPath(h); indexable(p) {
-			if data, err := os.ReadFile(h); err == nil && bytes.Contains(data, needle) {
+			if data, err := ap.m.read(p); err == nil && bytes.Contains(data, needle) {
 				candidates[p] = true
 			}
 		}

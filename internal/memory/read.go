@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -60,9 +59,15 @@ func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
 	if err != nil {
 		return Note{}, err
 	}
-	data, err := os.ReadFile(m.host(p))
+	data, err := m.read(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Note{}, errs.E(op, errs.NotFound, "There is no note %s; box search finds notes by their words.", strings.TrimSpace(name))
+	}
+	if errors.Is(err, layout.ErrOutside) {
+		return Note{}, errs.E(op, errs.Refused, "%s is a link that leads outside the box, and the box reads nothing outside itself; the owner can replace the link with the file (%s).", strings.TrimSpace(name), p)
+	}
+	if errors.Is(err, layout.ErrNotRegular) {
+		return Note{}, errs.E(op, errs.Invalid, "%s is not a file the box can read (%s is a folder, pipe or device).", strings.TrimSpace(name), p)
 	}
 	if err != nil {
 		return Note{}, errs.Wrap(op, errs.Other, err, "")
@@ -115,7 +120,7 @@ const maxHooks = 200
 // so it costs the same at a hundred notes or a hundred thousand.
 func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 	m.ensureFresh(ctx)
-	data, err := os.ReadFile(m.host(layout.Router))
+	data, err := m.read(layout.Router)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Overview{}, errs.Wrap("memory.overview", errs.Other, err, "")
 	}
@@ -217,7 +222,7 @@ func Problems(ctx context.Context, root string) ([]Problem, error) {
 		if d.IsDir() || !indexable(p) {
 			return nil
 		}
-		data, err := os.ReadFile(h)
+		data, err := layout.ReadFile(root, p)
 		if err != nil {
 			return nil
 		}

@@ -144,7 +144,7 @@ func (m *Memory) loadCatalogue() (*catalogue, []string, error) {
 		if !ok || d.IsDir() || hidden(d.Name()) {
 			continue
 		}
-		data, err := os.ReadFile(m.host(notePath(name)))
+		data, err := m.read(notePath(name))
 		if err != nil {
 			continue
 		}
@@ -183,7 +183,7 @@ func (m *Memory) inboxNow() ([]pendingLine, error) {
 			continue
 		}
 		p := layout.InboxDir + "/" + d.Name()
-		data, err := os.ReadFile(m.host(p))
+		data, err := m.read(p)
 		if err != nil {
 			continue
 		}
