@@ -13,6 +13,8 @@ func (a *App) verbs() []*cobra.Command {
 		a.recentCmd(),
 		a.tidyCmd(),
 		a.mergeCmd(),
+		a.importCmd(),
+		a.exportCmd(),
 		a.undoCmd(),
 		a.reindexCmd(),
 		a.diaryCmd(),
