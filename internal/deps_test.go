@@ -20,7 +20,7 @@ var rank = map[string]int{
 	"internal/git": 2, "internal/egresstest": 2, "internal/ref": 2, "internal/inbox": 2, "internal/diary": 2, "internal/sandbox": 2,
 	"internal/page": 2, "internal/imports": 2,
 	"internal/card": 3, "internal/note": 3, "internal/look": 3,
-	"internal/schema": 4, "internal/box": 4, "internal/exports": 4,
+	"internal/schema": 4, "internal/box": 4, "internal/exports": 4, "internal/duplicate": 4, "internal/duplicatetest": 5,
 	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/keys": 5,
 	"internal/grants": 5,
 	"internal/memory": 6,

@@ -12,6 +12,7 @@ func (a *App) verbs() []*cobra.Command {
 		a.overviewCmd(),
 		a.recentCmd(),
 		a.tidyCmd(),
+		a.mergeCmd(),
 		a.importCmd(),
 		a.exportCmd(),
 		a.undoCmd(),
