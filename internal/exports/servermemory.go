@@ -16,7 +16,7 @@ import (
 
 // The server-memory export writes the reference MCP memory server's JSONL graph, which it loads as
 // it is (MEMORY_FILE_PATH): every note becomes an entity (its title, its kind as entityType, its Key
-// facts as observations), the owner's core facts join the owner's own entity ("Me"), each pair of
+// facts as observations), the owner's core facts join the owner's own entity ("Owner"), each pair of
 // linked notes one relation "relates_to", and the unfiled inbox lines become the observations of one
 // entity of type "inbox" (InboxEntity), which `box import server-memory` reads back as plain lines.
 // A note's timeline (facts that were replaced) stays behind: the graph has no place for dates.
@@ -88,9 +88,9 @@ func (b *box) serverMemory(ctx context.Context, dest string, opts Options) (Resu
 	}
 	if data, err := b.read("_content/memory/MEMORY.md"); err == nil {
 		if r, err := note.ParseRouter(data); err == nil && len(r.CoreFacts) > 0 {
-			me := titleOf["entity-me"]
+			me := titleOf[note.OwnerName]
 			if me == "" {
-				me = "Me"
+				me = note.OwnerTitle
 				entities[me] = &smEntity{Type: "entity", Name: me, EntityType: "person", Observations: []string{}}
 				order = append(order, me)
 			}

@@ -45,8 +45,8 @@ import (
 
 // ownerName is where a line that names no one is filed: the owner's own note.
 const (
-	ownerName  = "entity-owner"
-	ownerTitle = "Owner"
+	ownerName  = note.OwnerName
+	ownerTitle = note.OwnerTitle
 )
 
 var (
