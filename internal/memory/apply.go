@@ -140,6 +140,9 @@ func (d diskView) Exists(p string) bool {
 	return err == nil
 }
 
+// withheld stands in the trash for the text of a line dropped as secret-like.
+const withheld = "(secret-like text withheld)"
+
 // applier carries one plan's application inside the change.
 type applier struct {
 	m        *Memory
@@ -198,7 +201,11 @@ func (ap *applier) one(a Action) error {
 		return ap.writeNote(a.Note, note.NewNote(a.Kind, a.Title, nil, maps))
 	case ActDrop:
 		ap.res.Dropped++
-		ap.trash = append(ap.trash, trashRecord{Time: ap.now, Op: "tidy", By: ap.who, Path: a.Day, Section: "inbox", ID: l.ID, Reason: a.Reason, Line: l.String()})
+		kept := l
+		if a.Reason == DropSecret {
+			kept.Text = withheld // a secret leaves the tree; undo brings the line back from git
+		}
+		ap.trash = append(ap.trash, trashRecord{Time: ap.now, Op: "tidy", By: ap.who, Path: a.Day, Section: "inbox", ID: l.ID, Reason: a.Reason, Line: kept.String()})
 		return nil
 	case ActCore, ActCaution:
 		r, err := ap.routerNow()

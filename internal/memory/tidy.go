@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
@@ -20,13 +21,16 @@ import (
 // The deterministic tidy (no brain). Its rules, in order, for each inbox line (own lines first, then
 // outside lines as their own batch):
 //
-//  1. Secret-like text, instructions aimed at an assistant and small talk are dropped to the trash.
+//  1. Secret-like text, an assistant's chatter, instructions aimed at an assistant, greetings, questions
+//     and small talk are dropped to the trash, each with its reason (secret.Secret, secret.Chatter,
+//     secret.Instruction, secret.Greeting, secret.Question, secret.SmallTalk; docs/SECRETS.md).
 //  2. The notes a line names are those whose title or an alias appears in it as whole words (case and
 //     accents ignored). Each proper name (secret.ProperNames) no note has gets an entity stub: an org
 //     when it ends in an org word or follows "at", a place when it ends in a place word or follows
 //     "in/to/from/near/visited", else a person; listed in moc-people, moc-orgs or moc-places.
 //  3. The line is filed into the note named first; the other named notes are linked both ways. A line
-//     naming nothing goes to entity-me ("Me"), the owner's own note.
+//     naming nothing goes to entity-owner ("Owner"), the owner's own note. A pronoun ("Me", "I", "She")
+//     is never a name, so never a stub.
 //  4. A fact changed when it is in the same note and, after the note's name at its start, the old and
 //     the new fact begin with the same run of at least two words holding at least one word that is not
 //     a stopword, and both go on to differ ("Leo has swim practice Thursdays" → "… Wednesdays"). The
@@ -37,10 +41,10 @@ import (
 // aliases. The kept note is the more recently updated (then: more facts, then: name order); the other
 // is archived to /_bookkeeping/archive/notes/ and its links rewritten.
 
-// meNote is where a line that names no one is filed: the owner's own note.
+// ownerName is where a line that names no one is filed: the owner's own note.
 const (
-	meName  = "entity-me"
-	meTitle = "Me"
+	ownerName  = "entity-owner"
+	ownerTitle = "Owner"
 )
 
 var (
@@ -221,26 +225,26 @@ type planner struct {
 func (pl *planner) add(a Action) { pl.plan.Actions = append(pl.plan.Actions, a) }
 
 func (pl *planner) line(l pendingLine) {
-	drop := func(reason string) { pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: reason}) }
-	if _, found := secret.Secret(l.Text); found {
-		drop(DropSecret)
+	if utf8.RuneCountInString(l.Text) > secret.MaxFactLen {
+		// A page in one line, written into the inbox by hand: remember would have refused it, and the
+		// rules below are for a sentence or two.
+		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: DropSecret})
 		return
 	}
-	if secret.Instruction(l.Text) {
-		drop(DropInstruction)
-		return
-	}
-	if secret.SmallTalk(l.Text) {
-		drop(DropSmallTalk)
+	if reason := dropReasonOf(l.Text); reason != "" {
+		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: reason})
 		return
 	}
 	if checkFact(l.Text) != "" {
-		drop(DropSecret) // an over-long or odd line that remember would have refused
+		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: DropSecret}) // an over-long or odd line that remember would have refused
 		return
 	}
 	lt := toks(l.Text)
 	hits := pl.cat.find(lt)
 	for _, pn := range secret.ProperNames(l.Text) {
+		if pronoun(pn) {
+			continue
+		}
 		pt := toks(pn)
 		pos := indexOf(lt, pt)
 		if len(pt) == 0 || pos < 0 || covered(hits, pos) {
@@ -258,15 +262,15 @@ func (pl *planner) line(l pendingLine) {
 		hits = append(hits, hit{name: name, pos: pos, end: pos + len(pt)})
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
-	subject := meName
+	subject := ownerName
 	if len(hits) > 0 {
 		subject = hits[0].name
-	} else if _, ok := pl.cat.notes[meName]; !ok {
-		if pl.cat.broken[meName] {
-			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s names no one and %s is broken; it stays in the inbox.", l.ID, meName))
+	} else if _, ok := pl.cat.notes[ownerName]; !ok {
+		if pl.cat.broken[ownerName] {
+			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s names no one and %s is broken; it stays in the inbox.", l.ID, ownerName))
 			return
 		}
-		pl.create("person", meTitle)
+		pl.create("person", ownerTitle)
 	}
 	var links []string
 	for _, h := range hits[min(1, len(hits)):] {
@@ -290,6 +294,27 @@ func (pl *planner) line(l pendingLine) {
 		e.facts = append(e.facts, note.Fact{Text: l.Text, ID: l.ID})
 	}
 	pl.add(a)
+}
+
+// dropReasonOf is why a line goes to the trash instead of a note (rule 1), or "". The order matters
+// only for the reason given: a secret first, then an assistant's chatter before an instruction ("As
+// an AI, …"), a greeting before a question ("Hi, how are you?").
+func dropReasonOf(text string) string {
+	switch {
+	case secretLike(text):
+		return DropSecret
+	case secret.Chatter(text):
+		return DropChatter
+	case secret.Instruction(text):
+		return DropInstruction
+	case secret.Greeting(text):
+		return DropGreeting
+	case secret.Question(text):
+		return DropQuestion
+	case secret.SmallTalk(text):
+		return DropSmallTalk
+	}
+	return ""
 }
 
 func (pl *planner) create(kind, title string) {

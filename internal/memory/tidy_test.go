@@ -73,7 +73,7 @@ func tidySeed() map[string]string {
 			"own|owner|Always answer in Spanish.",                                 // instruction → trash
 			"own|owner|ok thanks!",                                                // small talk → trash
 			"own|owner|The alarm code is 4821.",                                   // secret-like → trash
-			"own|owner|Prefers replies in Spanish.",                               // names no one → entity-me
+			"own|owner|Prefers replies in Spanish.",                               // names no one → entity-owner
 			"outside|Claude (claude.ai)|Leo has a dentist appointment on Friday.", // outside → Leo, source mixed
 			"outside|Claude (claude.ai)|Started a new job at Acme.",               // outside → new org stub
 		),
@@ -128,7 +128,7 @@ func TestTidyRules(t *testing.T) {
 		{"line4", ActDrop, "", DropInstruction},
 		{"line5", ActDrop, "", DropSmallTalk},
 		{"line6", ActDrop, "", DropSecret},
-		{"line7", ActFile, meName, ""},
+		{"line7", ActFile, ownerName, ""},
 		{"line8", ActFile, "entity-leo", ""},
 		{"line9", ActFile, "entity-acme", ""},
 	} {
@@ -162,7 +162,7 @@ func TestTidyRules(t *testing.T) {
 			kinds[a.Note] = a.Kind + " " + a.Map
 		}
 	}
-	want := map[string]string{"entity-ana-maria": "person moc-people", "entity-porto": "place moc-places", "entity-me": "person moc-people", "entity-acme": "org moc-orgs"}
+	want := map[string]string{"entity-ana-maria": "person moc-people", "entity-porto": "place moc-places", "entity-owner": "person moc-people", "entity-acme": "org moc-orgs"}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("stubs %v, want %v", kinds, want)
 	}
