@@ -242,7 +242,7 @@ func (v *Validator) Files(ctx context.Context, cwd string, args []string) (Resul
 		// A path through a linked folder that leads out is refused before anything under it is
 		// listed or read (docs/SECURITY.md, "Paths, symlinks and the box tree").
 		if _, err := layout.Host(v.root, bp); errors.Is(err, layout.ErrOutside) {
-			res.add(finding.Errorf(bp, 0, CodeSymlinkOut, "the path leads outside the box through a symlink: nothing in a box may lead out of it; copy the file in instead"))
+			res.add(finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut))
 			continue
 		}
 		host := filepath.Join(v.root, filepath.FromSlash(bp))
@@ -324,6 +324,9 @@ func (v *Validator) boxPathOf(cwd, arg string) (string, *finding.Finding) {
 	return bp, nil
 }
 
+// symlinkOut is the finding's sentence for a path that leads outside the box through a symlink.
+const symlinkOut = "the symlink points outside the box: nothing in a box may lead out of it; copy the file in instead"
+
 // symlink reports a symlink that leads outside the box (or nowhere readable), else nil.
 func (v *Validator) symlink(bp, host string) *finding.Finding {
 	target, err := filepath.EvalSymlinks(host)
@@ -333,7 +336,7 @@ func (v *Validator) symlink(bp, host string) *finding.Finding {
 	}
 	rel, err := filepath.Rel(v.root, target)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		f := finding.Errorf(bp, 0, CodeSymlinkOut, "the symlink points outside the box: nothing in a box may lead out of it; copy the file in instead")
+		f := finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)
 		return &f
 	}
 	return nil
@@ -395,7 +398,7 @@ func (v *Validator) parallel(ctx context.Context, paths []string, check func(rv 
 func (v *Validator) read(bp string) ([]byte, *finding.Finding) {
 	file, err := layout.Open(v.root, bp)
 	if errors.Is(err, layout.ErrOutside) {
-		f := finding.Errorf(bp, 0, CodeSymlinkOut, "the path leads outside the box through a symlink: nothing in a box may lead out of it; copy the file in instead")
+		f := finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)
 		return nil, &f
 	}
 	if err != nil {
