@@ -12,6 +12,8 @@ func (a *App) verbs() []*cobra.Command {
 		a.overviewCmd(),
 		a.recentCmd(),
 		a.tidyCmd(),
+		a.importCmd(),
+		a.exportCmd(),
 		a.undoCmd(),
 		a.reindexCmd(),
 		a.diaryCmd(),

@@ -36,6 +36,10 @@ import (
 //     a stopword, and both go on to differ ("Leo has swim practice Thursdays" → "… Wednesdays"). The
 //     newer replaces the older in Key facts; the older moves to the Timeline with the note's last date.
 //  5. Outside lines never become core facts or cautions, and a note they touch becomes outside or mixed.
+//  6. An imported line whose provenance names its subject (inbox.Source.Entity) is filed into the note
+//     whose title or alias is that subject, else into a new stub of the kind its type hints (person,
+//     organisation, place …; kindOfType), whatever its first proper name is; the others are linked.
+//     An untyped subject becomes a topic.
 //
 // Then a merge pass joins duplicates: two notes with the same title, or one's title among the other's
 // aliases. The kept note is the more recently updated (then: more facts, then: name order); the other
@@ -240,6 +244,13 @@ func (pl *planner) line(l pendingLine) {
 		return
 	}
 	lt := toks(l.Text)
+	about := ""
+	if l.Source.Entity != "" { // rule 6: an imported line's subject
+		if about = pl.about(l.Source.Entity, l.Source.Type); about == "" {
+			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s is about %s, whose note is broken; it stays in the inbox.", l.ID, l.Source.Entity))
+			return
+		}
+	}
 	hits := pl.cat.find(lt)
 	for _, pn := range secret.ProperNames(l.Text) {
 		if pronoun(pn) {
@@ -263,7 +274,9 @@ func (pl *planner) line(l pendingLine) {
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
 	subject := ownerName
-	if len(hits) > 0 {
+	if about != "" {
+		subject = about
+	} else if len(hits) > 0 {
 		subject = hits[0].name
 	} else if _, ok := pl.cat.notes[ownerName]; !ok {
 		if pl.cat.broken[ownerName] {
@@ -273,7 +286,7 @@ func (pl *planner) line(l pendingLine) {
 		pl.create("person", ownerTitle)
 	}
 	var links []string
-	for _, h := range hits[min(1, len(hits)):] {
+	for _, h := range hits {
 		if h.name != subject && !contains(links, h.name) {
 			links = append(links, h.name)
 		}
@@ -315,6 +328,45 @@ func dropReasonOf(text string) string {
 		return DropSmallTalk
 	}
 	return ""
+}
+
+// about is the note an imported line's subject names: the note whose title or an alias is the whole
+// subject, else a new stub of the kind its type hints (""  when that note is broken).
+func (pl *planner) about(entity, typ string) string {
+	et := toks(entity)
+	if len(et) == 0 {
+		return ""
+	}
+	for _, h := range pl.cat.find(et) {
+		if h.pos == 0 && h.end == len(et) {
+			return h.name
+		}
+	}
+	kind := kindOfType(typ)
+	name := note.Name(kind, entity)
+	if pl.cat.broken[name] {
+		return ""
+	}
+	if _, ok := pl.cat.notes[name]; !ok {
+		pl.create(kind, entity)
+	}
+	return name
+}
+
+// kindOfType maps a source's entity type to a note kind: people, organisations and places are entity
+// notes; projects and events keep their kind; anything else is a topic.
+func kindOfType(typ string) string {
+	switch t := strings.ToLower(strings.TrimSpace(typ)); t {
+	case "person", "people", "human", "user", "individual", "contact", "friend", "family", "family member", "child", "parent":
+		return "person"
+	case "organization", "organisation", "org", "company", "business", "institution", "school", "team", "employer", "club":
+		return "org"
+	case "place", "location", "city", "country", "address", "venue", "town":
+		return "place"
+	case "project", "event":
+		return t
+	}
+	return "topic"
 }
 
 func (pl *planner) create(kind, title string) {
