@@ -314,6 +314,21 @@ func (b *Box) commitBatch(ps []*pending) {
 	b.dropJournal()
 }
 
+// Refusals are the findings that would refuse a write of files (box paths → bytes), by the box's own
+// validation, without writing anything: a caller that prepares many files (an import) checks each first.
+func (b *Box) Refusals(paths []string, files map[string][]byte) []finding.Finding {
+	if b.opts.Validate == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, f := range b.opts.Validate(b.Root, paths, files) {
+		if f.Severity == finding.Error {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
 // notify runs the commit subscribers.
 func (b *Box) notify(ctx context.Context, paths []string) {
 	b.subMu.Lock()
