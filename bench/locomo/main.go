@@ -203,16 +203,16 @@ const (
 
 func boxSearch(ix *index.Index, m mode) func(string) ([]string, error) {
 	return func(q string) ([]string, error) {
-		hits, err := ix.Search(context.Background(), index.Query{Text: q, Limit: 10, Relaxed: m != strict})
+		hits, err := ix.Search(context.Background(), index.Query{Text: q, Limit: 10, Partial: m != strict})
 		ruled := 0
 		for _, h := range hits {
-			if !h.Relaxed {
+			if !h.Partial {
 				ruled++
 			}
 		}
 		var out []string
 		for _, h := range hits {
-			if m == fallback && h.Relaxed && ruled > 0 {
+			if m == fallback && h.Partial && ruled > 0 {
 				continue
 			}
 			out = append(out, h.Path)

@@ -25,7 +25,7 @@ func FuzzQuery(f *testing.F) {
 		if len(text) > maxTextBytes {
 			return
 		}
-		for _, q := range []Query{{Text: text}, {Text: text, Relaxed: true, Kind: "note"}} {
+		for _, q := range []Query{{Text: text}, {Text: text, Partial: true, Kind: "note"}} {
 			if _, err := ix.Search(context.Background(), q); err != nil {
 				t.Fatalf("Search(%q): %v", text, err)
 			}

@@ -15,6 +15,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
@@ -58,6 +59,11 @@ type Index struct {
 
 	stmts sync.Map // SQL text → *sql.Stmt on rdb
 	wmu   sync.Mutex
+
+	// readBytes counts the text searches have read in Go (docs/SEARCH.md, "Cost"), in steps of
+	// checkEvery; onRead, when set (tests only), runs after each step.
+	readBytes atomic.Int64
+	onRead    func()
 }
 
 const schema = `

@@ -9,9 +9,9 @@ import (
 	"github.com/boxmem/box/internal/errs"
 )
 
-// Query is one search. Text follows the rules of DESIGN §5: lowercase alphanumeric words, stopwords
-// dropped (stopwords alone match nothing), "quoted phrases" and word* prefixes count as one term each;
-// one or two terms must all match, more than two at least half (rounded up).
+// Query is one search. Text follows docs/SEARCH.md: lowercase alphanumeric words, stopwords dropped
+// (stopwords alone match nothing), "quoted phrases" and word* prefixes count as one term each; one or
+// two terms must all match, more than two at least half (rounded up).
 type Query struct {
 	Text  string
 	Limit int // 0 means DefaultLimit; at most MaxLimit
@@ -21,23 +21,24 @@ type Query struct {
 	Trust string    // own or outside
 	Since time.Time // inclusive, on Doc.Date (else the file's ModTime)
 	Until time.Time // inclusive
-	// Relaxed: when fewer than Limit documents meet the match rule, the rest of the list is filled
-	// with the best documents matching any term, ranked after every document that meets the rule and
-	// marked Hit.Relaxed. Off by default: the product rule is strict.
-	Relaxed bool
+	// Partial: when fewer than Limit documents meet the match rule, the list goes on with the best
+	// documents that hold at least one term, ranked after every match and marked Hit.Partial.
+	Partial bool
 }
 
-// Hit is one result. Score is higher for better matches; Snippet marks matched words with ** **.
+// Hit is one result. Score is higher for better matches; Snippet marks matched words with ** **; Text
+// is the plain text around the match (docs/SEARCH.md, "Snippets").
 type Hit struct {
 	Path    string
 	Kind    string
 	Title   string
 	Snippet string
+	Text    string
 	Score   float64
 	Date    time.Time
 	Who     string
 	Trust   string
-	Relaxed bool // found only by Query.Relaxed: matches fewer terms than the rule asks
+	Partial bool // holds fewer terms than the rule asks: found by Query.Partial
 }
 
 // Limits on a query.
@@ -62,7 +63,19 @@ const (
 // → 0.787 for c from 0 to 0.5; 0.25 to 4 all within 0.002 of that).
 const coordination = 0.5
 
-// Search runs q and returns hits best first; equal scores go to the newer document.
+// The re-ranking of docs/SEARCH.md ("Ranking"): the best rerankDepth documents by BM25 (or Limit, if
+// larger) are read, and each gains proximityWeight × its term-dependence score. The windows are those
+// of the sequential dependence model (Metzler and Croft, 2005); the weight was chosen on one half of
+// the LoCoMo dev set and checked on the other (BENCHMARKS.md).
+const (
+	rerankDepth     = 30
+	orderedWindow   = 3
+	unorderedWindow = 8
+	proximityWeight = 4.0
+)
+
+// Search runs q and returns hits best first: every document that meets the match rule, then (with
+// q.Partial) the partial ones; within each group by score, equal scores to the newer document.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := q.check(); err != nil {
 		return nil, err
@@ -74,32 +87,66 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	hits, err := ix.strict(ctx, q, terms)
-	if err == nil && q.Relaxed && len(hits) < q.Limit && len(terms) > 1 {
-		hits, err = ix.fill(ctx, q, terms, hits)
-	}
+	hits, err := ix.search(ctx, q, terms)
 	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
 		return nil, fmt.Errorf("index.search: %w", err)
 	}
 	return hits, nil
 }
 
-// fill appends to the rule's hits the best documents matching any term.
-func (ix *Index) fill(ctx context.Context, q Query, terms []term, hits []Hit) ([]Hit, error) {
-	seen := make(map[string]bool, len(hits))
-	for _, h := range hits {
-		seen[h.Path] = true
+func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, error) {
+	depth := max(q.Limit, rerankDepth)
+	cands, err := ix.strict(ctx, q, terms, depth)
+	if err != nil {
+		return nil, err
+	}
+	if q.Partial && len(cands) < q.Limit && len(terms) > 1 {
+		more, err := ix.partial(ctx, q, terms, depth, cands)
+		if err != nil {
+			return nil, err
+		}
+		cands = append(cands, more...)
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	if err := ix.rerank(ctx, terms, cands, q.Limit); err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, 0, min(q.Limit, len(cands)))
+	for _, c := range cands[:min(q.Limit, len(cands))] {
+		hits = append(hits, c.hit)
+	}
+	return hits, nil
+}
+
+// candidate is a document on its way to being a hit.
+type candidate struct {
+	id  int64
+	hit Hit
+	doc *docText
+}
+
+// partial returns the best documents that hold a term but are not among the rule's matches.
+func (ix *Index) partial(ctx context.Context, q Query, terms []term, depth int, matches []candidate) ([]candidate, error) {
+	seen := make(map[int64]bool, len(matches))
+	for _, c := range matches {
+		seen[c.id] = true
 	}
 	wide := q
-	wide.Limit = q.Limit + len(hits)
+	wide.Limit = depth + len(matches)
 	more, err := ix.run(ctx, wide, anyOf(terms), nil)
-	for _, h := range more {
-		if !seen[h.Path] && len(hits) < q.Limit {
-			h.Relaxed = true
-			hits = append(hits, h)
+	var out []candidate
+	for _, c := range more {
+		if !seen[c.id] && len(out) < depth {
+			c.hit.Partial = true
+			out = append(out, c)
 		}
 	}
-	return hits, err
+	return out, err
 }
 
 func (q Query) check() error {
@@ -117,7 +164,9 @@ func (q Query) check() error {
 	return nil
 }
 
-func (ix *Index) strict(ctx context.Context, q Query, terms []term) ([]Hit, error) {
+// strict returns up to depth documents that meet the match rule, best by BM25 first.
+func (ix *Index) strict(ctx context.Context, q Query, terms []term, depth int) ([]candidate, error) {
+	q.Limit = depth
 	if need(len(terms)) == len(terms) {
 		return ix.run(ctx, q, allOf(terms), nil)
 	}
@@ -142,7 +191,7 @@ func join(terms []term, sep string) string {
 // columns, then make titles and snippets for the few rows returned only. counted, when not nil, adds
 // the "at least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of
 // one MATCH per term, grouped), and BM25 is computed only for rows that pass.
-func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term) ([]Hit, error) {
+func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term) ([]candidate, error) {
 	var b strings.Builder
 	var args []any
 	if counted == nil {
@@ -190,53 +239,33 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 	b.WriteString(` ORDER BY score, d.date DESC, d.path LIMIT ?`)
 	args = append(args, q.Limit)
 
-	hits, ids, err := ix.rank(ctx, b.String(), args)
-	if err != nil || len(hits) == 0 {
-		return hits, err
-	}
-	return hits, ix.snippets(ctx, expr, hits, ids)
+	return ix.rank(ctx, b.String(), args)
 }
 
-func (ix *Index) rank(ctx context.Context, query string, args []any) ([]Hit, []int64, error) {
+func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidate, error) {
 	s, err := ix.stmt(ctx, query)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	rows, err := s.QueryContext(ctx, args...)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	defer rows.Close()
-	var hits []Hit
-	var ids []int64
+	var out []candidate
 	for rows.Next() {
-		var h Hit
-		var id, date int64
-		if err := rows.Scan(&id, &h.Score, &h.Path, &h.Kind, &date, &h.Who, &h.Trust); err != nil {
-			return nil, nil, err
+		var c candidate
+		var date int64
+		if err := rows.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &date, &c.hit.Who, &c.hit.Trust); err != nil {
+			return nil, err
 		}
-		h.Score = -h.Score
+		c.hit.Score = -c.hit.Score
 		if date != 0 {
-			h.Date = time.Unix(date, 0).UTC()
+			c.hit.Date = time.Unix(date, 0).UTC()
 		}
-		hits = append(hits, h)
-		ids = append(ids, id)
+		out = append(out, c)
 	}
-	return hits, ids, rows.Err()
-}
-
-// snippets fills in each hit's title and snippet; FTS5 seeks each row id within the match.
-func (ix *Index) snippets(ctx context.Context, expr string, hits []Hit, ids []int64) error {
-	s, err := ix.stmt(ctx, `SELECT title, snippet(fts, -1, '**', '**', '…', 16) FROM fts WHERE fts MATCH ? AND rowid = ?`)
-	if err != nil {
-		return err
-	}
-	for i, id := range ids {
-		if err := s.QueryRowContext(ctx, expr, id).Scan(&hits[i].Title, &hits[i].Snippet); err != nil {
-			return err
-		}
-	}
-	return nil
+	return out, rows.Err()
 }
 
 // maxExpand is the largest term count for which the half rule is written into the FTS5 expression as an
