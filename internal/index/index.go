@@ -1,5 +1,6 @@
 // Package index owns the search index in <box>/.box/index.db: documents derived from files, FTS5 search with
-// the DESIGN §5 query rules, reconciliation and the file watcher; it never writes the files it indexes.
+// the rules and ranking of docs/SEARCH.md, reconciliation and the file watcher; it never writes the files it
+// indexes.
 package index
 
 import (

@@ -24,7 +24,8 @@ type matcher struct {
 	prefix []wordPrefix   // the prefix words
 	first  [256]bool      // first bytes of every query stem: a quick no for most words
 	plan   []termPlan
-	maxLen int // the longest term, in words
+	maxLen int              // the longest term, in words
+	cache  map[string][]int // word → its word ids: words repeat, and stemming costs more than a look-up
 	// tick is called after each checkEvery bytes read; an error (the context's) stops the reading.
 	tick func() error
 }
@@ -38,7 +39,7 @@ type wordPrefix struct {
 type termPlan []int
 
 func newMatcher(terms []term, tick func() error) *matcher {
-	m := &matcher{terms: terms, words: map[string]int{}, tick: tick}
+	m := &matcher{terms: terms, words: map[string]int{}, tick: tick, cache: map[string][]int{}}
 	id := func(w string, prefix bool) int {
 		s := stem(folded(w))
 		if prefix {
@@ -82,29 +83,34 @@ func folded(w string) string {
 }
 
 // wordIDs returns the ids of the query words w is (a word may be one word and the prefix of others).
-func (m *matcher) wordIDs(w []byte, out []int) []int {
-	out = out[:0]
+func (m *matcher) wordIDs(w []byte) []int {
 	if len(w) == 0 || !m.first[w[0]] {
-		return out
+		return nil
 	}
+	if ids, ok := m.cache[string(w)]; ok {
+		return ids
+	}
+	var ids []int
 	s := stem(string(w))
 	if id, ok := m.words[s]; ok {
-		out = append(out, id)
+		ids = append(ids, id)
 	}
 	for _, p := range m.prefix {
 		if len(s) >= len(p.stem) && s[:len(p.stem)] == p.stem {
-			out = append(out, p.id)
+			ids = append(ids, p.id)
 		}
 	}
-	return out
+	m.cache[string(w)] = ids
+	return ids
 }
 
 // docText is what one candidate's fields say about the query.
 type docText struct {
 	fields [nFields]string
 	// hits[t] are the positions where term t starts, ascending; field f's positions start at f × fieldGap.
-	hits [][]int
-	cut  bool // the text was longer than maxReadBytes
+	hits   [][]int
+	length int  // words read
+	cut    bool // the text was longer than maxReadBytes
 }
 
 const nFields = 4 // title, aliases, description, body: the FTS5 columns
@@ -113,7 +119,6 @@ const nFields = 4 // title, aliases, description, body: the FTS5 columns
 func (m *matcher) read(fields [nFields]string) (*docText, error) {
 	d := &docText{fields: fields, hits: make([][]int, len(m.terms))}
 	budget := maxReadBytes
-	var ids []int
 	// recent[k] holds the word ids of the token k places back, for phrases.
 	recent := make([][]int, m.maxLen)
 	for f, text := range fields {
@@ -134,7 +139,8 @@ func (m *matcher) read(fields [nFields]string) (*docText, error) {
 					return false
 				}
 			}
-			ids = m.wordIDs(w, ids)
+			d.length++
+			ids := m.wordIDs(w)
 			// Shift the window of recent tokens and put this one first.
 			last := recent[len(recent)-1]
 			copy(recent[1:], recent[:len(recent)-1])
@@ -207,6 +213,23 @@ func weights(docs []*docText, nTerms int) []float64 {
 		w[t] = math.Log1p((n - df + 0.5) / (df + 0.5))
 	}
 	return w
+}
+
+// bm25 scores a document from what was read, with the local weights and the mean length of the
+// documents read, fields weighted as in the index's BM25: the score of partial matches, which are
+// fetched unscored.
+func bm25(d *docText, w []float64, meanLength float64) float64 {
+	fieldWeight := [nFields]float64{weightTitle, weightAliases, weightDescription, weightBody}
+	norm := 0.25 + 0.75*float64(d.length)/max(meanLength, 1)
+	s := 0.0
+	for t, hs := range d.hits {
+		tf := 0.0
+		for _, p := range hs {
+			tf += fieldWeight[p/fieldGap]
+		}
+		s += w[t] * tf * 2.2 / (tf + 1.2*norm)
+	}
+	return s
 }
 
 // proximity is the term-dependence score of docs/SEARCH.md: for each pair of terms next to each

@@ -2,7 +2,6 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"sort"
 	"strings"
 )
@@ -11,10 +10,6 @@ import (
 // partial ones; by score, then the newer, then by path) and makes the title, snippet and text of the
 // first limit. Reading is bounded per document (maxReadBytes) and stops when ctx ends.
 func (ix *Index) rerank(ctx context.Context, terms []term, cands []candidate, limit int) error {
-	texts, err := ix.texts(ctx, cands)
-	if err != nil {
-		return err
-	}
 	m := newMatcher(terms, func() error {
 		ix.readBytes.Add(checkEvery)
 		if ix.onRead != nil {
@@ -27,13 +22,21 @@ func (ix *Index) rerank(ctx context.Context, terms []term, cands []candidate, li
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if docs[i], err = m.read(texts[cands[i].id]); err != nil {
+		var err error
+		if docs[i], err = m.read(cands[i].fields); err != nil {
 			return err
 		}
 		cands[i].doc = docs[i]
 	}
 	w := weights(docs, len(terms))
+	mean := 0.0
+	for _, d := range docs {
+		mean += float64(d.length) / float64(len(docs))
+	}
 	for i := range cands {
+		if cands[i].hit.Partial {
+			cands[i].hit.Score = bm25(docs[i], w, mean)
+		}
 		cands[i].hit.Score += proximityWeight * proximity(docs[i], w)
 	}
 	sort.SliceStable(cands, func(i, j int) bool {
@@ -54,35 +57,6 @@ func (ix *Index) rerank(ctx context.Context, terms []term, cands []candidate, li
 		c.hit.Snippet, c.hit.Text = m.snippet(c.doc, w)
 	}
 	return nil
-}
-
-// texts returns the fields of each candidate, the body cut to its first maxReadBytes characters.
-func (ix *Index) texts(ctx context.Context, cands []candidate) (map[int64][nFields]string, error) {
-	ids := make([]int64, len(cands))
-	for i, c := range cands {
-		ids[i] = c.id
-	}
-	list, _ := json.Marshal(ids)
-	s, err := ix.stmt(ctx, `SELECT rowid, title, aliases, description, substr(body, 1, ?) FROM fts
-WHERE rowid IN (SELECT value FROM json_each(?))`)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, maxReadBytes, string(list))
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	out := make(map[int64][nFields]string, len(ids))
-	for rows.Next() {
-		var id int64
-		var f [nFields]string
-		if err := rows.Scan(&id, &f[0], &f[1], &f[2], &f[3]); err != nil {
-			return nil, err
-		}
-		out[id] = f
-	}
-	return out, rows.Err()
 }
 
 // The snippet: at most snippetTokens words around the passage that holds the most weight of distinct

@@ -2,7 +2,10 @@ package index
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -48,7 +51,7 @@ const (
 	maxTextBytes = 8 << 10
 )
 
-// Field weights for BM25, in DESIGN's order: title, aliases, description, then body. LoCoMo does not move
+// Field weights for BM25 (docs/SEARCH.md): title, aliases, description, then body. LoCoMo does not move
 // with them (its titles hold no content words; 1/1/1/1 to 10/8/4/1 changed R@5 by under 0.001), so they
 // are set for real notes: a note titled with the word beats a note that mentions it.
 const (
@@ -63,12 +66,13 @@ const (
 // → 0.787 for c from 0 to 0.5; 0.25 to 4 all within 0.002 of that).
 const coordination = 0.5
 
-// The re-ranking of docs/SEARCH.md ("Ranking"): the best rerankDepth documents by BM25 (or Limit, if
-// larger) are read, and each gains proximityWeight × its term-dependence score. The windows are those
+// The re-ranking of docs/SEARCH.md ("Ranking"): the best rerankDepth matches by BM25 (or Limit, if
+// larger) are read, and twice as many partial matches as the list has room for, and each gains
+// proximityWeight × its term-dependence score. The windows are those
 // of the sequential dependence model (Metzler and Croft, 2005); the weight was chosen on one half of
 // the LoCoMo dev set and checked on the other (BENCHMARKS.md).
 const (
-	rerankDepth     = 30
+	rerankDepth     = 20
 	orderedWindow   = 3
 	unorderedWindow = 8
 	proximityWeight = 4.0
@@ -104,7 +108,8 @@ func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, erro
 		return nil, err
 	}
 	if q.Partial && len(cands) < q.Limit && len(terms) > 1 {
-		more, err := ix.partial(ctx, q, terms, depth, cands)
+		// Read twice as many partial matches as the list has room for: enough for proximity to reorder.
+		more, err := ix.partial(ctx, q, terms, min(depth, 2*(q.Limit-len(cands))), cands)
 		if err != nil {
 			return nil, err
 		}
@@ -125,28 +130,93 @@ func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, erro
 
 // candidate is a document on its way to being a hit.
 type candidate struct {
-	id  int64
-	hit Hit
-	doc *docText
+	id     int64
+	hit    Hit
+	fields [nFields]string // the body cut to maxReadBytes characters
+	doc    *docText
 }
 
-// partial returns the best documents that hold a term but are not among the rule's matches.
+// partial returns up to depth documents that hold a term but are not among the rule's matches. Scoring
+// every document that holds a common word would cost a BM25 score each, so it takes, for each term, the
+// partialPool most recently indexed documents that hold it (FTS5 walks its row ids backwards and stops),
+// keeps those whose terms are rarest in that pool, then the newest, and reads only those; they are
+// scored in Go (docs/SEARCH.md, "Cost").
 func (ix *Index) partial(ctx context.Context, q Query, terms []term, depth int, matches []candidate) ([]candidate, error) {
+	var b strings.Builder
+	var args []any
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		fmt.Fprintf(&b, `SELECT * FROM (SELECT fts.rowid, %d FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?`, i)
+		args = filters(&b, q, append(args, t.fts()))
+		b.WriteString(` ORDER BY fts.rowid DESC LIMIT ?)`)
+		args = append(args, partialPool+len(matches))
+	}
+	pool, err := ix.pairs(ctx, b.String(), args)
+	if err != nil {
+		return nil, err
+	}
 	seen := make(map[int64]bool, len(matches))
 	for _, c := range matches {
 		seen[c.id] = true
 	}
-	wide := q
-	wide.Limit = depth + len(matches)
-	more, err := ix.run(ctx, wide, anyOf(terms), nil)
-	var out []candidate
-	for _, c := range more {
-		if !seen[c.id] && len(out) < depth {
-			c.hit.Partial = true
-			out = append(out, c)
+	held := make([]float64, len(terms)) // how many pool documents hold each term
+	for _, p := range pool {
+		held[p[1]]++
+	}
+	prio := map[int64]float64{}
+	for _, p := range pool {
+		if !seen[p[0]] {
+			c := held[p[1]]
+			prio[p[0]] += math.Log1p((partialPool - c + 0.5) / (c + 0.5))
 		}
 	}
+	keep := make([]int64, 0, len(prio))
+	for id := range prio {
+		keep = append(keep, id)
+	}
+	sort.Slice(keep, func(i, j int) bool {
+		if prio[keep[i]] != prio[keep[j]] {
+			return prio[keep[i]] > prio[keep[j]]
+		}
+		return keep[i] > keep[j]
+	})
+	if keep = keep[:min(depth, len(keep))]; len(keep) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(keep)
+	out, err := ix.rank(ctx, fmt.Sprintf(`SELECT d.id, 0, d.path, d.kind, d.date, d.who, d.trust, f.title, f.aliases, f.description,
+substr(f.body, 1, %d) FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN (SELECT value FROM json_each(?))`, maxReadBytes), []any{string(list)})
+	for i := range out {
+		out[i].hit.Partial = true
+	}
 	return out, err
+}
+
+// partialPool is how many documents holding one term a partial search looks at.
+const partialPool = 50
+
+// pairs runs a query of two integer columns.
+func (ix *Index) pairs(ctx context.Context, query string, args []any) ([][2]int64, error) {
+	s, err := ix.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out [][2]int64
+	for rows.Next() {
+		var p [2]int64
+		if err := rows.Scan(&p[0], &p[1]); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, rows.Err()
 }
 
 func (q Query) check() error {
@@ -187,20 +257,29 @@ func join(terms []term, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// run executes one FTS5 expression with q's filters in two steps: rank every matching row on cheap
-// columns, then make titles and snippets for the few rows returned only. counted, when not nil, adds
-// the "at least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of
-// one MATCH per term, grouped), and BM25 is computed only for rows that pass.
+// run executes one FTS5 expression with q's filters, best first. counted, when not nil, adds the "at
+// least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of one MATCH
+// per term, grouped), and BM25 is computed only for rows that pass.
 func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term) ([]candidate, error) {
 	var b strings.Builder
-	var args []any
+	args := ranked(&b, q, expr, counted, nil)
+	b.WriteString("\nORDER BY 2 DESC, 5 DESC, 3")
+	return ix.rank(ctx, b.String(), args)
+}
+
+// ranked writes one SELECT of the best q.Limit rows for expr, in two steps: rank every matching row on
+// cheap columns, then read the text of the rows kept only (the body's first maxReadBytes characters).
+// It returns the arguments, appended to args.
+func ranked(b *strings.Builder, q Query, expr string, counted []term, args []any) []any {
+	fmt.Fprintf(b, `SELECT r.id, -r.score, r.path, r.kind, r.date, r.who, r.trust, f.title, f.aliases, f.description,
+substr(f.body, 1, %d) FROM (`, maxReadBytes)
 	if counted == nil {
-		fmt.Fprintf(&b, `SELECT fts.rowid, bm25(fts, %g, %g, %g, %g) AS score, d.path, d.kind, d.date, d.who, d.trust
+		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) AS score, d.path, d.kind, d.date, d.who, d.trust
 FROM fts JOIN docs d ON d.id = fts.rowid`, weightTitle, weightAliases, weightDescription, weightBody)
 	} else {
 		// CROSS JOIN keeps the FTS5 scan as the outer loop: driven the other way, FTS5 would re-run the
 		// match once per candidate row id.
-		fmt.Fprintf(&b, `SELECT fts.rowid, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path, d.kind, d.date, d.who, d.trust
+		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path, d.kind, d.date, d.who, d.trust
 FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, weightAliases, weightDescription, weightBody, coordination)
 		for i, t := range counted {
 			if i > 0 {
@@ -213,7 +292,39 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 		args = append(args, need(len(counted)))
 	}
 	b.WriteString(` WHERE fts MATCH ?`)
-	args = append(args, expr)
+	args = filters(b, q, append(args, expr))
+	b.WriteString(` ORDER BY score, d.date DESC, d.path LIMIT ?) r JOIN fts f ON f.rowid = r.id`)
+	return append(args, q.Limit)
+}
+
+func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidate, error) {
+	s, err := ix.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []candidate
+	for rows.Next() {
+		var c candidate
+		var date int64
+		f := &c.fields
+		if err := rows.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &date, &c.hit.Who, &c.hit.Trust, &f[0], &f[1], &f[2], &f[3]); err != nil {
+			return nil, err
+		}
+		if date != 0 {
+			c.hit.Date = time.Unix(date, 0).UTC()
+		}
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// filters writes q's filters on the docs table d, and returns args with their values appended.
+func filters(b *strings.Builder, q Query, args []any) []any {
 	filter := func(cond string, v any) {
 		b.WriteString(" AND " + cond)
 		args = append(args, v)
@@ -236,36 +347,7 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 	if !q.Until.IsZero() {
 		filter("d.date BETWEEN 1 AND ?", q.Until.Unix()) // an undated doc is outside every range
 	}
-	b.WriteString(` ORDER BY score, d.date DESC, d.path LIMIT ?`)
-	args = append(args, q.Limit)
-
-	return ix.rank(ctx, b.String(), args)
-}
-
-func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidate, error) {
-	s, err := ix.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []candidate
-	for rows.Next() {
-		var c candidate
-		var date int64
-		if err := rows.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &date, &c.hit.Who, &c.hit.Trust); err != nil {
-			return nil, err
-		}
-		c.hit.Score = -c.hit.Score
-		if date != 0 {
-			c.hit.Date = time.Unix(date, 0).UTC()
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return args
 }
 
 // maxExpand is the largest term count for which the half rule is written into the FTS5 expression as an
