@@ -59,13 +59,27 @@ type question struct {
 }
 
 func main() {
-	data := flag.String("data", "../shared/datasets/locomo-dev.json", "LoCoMo JSON file")
+	data := flag.String("data", "", "LoCoMo JSON file (default: shared/datasets/locomo-dev.json beside the repository or its worktree folder)")
 	verbose := flag.Bool("v", false, "print the questions the box search misses at 10")
 	flag.Parse()
+	if *data == "" {
+		*data = defaultData()
+	}
 	if err := run(*data, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "locomo:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultData is the dev set in the shared folder beside the repository (../shared) or, from a worktree
+// under a folder of worktrees, beside that folder (../../shared). The data set is never committed.
+func defaultData() string {
+	for _, p := range []string{"../shared/datasets/locomo-dev.json", "../../shared/datasets/locomo-dev.json"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "../shared/datasets/locomo-dev.json"
 }
 
 func run(data string, verbose bool) error {
@@ -97,7 +111,7 @@ func run(data string, verbose bool) error {
 
 	// One pass of box search per question gives both lists: the rule's matches come first, so the
 	// strict list is the full list without its partial hits.
-	bm := newBM25(sessions, true)
+	bm := newBM25(sessions)
 	peer, strict, full := results{}, results{}, results{}
 	for _, q := range questions {
 		withPartials, rule, err := memorySearch(mem, q.text)
@@ -350,7 +364,7 @@ func keys(m map[string]bool) []string {
 }
 
 // bm25 is the README's baseline: lowercase alphanumeric tokens, k1 1.2, b 0.75, over the whole note
-// (title, date, turns) or over the turn lines only.
+// (title, date, turns).
 type bm25 struct {
 	paths []string
 	tf    []map[string]int
@@ -363,16 +377,12 @@ var alnum = regexp.MustCompile(`[a-z0-9]+`)
 
 func tokens(s string) []string { return alnum.FindAllString(strings.ToLower(s), -1) }
 
-func newBM25(sessions []session, whole bool) *bm25 {
+func newBM25(sessions []session) *bm25 {
 	b := &bm25{df: map[string]int{}}
 	total := 0.0
 	for _, s := range sessions {
 		tf := map[string]int{}
-		text := s.turns
-		if whole {
-			text = s.title + "\n" + s.text()
-		}
-		toks := tokens(text)
+		toks := tokens(s.title + "\n" + s.text())
 		for _, t := range toks {
 			tf[t]++
 		}
