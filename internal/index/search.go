@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -199,6 +200,11 @@ const partialPool = 50
 
 // pairs runs a query of two integer columns.
 func (ix *Index) pairs(ctx context.Context, query string, args []any) ([][2]int64, error) {
+	return scanAll(ctx, ix, query, args, func(r *sql.Rows, p *[2]int64) error { return r.Scan(&p[0], &p[1]) })
+}
+
+// scanAll runs a query on the reader pool (prepared once) and scans each row into a T.
+func scanAll[T any](ctx context.Context, ix *Index, query string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
 	s, err := ix.stmt(ctx, query)
 	if err != nil {
 		return nil, err
@@ -208,13 +214,13 @@ func (ix *Index) pairs(ctx context.Context, query string, args []any) ([][2]int6
 		return nil, err
 	}
 	defer rows.Close()
-	var out [][2]int64
+	var out []T
 	for rows.Next() {
-		var p [2]int64
-		if err := rows.Scan(&p[0], &p[1]); err != nil {
+		var v T
+		if err := scan(rows, &v); err != nil {
 			return nil, err
 		}
-		out = append(out, p)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
@@ -297,30 +303,19 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 	return append(args, q.Limit)
 }
 
+// rank runs a query of candidates: id, score, path, kind, date, who, trust and the four fields.
 func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidate, error) {
-	s, err := ix.stmt(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []candidate
-	for rows.Next() {
-		var c candidate
+	return scanAll(ctx, ix, query, args, func(r *sql.Rows, c *candidate) error {
 		var date int64
 		f := &c.fields
-		if err := rows.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &date, &c.hit.Who, &c.hit.Trust, &f[0], &f[1], &f[2], &f[3]); err != nil {
-			return nil, err
+		if err := r.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &date, &c.hit.Who, &c.hit.Trust, &f[0], &f[1], &f[2], &f[3]); err != nil {
+			return err
 		}
 		if date != 0 {
 			c.hit.Date = time.Unix(date, 0).UTC()
 		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+		return nil
+	})
 }
 
 // filters writes q's filters on the docs table d, and returns args with their values appended.
