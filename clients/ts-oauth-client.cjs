@@ -3,7 +3,7 @@
 //   AUTHORIZE <url>      the address to open in the owner's browser (the box's consent page follows)
 // then waits for the redirect on its own loopback server, trades the code, reconnects, lists the tools,
 // refreshes its token once and prints
-//   RESULT <json>        {tools, scope, refreshed, iss}
+//   RESULT <json>        {tools, scope, refreshed, iss, issuer}: iss from the redirect, issuer as discovered
 // Exits 1 on any failure. Run through scripts/node.sh (Node 22+, the packages of clients/package.json).
 const http = require('node:http');
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
@@ -69,7 +69,7 @@ async function main() {
   await again.close();
   cb.close();
   console.log('RESULT ' + JSON.stringify({ tools, scope: fresh.scope, refreshed: fresh.refresh_token !== old && after === tools.length,
-    iss: params.get('iss'), oldRefresh: old }));
+    iss: params.get('iss'), issuer: meta.issuer, oldRefresh: old }));
 }
 
 main().catch((e) => {

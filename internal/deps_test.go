@@ -14,10 +14,13 @@ const module = "github.com/boxmem/box/"
 // package gets a place on purpose.
 var rank = map[string]int{
 	"internal/errs": 0, "internal/mcptest": 0, "internal/finding": 0, "internal/passkeytest": 0, "internal/goldenfile": 0, "internal/testbin": 0,
-	"internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1,
-	"internal/git": 2, "internal/ref": 2, "internal/inbox": 2, "internal/diary": 2,
-	"internal/card": 3, "internal/note": 3,
-	"internal/schema": 4, "internal/box": 4,
+	"internal/providertest": 0, "internal/provider": 1, "internal/vault": 2, "internal/usage": 2, "internal/route": 3,
+	"internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1, "internal/egress": 1,
+	"internal/css": 1, "internal/js": 1, "internal/tabs": 1, "internal/connector": 1,
+	"internal/git": 2, "internal/egresstest": 2, "internal/ref": 2, "internal/inbox": 2, "internal/diary": 2, "internal/sandbox": 2,
+	"internal/page": 2, "internal/imports": 2,
+	"internal/card": 3, "internal/note": 3, "internal/look": 3,
+	"internal/schema": 4, "internal/box": 4, "internal/exports": 4, "internal/duplicate": 4, "internal/duplicatetest": 5,
 	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/keys": 5,
 	"internal/grants": 5,
 	"internal/memory": 6,

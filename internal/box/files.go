@@ -50,11 +50,15 @@ func (b *Box) host(boxPath string) (string, error) {
 }
 
 func (b *Box) readDisk(boxPath string) (fileState, error) {
-	h, err := b.host(boxPath)
-	if err != nil {
+	if _, err := b.host(boxPath); err != nil {
 		return fileState{}, err
 	}
-	data, err := os.ReadFile(h)
+	// Read through layout's check again on the opened file: a link swapped in after the check above
+	// is never read, so never copied into the box by the change that follows.
+	data, err := layout.ReadFile(b.Root, boxPath)
+	if errors.Is(err, layout.ErrOutside) {
+		return fileState{}, errs.Wrap("box.path", errs.Invalid, err, "")
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return fileState{}, nil
 	}

@@ -223,6 +223,10 @@ func (b *Box) commitBatch(ps []*pending) {
 		return
 	}
 	defer unlock()
+	if err := b.git.Check(ctx); err != nil { // refused before anything is written (docs/SECURITY.md, "Git")
+		b.settleUnlocked(ps, err)
+		return
+	}
 	ps = b.claimSpool(ps)
 	defer b.finishSpool(ps)
 

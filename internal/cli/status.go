@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -82,7 +81,7 @@ func inboxWaiting(root string) int {
 	files, _ := filepath.Glob(filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(layout.InboxDir, "/")), "*.md"))
 	n := 0
 	for _, f := range files {
-		data, err := os.ReadFile(f)
+		data, err := layout.ReadFile(root, layout.InboxDir+"/"+filepath.Base(f))
 		if err != nil {
 			continue
 		}

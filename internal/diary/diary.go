@@ -131,8 +131,8 @@ func Recent(root string, n int, keep Filter) ([]Entry, error) {
 	}
 	var out []Entry
 	for i := len(days) - 1; i >= 0 && (n <= 0 || len(out) < n); i-- {
-		data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(layout.DiaryDir), days[i]))
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		data, err := layout.ReadFile(root, layout.DiaryDir+"/"+days[i])
+		if err != nil && !layout.Skipped(err) {
 			return nil, fmt.Errorf("diary: %w", err)
 		}
 		// Lines are decoded from the end, only as many as needed.
@@ -205,8 +205,8 @@ func findIn(root, day, id string) (Entry, bool, error) {
 }
 
 func readDay(root, name string) ([]Entry, error) {
-	data, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(layout.DiaryDir), name))
-	if errors.Is(err, fs.ErrNotExist) {
+	data, err := layout.ReadFile(root, layout.DiaryDir+"/"+name)
+	if layout.Skipped(err) {
 		return nil, nil
 	}
 	if err != nil {

@@ -97,7 +97,7 @@ func (g *Gate) host(p string) string { return filepath.Join(g.b.Root, filepath.F
 // Switches reads _config/switches.card; a missing file reads as the defaults, an unreadable one is an error
 // (the gate never guesses towards Just do it).
 func (g *Gate) Switches(ctx context.Context) (Switches, error) {
-	data, err := os.ReadFile(g.host(layout.Switches))
+	data, err := layout.ReadFile(g.b.Root, layout.Switches)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Defaults(), nil
 	}
@@ -205,7 +205,7 @@ func (g *Gate) overLimit(who Asker) (string, bool) {
 		return fmt.Sprintf("%s already has %d cards waiting for the owner; nothing new is made until they answer some.", name, n), true
 	}
 	today := 0
-	data, _ := os.ReadFile(g.host(diary.Day(g.now())))
+	data, _ := layout.ReadFile(g.b.Root, diary.Day(g.now()))
 	es, _ := diary.Parse(data)
 	for _, e := range es {
 		if e.Op == "card" && e.Actor == name {
@@ -363,7 +363,7 @@ func (g *Gate) Get(ctx context.Context, id string) (ApprovalCard, error) {
 		return ApprovalCard{}, errs.E("gate.get", errs.NotFound, "There is no card %q.", id)
 	}
 	p := layout.Approvals + "/" + id + ".approval.card"
-	data, err := os.ReadFile(g.host(p))
+	data, err := layout.ReadFile(g.b.Root, p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return ApprovalCard{}, errs.E("gate.get", errs.NotFound, "There is no waiting card %s; it may have been decided already.", id)
 	}

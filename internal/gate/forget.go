@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/secret"
 )
@@ -72,7 +72,7 @@ func ForgetLines(ctx context.Context, root, words string) ([]Line, error) {
 		}
 		rel, _ := filepath.Rel(root, h)
 		p := "/" + filepath.ToSlash(rel)
-		data, err := os.ReadFile(h)
+		data, err := layout.ReadFile(root, p)
 		if err != nil {
 			return nil
 		}

@@ -1,5 +1,7 @@
 // Package git owns talking to a git repository: it drives the git binary with a fixed environment (no
-// user or system config, a fixed identity, no hooks, no prompts) and reads and writes objects and trailers.
+// user or system config, a fixed identity, no hooks, no prompts, no program the repository's own
+// configuration names), reads and writes objects and trailers, and pushes to and clones from the box's
+// backup remotes. It knows nothing of boxes, cards or memory.
 package git
 
 import (
@@ -65,42 +67,79 @@ var fixedConfig = []string{
 }
 
 // env is the whole environment of a git child: nothing inherited but PATH and TMPDIR, so a caller's
-// GIT_DIR, GIT_INDEX_FILE (set inside hooks) or user config can never redirect the box's commits.
-func env() []string {
+// GIT_DIR, GIT_INDEX_FILE (set inside hooks) or user config can never redirect the box's commits. The
+// rest silences what the repository's configuration could otherwise run (docs/SECURITY.md, "Git"): the
+// editors, the askpass (a push hands its own in extra), ssh, the system's attributes, lazy fetches,
+// and every protocol that runs a program.
+func env(extra ...string) []string {
 	e := []string{
 		"GIT_CONFIG_NOSYSTEM=1",
 		"GIT_CONFIG_GLOBAL=/dev/null",
+		"GIT_ATTR_NOSYSTEM=1",
 		"GIT_AUTHOR_NAME=" + IdentityName, "GIT_AUTHOR_EMAIL=" + IdentityEmail,
 		"GIT_COMMITTER_NAME=" + IdentityName, "GIT_COMMITTER_EMAIL=" + IdentityEmail,
-		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=true",
-		"GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "LANGUAGE=C",
+		"GIT_TERMINAL_PROMPT=0", "GIT_PAGER=cat", "PAGER=cat", "GIT_EDITOR=true", "GIT_SEQUENCE_EDITOR=true",
+		"GIT_ASKPASS=", "GIT_SSH_COMMAND=" + sshCommand, "GIT_ALLOW_PROTOCOL=" + allowedProtocols,
+		"GIT_NO_LAZY_FETCH=1", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C", "LANGUAGE=C",
 	}
 	for _, k := range []string{"PATH", "TMPDIR", "SYSTEMROOT"} {
 		if v, ok := os.LookupEnv(k); ok {
 			e = append(e, k+"="+v)
 		}
 	}
-	return e
+	return append(e, extra...) // a later entry wins: a push's askpass replaces the empty one
 }
 
-// Run runs git with args in the working tree and returns stdout. stdin may be nil.
+// Run runs git with args in the working tree and returns stdout. stdin may be nil. It refuses to run
+// while the repository's configuration names a program no override silences (checkConfig).
 func (r *Repo) Run(ctx context.Context, stdin []byte, args ...string) ([]byte, error) {
-	full := make([]string, 0, len(args)+2*len(fixedConfig)+2)
-	full = append(full, "-C", r.Dir)
-	for _, c := range fixedConfig {
-		full = append(full, "-c", c)
+	if err := r.checkConfig(ctx, false); err != nil {
+		return nil, err
+	}
+	return r.run(ctx, call{stdin: stdin}, args...)
+}
+
+// call is what one git command gets beyond its arguments.
+type call struct {
+	stdin  []byte
+	env    []string // added to env(): a push's askpass, token and ssh agent
+	secret string   // never shown: scrubbed from the error text
+	noRepo bool     // the command reads no repository (ls-remote before a clone): no -C, no GIT_DIR
+}
+
+func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) {
+	full := make([]string, 0, len(args)+2*(len(fixedConfig)+len(neutral))+2)
+	extra := c.env
+	if !c.noRepo {
+		dir, err := filepath.Abs(r.Dir)
+		if err != nil {
+			return nil, err
+		}
+		// The repository and its work tree are pinned: core.worktree cannot move the box's commands
+		// to another folder.
+		full = append(full, "-C", dir)
+		extra = append([]string{"GIT_DIR=" + filepath.Join(dir, ".git"), "GIT_WORK_TREE=" + dir}, extra...)
+	}
+	for _, cfg := range [][]string{fixedConfig, neutral} {
+		for _, kv := range cfg {
+			full = append(full, "-c", kv)
+		}
 	}
 	full = append(full, args...)
 	cmd := exec.CommandContext(ctx, r.bin(), full...)
-	cmd.Env = env()
+	cmd.Env = env(extra...)
 	cmd.SysProcAttr = procAttr()
-	if stdin != nil {
-		cmd.Stdin = bytes.NewReader(stdin)
+	if c.stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
-		return stdout.Bytes(), &Error{Args: args, Stderr: firstLines(stderr.String(), 4), Err: err}
+		msg := firstLines(stderr.String(), 4)
+		if c.secret != "" {
+			msg = strings.ReplaceAll(msg, c.secret, "[token]")
+		}
+		return stdout.Bytes(), &Error{Args: args, Stderr: msg, Err: err}
 	}
 	return stdout.Bytes(), nil
 }
@@ -298,7 +337,9 @@ type StatusEntry struct {
 
 // Status lists uncommitted changes (untracked files included, ignored ones not).
 func (r *Repo) Status(ctx context.Context) ([]StatusEntry, error) {
-	out, err := r.Run(ctx, nil, "status", "--porcelain", "-z", "--untracked-files=all")
+	// A gitlink is never entered: git would run status inside the nested repository, with its own
+	// configuration (a filter, an fsmonitor) that the box never checked.
+	out, err := r.Run(ctx, nil, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=all")
 	if err != nil {
 		return nil, err
 	}
@@ -471,7 +512,8 @@ func (r *Repo) MergeFile(ctx context.Context, current, base, other []byte) ([]by
 	}
 	cmd := exec.CommandContext(ctx, r.bin(), "merge-file", "-p", "-L", "current", "-L", "base", "-L", "undo",
 		filepath.Join(dir, "current"), filepath.Join(dir, "base"), filepath.Join(dir, "other"))
-	cmd.Env = env()
+	cmd.Env = env("GIT_CEILING_DIRECTORIES=" + filepath.Dir(dir)) // no repository around it is read
+	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()

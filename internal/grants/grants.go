@@ -1,7 +1,9 @@
-// Package grants owns the OAuth side of connections in <box>/.box/state.db: registered clients, requests
-// waiting for the owner's consent, codes, and token families (stored only as SHA-256), with their rules:
-// PKCE S256, one-use 60-second codes, rotating refresh tokens whose reuse ends the family, lifetimes,
-// scopes that never widen. It speaks no HTTP and checks no passkey: oauth and web do.
+// Package grants owns the OAuth side of connections in <box>/.box/state.db: registered clients and clients
+// known by their metadata document, requests waiting for the owner's consent, codes, and token families
+// (stored only as SHA-256), with their rules: PKCE S256, one-use 60-second codes, rotating refresh tokens
+// whose reuse ends the family, lifetimes, scopes that never widen, bounded parameters and pending requests,
+// per-source limits on new clients, errors sent back only to redirect URIs the owner approved
+// (docs/OAUTH.md). It speaks no HTTP and checks no passkey: oauth and web do.
 package grants
 
 import (
@@ -19,6 +21,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -28,14 +31,22 @@ import (
 	"github.com/boxmem/box/internal/keys"
 )
 
-// Lifetimes (DESIGN §9, issue 6).
+// Lifetimes.
 const (
-	CodeLife        = 60 * time.Second
-	AccessLife      = 30 * 24 * time.Hour
-	RefreshLife     = 90 * 24 * time.Hour
-	BuildLife       = keys.BuildLifetime // a building grant ends this long after approval, however often refreshed
-	RequestLife     = 10 * time.Minute   // how long a consent page stays answerable
-	RegisterPerHour = 20                 // dynamic registrations accepted per hour
+	CodeLife    = 60 * time.Second
+	AccessLife  = 30 * 24 * time.Hour
+	RefreshLife = 90 * 24 * time.Hour
+	BuildLife   = keys.BuildLifetime // a building grant ends this long after approval, however often refreshed
+	RequestLife = 10 * time.Minute   // how long a consent page stays answerable
+)
+
+// Limits (docs/OAUTH.md): what one source or one client can make the box keep.
+const (
+	NewClientsPerHour = 20   // new clients (registrations, first metadata documents) one source may add an hour
+	MaxIdleClients    = 1000 // clients never approved and with nothing pending that are kept; the oldest go first
+	MaxPending        = 20   // requests one client may have waiting for consent; a newer one displaces the oldest
+	MaxState          = 1024 // bytes of the state parameter
+	MaxParam          = 2048 // bytes of any other parameter, and of a redirect URI
 )
 
 // The scopes, one per checkbox; reading memory is always in.
@@ -49,6 +60,10 @@ const (
 // Scopes lists every scope the box knows, for the metadata documents.
 var Scopes = []string{ScopeRead, ScopeWrite, ScopeMessages, ScopeBuild}
 
+// DefaultScope is what the 401 challenge tells a client to ask for: reading and saving memory. Messages
+// and building are offered on the consent page to the assistants that may have them, never pre-asked.
+const DefaultScope = ScopeRead + " " + ScopeWrite
+
 // Token prefixes: an access token and a refresh token are told apart from each other and from mbx_ keys.
 const (
 	AccessPrefix  = "mbo_at_"
@@ -56,7 +71,8 @@ const (
 )
 
 // Refusal is an OAuth error: the code of RFC 6749 §5.2 (or RFC 8707's invalid_target) and one sentence.
-// Redirect says whether /authorize may send it back to the client's redirect URI.
+// Redirect says whether /authorize may send it back to the client's redirect URI: only to one the owner
+// already approved for that client (RFC 9700 §4.11.2), never to one merely registered.
 type Refusal struct {
 	Code        string
 	Description string
@@ -80,6 +96,7 @@ type Client struct {
 // Request is an authorization request waiting for the owner's consent.
 type Request struct {
 	ID          string
+	Issuer      string // the box's address the client sent it to: the iss of its answer (RFC 9207)
 	ClientID    string
 	ClientName  string
 	RedirectURI string
@@ -88,10 +105,20 @@ type Request struct {
 	Resource    string
 	Scopes      []string // what the client asked for
 	Expires     time.Time
+	Approved    bool // the owner approved this redirect URI for this client before: an error may go back to it
 }
 
 // Host is the redirect URI's host, shown to the owner as who asks.
 func (r Request) Host() string { return hostOf(r.RedirectURI) }
+
+// DocumentHost is the host of the client's metadata document when its client_id is one, else "": the
+// consent page shows it beside the name the document claims.
+func (r Request) DocumentHost() string {
+	if !IsDocumentID(r.ClientID) {
+		return ""
+	}
+	return hostOf(r.ClientID)
+}
 
 // Offered is what the consent page may offer: messages and building only to a known assistant or loopback.
 func (r Request) Offered() keys.Caps {
@@ -129,6 +156,9 @@ type Tokens struct {
 type Store struct {
 	db  *sql.DB
 	now func() time.Time
+
+	mu    sync.Mutex
+	fresh map[string]time.Time // metadata-document clients: until when the stored copy is used unfetched
 }
 
 const schema = `
@@ -144,6 +174,16 @@ CREATE TABLE IF NOT EXISTS oauth_codes(hash TEXT PRIMARY KEY, grant_id TEXT NOT 
 CREATE TABLE IF NOT EXISTS oauth_tokens(hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL,
 	resource TEXT NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
 CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens(grant_id);
+
+-- Added with per-source limits: one row per new client (registered, or first known by its metadata
+-- document), by source (an IPv4 /24 or IPv6 /56); rows older than an hour are dropped.
+CREATE TABLE IF NOT EXISTS oauth_client_sources(source TEXT NOT NULL, created INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS oauth_client_sources_source ON oauth_client_sources(source, created);
+-- Added with error redirects: the redirect URIs the owner approved for each client; /authorize sends an
+-- error back only to one of these.
+CREATE TABLE IF NOT EXISTS oauth_approved_redirects(client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, PRIMARY KEY(client_id, redirect_uri));
+-- Added with the issuer fixed at /authorize: a column of oauth_requests in a migration.
+CREATE TABLE IF NOT EXISTS oauth_request_issuers(id TEXT PRIMARY KEY, issuer TEXT NOT NULL);
 `
 
 // Open opens the OAuth tables of <root>/.box/state.db (keys.Open makes the file). now may be nil.
@@ -211,8 +251,12 @@ func hostOf(redirect string) string {
 	return u.Host
 }
 
-// checkRedirect allows https anywhere, or http on a loopback address; no fragment, no userinfo.
+// checkRedirect allows https anywhere, or http on a loopback address; no fragment, no userinfo, at most
+// MaxParam bytes.
 func checkRedirect(raw string) error {
+	if len(raw) > MaxParam {
+		return fmt.Errorf("a redirect URI of %d bytes is longer than the %d this box keeps", len(raw), MaxParam)
+	}
 	u, err := url.Parse(raw)
 	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil {
 		return fmt.Errorf("%q is not an absolute URL without a fragment", raw)
@@ -226,42 +270,17 @@ func checkRedirect(raw string) error {
 	return fmt.Errorf("%q must be https, or http on a loopback address (127.0.0.1, [::1], localhost)", raw)
 }
 
-// Register records a public client (RFC 7591): no secret, token_endpoint_auth_method none.
-func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetadata) (*oauthex.ClientRegistrationResponse, error) {
-	if len(m.RedirectURIs) == 0 || len(m.RedirectURIs) > 10 {
-		return nil, refuse("invalid_redirect_uri", "Register 1 to 10 redirect URIs.")
-	}
-	for _, r := range m.RedirectURIs {
-		if err := checkRedirect(r); err != nil {
-			return nil, refuse("invalid_redirect_uri", "%v.", err)
-		}
-	}
-	if m.TokenEndpointAuthMethod != "" && m.TokenEndpointAuthMethod != "none" {
-		return nil, refuse("invalid_client_metadata", "This box registers public clients only: token_endpoint_auth_method must be none.")
-	}
-	for _, g := range m.GrantTypes {
-		if g != "authorization_code" && g != "refresh_token" {
-			return nil, refuse("invalid_client_metadata", "Grant type %q is not supported; use authorization_code and refresh_token.", g)
-		}
-	}
-	for _, rt := range m.ResponseTypes {
-		if rt != "code" {
-			return nil, refuse("invalid_client_metadata", "Response type %q is not supported; use code.", rt)
-		}
+// Register records a public client (RFC 7591): no secret, token_endpoint_auth_method none. source is
+// where the request came from (an address prefix), for the per-source limit on new clients.
+func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetadata, source string) (*oauthex.ClientRegistrationResponse, error) {
+	if err := checkMetadata(m.RedirectURIs, m.TokenEndpointAuthMethod, m.GrantTypes, m.ResponseTypes); err != nil {
+		return nil, err
 	}
 	name := cleanName(m.ClientName)
 	now := s.now().UTC().Truncate(time.Second)
-	var n int
-	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM oauth_clients WHERE created > ?`, now.Add(-time.Hour).Unix()).Scan(&n); err != nil {
-		return nil, fmt.Errorf("grants.register: %w", err)
-	}
-	if n >= RegisterPerHour {
-		return nil, refuse("temporarily_unavailable", "This box accepts %d new clients an hour; try again later.", RegisterPerHour)
-	}
-	uris, _ := json.Marshal(m.RedirectURIs)
 	id := shortID("c_")
-	if _, err := s.db.ExecContext(ctx, `INSERT INTO oauth_clients(id,name,redirect_uris,created) VALUES(?,?,?,?)`, id, name, string(uris), now.Unix()); err != nil {
-		return nil, fmt.Errorf("grants.register: %w", err)
+	if err := s.addClient(ctx, Client{ID: id, Name: name, RedirectURIs: m.RedirectURIs}, source, false); err != nil {
+		return nil, err
 	}
 	out := m
 	out.ClientName = name
@@ -269,6 +288,77 @@ func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetada
 	out.GrantTypes = []string{"authorization_code", "refresh_token"}
 	out.ResponseTypes = []string{"code"}
 	return &oauthex.ClientRegistrationResponse{ClientRegistrationMetadata: out, ClientID: id, ClientIDIssuedAt: now}, nil
+}
+
+// checkMetadata is what a public client of this box must say of itself, registered or in its metadata
+// document: 1 to 10 redirect URIs the box accepts, no client authentication, the code flow.
+func checkMetadata(redirects []string, authMethod string, grantTypes, responseTypes []string) error {
+	if len(redirects) == 0 || len(redirects) > 10 {
+		return refuse("invalid_redirect_uri", "Register 1 to 10 redirect URIs.")
+	}
+	for _, r := range redirects {
+		if err := checkRedirect(r); err != nil {
+			return refuse("invalid_redirect_uri", "%v.", err)
+		}
+	}
+	if authMethod != "" && authMethod != "none" {
+		return refuse("invalid_client_metadata", "This box registers public clients only: token_endpoint_auth_method must be none.")
+	}
+	for _, g := range grantTypes {
+		if g != "authorization_code" && g != "refresh_token" {
+			return refuse("invalid_client_metadata", "Grant type %q is not supported; use authorization_code and refresh_token.", g)
+		}
+	}
+	for _, rt := range responseTypes {
+		if rt != "code" {
+			return refuse("invalid_client_metadata", "Response type %q is not supported; use code.", rt)
+		}
+	}
+	return nil
+}
+
+// addClient stores a client, or updates one known by its metadata document (update true). A new client
+// counts against its source's hourly budget, and the oldest idle clients beyond MaxIdleClients are
+// forgotten, so neither one source nor many can grow the table without end or use up another's budget.
+func (s *Store) addClient(ctx context.Context, c Client, source string, update bool) error {
+	now := s.now().UTC().Truncate(time.Second)
+	uris, _ := json.Marshal(c.RedirectURIs)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("grants.client: %w", err)
+	}
+	defer tx.Rollback()
+	if update {
+		res, err := tx.ExecContext(ctx, `UPDATE oauth_clients SET name=?, redirect_uris=? WHERE id=?`, c.Name, string(uris), c.ID)
+		if err != nil {
+			return fmt.Errorf("grants.client: %w", err)
+		}
+		if n, _ := res.RowsAffected(); n == 1 {
+			return tx.Commit()
+		}
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM oauth_client_sources WHERE created <= ?`, now.Add(-time.Hour).Unix()); err != nil {
+		return fmt.Errorf("grants.client: %w", err)
+	}
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM oauth_client_sources WHERE source=?`, source).Scan(&n); err != nil {
+		return fmt.Errorf("grants.client: %w", err)
+	}
+	if n >= NewClientsPerHour {
+		return refuse("temporarily_unavailable", "This box accepts %d new clients an hour from one network; try again later.", NewClientsPerHour)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_client_sources(source, created) VALUES(?,?)`, source, now.Unix()); err != nil {
+		return fmt.Errorf("grants.client: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_clients(id,name,redirect_uris,created) VALUES(?,?,?,?)`, c.ID, c.Name, string(uris), now.Unix()); err != nil {
+		return fmt.Errorf("grants.client: %w", err)
+	}
+	if _, err := tx.ExecContext(ctx, `DELETE FROM oauth_clients WHERE id IN (SELECT id FROM oauth_clients c
+		WHERE NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id=c.id) AND NOT EXISTS (SELECT 1 FROM oauth_requests r WHERE r.client_id=c.id)
+		ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET ?)`, MaxIdleClients); err != nil {
+		return fmt.Errorf("grants.client: %w", err)
+	}
+	return tx.Commit()
 }
 
 // cleanName is the client name the owner is shown and the diary records: printable, one line, at most 80
@@ -304,15 +394,36 @@ func (s *Store) Client(ctx context.Context, id string) (Client, error) {
 	return c, nil
 }
 
-// AuthRequest is what /authorize received.
+// AuthRequest is what /authorize received, and Issuer the box's address it was sent to.
 type AuthRequest struct {
 	ClientID, RedirectURI, ResponseType, State string
 	Challenge, Method, Resource, Scope         string
+	Issuer                                     string
+}
+
+// CheckSizes refuses a request with a parameter longer than the box keeps: state over MaxState bytes,
+// any other over MaxParam. It is the first check, before anything is looked up or stored.
+func (a AuthRequest) CheckSizes() error {
+	if len(a.State) > MaxState {
+		return refuse("invalid_request", "The state parameter is %d bytes; this box accepts at most %d.", len(a.State), MaxState)
+	}
+	for name, v := range map[string]string{"client_id": a.ClientID, "redirect_uri": a.RedirectURI, "response_type": a.ResponseType,
+		"code_challenge": a.Challenge, "code_challenge_method": a.Method, "resource": a.Resource, "scope": a.Scope} {
+		if len(v) > MaxParam {
+			return refuse("invalid_request", "The %s parameter is %d bytes; this box accepts at most %d.", name, len(v), MaxParam)
+		}
+	}
+	return nil
 }
 
 // Authorize checks an authorization request and keeps it for the consent page. resource is this box's
-// /mcp. A Refusal with Redirect false must be shown to the person, never sent to the redirect URI.
+// /mcp. A Refusal with Redirect false must be shown to the person, never sent to the redirect URI; it is
+// true only when the owner already approved that redirect URI for that client. A client keeps at most
+// MaxPending requests waiting: a newer one displaces its oldest.
 func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (Request, error) {
+	if err := a.CheckSizes(); err != nil {
+		return Request{}, err
+	}
 	c, err := s.Client(ctx, a.ClientID)
 	if err != nil {
 		return Request{}, err
@@ -320,12 +431,16 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 	if a.RedirectURI == "" && len(c.RedirectURIs) == 1 {
 		a.RedirectURI = c.RedirectURIs[0]
 	}
-	if !slices.Contains(c.RedirectURIs, a.RedirectURI) {
+	if !slices.ContainsFunc(c.RedirectURIs, func(reg string) bool { return redirectMatches(reg, a.RedirectURI) }) {
 		return Request{}, refuse("invalid_request", "The redirect_uri is not one this client registered.")
+	}
+	approved, err := s.approvedRedirect(ctx, c.ID, a.RedirectURI)
+	if err != nil {
+		return Request{}, err
 	}
 	back := func(code, format string, v ...any) (Request, error) {
 		r := refuse(code, format, v...)
-		r.Redirect = true
+		r.Redirect = approved
 		return Request{}, r
 	}
 	switch {
@@ -343,21 +458,79 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 	scopes, err := parseScope(a.Scope)
 	if err != nil {
 		r := err.(*Refusal)
-		r.Redirect = true
+		r.Redirect = approved
 		return Request{}, r
 	}
 	if !Known(a.RedirectURI) && (slices.Contains(scopes, ScopeMessages) || slices.Contains(scopes, ScopeBuild)) {
 		return back("invalid_scope", "messages.read and box.build are offered only to Claude, ChatGPT or an app on the owner's own computer.")
 	}
-	r := Request{ID: random(), ClientID: c.ID, ClientName: c.Name, RedirectURI: a.RedirectURI, State: a.State,
-		Challenge: a.Challenge, Resource: a.Resource, Scopes: scopes, Expires: s.now().Add(RequestLife)}
-	s.db.ExecContext(ctx, `DELETE FROM oauth_requests WHERE expires < ?`, s.now().Unix())
-	_, err = s.db.ExecContext(ctx, `INSERT INTO oauth_requests(id,client_id,redirect_uri,state,challenge,resource,scopes,expires) VALUES(?,?,?,?,?,?,?,?)`,
-		hash(r.ID), r.ClientID, r.RedirectURI, r.State, r.Challenge, r.Resource, strings.Join(scopes, " "), r.Expires.Unix())
-	if err != nil {
-		return Request{}, fmt.Errorf("grants.authorize: %w", err)
+	r := Request{ID: random(), Issuer: a.Issuer, ClientID: c.ID, ClientName: c.Name, RedirectURI: a.RedirectURI, State: a.State,
+		Challenge: a.Challenge, Resource: a.Resource, Scopes: scopes, Expires: s.now().Add(RequestLife), Approved: approved}
+	if err := s.keep(ctx, r); err != nil {
+		return Request{}, err
 	}
 	return r, nil
+}
+
+// keep stores a pending request, first dropping the expired ones and the client's oldest beyond MaxPending.
+func (s *Store) keep(ctx context.Context, r Request) error {
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("grants.authorize: %w", err)
+	}
+	defer tx.Rollback()
+	for _, q := range []struct {
+		sql  string
+		args []any
+	}{
+		{`DELETE FROM oauth_requests WHERE expires < ?`, []any{s.now().Unix()}},
+		{`DELETE FROM oauth_requests WHERE client_id=? AND id IN (SELECT id FROM oauth_requests WHERE client_id=?
+			ORDER BY expires DESC, rowid DESC LIMIT -1 OFFSET ?)`, []any{r.ClientID, r.ClientID, MaxPending - 1}},
+		{`DELETE FROM oauth_request_issuers WHERE id NOT IN (SELECT id FROM oauth_requests)`, nil},
+		{`INSERT INTO oauth_requests(id,client_id,redirect_uri,state,challenge,resource,scopes,expires) VALUES(?,?,?,?,?,?,?,?)`,
+			[]any{hash(r.ID), r.ClientID, r.RedirectURI, r.State, r.Challenge, r.Resource, strings.Join(r.Scopes, " "), r.Expires.Unix()}},
+		{`INSERT INTO oauth_request_issuers(id, issuer) VALUES(?,?)`, []any{hash(r.ID), r.Issuer}},
+	} {
+		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
+			return fmt.Errorf("grants.authorize: %w", err)
+		}
+	}
+	return tx.Commit()
+}
+
+// redirectMatches reports whether a redirect URI in a request is one the client registered: the same
+// string, or for an http loopback address (RFC 8252 §7.3) the same but for the port, which a native app
+// picks when it starts listening.
+func redirectMatches(registered, asked string) bool {
+	if registered == asked {
+		return true
+	}
+	r, err1 := url.Parse(registered)
+	a, err2 := url.Parse(asked)
+	if err1 != nil || err2 != nil || r.Scheme != "http" || a.Scheme != "http" || !loopback(strings.ToLower(r.Hostname())) {
+		return false
+	}
+	return r.Hostname() == a.Hostname() && r.User == nil && a.User == nil && r.EscapedPath() == a.EscapedPath() &&
+		r.RawQuery == a.RawQuery && r.Fragment == "" && a.Fragment == "" && !a.ForceQuery && !r.ForceQuery
+}
+
+// approvedRedirect reports whether the owner already approved redirect for this client.
+func (s *Store) approvedRedirect(ctx context.Context, clientID, redirect string) (bool, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT redirect_uri FROM oauth_approved_redirects WHERE client_id=?`, clientID)
+	if err != nil {
+		return false, fmt.Errorf("grants.authorize: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var u string
+		if err := rows.Scan(&u); err != nil {
+			return false, fmt.Errorf("grants.authorize: %w", err)
+		}
+		if redirectMatches(u, redirect) {
+			return true, nil
+		}
+	}
+	return false, rows.Err()
 }
 
 // challengeOK reports whether a PKCE S256 challenge is what RFC 7636 §4.2 makes: the unpadded base64url
@@ -392,9 +565,9 @@ func (s *Store) Pending(ctx context.Context, id string) (Request, error) {
 	r := Request{ID: id}
 	var scopes string
 	var exp int64
-	err := s.db.QueryRowContext(ctx, `SELECT r.client_id, c.name, r.redirect_uri, r.state, r.challenge, r.resource, r.scopes, r.expires
-		FROM oauth_requests r JOIN oauth_clients c ON c.id=r.client_id WHERE r.id=?`, hash(id)).
-		Scan(&r.ClientID, &r.ClientName, &r.RedirectURI, &r.State, &r.Challenge, &r.Resource, &scopes, &exp)
+	err := s.db.QueryRowContext(ctx, `SELECT r.client_id, c.name, r.redirect_uri, r.state, r.challenge, r.resource, r.scopes, r.expires,
+		coalesce(i.issuer, '') FROM oauth_requests r JOIN oauth_clients c ON c.id=r.client_id LEFT JOIN oauth_request_issuers i ON i.id=r.id WHERE r.id=?`, hash(id)).
+		Scan(&r.ClientID, &r.ClientName, &r.RedirectURI, &r.State, &r.Challenge, &r.Resource, &scopes, &exp, &r.Issuer)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && s.now().Unix() > exp) {
 		return Request{}, refuse("invalid_request", "This request to connect has expired or was already answered; start connecting again from the assistant.")
 	}
@@ -417,6 +590,9 @@ func (s *Store) take(ctx context.Context, id string) (Request, error) {
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return r, refuse("invalid_request", "This request to connect was already answered.")
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM oauth_request_issuers WHERE id=?`, hash(id)); err != nil {
+		return r, fmt.Errorf("grants.take: %w", err)
 	}
 	return r, nil
 }
@@ -452,6 +628,9 @@ func (s *Store) Approve(ctx context.Context, id string, caps keys.Caps) (Request
 		hash(code), g.ID, r.ClientID, r.RedirectURI, r.Challenge, r.Resource, s.now().Add(CodeLife).UnixNano()); err != nil {
 		return r, "", fmt.Errorf("grants.approve: %w", err)
 	}
+	if _, err := tx.Exec(`INSERT OR IGNORE INTO oauth_approved_redirects(client_id, redirect_uri) VALUES(?,?)`, r.ClientID, r.RedirectURI); err != nil {
+		return r, "", fmt.Errorf("grants.approve: %w", err)
+	}
 	return r, code, tx.Commit()
 }
 
@@ -463,7 +642,8 @@ func unix(t time.Time) int64 {
 }
 
 // Exchange trades a code for tokens (RFC 6749 §4.1.3 with PKCE). A code is good once, for 60 seconds;
-// presenting it again ends the connection it made.
+// presenting it again ends the connection it made. Every check runs before the code is spent, so a
+// refused exchange (a wrong redirect_uri, verifier or resource) leaves it for a corrected retry.
 func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect, resource string) (Tokens, error) {
 	var grantID, cid, uri, challenge, res string
 	var exp, used int64
@@ -475,13 +655,8 @@ func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect
 	if err != nil {
 		return Tokens{}, fmt.Errorf("grants.exchange: %w", err)
 	}
-	res2, err := s.db.ExecContext(ctx, `UPDATE oauth_codes SET used=1 WHERE hash=? AND used=0`, hash(code))
-	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.exchange: %w", err)
-	}
-	if n, _ := res2.RowsAffected(); n == 0 || used != 0 {
-		s.revoke(ctx, grantID)
-		return Tokens{}, refuse("invalid_grant", "This authorization code was already used; the connection it made is ended.")
+	if used != 0 {
+		return Tokens{}, s.reused(ctx, grantID, "This authorization code was already used; the connection it made is ended.")
 	}
 	switch {
 	case s.now().UnixNano() > exp:
@@ -502,8 +677,9 @@ func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect
 	if !g.Revoked.IsZero() {
 		return Tokens{}, refuse("invalid_grant", "This connection was disconnected by the owner.")
 	}
-	s.db.ExecContext(ctx, `UPDATE oauth_grants SET issued=1 WHERE id=?`, grantID)
-	return s.issue(ctx, g, capsScope(s.effective(g)), res)
+	return s.issue(ctx, g, capsScope(s.effective(g)), res,
+		`UPDATE oauth_codes SET used=1 WHERE hash=? AND used=0`, hash(code),
+		"This authorization code was already used; the connection it made is ended.")
 }
 
 func pkceOK(verifier, challenge string) bool {
@@ -514,8 +690,17 @@ func pkceOK(verifier, challenge string) bool {
 	return subtle.ConstantTimeCompare([]byte(base64.RawURLEncoding.EncodeToString(sum[:])), []byte(challenge)) == 1
 }
 
+// reused ends the connection a spent code or refresh token belongs to, and says so.
+func (s *Store) reused(ctx context.Context, grantID, sentence string) error {
+	if _, err := s.revoke(ctx, grantID); err != nil {
+		return err
+	}
+	return refuse("invalid_grant", "%s", sentence)
+}
+
 // Refresh rotates a refresh token. A refresh token is good once: presenting a used one ends the whole
-// family. scope may only narrow; building drops out 30 days after approval.
+// family. scope may only narrow; building drops out 30 days after approval. Every check runs before the
+// token is spent, so a refused refresh (a widening scope) leaves the connection as it was.
 func (s *Store) Refresh(ctx context.Context, clientID, refresh, scope string) (Tokens, error) {
 	var grantID, kind, tscope, res string
 	var exp, used int64
@@ -531,18 +716,12 @@ func (s *Store) Refresh(ctx context.Context, clientID, refresh, scope string) (T
 	if err != nil {
 		return Tokens{}, err
 	}
-	if g.ClientID != clientID {
-		return Tokens{}, refuse("invalid_grant", "This refresh token was issued to another client.")
-	}
-	r, err := s.db.ExecContext(ctx, `UPDATE oauth_tokens SET used=1 WHERE hash=? AND used=0`, hash(refresh))
-	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.refresh: %w", err)
-	}
-	if n, _ := r.RowsAffected(); n == 0 {
-		s.revoke(ctx, grantID)
-		return Tokens{}, refuse("invalid_grant", "This refresh token was already used, so the connection is ended; connect again.")
-	}
+	const spent = "This refresh token was already used, so the connection is ended; connect again."
 	switch {
+	case g.ClientID != clientID:
+		return Tokens{}, refuse("invalid_grant", "This refresh token was issued to another client.")
+	case used != 0:
+		return Tokens{}, s.reused(ctx, grantID, spent)
 	case !g.Revoked.IsZero():
 		return Tokens{}, refuse("invalid_grant", "This connection was disconnected by the owner; connect again.")
 	case s.now().Unix() > exp:
@@ -562,7 +741,7 @@ func (s *Store) Refresh(ctx context.Context, clientID, refresh, scope string) (T
 		}
 		want = asked
 	}
-	return s.issue(ctx, g, want, res)
+	return s.issue(ctx, g, want, res, `UPDATE oauth_tokens SET used=1 WHERE hash=? AND used=0`, hash(refresh), spent)
 }
 
 func intersect(a, b []string) []string {
@@ -575,8 +754,10 @@ func intersect(a, b []string) []string {
 	return out
 }
 
-// issue makes a fresh access and refresh token pair for a grant.
-func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource string) (Tokens, error) {
+// issue spends what was presented (spend, a one-use UPDATE of the code or refresh token hashed as key)
+// and makes a fresh access and refresh token pair for a grant, in one transaction: the tokens exist only
+// if the spend happened, and a spend that finds it already spent (a concurrent reuse) ends the grant.
+func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource, spend, key, reuse string) (Tokens, error) {
 	t := Tokens{Access: AccessPrefix + random(), Refresh: RefreshPrefix + random(), ExpiresIn: int64(AccessLife.Seconds()), Scope: strings.Join(scopes, " ")}
 	now := s.now()
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -584,16 +765,30 @@ func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource st
 		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
 	}
 	defer tx.Rollback()
+	res, err := tx.ExecContext(ctx, spend, key)
+	if err != nil {
+		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		tx.Rollback()
+		return Tokens{}, s.reused(ctx, g.ID, reuse)
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE oauth_grants SET issued=1 WHERE id=?`, g.ID); err != nil {
+		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+	}
 	for _, row := range []struct {
 		tok, kind string
 		exp       time.Time
 	}{{t.Access, "access", now.Add(AccessLife)}, {t.Refresh, "refresh", now.Add(RefreshLife)}} {
-		if _, err := tx.Exec(`INSERT INTO oauth_tokens(hash,grant_id,kind,scope,resource,expires) VALUES(?,?,?,?,?,?)`,
+		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_tokens(hash,grant_id,kind,scope,resource,expires) VALUES(?,?,?,?,?,?)`,
 			hash(row.tok), g.ID, row.kind, t.Scope, resource, row.exp.Unix()); err != nil {
 			return Tokens{}, fmt.Errorf("grants.issue: %w", err)
 		}
 	}
-	return t, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+	}
+	return t, nil
 }
 
 // capsScope is the scope string of checkboxes.
@@ -785,12 +980,12 @@ func (s *Store) RevokeToken(ctx context.Context, clientID, token string) (Grant,
 }
 
 // Answer is the redirect that answers a request (RFC 6749 §4.1.2): v plus the state and, per RFC 9207,
-// the issuer.
-func (r Request) Answer(issuer string, v url.Values) string {
+// the issuer the request was sent to, byte for byte what the client discovered.
+func (r Request) Answer(v url.Values) string {
 	if r.State != "" {
 		v.Set("state", r.State)
 	}
-	v.Set("iss", issuer)
+	v.Set("iss", r.Issuer)
 	u, _ := url.Parse(r.RedirectURI)
 	q := u.Query()
 	for k, vs := range v {

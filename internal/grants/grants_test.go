@@ -48,7 +48,7 @@ func TestRegisterRedirects(t *testing.T) {
 		"https://u:p@x.example/cb": false,
 		"custom-scheme:/cb":        false,
 	} {
-		_, err := s.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: []string{uri}})
+		_, err := s.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: []string{uri}}, "test")
 		if (err == nil) != ok {
 			t.Errorf("%s: %v", uri, err)
 		}

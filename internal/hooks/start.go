@@ -115,7 +115,7 @@ func (s *session) sessionStart(ctx context.Context) (Result, error) {
 		return Result{}, err
 	}
 	maps := countFiles(s.host(layout.MapsDir), ".md")
-	router, _ := os.ReadFile(s.host(layout.Router))
+	router, _ := layout.ReadFile(s.root, layout.Router)
 	var b strings.Builder
 	fmt.Fprintf(&b, "The owner's box (their memory) is at %s: %d notes, %d maps, %d inbox lines not yet filed.\n",
 		s.root, notes, maps, inbox)

@@ -110,3 +110,40 @@ func TestIgnored(t *testing.T) {
 		}
 	}
 }
+
+// A folder linked in from outside the box is never watched: its files are not the box's, and the
+// link itself is reported as one path for the caller's escape check (docs/SECURITY.md).
+func TestWatchNeverFollowsLinksOut(t *testing.T) {
+	root, out := t.TempDir(), t.TempDir()
+	os.MkdirAll(filepath.Join(root, "_content/docs"), 0o755)
+	if err := os.Symlink(out, filepath.Join(root, "_content/docs/before")); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	got := make(chan []string, 16)
+	go Watch(ctx, root, func(p []string) { got <- p })
+	time.Sleep(100 * time.Millisecond)
+	if err := os.Symlink(out, filepath.Join(root, "_content/docs/after")); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(3 * debounce)
+	os.WriteFile(filepath.Join(out, "secret.md"), []byte("outside"), 0o644)
+	os.WriteFile(filepath.Join(root, "_content/docs/real.md"), []byte("inside"), 0o644)
+	seen := map[string]bool{}
+	for deadline := time.After(2 * time.Second); !seen["/_content/docs/real.md"]; {
+		select {
+		case ps := <-got:
+			for _, p := range ps {
+				seen[p] = true
+			}
+		case <-deadline:
+			t.Fatalf("the file written inside was not reported: %v", seen)
+		}
+	}
+	for p := range seen {
+		if p != "/_content/docs/real.md" && p != "/_content/docs/after" {
+			t.Errorf("reported %s, which lies through a link out of the box", p)
+		}
+	}
+}

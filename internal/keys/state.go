@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/layout"
 )
 
 // The box-wide flags kept in state.db.
@@ -83,7 +83,7 @@ func (s *Store) SetLocked(ctx context.Context, on bool) error { return s.SetFlag
 
 // accessNever reads the access switch from _config/switches.card; a missing file or key is the default, Ask me.
 func (s *Store) accessNever() (bool, error) {
-	b, err := os.ReadFile(filepath.Join(s.root, "_config", "switches.card"))
+	b, err := layout.ReadFile(s.root, layout.Switches)
 	if errors.Is(err, os.ErrNotExist) {
 		return false, nil
 	}

@@ -1,6 +1,7 @@
 // Package layout owns the on-disk shape of a box, defined once: the closed root vocabulary, the five
 // areas and their folders, reserved names, and box paths (their forms and that none escapes the root).
-// It touches no file except to resolve symlinks; the agent guide and the docs table are generated here.
+// It writes no file; it reads the tree only through the escape check (Open, ReadFile, Stat), which every
+// reader of the box uses. The agent guide and the docs table are generated here.
 package layout
 
 import (

@@ -9,22 +9,33 @@ import (
 	"strings"
 )
 
+// ErrOutside is wrapped by every refusal of a box path that resolves outside the box: through a symlink
+// pointing out, or a symlinked folder on the way; a read that resolves into .git or .box wraps it too.
+// docs/SECURITY.md ("Paths, symlinks and the box tree") states the rule.
+var ErrOutside = errors.New("it leads outside the box (a symlink pointing out?)")
+
 // Host maps a box path to a host path under root, refusing anything that escapes the root, including
 // through a symlink anywhere on the way. The target need not exist.
 func Host(root, boxPath string) (string, error) {
+	host, _, err := resolve(root, boxPath)
+	return host, err
+}
+
+// resolve is Host, also returning the root with its own symlinks resolved.
+func resolve(root, boxPath string) (host, realRoot string, err error) {
 	clean, err := Clean(boxPath)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
-	realRoot, err := filepath.EvalSymlinks(root)
+	realRoot, err = filepath.EvalSymlinks(root)
 	if err != nil {
-		return "", fmt.Errorf("box root %s: %w", root, err)
+		return "", "", fmt.Errorf("box root %s: %w", root, err)
 	}
-	host := filepath.Join(realRoot, filepath.FromSlash(clean))
-	if err := checkInside(realRoot, host); err != nil {
-		return "", fmt.Errorf("path %s: %w", clean, err)
+	host = filepath.Join(realRoot, filepath.FromSlash(clean))
+	if !inside(realRoot, evalExisting(host)) {
+		return "", "", fmt.Errorf("path %s: %w", clean, ErrOutside)
 	}
-	return host, nil
+	return host, realRoot, nil
 }
 
 // FromHost maps a host path (absolute or relative to the working directory) to its box path,
@@ -49,14 +60,10 @@ func FromHost(root, host string) (string, error) {
 	return "/" + filepath.ToSlash(rel), nil
 }
 
-// checkInside resolves the deepest existing ancestor of host and checks it stays under realRoot.
-func checkInside(realRoot, host string) error {
-	resolved := evalExisting(host)
-	rel, err := filepath.Rel(realRoot, resolved)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return errors.New("it leads outside the box (a symlink pointing out?)")
-	}
-	return nil
+// inside reports whether the resolved path p lies under realRoot.
+func inside(realRoot, p string) bool {
+	rel, err := filepath.Rel(realRoot, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // evalExisting resolves symlinks in the longest existing prefix of p and appends the rest.

@@ -1,7 +1,6 @@
 package memory
 
 import (
-	"os"
 	"path"
 	"strconv"
 	"strings"
@@ -32,7 +31,7 @@ const (
 // load reads a file for Reconcile.
 func (m *Memory) load(p string) ([]index.Doc, error) {
 	if day, _, ok := strings.Cut(p, "#"); ok { // an inbox line the walk did not read
-		data, _ := os.ReadFile(m.host(day))
+		data, _ := m.read(day)
 		for _, d := range inboxDocs(day, data) {
 			if d.Path == p {
 				return []index.Doc{d}, nil
@@ -40,7 +39,7 @@ func (m *Memory) load(p string) ([]index.Doc, error) {
 		}
 		return nil, nil
 	}
-	fi, err := os.Stat(m.host(p))
+	fi, err := m.stat(p)
 	if err != nil {
 		return nil, nil // gone since the walk: nothing to index
 	}
@@ -48,7 +47,7 @@ func (m *Memory) load(p string) ([]index.Doc, error) {
 }
 
 func (m *Memory) loadStamped(p string, st index.FileStamp) ([]index.Doc, error) {
-	data, err := os.ReadFile(m.host(p))
+	data, err := m.read(p)
 	if err != nil {
 		return nil, nil
 	}

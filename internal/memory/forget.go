@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -72,7 +71,7 @@ func (m *Memory) findForget(ctx context.Context, words []string) ([]Match, error
 		if d.IsDir() || !indexable(p) {
 			return nil
 		}
-		data, err := os.ReadFile(h)
+		data, err := m.read(p)
 		if err != nil || !mayMatch(data, words) {
 			return nil
 		}

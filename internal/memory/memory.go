@@ -9,7 +9,6 @@ import (
 	"hash/fnv"
 	"io/fs"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -188,7 +187,7 @@ func (m *Memory) catchUp(ctx context.Context) {
 func (m *Memory) onChange(paths []string) {
 	var files []string
 	for _, p := range paths {
-		if _, err := os.Stat(m.host(p)); err != nil && !strings.HasSuffix(p, ".md") {
+		if _, err := m.stat(p); err != nil && !strings.HasSuffix(p, ".md") {
 			m.withIndex(func(ix *index.Index) error {
 				have, err := ix.FilesUnder(context.Background(), p+"/")
 				if err != nil {
@@ -224,7 +223,7 @@ func (m *Memory) refresh(paths []string) error {
 			if !indexable(p) {
 				continue
 			}
-			fi, err := os.Stat(m.host(p))
+			fi, err := m.stat(p)
 			if err != nil {
 				gone = append(gone, p)
 				if isDay(p) {
@@ -235,7 +234,7 @@ func (m *Memory) refresh(paths []string) error {
 			}
 			st := stampOf(fi)
 			if isDay(p) {
-				data, err := os.ReadFile(m.host(p))
+				data, err := m.read(p)
 				if err != nil {
 					continue
 				}
@@ -296,7 +295,10 @@ func (m *Memory) stamps(ctx context.Context, ix *index.Index) (map[string]index.
 			return nil
 		}
 		fi, err := d.Info()
-		if err != nil {
+		if d.Type()&fs.ModeSymlink != 0 {
+			fi, err = m.stat(p) // a link is indexed only when it stays inside the box
+		}
+		if err != nil || !fi.Mode().IsRegular() {
 			return nil
 		}
 		out[p] = stampOf(fi)
@@ -326,7 +328,7 @@ func (m *Memory) stamps(ctx context.Context, ix *index.Index) (map[string]index.
 			}
 			continue
 		}
-		data, err := os.ReadFile(m.host(p))
+		data, err := m.read(p)
 		if err != nil {
 			continue
 		}
@@ -372,6 +374,12 @@ func hidden(name string) bool {
 	return strings.HasPrefix(name, ".") || strings.HasPrefix(name, "~") || name == "_tmp"
 }
 
+// read and stat go through layout's escape check: nothing a symlink points to outside the box is read,
+// indexed or served (docs/SECURITY.md, "Paths, symlinks and the box tree").
+func (m *Memory) read(p string) ([]byte, error) { return layout.ReadFile(m.root, p) }
+
+func (m *Memory) stat(p string) (fs.FileInfo, error) { return layout.Stat(m.root, p) }
+
 func (m *Memory) host(p string) string {
 	return filepath.Join(m.root, filepath.FromSlash(strings.TrimPrefix(p, "/")))
 }
@@ -395,7 +403,7 @@ func (m *Memory) validate(root string, paths []string, files map[string][]byte) 
 			continue
 		}
 		before := map[string]bool{}
-		if old, err := os.ReadFile(m.host(p)); err == nil {
+		if old, err := m.read(p); err == nil {
 			for _, f := range m.schemas.CheckFile(p, old) {
 				before[f.Code+f.Message] = true
 			}

@@ -377,18 +377,7 @@ func TestIndexRebuiltWhenCorruptOrMissing(t *testing.T) {
 }
 
 func TestWatcherFindsHandEdits(t *testing.T) {
-	dir := t.TempDir()
-	b, err := box.Init(context.Background(), dir, box.InitOptions{HookBinary: "box"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b.Close()
-	m, err := Open(context.Background(), dir, Options{Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	waitFor(t, func() bool { return !m.indexing.Load() })
+	m, dir := openWatched(t)
 	p := filepath.Join(dir, "_content/memory/notes/topic-kayaks.md")
 	os.MkdirAll(filepath.Dir(p), 0o755)
 	os.WriteFile(p, []byte("---\ntype: note\nkind: topic\ntitle: Kayaks\n---\n# Kayaks\n\n## Key facts\n- The red kayak leaks.\n"), 0o644)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -61,9 +60,15 @@ func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
 	if err != nil {
 		return Note{}, err
 	}
-	data, err := os.ReadFile(m.host(p))
+	data, err := m.read(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Note{}, errs.E(op, errs.NotFound, "There is no note %s; box search finds notes by their words.", strings.TrimSpace(name))
+	}
+	if errors.Is(err, layout.ErrOutside) {
+		return Note{}, errs.E(op, errs.Refused, "%s is a link that leads outside the box, and the box reads nothing outside itself; the owner can replace the link with the file (%s).", strings.TrimSpace(name), p)
+	}
+	if errors.Is(err, layout.ErrNotRegular) {
+		return Note{}, errs.E(op, errs.Invalid, "%s is not a file the box can read (%s is a folder, pipe or device).", strings.TrimSpace(name), p)
 	}
 	if err != nil {
 		return Note{}, errs.Wrap(op, errs.Other, err, "")
@@ -116,7 +121,7 @@ const maxHooks = 200
 // so it costs the same at a hundred notes or a hundred thousand.
 func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 	m.ensureFresh(ctx)
-	data, err := os.ReadFile(m.host(layout.Router))
+	data, err := m.read(layout.Router)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return Overview{}, errs.Wrap("memory.overview", errs.Other, err, "")
 	}
@@ -154,9 +159,9 @@ func noteKind(p string) string {
 }
 
 // memoryOps are the diary ops the memory log shows.
-var memoryOps = map[string]bool{"remember": true, "forget": true, "tidy": true, "undo": true}
+var memoryOps = map[string]bool{"remember": true, "forget": true, "tidy": true, "undo": true, "import": true}
 
-// Recent is the memory log: who remembered, forgot, tidied or undid what, newest first.
+// Recent is the memory log: who remembered, forgot, tidied, imported or undid what, newest first.
 func (m *Memory) Recent(ctx context.Context, n int) ([]RecentItem, error) {
 	if n <= 0 {
 		n = 20
@@ -218,7 +223,7 @@ func Problems(ctx context.Context, root string) ([]Problem, error) {
 		if d.IsDir() || !indexable(p) {
 			return nil
 		}
-		data, err := os.ReadFile(h)
+		data, err := layout.ReadFile(root, p)
 		if err != nil {
 			return nil
 		}

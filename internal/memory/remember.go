@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"os"
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
@@ -98,13 +97,13 @@ func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (Remem
 func (m *Memory) dayFile(date string) string {
 	n := 1 // the day's last part: a line never goes back into an earlier part that shrank (order is the day's)
 	for {
-		if _, err := os.Stat(m.host(layout.InboxDir + "/" + inbox.FileName(date, n+1))); err != nil {
+		if _, err := m.stat(layout.InboxDir + "/" + inbox.FileName(date, n+1)); err != nil {
 			break
 		}
 		n++
 	}
 	p := layout.InboxDir + "/" + inbox.FileName(date, n)
-	if fi, err := os.Stat(m.host(p)); err == nil && fi.Size() >= inbox.MaxFileBytes {
+	if fi, err := m.stat(p); err == nil && fi.Size() >= inbox.MaxFileBytes {
 		p = layout.InboxDir + "/" + inbox.FileName(date, n+1)
 	}
 	return p

@@ -7,15 +7,19 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/egress"
+	"github.com/boxmem/box/internal/egresstest"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
@@ -30,7 +34,9 @@ import (
 type fx struct {
 	t      *testing.T
 	root   string
-	base   string // http://localhost:port: passkeys need a name, not a number
+	base   string  // http://localhost:port: passkeys need a name, not a number
+	ip     string  // http://127.0.0.1:port: the same box by number, as many clients are configured
+	docs   *docNet // where clients' metadata documents are served
 	grants *grants.Store
 	keys   *keys.Store
 	web    *web.Web
@@ -60,8 +66,9 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 		t.Fatal(err)
 	}
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	f.base = "http://localhost:" + port
-	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID,
+	f.base, f.ip = "http://localhost:"+port, "http://127.0.0.1:"+port
+	f.docs = newDocNet(t)
+	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID, Fetch: f.docs.Client(egress.Options{MaxBytes: grants.MaxDocument, Timeout: 2 * time.Second}),
 		MCP: mcp.New(mcp.Config{Todos: todo.New(b), State: f.keys, Address: f.base})}
 	for _, fn := range tune {
 		fn(srv)
@@ -82,6 +89,66 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	})
 	f.key = passkeytest.New(t, f.base, "localhost")
 	return f
+}
+
+// docNet serves clients' metadata documents at https://example.com on the test network of egresstest
+// (where any other dial is recorded and refused without connecting), from a map the test fills; hits counts
+// fetches per path.
+type docNet struct {
+	*egresstest.Net
+	mu    sync.Mutex
+	pages map[string]docPage
+	hits  map[string]int
+}
+
+type docPage struct {
+	status int
+	header http.Header
+	body   string
+	delay  time.Duration
+}
+
+func newDocNet(t *testing.T) *docNet {
+	n := &docNet{pages: map[string]docPage{}, hits: map[string]int{}}
+	n.Net = egresstest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.mu.Lock()
+		p, ok := n.pages[r.URL.Path]
+		n.hits[r.URL.Path]++
+		n.mu.Unlock()
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if p.delay > 0 {
+			select {
+			case <-time.After(p.delay):
+			case <-r.Context().Done():
+				return
+			}
+		}
+		for k, v := range p.header {
+			w.Header()[k] = v
+		}
+		if p.status == 0 {
+			p.status = 200
+		}
+		w.WriteHeader(p.status)
+		io.WriteString(w, p.body)
+	}))
+	return n
+}
+
+// page serves p at path on https://example.com.
+func (n *docNet) page(path string, p docPage) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	n.pages[path] = p
+}
+
+func (n *docNet) count(path string) int {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return n.hits[path]
 }
 
 // owner makes the owner's passkey (the software one) through the setup link.

@@ -120,13 +120,13 @@ func FuzzRegister(f *testing.F) {
 }
 
 // /authorize sends the browser only to this box's consent page or, with an error, to a redirect URI the
-// client registered; everything else is told to the person, never redirected.
+// owner approved for the client (none is, here); everything else is told to the person, never redirected.
 func FuzzAuthorizeRedirect(f *testing.F) {
 	h, g := fuzzServer(f)
 	var ids []string
 	var uris [][]string
 	for _, u := range [][]string{{"http://127.0.0.1:9/callback"}, {"https://assistant.example/cb", "https://claude.ai/api/mcp/auth_callback"}} {
-		r, err := g.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: u})
+		r, err := g.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: u}, "fuzz")
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -145,26 +145,19 @@ func FuzzAuthorizeRedirect(f *testing.F) {
 			if rec.Header().Get("Location") != "" {
 				t.Fatalf("%d with a Location", rec.Code)
 			}
-			oauthError(t, rec, "invalid_client", "invalid_request")
+			oauthError(t, rec, "invalid_client", "invalid_request", "unsupported_response_type", "invalid_target", "invalid_scope",
+				"temporarily_unavailable", "access_denied")
 			return
 		}
 		loc, err := url.Parse(rec.Header().Get("Location"))
 		if err != nil {
 			t.Fatalf("Location %q: %v", rec.Header().Get("Location"), err)
 		}
-		if strings.HasPrefix(loc.String(), fuzzIssuer+oauth.ConsentPath+"?") {
-			if _, err := g.Pending(context.Background(), loc.Query().Get("request")); err != nil {
-				t.Fatalf("consent page for no request: %v", err)
-			}
-			return
+		if !strings.HasPrefix(loc.String(), fuzzIssuer+oauth.ConsentPath+"?") {
+			t.Fatalf("redirected to %s, which the owner never approved for %s (%v)", loc, ids[i], uris[i])
 		}
-		to := *loc
-		to.RawQuery = ""
-		if !slices.ContainsFunc(uris[i], func(u string) bool { p, _ := url.Parse(u); p.RawQuery = ""; return p.String() == to.String() }) {
-			t.Fatalf("redirected to %s, which %s did not register (%v)", loc, ids[i], uris[i])
-		}
-		if loc.Query().Get("error") == "" || loc.Query().Get("iss") != fuzzIssuer || loc.Query().Get("code") != "" {
-			t.Fatalf("an error redirect without error or iss, or with a code: %s", loc)
+		if _, err := g.Pending(context.Background(), loc.Query().Get("request")); err != nil {
+			t.Fatalf("consent page for no request: %v", err)
 		}
 	})
 }
@@ -173,7 +166,7 @@ func FuzzAuthorizeRedirect(f *testing.F) {
 // codes, and answer every refusal as an OAuth error.
 func FuzzTokenForm(f *testing.F) {
 	h, g := fuzzServer(f)
-	r, err := g.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: []string{"http://127.0.0.1:9/callback"}})
+	r, err := g.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: []string{"http://127.0.0.1:9/callback"}}, "fuzz")
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -57,8 +57,10 @@ func nodeRun(t *testing.T, timeout time.Duration, line func(string), args ...str
 	return all.String(), err
 }
 
-// The TypeScript SDK's OAuth client: discovery from the 401, registration, the consent page approved with
-// a passkey in a real browser, the code trade, tools per the checkboxes, one refresh rotation.
+// The TypeScript SDK's OAuth client, configured with http://127.0.0.1:PORT/mcp as many are: discovery from
+// the 401 (whose scope it asks for), registration, the consent page at localhost (where the passkey works)
+// approved in a real browser, the code trade, tools per the checkboxes, one refresh rotation. The redirect's
+// iss is the issuer the client discovered, byte for byte, as the Python SDK ≥ 2 demands.
 func TestTypeScriptSDKClientOAuth(t *testing.T) {
 	f := newFx(t)
 	owner := f.browserOwner(t)
@@ -67,23 +69,27 @@ func TestTypeScriptSDKClientOAuth(t *testing.T) {
 		Scope      string
 		Refreshed  bool
 		Iss        string
+		Issuer     string
 		OldRefresh string
 	}
 	out, err := nodeRun(t, 90*time.Second, func(l string) {
 		if u, ok := strings.CutPrefix(l, "AUTHORIZE "); ok {
-			owner.approve(u) // the SDK asks for every scope: Memory and messages come pre-ticked, building never
+			owner.approve(u) // the SDK asks for the challenge's scope: Memory comes pre-ticked, building never
 		}
 		if r, ok := strings.CutPrefix(l, "RESULT "); ok {
 			json.Unmarshal([]byte(r), &result)
 		}
-	}, "node", filepath.Join(repoRoot(), "clients", "ts-oauth-client.cjs"), f.base+"/mcp")
+	}, "node", filepath.Join(repoRoot(), "clients", "ts-oauth-client.cjs"), f.ip+"/mcp")
 	if err != nil {
 		t.Fatalf("ts-oauth-client: %v\n%s", err, out)
 	}
 	tools := strings.Join(result.Tools, " ")
-	if !strings.Contains(tools, "memory_remember") || !strings.Contains(tools, "email_read") || strings.Contains(tools, "propose_section") ||
-		result.Scope != "memory.read memory.write messages.read" || !result.Refreshed || result.Iss != f.base {
+	if !strings.Contains(tools, "memory_remember") || strings.Contains(tools, "email_read") || strings.Contains(tools, "propose_section") ||
+		result.Scope != "memory.read memory.write" || !result.Refreshed {
 		t.Fatalf("result: %+v\n%s", result, out)
+	}
+	if result.Issuer != f.ip || result.Iss != result.Issuer {
+		t.Fatalf("the redirect's iss %q, the discovered issuer %q, the address the client was given %q", result.Iss, result.Issuer, f.ip)
 	}
 	// The rotated-away refresh token is now a reuse: the whole family ends.
 	fl := &flow{}

@@ -1,17 +1,23 @@
 // Package oauth is the box's OAuth 2.1 authorization server over HTTP: RFC 8414 metadata, RFC 7591
-// registration, /authorize (which hands the owner to the consent page of package web), /token and RFC 7009
-// /revoke. The rules and the stored state are package grants'; this package only speaks the protocol.
+// registration, client metadata documents (fetched through package egress), /authorize (which hands the
+// owner to the consent page of package web), /token and RFC 7009 /revoke. The rules and the stored state
+// are package grants'; this package only speaks the protocol (docs/OAUTH.md).
 package oauth
 
 import (
 	"encoding/json"
 	"errors"
+	"html/template"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/netip"
 	"net/url"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 )
@@ -31,6 +37,11 @@ type Config struct {
 	Gate   *gate.Gate // the access switch: at Never no new connection is made
 	// Issuer is the box's public address for a request (no trailing slash); the resource is Issuer + "/mcp".
 	Issuer func(r *http.Request) string
+	// Peer is the caller's address (behind a reverse proxy, the one the proxy appended), for the
+	// per-source limit on new clients; nil: the connection's own.
+	Peer func(r *http.Request) string
+	// Fetch reaches client metadata documents; nil: the public internet under egress's rules.
+	Fetch  *egress.Client
 	Logger *slog.Logger
 }
 
@@ -42,7 +53,32 @@ func New(cfg Config) *Server {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Fetch == nil {
+		cfg.Fetch = egress.New(egress.Options{MaxBytes: grants.MaxDocument, Timeout: documentTimeout})
+	}
+	if cfg.Peer == nil {
+		cfg.Peer = func(r *http.Request) string {
+			h, _, _ := net.SplitHostPort(r.RemoteAddr)
+			return h
+		}
+	}
 	return &Server{cfg: cfg}
+}
+
+// source is where a request came from, for the per-source limit on new clients: the IPv4 /24 or IPv6 /56
+// of the caller's address, so one network counts once however many addresses it holds.
+func (s *Server) source(r *http.Request) string {
+	ip, err := netip.ParseAddr(s.cfg.Peer(r))
+	if err != nil {
+		return s.cfg.Peer(r)
+	}
+	ip = ip.Unmap()
+	bits := 56
+	if ip.Is4() {
+		bits = 24
+	}
+	p, _ := ip.Prefix(bits)
+	return p.String()
 }
 
 // Mount adds the endpoints and the RFC 8414 documents (plain and path-suffixed) to mux.
@@ -72,6 +108,7 @@ func Metadata(issuer string) *oauthex.AuthServerMeta {
 		CodeChallengeMethodsSupported:              []string{"S256"},
 		ServiceDocumentation:                       "https://github.com/boxmem/box#connecting-assistants",
 		AuthorizationResponseIssParameterSupported: true,
+		ClientIDMetadataDocumentSupported:          true,
 	}
 }
 
@@ -91,7 +128,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errBody("invalid_client_metadata", "The registration is not a JSON object of client metadata."))
 		return
 	}
-	resp, err := s.cfg.Grants.Register(r.Context(), m)
+	resp, err := s.cfg.Grants.Register(r.Context(), m, s.source(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
@@ -109,28 +146,37 @@ func AccessNever(r *http.Request, g *gate.Gate) (bool, error) {
 	return d.Verdict == gate.Refuse, nil
 }
 
-// authorize checks the request (grants) and sends the owner's browser to the consent page.
+// authorize checks the request (grants) and sends the owner's browser to the consent page. An error goes
+// back to the client only at a redirect URI the owner already approved for it; any other is shown on a
+// page, so the box never sends a browser somewhere the owner did not choose (RFC 9700 §4.11.2).
 func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	issuer := s.cfg.Issuer(r)
-	req, err := s.cfg.Grants.Authorize(r.Context(), grants.AuthRequest{
-		ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"), ResponseType: q.Get("response_type"),
+	a := grants.AuthRequest{ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"), ResponseType: q.Get("response_type"),
 		State: q.Get("state"), Challenge: q.Get("code_challenge"), Method: q.Get("code_challenge_method"),
-		Resource: q.Get("resource"), Scope: q.Get("scope"),
-	}, issuer+"/mcp")
+		Resource: q.Get("resource"), Scope: q.Get("scope"), Issuer: issuer}
+	if err := a.CheckSizes(); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	if err := s.document(r, a.ClientID); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	req, err := s.cfg.Grants.Authorize(r.Context(), a, issuer+"/mcp")
 	var ref *grants.Refusal
 	switch {
 	case errors.As(err, &ref) && ref.Redirect:
-		// The client and its redirect URI are known: the error goes back to it (RFC 6749 §4.1.2.1).
-		back := grants.Request{RedirectURI: q.Get("redirect_uri"), State: q.Get("state")}
+		// The owner approved this client and redirect URI before: the error goes back to it (RFC 6749 §4.1.2.1).
+		back := grants.Request{Issuer: issuer, RedirectURI: a.RedirectURI, State: a.State}
 		if back.RedirectURI == "" {
-			c, _ := s.cfg.Grants.Client(r.Context(), q.Get("client_id"))
+			c, _ := s.cfg.Grants.Client(r.Context(), a.ClientID)
 			back.RedirectURI = c.RedirectURIs[0]
 		}
-		http.Redirect(w, r, back.Answer(issuer, url.Values{"error": {ref.Code}, "error_description": {ref.Description}}), http.StatusFound)
+		http.Redirect(w, r, back.Answer(url.Values{"error": {ref.Code}, "error_description": {ref.Description}}), http.StatusFound)
 		return
 	case err != nil:
-		s.fail(w, r, err) // never redirect to an unverified URI: tell the person
+		s.errorPage(w, r, err)
 		return
 	}
 	if never, err := AccessNever(r, s.cfg.Gate); err != nil || never {
@@ -138,11 +184,38 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			desc = "The box could not read its switches, so no new assistant can connect now."
 		}
-		s.cfg.Grants.Deny(r.Context(), req.ID)
-		http.Redirect(w, r, req.Answer(issuer, url.Values{"error": {"access_denied"}, "error_description": {desc}}), http.StatusFound)
+		if _, err := s.cfg.Grants.Deny(r.Context(), req.ID); err != nil {
+			s.errorPage(w, r, err)
+			return
+		}
+		if !req.Approved {
+			s.errorPage(w, r, &grants.Refusal{Code: "access_denied", Description: desc})
+			return
+		}
+		http.Redirect(w, r, req.Answer(url.Values{"error": {"access_denied"}, "error_description": {desc}}), http.StatusFound)
 		return
 	}
-	http.Redirect(w, r, issuer+ConsentPath+"?request="+url.QueryEscape(req.ID), http.StatusFound)
+	http.Redirect(w, r, PasskeyOrigin(issuer)+ConsentPath+"?request="+url.QueryEscape(req.ID), http.StatusFound)
+}
+
+// PasskeyOrigin is where the owner's passkey works for a box reached at issuer: the same address, except
+// that a loopback IP (127.0.0.1, [::1]) becomes localhost, since a passkey's relying party is a name, never
+// a number. The request remembers the issuer it was sent to, so the redirect that answers it still carries
+// that issuer byte for byte (docs/OAUTH.md).
+func PasskeyOrigin(issuer string) string {
+	u, err := url.Parse(issuer)
+	if err != nil || u.Scheme != "http" {
+		return issuer
+	}
+	if ip, err := netip.ParseAddr(u.Hostname()); err != nil || !ip.IsLoopback() {
+		return issuer
+	}
+	port := u.Port()
+	u.Host = "localhost"
+	if port != "" {
+		u.Host = net.JoinHostPort("localhost", port)
+	}
+	return strings.TrimSuffix(u.String(), "/")
 }
 
 // token answers the authorization_code and refresh_token grants (RFC 6749 §4.1.3, §6).
@@ -216,11 +289,33 @@ func (s *Server) postedClient(w http.ResponseWriter, r *http.Request, what strin
 	return clientID, nil
 }
 
+// errorPage tells the person at the browser why /authorize refused: a small page for a browser, the
+// RFC 6749 §5.2 JSON for anything else, never a redirect.
+func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
+	var ref *grants.Refusal
+	if !errors.As(err, &ref) || !strings.Contains(r.Header.Get("Accept"), "text/html") {
+		s.fail(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
+	w.WriteHeader(status(ref))
+	errorHTML.Execute(w, ref)
+}
+
+var errorHTML = template.Must(template.New("error").Parse(`<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Could not connect · Box</title><style>body{font:17px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem}</style></head>
+<body><h1>This assistant could not connect</h1><p id="error-text">{{.Description}}</p>
+<p>Nothing was connected. Go back to the assistant and start connecting again; if it keeps happening, tell whoever made it (<code>{{.Code}}</code>).</p></body></html>
+`))
+
 func errBody(code, desc string) map[string]string {
 	return map[string]string{"error": code, "error_description": desc}
 }
 
-// fail answers an error as RFC 6749 §5.2 JSON: invalid_client is 401, a rate limit 429, the rest 400.
+// fail answers an error as RFC 6749 §5.2 JSON.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 	var ref *grants.Refusal
 	if !errors.As(err, &ref) {
@@ -228,14 +323,18 @@ func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
 		writeJSON(w, http.StatusInternalServerError, errBody("server_error", "Something went wrong inside the box; try again."))
 		return
 	}
-	status := http.StatusBadRequest
+	writeJSON(w, status(ref), errBody(ref.Code, ref.Description))
+}
+
+// status is the HTTP status of a refusal: invalid_client is 401, a rate limit 429, the rest 400.
+func status(ref *grants.Refusal) int {
 	switch ref.Code {
 	case "invalid_client":
-		status = http.StatusUnauthorized
+		return http.StatusUnauthorized
 	case "temporarily_unavailable":
-		status = http.StatusTooManyRequests
+		return http.StatusTooManyRequests
 	}
-	writeJSON(w, status, errBody(ref.Code, ref.Description))
+	return http.StatusBadRequest
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {

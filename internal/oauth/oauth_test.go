@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/oauth"
 	"github.com/boxmem/box/internal/server"
 )
 
@@ -36,12 +38,13 @@ func TestMetadataPointsToThisBox(t *testing.T) {
 			t.Fatalf("%s: %v", path, err)
 		}
 		if asm.RegistrationEndpoint != f.base+"/mcp/oauth/register" || strings.Join(asm.CodeChallengeMethodsSupported, ",") != "S256" ||
-			!asm.AuthorizationResponseIssParameterSupported {
+			!asm.AuthorizationResponseIssParameterSupported || !asm.ClientIDMetadataDocumentSupported {
 			t.Fatalf("%s: %+v", path, asm)
 		}
 	}
+	// The challenge names the scope a client should ask for: memory, not messages or building.
 	st, hdr := f.mcpStatus("")
-	if st != 401 || hdr != `Bearer resource_metadata="`+f.base+`/.well-known/oauth-protected-resource/mcp"` {
+	if st != 401 || hdr != `Bearer resource_metadata="`+f.base+`/.well-known/oauth-protected-resource/mcp", scope="memory.read memory.write"` {
 		t.Fatalf("no token: %d %q", st, hdr)
 	}
 }
@@ -75,25 +78,49 @@ func TestPublicURL(t *testing.T) {
 }
 
 func TestRegistration(t *testing.T) {
-	f := newFx(t)
-	for _, bad := range []string{"http://example.com/cb", "ftp://127.0.0.1/cb", "https://example.com/cb#frag", "/relative"} {
+	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com"} })
+	for _, bad := range []string{"http://example.com/cb", "ftp://127.0.0.1/cb", "https://example.com/cb#frag", "/relative",
+		"https://example.com/" + strings.Repeat("x", grants.MaxParam)} {
 		st, out := f.post("/mcp/oauth/register", map[string]any{"redirect_uris": []string{bad}})
 		if st != 400 || out["error"] != "invalid_redirect_uri" {
-			t.Errorf("%s: %d %v", bad, st, out)
+			t.Errorf("%.60s: %d %v", bad, st, out)
 		}
 	}
 	st, out := f.post("/mcp/oauth/register", map[string]any{"redirect_uris": []string{"https://x.example/cb"}, "token_endpoint_auth_method": "client_secret_basic"})
 	if st != 400 || out["error"] != "invalid_client_metadata" {
 		t.Errorf("confidential client: %d %v", st, out)
 	}
-	for range grants.RegisterPerHour {
-		f.client("http://[::1]:8080/cb")
+}
+
+// New clients are limited per network, not for the whole box: one network's flood of registrations (behind
+// the owner's proxy, each with its own address in the /24) cannot stop claude.ai from registering.
+func TestRegistrationLimitIsPerNetwork(t *testing.T) {
+	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com"} })
+	register := func(from string) (int, map[string]any) {
+		req, _ := http.NewRequest("POST", f.base+oauth.RegisterPath, strings.NewReader(`{"redirect_uris":["https://app.example/cb"]}`))
+		req.Host = "box.example.com"
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("X-Forwarded-For", from)
+		return f.do(req)
 	}
-	if st, out := f.post("/mcp/oauth/register", map[string]any{"redirect_uris": []string{"https://claude.ai/api/mcp/auth_callback"}}); st != 429 {
-		t.Fatalf("registration %d in an hour: %d %v", grants.RegisterPerHour+1, st, out)
+	for i := range grants.NewClientsPerHour {
+		if st, out := register("203.0.113." + strconv.Itoa(i+1)); st != 201 {
+			t.Fatalf("registration %d: %d %v", i, st, out)
+		}
+	}
+	if st, out := register("203.0.113.250"); st != 429 || out["error"] != "temporarily_unavailable" {
+		t.Fatalf("registration %d from one /24 in an hour: %d %v", grants.NewClientsPerHour+1, st, out)
+	}
+	if st, out := register("2001:db8:1:ff00::1"); st != 201 { // another network
+		t.Fatalf("another network: %d %v", st, out)
+	}
+	if st, out := register("160.79.104.10"); st != 201 { // claude.ai's
+		t.Fatalf("claude.ai's network after the flood: %d %v", st, out)
 	}
 	f.clock.Advance(time.Hour + time.Second)
-	f.client("https://claude.ai/api/mcp/auth_callback")
+	if st, out := register("203.0.113.9"); st != 201 {
+		t.Fatalf("an hour later: %d %v", st, out)
+	}
 }
 
 // Every attack is refused with the OAuth error RFC 6749 (and RFC 8707) names.
@@ -101,11 +128,12 @@ func TestAttacks(t *testing.T) {
 	f := newFx(t)
 	f.owner()
 	read := keys.Caps{Memory: true}
+	// A client the owner never approved gets its error on a page, never at its redirect URI.
 	authErr := func(t *testing.T, q url.Values, want string) {
 		t.Helper()
 		st, loc, out := f.authorize(q)
-		if st != http.StatusFound || loc.Query().Get("error") != want || loc.Query().Get("iss") != f.base || loc.Query().Get("state") != "st-1" {
-			t.Fatalf("want redirect with %s: %d %v %v", want, st, loc, out)
+		if st != http.StatusBadRequest || loc.String() != "" || out["error"] != want {
+			t.Fatalf("want a page with %s: %d %v %v", want, st, loc, out)
 		}
 	}
 	tokErr := func(t *testing.T, st int, out map[string]any, want string) {
@@ -337,10 +365,14 @@ func TestAccessNeverRefusesNewConnections(t *testing.T) {
 	if st, out := f.consent(req, keys.Caps{}); st != 403 {
 		t.Fatalf("consent at Never: %d %v", st, out)
 	}
-	fl2 := f.newFlow(loop)
-	st, loc, _ := f.authorize(f.query(fl2, "memory.read"))
-	if st != http.StatusFound || loc.Query().Get("error") != "access_denied" {
+	// A client the owner approved before hears access_denied at its redirect URI; a new one is told on a page.
+	st, loc, _ := f.authorize(f.query(fl, "memory.read"))
+	if st != http.StatusFound || loc.Query().Get("error") != "access_denied" || loc.Query().Get("iss") != f.base {
 		t.Fatalf("authorize at Never: %d %v", st, loc)
+	}
+	st, loc, out := f.authorize(f.query(f.newFlow(loop), "memory.read"))
+	if st != http.StatusBadRequest || loc.String() != "" || out["error"] != "access_denied" {
+		t.Fatalf("authorize at Never, a new client: %d %v %v", st, loc, out)
 	}
 	// Connections already made keep working.
 	if st, _ := f.mcpStatus(old["access_token"].(string)); st != 200 {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/layout"
 )
 
 // Registry is the set of schemas a box checks against. It is read-only once made.
@@ -47,7 +48,13 @@ func Load(boxRoot string) (*Registry, error) {
 		}
 		name := strings.TrimSuffix(e.Name(), ".yaml")
 		boxPath := "/_config/schemas/" + e.Name()
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := layout.ReadFile(boxRoot, boxPath)
+		if errors.Is(err, layout.ErrOutside) || errors.Is(err, layout.ErrNotRegular) {
+			r.broken[name] = boxPath
+			r.findings = append(r.findings, finding.Errorf(boxPath, 0, "schema-invalid",
+				"the schema for %s is not read: %v; put the file itself in the box", name, errors.Unwrap(err)))
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}

@@ -191,10 +191,12 @@ func (s *Server) refuseLocked(next http.Handler) http.Handler {
 }
 
 // auth admits a request with a valid mbx_ key or OAuth access token and makes its connection's MCP
-// server; anything else is 401 with the RFC 9728 pointer a client follows to find how to get a token.
+// server; anything else is 401 with the RFC 9728 pointer a client follows to find how to get a token, and
+// the scope to ask for (the default: reading and saving memory; messages and building are for the owner to
+// tick on the consent page, not for every client to ask).
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		metadata := `resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp"`
+		metadata := `resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp", scope="` + grants.DefaultScope + `"`
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		token = strings.TrimSpace(token)
 		if !strings.EqualFold(scheme, "Bearer") || token == "" {

@@ -14,6 +14,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
@@ -37,6 +38,8 @@ type Server struct {
 	Grants *grants.Store
 	// Gate decides the access switch for new OAuth connections; required with Grants.
 	Gate *gate.Gate
+	// Fetch reaches OAuth clients' metadata documents; nil: the public internet under egress's rules.
+	Fetch *egress.Client
 	// PublicURL is the box's address as clients see it (https://box.example.com behind a reverse proxy):
 	// the OAuth issuer, and with /mcp the resource. Empty: the address each request came to.
 	PublicURL string
@@ -91,7 +94,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/{path...}", s.resourceMetadata) // a public URL with a path
 	if s.Grants != nil {
-		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Logger: s.Logger}).Mount(mux)
+		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Peer: s.remoteHost, Fetch: s.Fetch, Logger: s.Logger}).Mount(mux)
 	}
 	if s.Web != nil {
 		mux.Handle("/", s.realPeer(s.Web)) // every other path: the web UI checks its own sessions and CSRF

@@ -156,7 +156,8 @@ func TestNoKeyIs401WithResourceMetadata(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("status %d, want 401", resp.StatusCode)
 	}
-	want := `Bearer resource_metadata="` + e.base + `/.well-known/oauth-protected-resource/mcp"`
+	// The challenge names the scope to ask for: memory, never messages or building (the consent page offers those).
+	want := `Bearer resource_metadata="` + e.base + `/.well-known/oauth-protected-resource/mcp", scope="memory.read memory.write"`
 	if got := resp.Header.Get("WWW-Authenticate"); got != want {
 		t.Fatalf("WWW-Authenticate %q, want %q", got, want)
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/secret"
 )
 
@@ -67,7 +68,10 @@ func (s *Store) Lists(ctx context.Context) ([]List, error) {
 		if !ok || e.IsDir() {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		data, err := layout.ReadFile(s.b.Root, Dir+"/"+e.Name())
+		if layout.Skipped(err) {
+			continue // a list linked in from outside the box is not the box's
+		}
 		if err != nil {
 			return nil, errs.Wrap("todo.lists", errs.Other, err, "")
 		}

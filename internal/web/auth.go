@@ -2,6 +2,8 @@ package web
 
 import (
 	"context"
+	"crypto/aes"
+	"crypto/cipher"
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -38,20 +40,35 @@ type authStore struct {
 	db  *sql.DB
 	now func() time.Time
 
-	mu         sync.Mutex
-	ceremonies map[string]*ceremony
+	seal  cipher.AEAD // seals ceremonies into the ids browsers hold; its key lives in memory only
+	mu    sync.Mutex
+	spent map[string]time.Time // ceremonies finished, until they expire: each works once
 }
 
-// ceremony is one WebAuthn exchange in flight: used once, then forgotten.
+// ceremony is one WebAuthn exchange in flight. The box keeps no table of them: begin seals it into the
+// opaque id the browser posts back, so no flood of begun ceremonies can fill anything the owner needs
+// (docs/OAUTH.md). Only a finished one is remembered, until it expires, so it works once.
 type ceremony struct {
-	purpose string // register, login, approve, erase
+	id      string
+	purpose string // register, login, approve, erase, consent
 	data    webauthn.SessionData
-	card    string // approve: the card id the challenge is bound to
-	hash    string // approve: the action hash it is bound to
+	card    string // approve: the card id the challenge is bound to; consent: the request
+	hash    string // approve: the action hash it is bound to; consent: the checkboxes
 	setup   string // register: the setup code's hash, spent when it finishes
 	session string // the session hash that began it ("" before sign-in)
-	from    string // the address that began it, for the per-address cap on ceremonies begun before sign-in
 	expires time.Time
+}
+
+// sealed is a ceremony as it travels inside its id.
+type sealed struct {
+	ID      string               `json:"i"`
+	Purpose string               `json:"p"`
+	Data    webauthn.SessionData `json:"d"`
+	Card    string               `json:"c,omitempty"`
+	Hash    string               `json:"h,omitempty"`
+	Setup   string               `json:"s,omitempty"`
+	Session string               `json:"n,omitempty"`
+	Expires int64                `json:"e"`
 }
 
 const schemaSQL = `
@@ -75,7 +92,11 @@ func openAuth(root string, now func() time.Time) (*authStore, error) {
 		db.Close()
 		return nil, fmt.Errorf("web.auth: %w", err)
 	}
-	return &authStore{db: db, now: now, ceremonies: map[string]*ceremony{}}, nil
+	key := make([]byte, 32)
+	rand.Read(key)
+	block, _ := aes.NewCipher(key)
+	aead, _ := cipher.NewGCM(block)
+	return &authStore{db: db, now: now, seal: aead, spent: map[string]time.Time{}}, nil
 }
 
 func (s *authStore) Close() error { return s.db.Close() }
@@ -304,53 +325,65 @@ func (ss *session) checkCSRF(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(ss.csrf)) == 1
 }
 
-// maxCeremonies bounds the ceremonies in flight, so unauthenticated begins cannot grow memory without end;
-// maxPerAddress bounds those one address may begin before sign-in, so a flood from one place cannot fill
-// the whole budget and lock the owner out of signing in, consenting or approving.
-const (
-	maxCeremonies = 1000
-	maxPerAddress = 20
-)
-
-// begin remembers a ceremony and returns its id.
+// begin seals a ceremony into the id the browser keeps and posts back to finish it.
 func (s *authStore) begin(c *ceremony) (string, error) {
-	id := token()
-	c.expires = s.now().Add(ceremonyLife)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for k, v := range s.ceremonies {
-		if s.now().After(v.expires) {
-			delete(s.ceremonies, k)
-		}
+	c.id, c.expires = token(), s.now().Add(ceremonyLife)
+	plain, err := json.Marshal(sealed{ID: c.id, Purpose: c.purpose, Data: c.data, Card: c.card, Hash: c.hash, Setup: c.setup,
+		Session: c.session, Expires: c.expires.UnixNano()})
+	if err != nil {
+		return "", err
 	}
-	if c.session == "" {
-		n := 0
-		for _, v := range s.ceremonies {
-			if v.session == "" && v.from == c.from {
-				n++
-			}
-		}
-		if n >= maxPerAddress {
-			return "", errs.E("web.passkey", errs.Limited, "Too many passkey requests from this address are waiting; try again in a few minutes.")
-		}
-	}
-	if len(s.ceremonies) >= maxCeremonies {
-		return "", errs.E("web.passkey", errs.Limited, "Too many passkey requests are waiting; try again in a few minutes.")
-	}
-	s.ceremonies[id] = c
-	return id, nil
+	nonce := make([]byte, s.seal.NonceSize())
+	rand.Read(nonce)
+	return base64.RawURLEncoding.EncodeToString(s.seal.Seal(nonce, nonce, plain, []byte(ceremonyAD))), nil
 }
 
-// take returns a ceremony and forgets it, so an assertion can never be used twice.
-func (s *authStore) take(id, purpose string) (*ceremony, error) {
+// ceremonyAD binds the sealed ids to their use, so nothing else sealed with the key could pass for one.
+const ceremonyAD = "box web ceremony v1"
+
+// open unseals a ceremony begun for purpose, still young and not finished yet. An id the box did not seal,
+// or sealed before it started, does not open.
+func (s *authStore) open(id, purpose string) (*ceremony, error) {
+	gone := errs.E("web.passkey", errs.Unauthorized, "That passkey request is not valid any more (each one works once, for 5 minutes); try again.")
+	raw, err := base64.RawURLEncoding.DecodeString(id)
+	if err != nil || len(raw) < s.seal.NonceSize() {
+		return nil, gone
+	}
+	plain, err := s.seal.Open(nil, raw[:s.seal.NonceSize()], raw[s.seal.NonceSize():], []byte(ceremonyAD))
+	if err != nil {
+		return nil, gone
+	}
+	var w sealed
+	if err := json.Unmarshal(plain, &w); err != nil {
+		return nil, gone
+	}
+	c := &ceremony{id: w.ID, purpose: w.Purpose, data: w.Data, card: w.Card, hash: w.Hash, setup: w.Setup, session: w.Session,
+		expires: time.Unix(0, w.Expires)}
 	s.mu.Lock()
-	c, ok := s.ceremonies[id]
-	delete(s.ceremonies, id)
+	_, done := s.spent[c.id]
 	s.mu.Unlock()
-	if !ok || c.purpose != purpose || s.now().After(c.expires) {
-		return nil, errs.E("web.passkey", errs.Unauthorized, "That passkey request is not valid any more (each one works once, for 5 minutes); try again.")
+	if done || c.purpose != purpose || s.now().After(c.expires) {
+		return nil, gone
 	}
 	return c, nil
+}
+
+// spend marks a ceremony finished once its answer checked out; a second finish of the same one fails. The
+// set holds only ceremonies the owner's passkey answered, so no stranger can grow it.
+func (s *authStore) spend(c *ceremony) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := s.now()
+	for id, exp := range s.spent {
+		if now.After(exp) {
+			delete(s.spent, id)
+		}
+	}
+	if _, done := s.spent[c.id]; done {
+		return errs.E("web.passkey", errs.Unauthorized, "That passkey request was already used; each one works once. Try again.")
+	}
+	s.spent[c.id] = c.expires
+	return nil
 }
 
 // relyingParty is the WebAuthn configuration for the origin a request came to.

@@ -23,6 +23,15 @@ func (w *Web) issuer(r *http.Request) string {
 	return w.origin(r)
 }
 
+// oauthAnswer is the redirect that answers a request: with the issuer the client sent it to, which /authorize
+// recorded (the consent page may be at another name of the same box: localhost for 127.0.0.1).
+func (w *Web) oauthAnswer(r *http.Request, req grants.Request, v url.Values) string {
+	if req.Issuer == "" { // a request made before the box recorded issuers
+		req.Issuer = w.issuer(r)
+	}
+	return req.Answer(v)
+}
+
 // accessNever reports whether the access switch is at Never: then no new connection is made.
 func (w *Web) accessNever(r *http.Request) (bool, error) {
 	sw, err := w.gate.Switches(r.Context())
@@ -111,7 +120,7 @@ func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
 	}
 	w.log.Info("oauth consent", "client", req.ClientName, "host", req.Host(), "caps", c.hash)
 	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": req.ClientName + " is connected.",
-		"next": req.Answer(w.issuer(r), url.Values{"code": {code}})})
+		"next": w.oauthAnswer(r, req, url.Values{"code": {code}})})
 }
 
 // consentDeny answers the client with access_denied; no passkey is needed to say no.
@@ -127,7 +136,7 @@ func (w *Web) consentDeny(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": "Refused.",
-		"next": req.Answer(w.issuer(r), url.Values{"error": {"access_denied"}, "error_description": {"The owner said no."}})})
+		"next": w.oauthAnswer(r, req, url.Values{"error": {"access_denied"}, "error_description": {"The owner said no."}})})
 }
 
 // disconnect ends an OAuth connection: its next call is refused.

@@ -280,7 +280,7 @@ func (w *Web) inboxDays(n int) []inboxDay {
 		if !strings.HasSuffix(name, ".md") {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, name))
+		data, err := layout.ReadFile(w.cfg.Box.Root, layout.InboxDir+"/"+name)
 		if err != nil {
 			continue
 		}
@@ -331,7 +331,7 @@ func (w *Web) editPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		w.fail(rw, r, err)
 		return
 	}
-	data, err := os.ReadFile(filepath.Join(w.cfg.Box.Root, filepath.FromSlash(strings.TrimPrefix(n.Path, "/"))))
+	data, err := layout.ReadFile(w.cfg.Box.Root, n.Path)
 	if err != nil || !editable(n.Path) {
 		w.fail(rw, r, err)
 		return

@@ -2,7 +2,6 @@ package web
 
 import (
 	"encoding/json"
-	"net"
 	"net/http"
 	"strings"
 
@@ -132,6 +131,10 @@ func (w *Web) registerFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, errs.Wrap("web.passkey", errs.Unauthorized, err, "The passkey could not be checked (it must verify you, with a fingerprint, face or PIN); nothing was saved."))
 		return
 	}
+	if err := w.auth.spend(c); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
 	if c.setup != "" {
 		if err := w.auth.spendSetupCode(r.Context(), c.setup); err != nil {
 			w.fail(rw, r, err)
@@ -224,6 +227,9 @@ func (w *Web) verify(r *http.Request, c *ceremony, raw json.RawMessage, discover
 	if cred.Authenticator.CloneWarning {
 		return nil, errs.E("web.passkey", errs.Unauthorized, "This passkey answered with an old counter, as a copy would; nothing was done.")
 	}
+	if err := w.auth.spend(c); err != nil {
+		return nil, err
+	}
 	if err := w.auth.used(r.Context(), cred); err != nil {
 		return nil, err
 	}
@@ -281,13 +287,12 @@ func (w *Web) finishing(r *http.Request, purpose string) (finishBody, *ceremony,
 	if err != nil {
 		return b, nil, err
 	}
-	c, err := w.auth.take(b.Ceremony, purpose)
+	c, err := w.auth.open(b.Ceremony, purpose)
 	return b, c, err
 }
 
-// answerCeremony remembers a ceremony and sends its options to the browser.
+// answerCeremony seals a ceremony into its id and sends both to the browser.
 func (w *Web) answerCeremony(rw http.ResponseWriter, r *http.Request, c *ceremony, opts any) {
-	c.from, _, _ = net.SplitHostPort(r.RemoteAddr)
 	id, err := w.auth.begin(c)
 	if err != nil {
 		w.fail(rw, r, err)
@@ -298,7 +303,7 @@ func (w *Web) answerCeremony(rw http.ResponseWriter, r *http.Request, c *ceremon
 
 // confirmed takes and checks the assertion a state change carries, for its purpose and session.
 func (w *Web) confirmed(r *http.Request, ss *session, b finishBody, purpose string) (*ceremony, error) {
-	c, err := w.auth.take(b.Ceremony, purpose)
+	c, err := w.auth.open(b.Ceremony, purpose)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,48 @@
+package git
+
+import (
+	"strings"
+	"testing"
+)
+
+// FuzzCheckURL: whatever CheckURL accepts is never a form that runs a program or reads as an option.
+func FuzzCheckURL(f *testing.F) {
+	for _, s := range []string{"/srv/b.git", "file:///srv/b.git", "ssh://h/x", "git@h:x.git", "https://h/x.git",
+		"ext::sh -c x", "fd::3", "-oProxyCommand=x:y", "https://u:p@h/x", "h:", "x::y/z"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, u string) {
+		if CheckURL(u) != nil {
+			return
+		}
+		if strings.HasPrefix(u, "-") || helperRe.MatchString(u) || strings.ContainsAny(u, "\n\r\x00") {
+			t.Fatalf("CheckURL accepted %q", u)
+		}
+	})
+}
+
+// FuzzParseConfigList: any output yields settings without the box's own command-line scope.
+func FuzzParseConfigList(f *testing.F) {
+	f.Add([]byte("local\x00core.bare\nfalse\x00command\x00a.b\nc\x00"))
+	f.Add([]byte("worktree\x00filter.evil.clean\ntouch x\x00local\x00include.path\x00"))
+	f.Fuzz(func(t *testing.T, out []byte) {
+		for _, s := range parseConfigList(out) {
+			if s.scope == "command" || s.key == "" || strings.Contains(s.key, "\n") {
+				t.Fatalf("setting %+v from %q", s, out)
+			}
+		}
+	})
+}
+
+// FuzzPickBranch: a branch picked is one the listing names.
+func FuzzPickBranch(f *testing.F) {
+	f.Add("ref: refs/heads/main\tHEAD\nabc\tHEAD\nabc\trefs/heads/main\n")
+	f.Add("ref: refs/heads/gone\tHEAD\nabc\trefs/heads/trunk\n")
+	f.Add("abc\trefs/heads/a\nabc\trefs/heads/b\n")
+	f.Fuzz(func(t *testing.T, out string) {
+		b, err := pickBranch(out)
+		if err == nil && !strings.Contains(out, "\trefs/heads/"+b) {
+			t.Fatalf("picked %q from %q", b, out)
+		}
+	})
+}

@@ -1,0 +1,78 @@
+package oauth
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/grants"
+)
+
+// documentTimeout bounds one fetch of a client metadata document, connect to last byte.
+const documentTimeout = 5 * time.Second
+
+// document makes sure a client_id that is an https URL is known from a fresh copy of its metadata
+// document: fetched through egress (public addresses only, no redirects, MaxDocument bytes, 5 seconds),
+// checked by grants, kept for as long as its Cache-Control allows within grants' bounds. A client_id that
+// is not a URL is left to grants. A document that cannot be fetched or read ends the request (the draft:
+// abort the authorization request); nothing is cached from it.
+func (s *Server) document(r *http.Request, clientID string) error {
+	if !grants.IsDocumentID(clientID) {
+		return nil
+	}
+	if s.cfg.Grants.DocumentFresh(clientID) {
+		if _, err := s.cfg.Grants.Client(r.Context(), clientID); err == nil {
+			return nil // else it was forgotten as idle meanwhile: fetch it again
+		}
+	}
+	if err := grants.CheckDocumentID(clientID); err != nil {
+		return err
+	}
+	res, err := s.cfg.Fetch.Get(r.Context(), clientID, http.Header{"Accept": {"application/json"}})
+	if err != nil {
+		s.cfg.Logger.Info("oauth: client metadata document not fetched", "client_id", clientID, "err", err)
+		return &grants.Refusal{Code: "invalid_client", Description: "The box could not fetch this client's metadata document at " +
+			clientID + ": " + sentence(err)}
+	}
+	if res.Status != http.StatusOK {
+		return &grants.Refusal{Code: "invalid_client", Description: "The client's metadata document at " + clientID + " answered " +
+			strconv.Itoa(res.Status) + " " + http.StatusText(res.Status) + "; it must be served there with 200 (the box follows no redirect)."}
+	}
+	c, err := grants.ParseDocument(clientID, res.Body)
+	if err != nil {
+		return err
+	}
+	return s.cfg.Grants.SaveDocument(r.Context(), c, s.source(r), cacheLife(res.Header.Get("Cache-Control")))
+}
+
+// sentence is the user sentence of an error from egress.
+func sentence(err error) string {
+	var e *errs.Error
+	if errors.As(err, &e) && e.Msg != "" {
+		return e.Msg
+	}
+	return "the fetch failed."
+}
+
+// cacheLife reads how long a response may be reused from its Cache-Control (RFC 9111 §5.2): max-age in
+// seconds, nothing for no-store or no-cache, an hour when it says nothing usable. grants clamps the result.
+func cacheLife(header string) time.Duration {
+	life := time.Hour
+	for _, d := range strings.Split(header, ",") {
+		name, value, _ := strings.Cut(strings.TrimSpace(d), "=")
+		switch strings.ToLower(strings.TrimSpace(name)) {
+		case "no-store", "no-cache":
+			return 0
+		case "max-age":
+			n, err := strconv.ParseInt(strings.Trim(strings.TrimSpace(value), `"`), 10, 64)
+			if err != nil || n < 0 {
+				continue
+			}
+			life = time.Duration(min(n, int64(grants.DocumentMaxLife/time.Second))) * time.Second
+		}
+	}
+	return life
+}

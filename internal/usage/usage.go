@@ -1,0 +1,207 @@
+// Package usage owns what the brain spends: the usage ledger's line format
+// (_bookkeeping/usage/YYYY-MM.jsonl), the owner-editable price table, totals per turn and month, and
+// the monthly budget rule. It is pure: it never reads or writes files; the layer above writes lines
+// through the box's write transaction (docs/BRAIN.md).
+package usage
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/provider"
+)
+
+// Dir is the box folder of the ledger.
+const Dir = "/_bookkeeping/usage"
+
+// Path is the ledger file of t's month, in t's own time zone (the owner's, from the clock).
+func Path(t time.Time) string { return Dir + "/" + t.Format("2006-01") + ".jsonl" }
+
+// CostFrom says where a line's cost comes from.
+type CostFrom string
+
+const (
+	FromProvider CostFrom = "provider" // the provider's own figure (OpenRouter's usage.cost)
+	FromPrices   CostFrom = "prices"   // the price table
+	Unknown      CostFrom = "unknown"  // neither: counted as 0 and shown as unknown
+)
+
+// Line is one provider call.
+type Line struct {
+	Time      time.Time `json:"time"`
+	Turn      string    `json:"turn"`              // the chat turn or job the call belonged to
+	Purpose   string    `json:"purpose,omitempty"` // chat, tidy, routine, keycheck
+	Provider  string    `json:"provider"`          // openai or anthropic (the wire), as set in Settings → Brain
+	Model     string    `json:"model"`             // the model the provider says answered
+	TokensIn  int       `json:"tokensIn"`          // the provider's own counts
+	TokensOut int       `json:"tokensOut"`
+	Cost      float64   `json:"cost"` // US dollars
+	CostFrom  CostFrom  `json:"costFrom"`
+}
+
+// NewLine records one call: the provider's own counts, and its own cost when it gave one, else the
+// price table's, else Unknown.
+func NewLine(now time.Time, turn, purpose, providerName, model string, u provider.Usage, prices Prices) Line {
+	l := Line{Time: now, Turn: turn, Purpose: purpose, Provider: providerName, Model: model,
+		TokensIn: u.InputTokens, TokensOut: u.OutputTokens, CostFrom: Unknown}
+	switch p, ok := prices.Lookup(model); {
+	case u.HasCost:
+		l.Cost, l.CostFrom = u.Cost, FromProvider
+	case ok:
+		l.Cost, l.CostFrom = p.Cost(u.InputTokens, u.OutputTokens), FromPrices
+	}
+	return l
+}
+
+// Marshal is the line as the ledger holds it: one JSON object and a newline.
+func (l Line) Marshal() ([]byte, error) {
+	if err := l.check(); err != nil {
+		return nil, err
+	}
+	data, err := json.Marshal(l)
+	if err != nil {
+		return nil, errs.Wrap("usage.line", errs.Invalid, err, "the usage line could not be encoded")
+	}
+	return append(data, '\n'), nil
+}
+
+func (l Line) check() error {
+	const op = "usage.line"
+	switch {
+	case l.Time.IsZero():
+		return errs.E(op, errs.Invalid, "a usage line needs its time")
+	case l.Turn == "" || l.Model == "" || l.Provider == "":
+		return errs.E(op, errs.Invalid, "a usage line needs its turn, provider and model")
+	case strings.ContainsAny(l.Turn+l.Model+l.Provider+l.Purpose, "\n\r"):
+		return errs.E(op, errs.Invalid, "a usage line's fields are one line each")
+	case l.TokensIn < 0 || l.TokensOut < 0 || l.Cost < 0 || math.IsNaN(l.Cost) || math.IsInf(l.Cost, 0):
+		return errs.E(op, errs.Invalid, "a usage line's counts and cost are zero or more")
+	case l.CostFrom != FromProvider && l.CostFrom != FromPrices && l.CostFrom != Unknown:
+		return errs.E(op, errs.Invalid, "a usage line's costFrom is provider, prices or unknown, not %q", l.CostFrom)
+	}
+	return nil
+}
+
+// Parse reads a ledger file. A line that is not a usage line is an error naming its number; the file
+// is the box's own, so damage is reported, never skipped.
+func Parse(data []byte) ([]Line, error) {
+	var out []Line
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 4096), 1<<20)
+	n := 0
+	for sc.Scan() {
+		n++
+		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+			continue
+		}
+		var l Line
+		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil {
+			return nil, errs.E("usage.parse", errs.Invalid, "usage line %d is not a usage line: %s", n, plain(err))
+		}
+		if err := l.check(); err != nil {
+			return nil, errs.E("usage.parse", errs.Invalid, "usage line %d: %s", n, err)
+		}
+		out = append(out, l)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, errs.E("usage.parse", errs.Invalid, "usage line %d is longer than 1 MiB", n+1)
+	}
+	return out, nil
+}
+
+func plain(err error) string { return strings.TrimPrefix(err.Error(), "json: ") }
+
+// Prices is the owner-editable price table: model id → US dollars per million tokens in and out. A key
+// ending in "*" covers every model id it starts ("claude-haiku-*"); an exact id wins, then the longest
+// pattern.
+type Prices map[string]provider.Price
+
+// Lookup returns the price of a model.
+func (p Prices) Lookup(model string) (provider.Price, bool) {
+	if pr, ok := p[model]; ok {
+		return pr, true
+	}
+	best, found := "", false
+	for k := range p {
+		if prefix, ok := strings.CutSuffix(k, "*"); ok && strings.HasPrefix(model, prefix) && (!found || len(k) > len(best)) {
+			best, found = k, true
+		}
+	}
+	return p[best], found
+}
+
+// Check refuses a table an owner could not have meant: negative or absurd prices, empty names.
+func (p Prices) Check() error {
+	for k, v := range p {
+		if strings.TrimSpace(k) == "" || strings.ContainsAny(k, "\n\r") {
+			return errs.E("usage.prices", errs.Invalid, "a price needs a model id")
+		}
+		if v.In < 0 || v.Out < 0 || v.In > 10000 || v.Out > 10000 || math.IsNaN(v.In) || math.IsNaN(v.Out) {
+			return errs.E("usage.prices", errs.Invalid, "the price of %s must be between 0 and 10,000 dollars per million tokens", k)
+		}
+	}
+	return nil
+}
+
+// Totals is one month of the ledger added up.
+type Totals struct {
+	Cost      float64
+	TokensIn  int
+	TokensOut int
+	Calls     int
+	Unpriced  int // calls whose cost is unknown: the month's cost is at least Cost
+	Turns     map[string]TurnTotal
+}
+
+// TurnTotal is one turn's calls added up.
+type TurnTotal struct {
+	Cost      float64
+	TokensIn  int
+	TokensOut int
+	Calls     int
+}
+
+// Total adds up the lines of now's month (in now's time zone).
+func Total(lines []Line, now time.Time) Totals {
+	from, to := MonthOf(now)
+	t := Totals{Turns: map[string]TurnTotal{}}
+	for _, l := range lines {
+		if l.Time.Before(from) || !l.Time.Before(to) {
+			continue
+		}
+		t.Cost += l.Cost
+		t.TokensIn += l.TokensIn
+		t.TokensOut += l.TokensOut
+		t.Calls++
+		if l.CostFrom == Unknown {
+			t.Unpriced++
+		}
+		tt := t.Turns[l.Turn]
+		tt.Cost, tt.TokensIn, tt.TokensOut, tt.Calls = tt.Cost+l.Cost, tt.TokensIn+l.TokensIn, tt.TokensOut+l.TokensOut, tt.Calls+1
+		t.Turns[l.Turn] = tt
+	}
+	return t
+}
+
+// MonthOf returns the first instant of now's month and of the next, at local midnight in now's zone.
+func MonthOf(now time.Time) (time.Time, time.Time) {
+	y, m, _ := now.Date()
+	from := time.Date(y, m, 1, 0, 0, 0, 0, now.Location())
+	return from, from.AddDate(0, 1, 0)
+}
+
+// Dollars formats an amount for a sentence: $0.0042, $1.50, $20.00.
+func Dollars(v float64) string {
+	if v > 0 && v < 0.01 {
+		return fmt.Sprintf("$%.4f", v)
+	}
+	return fmt.Sprintf("$%.2f", v)
+}
