@@ -104,6 +104,9 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 
 func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, error) {
 	depth := max(q.Limit, rerankDepth)
+	if len(terms) == 1 { // no pair of terms, so nothing for proximity to reorder
+		depth = q.Limit
+	}
 	cands, err := ix.strict(ctx, q, terms, depth)
 	if err != nil {
 		return nil, err
@@ -149,7 +152,11 @@ func (ix *Index) partial(ctx context.Context, q Query, terms []term, depth int, 
 		if i > 0 {
 			b.WriteString(" UNION ALL ")
 		}
-		fmt.Fprintf(&b, `SELECT * FROM (SELECT fts.rowid, %d FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?`, i)
+		join := ""
+		if q.filtered() { // the filters are on docs; without them FTS5 alone answers
+			join = " JOIN docs d ON d.id = fts.rowid"
+		}
+		fmt.Fprintf(&b, `SELECT * FROM (SELECT fts.rowid, %d FROM fts%s WHERE fts MATCH ?`, i, join)
 		args = filters(&b, q, append(args, t.fts()))
 		b.WriteString(` ORDER BY fts.rowid DESC LIMIT ?)`)
 		args = append(args, partialPool+len(matches))
@@ -316,6 +323,11 @@ func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidat
 		}
 		return nil
 	})
+}
+
+// filtered reports whether q has a filter.
+func (q Query) filtered() bool {
+	return q.Kind != "" || q.Map != "" || q.Who != "" || q.Trust != "" || !q.Since.IsZero() || !q.Until.IsZero()
 }
 
 // filters writes q's filters on the docs table d, and returns args with their values appended.
