@@ -48,18 +48,29 @@ var claudeSpec = cliSpec{
 	},
 }
 
-// ccEvent is one line of Claude Code's stream-json output, only the fields the box reads.
-type ccEvent struct {
-	Type    string `json:"type"`
-	Subtype string `json:"subtype"`
-	// system init
+// ccHead is what every line of Claude Code's stream-json output has; the rest is read by type, so a
+// field of the same name in an event the box does not read (system/ui_invalidate's "event" is a
+// string) never breaks the line.
+type ccHead struct {
+	Type    string          `json:"type"`
+	Subtype string          `json:"subtype"`
+	Parent  json.RawMessage `json:"parent_tool_use_id"`
+}
+
+// ccInit is system/init: the session's model and what it may use.
+type ccInit struct {
 	Model      string            `json:"model"`
 	Tools      []json.RawMessage `json:"tools"`
 	MCPServers []json.RawMessage `json:"mcp_servers"`
-	// stream_event: the Messages API event itself
-	Event  *anEvent        `json:"event"`
-	Parent json.RawMessage `json:"parent_tool_use_id"`
-	// assistant
+}
+
+// ccStreamEvent is stream_event: the Messages API's own streaming event.
+type ccStreamEvent struct {
+	Event *anEvent `json:"event"`
+}
+
+// ccAssistant is one finished content block; Error is set when the CLI answered itself.
+type ccAssistant struct {
 	Message *struct {
 		Model   string `json:"model"`
 		Content []struct {
@@ -68,12 +79,18 @@ type ccEvent struct {
 		} `json:"content"`
 	} `json:"message"`
 	Error json.RawMessage `json:"error"`
-	// rate_limit_event
-	RateLimit *struct {
+}
+
+type ccRateLimit struct {
+	Info *struct {
 		Status   string `json:"status"`
 		ResetsAt int64  `json:"resetsAt"`
 	} `json:"rate_limit_info"`
-	// result
+}
+
+// ccResult ends the run: its usage, Claude Code's cost estimate, and whether it failed.
+type ccResult struct {
+	Subtype   string   `json:"subtype"`
 	IsError   bool     `json:"is_error"`
 	Result    string   `json:"result"`
 	Stop      string   `json:"stop_reason"`
@@ -95,32 +112,43 @@ type ccStream struct {
 	apiError string // the assistant message's error, when the CLI answered itself
 	apiText  string
 	resetsAt int64 // a rejected rate_limit_event's reset time
-	result   *ccEvent
+	result   *ccResult
 }
 
 func (s *ccStream) line(b []byte) (bool, error) {
 	const op = "provider.stream"
-	var ev ccEvent
-	if err := json.Unmarshal(b, &ev); err != nil {
+	var h ccHead
+	if err := json.Unmarshal(b, &h); err != nil {
 		return false, fail(op, brokenFailure(s.sub.spec.name, "a line was not JSON"))
 	}
-	if sub := bytes.TrimSpace(ev.Parent); len(sub) > 0 && !bytes.Equal(sub, []byte("null")) {
+	if sub := bytes.TrimSpace(h.Parent); len(sub) > 0 && !bytes.Equal(sub, []byte("null")) {
 		return true, nil // a subagent's message; none can start without tools
 	}
-	switch ev.Type {
+	bad := func() (bool, error) {
+		return false, fail(op, brokenFailure(s.sub.spec.name, "a "+h.Type+" event was not in its documented shape"))
+	}
+	switch h.Type {
 	case "system":
-		if ev.Subtype == "init" {
-			if len(ev.Tools) > 0 || len(ev.MCPServers) > 0 {
-				// The flags asked for none; a CLI that starts with tools anyway is not run on.
-				return false, fail(op, &Failure{Reason: BadRequest, sentence: "Claude Code started with tools of its own, which the box turned off; the box stopped it (check the pinned version in Settings → Brain)."})
-			}
-			if ev.Model != "" {
-				s.model = ev.Model
-			}
+		if h.Subtype != "init" {
+			break
+		}
+		var ev ccInit
+		if json.Unmarshal(b, &ev) != nil {
+			return bad()
+		}
+		if len(ev.Tools) > 0 || len(ev.MCPServers) > 0 {
+			// The flags asked for none; a CLI that starts with tools anyway is not run on.
+			return false, fail(op, &Failure{Reason: BadRequest, sentence: "Claude Code started with tools of its own, which the box turned off; the box stopped it (check the pinned version in Settings → Brain)."})
+		}
+		if ev.Model != "" {
+			s.model = ev.Model
 		}
 	case "stream_event":
-		e := ev.Event
-		switch {
+		var ev ccStreamEvent
+		if json.Unmarshal(b, &ev) != nil {
+			return bad()
+		}
+		switch e := ev.Event; {
 		case e == nil:
 		case e.Type == "message_start" && e.Message != nil && e.Message.Model != "":
 			s.model = e.Message.Model
@@ -129,6 +157,10 @@ func (s *ccStream) line(b []byte) (bool, error) {
 			s.text.text(e.Delta.Text)
 		}
 	case "assistant":
+		var ev ccAssistant
+		if json.Unmarshal(b, &ev) != nil {
+			return bad()
+		}
 		if ev.Message == nil {
 			break
 		}
@@ -152,10 +184,18 @@ func (s *ccStream) line(b []byte) (bool, error) {
 		}
 		s.streamed = false
 	case "rate_limit_event":
-		if r := ev.RateLimit; r != nil && r.Status == "rejected" {
+		var ev ccRateLimit
+		if json.Unmarshal(b, &ev) != nil {
+			return bad()
+		}
+		if r := ev.Info; r != nil && r.Status == "rejected" {
 			s.resetsAt = r.ResetsAt
 		}
 	case "result":
+		var ev ccResult
+		if json.Unmarshal(b, &ev) != nil {
+			return bad()
+		}
 		s.result = &ev
 		return false, nil
 	}

@@ -48,23 +48,26 @@ var codexSpec = cliSpec{
 	},
 }
 
-// cxEvent is one line of `codex exec --json`, only the fields the box reads.
+// cxEvent is one line of `codex exec --json`, only the fields the box reads. Each is decoded as
+// raw JSON first and read only for the event types that carry it, so another type's field of the
+// same name cannot break a line.
 type cxEvent struct {
-	Type  string `json:"type"`
-	Usage *struct {
-		Input  int `json:"input_tokens"`
-		Cached int `json:"cached_input_tokens"`
-		Output int `json:"output_tokens"`
-	} `json:"usage"`
-	Message string `json:"message"` // error
-	Error   *struct {
-		Message string `json:"message"`
-	} `json:"error"` // turn.failed
-	Item *struct {
-		Type    string `json:"type"`
-		Text    string `json:"text"`
-		Message string `json:"message"`
-	} `json:"item"`
+	Type    string          `json:"type"`
+	Usage   json.RawMessage `json:"usage"`   // turn.completed
+	Message json.RawMessage `json:"message"` // error
+	Error   json.RawMessage `json:"error"`   // turn.failed
+	Item    json.RawMessage `json:"item"`    // item.completed
+}
+
+type cxUsage struct {
+	Input  int `json:"input_tokens"`
+	Cached int `json:"cached_input_tokens"`
+	Output int `json:"output_tokens"`
+}
+
+type cxItem struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 type cxStream struct {
@@ -73,7 +76,8 @@ type cxStream struct {
 	text   *textReply
 	got    bool
 	errors []string // the error events and the turn's failure, for classification
-	done   *cxEvent // turn.completed or turn.failed
+	done   string   // turn.completed or turn.failed, once it came
+	usage  *cxUsage
 }
 
 func (s *cxStream) line(b []byte) (bool, error) {
@@ -82,9 +86,16 @@ func (s *cxStream) line(b []byte) (bool, error) {
 	if err := json.Unmarshal(b, &ev); err != nil {
 		return false, fail(op, brokenFailure(s.sub.spec.name, "a line was not JSON"))
 	}
+	bad := func() (bool, error) {
+		return false, fail(op, brokenFailure(s.sub.spec.name, "a "+ev.Type+" event was not in its documented shape"))
+	}
 	switch ev.Type {
 	case "item.completed":
-		if it := ev.Item; it != nil && it.Type == "agent_message" && it.Text != "" {
+		var it cxItem
+		if json.Unmarshal(ev.Item, &it) != nil {
+			return bad()
+		}
+		if it.Type == "agent_message" && it.Text != "" {
 			if s.got {
 				s.text.text("\n\n")
 			}
@@ -92,21 +103,33 @@ func (s *cxStream) line(b []byte) (bool, error) {
 			s.text.text(it.Text)
 		}
 	case "error":
-		if strings.HasPrefix(ev.Message, "Reconnecting") {
-			if strings.Contains(ev.Message, "waiting for network") {
-				return false, fail(op, &Failure{Reason: Down, Detail: hideSecrets(ev.Message), sentence: "Codex cannot reach OpenAI: the box seems to be offline; try again when it is online."})
+		var msg string
+		if json.Unmarshal(ev.Message, &msg) != nil {
+			return bad()
+		}
+		if strings.HasPrefix(msg, "Reconnecting") {
+			if strings.Contains(msg, "waiting for network") {
+				return false, fail(op, &Failure{Reason: Down, Detail: hideSecrets(msg), sentence: "Codex cannot reach OpenAI: the box seems to be offline; try again when it is online."})
 			}
 			return true, nil // Codex retries by itself; a lasting failure ends in turn.failed
 		}
-		s.errors = append(s.errors, ev.Message)
+		s.errors = append(s.errors, msg)
 	case "turn.completed":
-		s.done = &ev
+		var u cxUsage
+		if json.Unmarshal(ev.Usage, &u) != nil {
+			return bad()
+		}
+		s.done, s.usage = ev.Type, &u
 		return false, nil
 	case "turn.failed":
-		if ev.Error != nil {
-			s.errors = append(s.errors, ev.Error.Message)
+		var e struct {
+			Message string `json:"message"`
 		}
-		s.done = &ev
+		if json.Unmarshal(ev.Error, &e) != nil {
+			return bad()
+		}
+		s.errors = append(s.errors, e.Message)
+		s.done = ev.Type
 		return false, nil
 	}
 	return true, nil
@@ -117,8 +140,7 @@ func (s *cxStream) finish(ex exitInfo, err error) (Reply, error) {
 	s.text.end()
 	reply := s.text.reply
 	reply.Model = s.model
-	if s.done != nil && s.done.Usage != nil {
-		u := s.done.Usage
+	if u := s.usage; u != nil {
 		reply.Usage = Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.Cached}
 	}
 	reply.Usage.Subscription = true
@@ -127,17 +149,17 @@ func (s *cxStream) finish(ex exitInfo, err error) (Reply, error) {
 		return reply, err
 	case s.text.tooMany:
 		return reply, fail(op, brokenFailure(s.sub.spec.name, "too many tool calls"))
-	case s.done != nil && s.done.Type == "turn.completed":
+	case s.done == "turn.completed":
 		if reply.Stop == stopNotEnded {
 			reply.Stop = StopEnd
 		}
 		return reply, nil
-	case s.done == nil && len(s.errors) == 0 && ex.code != 0:
+	case s.done == "" && len(s.errors) == 0 && ex.code != 0:
 		if f := codexFailure(s.sub, []string{ex.stderr}); f.Reason == SignedOut {
 			return reply, fail(op, f) // "Error: not logged in" before any event
 		}
 		return reply, fail(op, s.sub.crashed(ex))
-	case s.done == nil && len(s.errors) == 0:
+	case s.done == "" && len(s.errors) == 0:
 		return reply, fail(op, brokenFailure(s.sub.spec.name, "the output ended before the turn did"))
 	}
 	return reply, fail(op, codexFailure(s.sub, s.errors))

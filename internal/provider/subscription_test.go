@@ -347,6 +347,7 @@ func TestSubscriptionFailures(t *testing.T) {
 		{"claude garbage", provider.ClaudeCode, providertest.CLIRun{Fail: "garbage", Stderr: stderr}, provider.BrokenStream, errs.Other, "could not be read", 0},
 		{"claude with tools", provider.ClaudeCode, providertest.CLIRun{Fail: "tools"}, provider.BadRequest, errs.Invalid, "started with tools of its own", 0},
 		{"codex signed out", provider.Codex, providertest.CLIRun{Fail: "signed_out", Stderr: stderr}, provider.SignedOut, errs.Unauthorized, "Codex is not signed in to your ChatGPT plan", 0},
+		{"codex signed out before any event", provider.Codex, providertest.CLIRun{Fail: "signed_out_early"}, provider.SignedOut, errs.Unauthorized, "Codex is not signed in", 0},
 		{"codex usage limit", provider.Codex, providertest.CLIRun{Fail: "usage_limit"}, provider.RateLimited, errs.Limited, "usage limit of your ChatGPT plan is reached; try again at 3:28 PM", 0},
 		{"codex rate limit", provider.Codex, providertest.CLIRun{Fail: "rate_limited"}, provider.RateLimited, errs.Limited, "limiting how fast", 0},
 		{"codex down", provider.Codex, providertest.CLIRun{Fail: "overloaded"}, provider.Down, errs.Busy, "Codex failed while answering", 0},

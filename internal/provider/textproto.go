@@ -224,7 +224,7 @@ func (s *toolScanner) flush() {
 func (s *toolScanner) finish() {
 	switch {
 	case s.in:
-		if s.line.Len() > 0 {
+		if s.line.Len() > 0 && !closesFence(s.line.String(), s.n) {
 			s.add(s.line.String())
 		}
 		s.endBlock()

@@ -30,7 +30,7 @@ type CLIRun struct {
 	OutputTokens int
 	CachedTokens int
 	Cost         float64 // Claude Code's total_cost_usd
-	// Fail picks a failure: signed_out, usage_limit, rate_limited, overloaded, offline (Codex waits
+	// Fail picks a failure: signed_out (Codex: signed_out_early, before any event), usage_limit, rate_limited, overloaded, offline (Codex waits
 	// for the network), crash (exit 2 after a first event), hang (no output at all),
 	// hang_after_start (one event, then nothing), garbage (a line that is not JSON), tools (Claude
 	// Code starts with built-in tools), not_found (Claude Code: the model does not exist).
@@ -234,6 +234,8 @@ func playClaude(out *liner, model string, run CLIRun) int {
 	if run.Fail == "tools" {
 		tools = []string{"Bash", "Read"}
 	}
+	// 2.1.332 opens with this one; its "event" is a string, unlike stream_event's.
+	out.send(map[string]any{"type": "system", "subtype": "ui_invalidate", "event": "ui.render", "uuid": "27eddd2b-5fe4-48b7-ba5b-1edcf3e8a755", "session_id": sessionID})
 	out.send(map[string]any{"type": "system", "subtype": "init", "cwd": mustWd(), "session_id": sessionID, "tools": tools,
 		"mcp_servers": []any{}, "model": model, "permissionMode": "dontAsk", "slash_commands": []any{}, "apiKeySource": "none",
 		"claude_code_version": "2.1.332", "output_style": "default", "skills": []any{}, "uuid": "e99dcabe-aae4-453d-bcce-d47e47b108f4"})
@@ -311,6 +313,10 @@ func playClaudeModels(out *liner, stdin string, run CLIRun) int {
 }
 
 func playCodex(out *liner, run CLIRun) int {
+	if run.Fail == "signed_out_early" {
+		fmt.Fprintln(os.Stderr, "Error: not logged in. Run `codex login` first.")
+		return 1
+	}
 	out.send(map[string]any{"type": "thread.started", "thread_id": "01a22ff9-9f5f-7041-bb2d-2cfc211d4abe"})
 	out.send(map[string]any{"type": "turn.started"})
 	failed := func(note, msg string) int {
