@@ -44,7 +44,7 @@ var claudeSpec = cliSpec{
 		return env
 	},
 	parser: func(s *Subscription, req Request, emit func(Delta)) cliStream {
-		return &ccStream{sub: s, asked: req.Model, model: req.Model, text: newTextReply(s.spec.name, emit)}
+		return &ccStream{cliLines: newCLILines(s, req, emit), asked: req.Model}
 	},
 }
 
@@ -103,12 +103,9 @@ type ccResult struct {
 // ccStream assembles one run: text from text_delta stream events (or from the assistant message
 // when none streamed), the sign-in and limit errors, and the result's usage.
 type ccStream struct {
-	sub      *Subscription
+	cliLines
 	asked    string // the model the request named
-	model    string
-	text     *textReply
 	streamed bool   // text deltas arrived since the last assistant message
-	got      bool   // any text arrived
 	apiError string // the assistant message's error, when the CLI answered itself
 	apiText  string
 	resetsAt int64 // a rejected rate_limit_event's reset time
@@ -119,14 +116,12 @@ func (s *ccStream) line(b []byte) (bool, error) {
 	const op = "provider.stream"
 	var h ccHead
 	if err := json.Unmarshal(b, &h); err != nil {
-		return false, fail(op, brokenFailure(s.sub.spec.name, "a line was not JSON"))
+		return s.unreadable("a line was not JSON")
 	}
 	if sub := bytes.TrimSpace(h.Parent); len(sub) > 0 && !bytes.Equal(sub, []byte("null")) {
 		return true, nil // a subagent's message; none can start without tools
 	}
-	bad := func() (bool, error) {
-		return false, fail(op, brokenFailure(s.sub.spec.name, "a "+h.Type+" event was not in its documented shape"))
-	}
+	bad := func() (bool, error) { return s.unreadable("a " + h.Type + " event was not in its documented shape") }
 	switch h.Type {
 	case "system":
 		if h.Subtype != "init" {
@@ -217,9 +212,7 @@ func (s *ccStream) finish(ex exitInfo, err error) (Reply, error) {
 	if err == nil && res != nil && !res.IsError && s.apiError == "" && !s.got && res.Result != "" {
 		s.text.text(res.Result) // nothing streamed and no assistant text: the result carries it
 	}
-	s.text.end()
-	reply := s.text.reply
-	reply.Model = s.model
+	reply, err := s.end(err)
 	if res != nil {
 		if res.Usage != nil {
 			reply.Usage = res.Usage.usage()
@@ -227,13 +220,11 @@ func (s *ccStream) finish(ex exitInfo, err error) (Reply, error) {
 		if res.Cost != nil {
 			reply.Usage.Cost, reply.Usage.HasCost = *res.Cost, true
 		}
-		reply.Usage.Subscription = true
 	}
+	reply.Usage.Subscription = true
 	switch {
 	case err != nil:
 		return reply, err
-	case s.text.tooMany:
-		return reply, fail(op, brokenFailure(s.sub.spec.name, "too many tool calls"))
 	case res == nil && s.apiError != "":
 		return reply, fail(op, s.apiFailure(nil))
 	case res == nil && ex.code != 0:

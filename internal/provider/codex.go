@@ -44,7 +44,7 @@ var codexSpec = cliSpec{
 	},
 	env: func(Request) []string { return nil },
 	parser: func(s *Subscription, req Request, emit func(Delta)) cliStream {
-		return &cxStream{sub: s, model: req.Model, text: newTextReply(s.spec.name, emit)}
+		return &cxStream{cliLines: newCLILines(s, req, emit)}
 	},
 }
 
@@ -71,10 +71,7 @@ type cxItem struct {
 }
 
 type cxStream struct {
-	sub    *Subscription
-	model  string
-	text   *textReply
-	got    bool
+	cliLines
 	errors []string // the error events and the turn's failure, for classification
 	done   string   // turn.completed or turn.failed, once it came
 	usage  *cxUsage
@@ -84,11 +81,9 @@ func (s *cxStream) line(b []byte) (bool, error) {
 	const op = "provider.stream"
 	var ev cxEvent
 	if err := json.Unmarshal(b, &ev); err != nil {
-		return false, fail(op, brokenFailure(s.sub.spec.name, "a line was not JSON"))
+		return s.unreadable("a line was not JSON")
 	}
-	bad := func() (bool, error) {
-		return false, fail(op, brokenFailure(s.sub.spec.name, "a "+ev.Type+" event was not in its documented shape"))
-	}
+	bad := func() (bool, error) { return s.unreadable("a " + ev.Type + " event was not in its documented shape") }
 	switch ev.Type {
 	case "item.completed":
 		var it cxItem
@@ -137,9 +132,7 @@ func (s *cxStream) line(b []byte) (bool, error) {
 
 func (s *cxStream) finish(ex exitInfo, err error) (Reply, error) {
 	const op = "provider.stream"
-	s.text.end()
-	reply := s.text.reply
-	reply.Model = s.model
+	reply, err := s.end(err)
 	if u := s.usage; u != nil {
 		reply.Usage = Usage{InputTokens: u.Input, OutputTokens: u.Output, CacheReadTokens: u.Cached}
 	}
@@ -147,8 +140,6 @@ func (s *cxStream) finish(ex exitInfo, err error) (Reply, error) {
 	switch {
 	case err != nil:
 		return reply, err
-	case s.text.tooMany:
-		return reply, fail(op, brokenFailure(s.sub.spec.name, "too many tool calls"))
 	case s.done == "turn.completed":
 		if reply.Stop == stopNotEnded {
 			reply.Stop = StopEnd

@@ -74,6 +74,35 @@ type cliStream interface {
 	finish(ex exitInfo, err error) (Reply, error)
 }
 
+// cliLines is what both CLIs' streams share: the model, the text through the tool scanner, and how a
+// line that cannot be read ends the run.
+type cliLines struct {
+	sub   *Subscription
+	model string
+	text  *textReply
+	got   bool // any of the model's text arrived
+}
+
+func newCLILines(s *Subscription, req Request, emit func(Delta)) cliLines {
+	return cliLines{sub: s, model: req.Model, text: newTextReply(s.spec.name, emit)}
+}
+
+func (c *cliLines) unreadable(what string) (bool, error) {
+	return false, fail("provider.stream", brokenFailure(c.sub.spec.name, what))
+}
+
+// end closes the text and returns the reply so far, with what ends the run early: its own error,
+// or too many tool calls.
+func (c *cliLines) end(err error) (Reply, error) {
+	c.text.end()
+	r := c.text.reply
+	r.Model = c.model
+	if err == nil && c.text.tooMany {
+		err = fail("provider.stream", brokenFailure(c.sub.spec.name, "too many tool calls"))
+	}
+	return r, err
+}
+
 // NewSubscription returns the provider for cfg. It checks the folder is absolute, and starts nothing.
 func NewSubscription(cfg SubscriptionConfig) (*Subscription, error) {
 	const op = "provider.subscription"
