@@ -153,15 +153,17 @@ func (t *tailBuffer) lines() string {
 }
 
 var (
-	secretAfter = regexp.MustCompile(`(?i)\b(bearer|token|api[_-]?key|key|secret|password|passwd|authorization|cookie)(["']?\s*[:=]\s*["']?|\s+)[^\s"',;]+`)
+	bearer      = regexp.MustCompile(`(?i)\bbearer\s+[^\s"',;]+`)
+	secretAfter = regexp.MustCompile(`(?i)\b(token|api[_-]?key|key|secret|password|passwd|authorization|cookie)(["']?\s*[:=]\s*["']?)[^\s"',;]+`)
 	longToken   = regexp.MustCompile(`[A-Za-z0-9_\-+/=.~%]{20,}`)
 	email       = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
 )
 
 // hideSecrets removes what could be a secret from a CLI's own words before they reach a Detail: a
-// value after bearer/token/key/password, any long run of token characters holding both letters and
+// word after "Bearer", a value after token=/key:/password= and the like, any long run of token characters holding both letters and
 // digits (keys, JWTs, session ids, paths with them), and e-mail addresses; then caps it at 300 bytes.
 func hideSecrets(msg string) string {
+	msg = bearer.ReplaceAllString(msg, "Bearer [hidden]")
 	msg = secretAfter.ReplaceAllString(msg, "$1$2[hidden]")
 	msg = email.ReplaceAllString(msg, "[email]")
 	msg = longToken.ReplaceAllStringFunc(msg, func(w string) string {

@@ -129,3 +129,18 @@ func TestTranscriptFences(t *testing.T) {
 		t.Errorf("no tools, no section")
 	}
 }
+
+func TestHideSecrets(t *testing.T) {
+	for in, want := range map[string]string{
+		"Not logged in · Please run /login":                         "Not logged in · Please run /login",
+		"Your refresh token was already used; sign in again":        "Your refresh token was already used; sign in again",
+		"Authorization: Bearer sk-ant-oat01-Zq3xW9vB2nK8mL4pR7tY1u": "Authorization: [hidden] [hidden]",
+		"api_key=abc password: \"hunter2\" for owner@example.com":   "api_key=[hidden] password: \"[hidden]\" for [email]",
+		"session 01a22ff9-9f5f-7041-bb2d-2cfc211d4abe failed":       "session [hidden] failed",
+		"unexpected status 401 Unauthorized":                        "unexpected status 401 Unauthorized",
+	} {
+		if got := hideSecrets(in); got != want {
+			t.Errorf("hideSecrets(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
