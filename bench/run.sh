@@ -4,9 +4,11 @@
 # Each harness is a Go program under bench/<name>/ that prints a Markdown section on stdout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Every harness, in the order BENCHMARKS.md shows them.
+all=(validate memory locomo mcp hooks sandbox filing imports merge)
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
-  harnesses=(validate memory locomo mcp hooks sandbox)
+  harnesses=("${all[@]}")
 fi
 out=BENCHMARKS.md
 tmp=$(mktemp -d)
@@ -24,7 +26,7 @@ done
   echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'). Reproduce with \`bench/run.sh\` (or \`bench/run.sh NAME\` for one section)."
   echo
   # Keep sections of harnesses not run this time.
-  for h in validate memory locomo mcp hooks sandbox; do
+  for h in "${all[@]}"; do
     if [ -f "$tmp/$h.md" ]; then
       cat "$tmp/$h.md"
     elif [ -f "$out" ]; then

@@ -119,6 +119,9 @@ func (b *Box) Close() error { return nil }
 func ReadMarker(root string) (Marker, error) {
 	const op = "box.open"
 	path := filepath.Join(root, filepath.FromSlash(layout.Marker))
+	if err := checkRuntimeDir(root); err != nil {
+		return Marker{}, err
+	}
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Marker{}, errs.E(op, errs.NotABox, "%s is not a box: run `box init` to make one", root)
@@ -142,7 +145,33 @@ func ReadMarker(root string) (Marker, error) {
 	return m, nil
 }
 
-// Find walks up from start to the nearest folder holding a box marker and returns it.
+// checkRuntimeDir refuses a box whose .box folder, or whose marker in it, is a symlink or anything but
+// what it should be: the lock, the index, the state, the spool and the logs live in .box, and a link
+// would put them (and the owner's keys' hashes) wherever it points, outside the box.
+func checkRuntimeDir(root string) error {
+	for _, p := range []string{".box", layout.Marker} {
+		fi, err := os.Lstat(filepath.Join(root, filepath.FromSlash(p)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // not a box: ReadMarker says so
+		}
+		if err != nil {
+			return errs.Wrap("box.open", errs.NotABox, err, fmt.Sprintf("cannot read the box's %s in %s", p, root))
+		}
+		want := fi.Mode().IsRegular()
+		if p == ".box" {
+			want = fi.IsDir()
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 || !want {
+			return errs.E("box.open", errs.Refused,
+				"%s in %s is a link or not a plain %s, so the box would keep its lock, index and state wherever it points: replace it with a real folder and marker (git checkout -- .box/box.json restores the marker)",
+				p, root, map[bool]string{true: "folder", false: "file"}[p == ".box"])
+		}
+	}
+	return nil
+}
+
+// Find walks up from start to the nearest folder holding a box marker and returns it. A box whose
+// .box is a link is refused there, not passed over for one further up.
 func Find(start string) (string, error) {
 	dir, err := filepath.Abs(start)
 	if err != nil {
@@ -150,6 +179,9 @@ func Find(start string) (string, error) {
 	}
 	for {
 		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(layout.Marker))); err == nil {
+			if err := checkRuntimeDir(dir); err != nil {
+				return "", err
+			}
 			return dir, nil
 		}
 		parent := filepath.Dir(dir)

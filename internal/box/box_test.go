@@ -188,6 +188,47 @@ func TestMarker(t *testing.T) {
 	}
 }
 
+// A box whose .box (or marker) is a link would keep its lock, index, state, spool and logs wherever the
+// link points: Open, Find and Discover refuse it with a sentence, and nothing is made there.
+func TestLinkedRuntimeFolderRefused(t *testing.T) {
+	b := mustInit(t, Options{})
+	root := b.Root
+	b.Close()
+	elsewhere := filepath.Join(t.TempDir(), "runtime")
+	if err := os.Rename(filepath.Join(root, ".box"), elsewhere); err != nil {
+		t.Fatal(err)
+	}
+	os.Symlink(elsewhere, filepath.Join(root, ".box"))
+	before, _ := os.ReadDir(elsewhere)
+	sub := filepath.Join(root, "_content")
+	for name, open := range map[string]func() error{
+		"Open":     func() error { _, err := Open(root); return err },
+		"Find":     func() error { _, err := Find(sub); return err },
+		"Discover": func() error { _, err := Discover(root, "", ""); return err },
+	} {
+		if err := open(); !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), ".box") {
+			t.Errorf("%s with .box linked elsewhere: %v", name, err)
+		}
+	}
+	if after, _ := os.ReadDir(elsewhere); len(after) != len(before) {
+		t.Errorf("the linked folder went from %d to %d entries", len(before), len(after))
+	}
+	// A real .box with a linked marker is refused too.
+	os.Remove(filepath.Join(root, ".box"))
+	os.Rename(elsewhere, filepath.Join(root, ".box"))
+	marker := filepath.Join(root, ".box", "box.json")
+	os.Rename(marker, filepath.Join(elsewhere+"-marker.json"))
+	os.Symlink(elsewhere+"-marker.json", marker)
+	if _, err := Open(root); !errs.Is(err, errs.Refused) {
+		t.Errorf("Open with the marker linked elsewhere: %v", err)
+	}
+	os.Remove(marker)
+	os.Rename(elsewhere+"-marker.json", marker)
+	if _, err := Open(root); err != nil {
+		t.Errorf("the box put back: %v", err)
+	}
+}
+
 func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
 	ctx := context.Background()
 	var after []string

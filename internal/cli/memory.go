@@ -42,8 +42,13 @@ func (a *App) rememberCmd() *cobra.Command {
 		Short: "Save one plain fact to the inbox; it is searchable at once",
 		Long: "Save one plain fact to the inbox. Refused with a sentence: empty or over-long text, several facts at once,\n" +
 			"and anything that looks like a secret. --as records the line as written by someone else (trust: outside).",
-		Args: cobra.MinimumNArgs(1),
+		Args:               cobra.MinimumNArgs(1),
+		DisableFlagParsing: true, // any text, even "-----BEGIN …": textArgs parses the flags
 		RunE: func(cmd *cobra.Command, args []string) error {
+			args, err := textArgs(cmd, args)
+			if err != nil {
+				return err
+			}
 			return a.withMemory(cmd.Context(), func(m *memory.Memory) error {
 				res, err := m.Remember(cmd.Context(), owner(as), memory.RememberInput{Text: strings.Join(args, " "), Core: core})
 				if err != nil {

@@ -337,7 +337,9 @@ type StatusEntry struct {
 
 // Status lists uncommitted changes (untracked files included, ignored ones not).
 func (r *Repo) Status(ctx context.Context) ([]StatusEntry, error) {
-	out, err := r.Run(ctx, nil, "status", "--porcelain", "-z", "--untracked-files=all")
+	// A gitlink is never entered: git would run status inside the nested repository, with its own
+	// configuration (a filter, an fsmonitor) that the box never checked.
+	out, err := r.Run(ctx, nil, "status", "--porcelain", "-z", "--untracked-files=all", "--ignore-submodules=all")
 	if err != nil {
 		return nil, err
 	}

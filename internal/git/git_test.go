@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 func mustRepo(t *testing.T) *Repo {
@@ -174,5 +175,37 @@ func TestEnvironmentIgnoresCaller(t *testing.T) {
 	_, err := r.Run(ctx, nil, "cat-file", "-t", "nope")
 	if err == nil || !strings.Contains(err.Error(), "git cat-file -t nope") {
 		t.Errorf("error should name the command and git's words: %v", err)
+	}
+}
+
+// A gitlink in the index whose folder holds a repository: status must not run git inside it, where that
+// repository's own configuration (a clean filter here) names a program the box never checked.
+func TestStatusNeverEntersANestedRepository(t *testing.T) {
+	ctx := context.Background()
+	r := mustRepo(t)
+	commit(t, r, "_content/a.md", "one\n")
+	marker := filepath.Join(t.TempDir(), "pwned")
+	sub := filepath.Join(r.Dir, "_content", "sub")
+	os.MkdirAll(sub, 0o755)
+	plain(t, sub, "init", "-q")
+	os.WriteFile(filepath.Join(sub, "f.txt"), []byte("one\n"), 0o644)
+	os.WriteFile(filepath.Join(sub, ".gitattributes"), []byte("* filter=evil\n"), 0o644)
+	plain(t, sub, "add", "f.txt", ".gitattributes")
+	plain(t, sub, "commit", "-q", "-m", "inner")
+	plain(t, sub, "config", "filter.evil.clean", "touch "+marker+"; cat")
+	plain(t, r.Dir, "update-index", "--add", "--cacheinfo", "160000,"+plain(t, sub, "rev-parse", "HEAD")+",_content/sub")
+	// Same size, later time: git must read the file (through the filter) to know whether it changed.
+	os.WriteFile(filepath.Join(sub, "f.txt"), []byte("two\n"), 0o644)
+	os.Chtimes(filepath.Join(sub, "f.txt"), time.Now().Add(time.Hour), time.Now().Add(time.Hour))
+	if _, err := r.Status(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Error("status ran the nested repository's clean filter")
+	}
+	// The test shows something: git itself, asked plainly, runs it.
+	plain(t, r.Dir, "status", "--porcelain")
+	if _, err := os.Stat(marker); err != nil {
+		t.Error("plain git status did not run the filter either: the test proves nothing")
 	}
 }

@@ -301,11 +301,11 @@ type PushResult struct {
 // what to do: Conflict (the owner decides), Unauthorized (the credentials), anything else (try again).
 func (r *Repo) Push(ctx context.Context, name string, force bool, a Auth) (PushResult, error) {
 	const op = "git.push"
-	if err := r.checkConfig(ctx, true); err != nil {
-		return PushResult{}, err
-	}
 	rm, err := r.remote(ctx, name)
 	if err != nil {
+		return PushResult{}, err
+	}
+	if err := r.checkTransport(ctx, rm.URL); err != nil {
 		return PushResult{}, err
 	}
 	branch, err := r.Branch(ctx)
@@ -323,7 +323,7 @@ func (r *Repo) Push(ctx context.Context, name string, force bool, a Auth) (PushR
 	}
 	// The commit is pushed by id, so what the remote got is known exactly; the receive-pack program is
 	// named here, so remote.<name>.receivepack in the configuration is never run.
-	args := []string{"push", "--porcelain", "--no-verify", "--receive-pack=git-receive-pack"}
+	args := []string{"push", "--porcelain", "--no-verify", "--receive-pack=" + r.receivePack(rm.URL)}
 	if force {
 		args = append(args, "--force")
 	}
@@ -335,6 +335,25 @@ func (r *Repo) Push(ctx context.Context, name string, force bool, a Auth) (PushR
 		return PushResult{}, errs.Wrap(op, errs.Other, err, "The push went through but the box could not record it")
 	}
 	return res, nil
+}
+
+// receivePack is the program a push runs at the other end. A repository on this machine is run by the
+// box's own user, so it runs with none of that repository's programs: no hooks, no alternate-refs
+// command, and no checkout of a pushed branch (which would run its filters). A server's hooks are the
+// server's own.
+func (r *Repo) receivePack(u string) string {
+	if !isLocal(u) {
+		return "git-receive-pack"
+	}
+	return shellQuote(r.bin()) + " -c core.hooksPath=/dev/null -c core.alternateRefsCommand=true -c receive.denyCurrentBranch=refuse receive-pack"
+}
+
+// isLocal reports a remote URL that names a repository on this machine: a path or file://.
+func isLocal(u string) bool {
+	if m := schemeRe.FindStringSubmatch(u); m != nil {
+		return strings.EqualFold(m[1], "file")
+	}
+	return filepath.IsAbs(u)
 }
 
 // transportError turns git's failure to reach a remote into a sentence and a kind the caller acts on:
@@ -452,7 +471,7 @@ func Clone(ctx context.Context, u, dir string, o CloneOptions) (*Repo, error) {
 	if err := r.Init(ctx); err != nil {
 		return nil, errs.Wrap(op, errs.Other, err, "The new repository could not be made")
 	}
-	if err := r.checkConfig(ctx, true); err != nil {
+	if err := r.checkTransport(ctx, u); err != nil {
 		return nil, err
 	}
 	c, err := transport(u, o.Auth)

@@ -526,3 +526,82 @@ func TestPushRefusesRedirectsAndProgramURLs(t *testing.T) {
 		t.Error("an ext:: URL ran its program")
 	}
 }
+
+// `git push -- URL` reads a section [remote "URL"] as the remote named URL: its pushurl or url would
+// send the box and the token elsewhere, its proxy or vcs would reach or run something else. Any key
+// there refuses the push; so does a .git/remotes or .git/branches file named by a URL
+// without a slash, which git reads the same way.
+func TestPushRefusesARemoteNamedByItsURL(t *testing.T) {
+	ctx := context.Background()
+	const token = "bx-tok-5e6f7a8b9c0d"
+	root := t.TempDir()
+	plain(t, root, "init", "-q", "--bare", "box.git")
+	plain(t, root, "init", "-q", "--bare", "attacker.git")
+	srv, _ := gitServer(t, root, "mira", token)
+	r := mustRepo(t)
+	head := commit(t, r, "_content/a.md", "secret\n")
+	u := srv.URL + "/box.git"
+	if err := r.AddRemote(ctx, "home", u); err != nil {
+		t.Fatal(err)
+	}
+	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t)}
+	for _, kv := range [][2]string{{"pushurl", srv.URL + "/attacker.git"}, {"url", srv.URL + "/attacker.git"},
+		{"proxy", "http://127.0.0.1:9"}, {"vcs", "evil"}, {"receivepack", "touch /tmp/never"}} {
+		key := "remote." + u + "." + kv[0]
+		plain(t, r.Dir, "config", key, kv[1])
+		_, err := r.Push(ctx, "home", false, auth)
+		if errs.KindOf(err) != errs.Refused || !strings.Contains(err.Error(), "--unset-all") {
+			t.Errorf("push with %s set: %v", key, err)
+		}
+		plain(t, r.Dir, "config", "--unset-all", key)
+	}
+	for _, repo := range []string{"attacker.git", "box.git"} {
+		if out, err := exec.Command("git", "-C", filepath.Join(root, repo), "rev-parse", "-q", "--verify", "refs/heads/main").Output(); err == nil {
+			t.Errorf("%s received %s while the push was refused", repo, out)
+		}
+	}
+	if res, err := r.Push(ctx, "home", false, auth); err != nil || res.Commit != head {
+		t.Fatalf("push once the keys are gone: %+v %v", res, err)
+	}
+
+	for _, dir := range []string{"remotes", "branches"} {
+		os.MkdirAll(filepath.Join(r.GitDir(), dir), 0o755)
+		file := filepath.Join(r.GitDir(), dir, "backup.example:box.git")
+		os.WriteFile(file, []byte("URL: "+filepath.Join(root, "attacker.git")+"\n"), 0o644)
+		if err := r.checkTransport(ctx, "backup.example:box.git"); errs.KindOf(err) != errs.Refused {
+			t.Errorf("a push with .git/%s/backup.example:box.git: %v", dir, err)
+		}
+		os.Remove(file)
+	}
+}
+
+// A push to a repository on this machine runs none of that repository's hooks: the box's user runs them.
+func TestPushToALocalRepositoryRunsNoHook(t *testing.T) {
+	ctx := context.Background()
+	r := mustRepo(t)
+	head := commit(t, r, "_content/a.md", "x\n")
+	marker := filepath.Join(t.TempDir(), "hooked")
+	for _, form := range []string{"path", "file URL"} {
+		dst := bare(t)
+		for _, hook := range []string{"pre-receive", "update", "post-receive", "post-update", "reference-transaction"} {
+			os.WriteFile(filepath.Join(dst, "hooks", hook), []byte("#!/bin/sh\necho "+hook+" >> "+marker+"\n"), 0o755)
+		}
+		u := dst
+		if form == "file URL" {
+			u = "file://" + dst
+		}
+		name := strings.ReplaceAll(form, " ", "")
+		if err := r.AddRemote(ctx, strings.ToLower(name), u); err != nil {
+			t.Fatal(err)
+		}
+		if res, err := r.Push(ctx, strings.ToLower(name), false, Auth{}); err != nil || res.Commit != head {
+			t.Fatalf("push to a %s: %+v %v", form, res, err)
+		}
+		if got := plain(t, dst, "rev-parse", "refs/heads/main"); got != head {
+			t.Errorf("the %s's main is %s, want %s", form, got, head)
+		}
+	}
+	if data, err := os.ReadFile(marker); err == nil {
+		t.Errorf("the local repository's hooks ran:\n%s", data)
+	}
+}

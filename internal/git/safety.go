@@ -30,6 +30,7 @@ var neutral = []string{
 	"core.askPass=",                 // an empty askpass never runs (GIT_ASKPASS wins anyway)
 	"credential.helper=",            // an empty helper empties the list: the repository's helpers never run
 	"submodule.recurse=false",       // no submodule is fetched or checked out
+	"diff.ignoreSubmodules=all",     // a nested repository is never entered to see whether it changed (its own config could run a program)
 	"log.showSignature=false",       // verifying a signature runs gpg.program
 	"tag.gpgSign=false",             // signing runs gpg.program, for a tag
 	"push.gpgSign=false",            // or for a push certificate
@@ -120,6 +121,35 @@ func (r *Repo) checkConfig(ctx context.Context, transport bool) error {
 	for _, k := range s.keys {
 		if refusedKey(k.key, transport) {
 			return refusal(k)
+		}
+	}
+	return nil
+}
+
+// checkTransport is checkConfig for a push, fetch or clone that names the remote by its URL u. Git reads
+// `git push -- <u>` as the remote named u when one is configured, so a section [remote "<u>"] would
+// give that call its pushurl, url, proxy, vcs or receivepack: any key there is refused. A u without a
+// slash is also a name git looks up in .git/remotes/ and .git/branches/, refused the same way.
+func (r *Repo) checkTransport(ctx context.Context, u string) error {
+	if err := r.checkConfig(ctx, true); err != nil {
+		return err
+	}
+	s, err := r.configScan(ctx)
+	if err != nil {
+		return err
+	}
+	for _, k := range s.keys {
+		if section, _, sub := splitKey(k.key); section == "remote" && sub == u {
+			return refusal(k)
+		}
+	}
+	if !strings.ContainsRune(u, '/') {
+		for _, dir := range []string{"remotes", "branches"} {
+			if _, err := os.Lstat(filepath.Join(r.GitDir(), dir, u)); err == nil {
+				return errs.E("git.config", errs.Refused,
+					"The box's git repository has a file .git/%s/%s, which would redirect the push; the owner removes it in the box's folder (rm %s).",
+					dir, u, shellQuote(".git/"+dir+"/"+u))
+			}
 		}
 	}
 	return nil

@@ -48,6 +48,9 @@ type Line struct {
 	Via   string // one of Vias
 	Trust string // Own or Outside
 	Text  string // one fact, one line
+	// Source is an imported line's provenance, rendered on a sub-line of its own (source.go); zero for
+	// every other line.
+	Source Source `json:",omitzero"`
 }
 
 // Entry is one line of a day file: a parsed Line, or Raw text kept verbatim (frontmatter, heading,
@@ -103,17 +106,24 @@ func (l Line) Validate() error {
 		return errs.E(op, errs.Invalid, "The text must be a single line; save one fact at a time.")
 	case !utf8.ValidString(l.Text) || !utf8.ValidString(l.Who):
 		return errs.E(op, errs.Invalid, "The text is not valid UTF-8.")
+	case !l.Source.IsZero():
+		return l.Source.Validate()
 	}
 	return nil
 }
 
-// String renders the line without its newline.
+// String renders the line without its final newline: one line, or two when it has a Source.
 func (l Line) String() string {
-	return "- " + l.Time + Sep + escapeWho(l.Who) + Sep + l.Via + Sep + l.Trust + Sep + l.Text + " ^" + l.ID
+	s := "- " + l.Time + Sep + escapeWho(l.Who) + Sep + l.Via + Sep + l.Trust + Sep + l.Text + " ^" + l.ID
+	if !l.Source.IsZero() {
+		s += "\n" + l.Source.String()
+	}
+	return s
 }
 
-// ParseLine parses one line (without newline). It succeeds only when the line is exactly in the format,
-// so that rendering the result gives the same text back.
+// ParseLine parses one line (without newline), without its Source sub-line (ParseDay, LinesOf and
+// RemoveLines attach that). It succeeds only when the line is exactly in the format, so that rendering
+// the result gives the same text back.
 func ParseLine(s string) (Line, bool) {
 	rest, ok := strings.CutPrefix(s, "- ")
 	if !ok {
@@ -179,12 +189,20 @@ func ParseDay(data []byte) (*Day, error) {
 		}
 		start = end + 1
 	}
-	for _, raw := range lines[start:] {
-		if l, ok := ParseLine(raw); ok {
-			d.Entries = append(d.Entries, Entry{Line: &l})
-		} else {
-			d.Entries = append(d.Entries, Entry{Raw: raw})
+	body := lines[start:]
+	for i := 0; i < len(body); i++ {
+		l, ok := ParseLine(body[i])
+		if !ok {
+			d.Entries = append(d.Entries, Entry{Raw: body[i]})
+			continue
 		}
+		if i+1 < len(body) {
+			if src, ok := ParseSource(body[i+1]); ok {
+				l.Source = src
+				i++
+			}
+		}
+		d.Entries = append(d.Entries, Entry{Line: &l})
 	}
 	return d, nil
 }
@@ -207,8 +225,12 @@ func LinesOf(data []byte) []Line {
 		return d.Lines()
 	}
 	var out []Line
-	for _, s := range strings.Split(string(data), "\n") {
+	raws := strings.Split(string(data), "\n")
+	for i, s := range raws {
 		if l, ok := ParseLine(strings.TrimSuffix(s, "\r")); ok {
+			if i+1 < len(raws) {
+				l.Source, _ = ParseSource(strings.TrimSuffix(raws[i+1], "\r"))
+			}
 			out = append(out, l)
 		}
 	}
@@ -254,8 +276,9 @@ func AppendLine(data []byte, date string, l Line) ([]byte, error) {
 	return append(out, '\n'), nil
 }
 
-// RemoveLines drops the lines whose id is in ids and returns the new bytes and the removed lines, in
-// file order. Every other byte stays; it works line by line, so a file with broken frontmatter works too.
+// RemoveLines drops the lines whose id is in ids (with their Source sub-lines) and returns the new bytes
+// and the removed lines, in file order. Every other byte stays; it works line by line, so a file with
+// broken frontmatter works too.
 func RemoveLines(data []byte, ids []string) ([]byte, []Line) {
 	want := make(map[string]bool, len(ids))
 	for _, id := range ids {
@@ -272,6 +295,14 @@ func RemoveLines(data []byte, ids []string) ([]byte, []Line) {
 		raw := rest[:n]
 		rest = rest[n:]
 		if l, ok := ParseLine(strings.TrimSuffix(string(raw), "\n")); ok && want[l.ID] {
+			next := bytes.IndexByte(rest, '\n') + 1
+			if next == 0 {
+				next = len(rest)
+			}
+			if src, ok := ParseSource(strings.TrimSuffix(string(rest[:next]), "\n")); ok {
+				l.Source = src
+				rest = rest[next:]
+			}
 			removed = append(removed, l)
 			continue
 		}

@@ -211,7 +211,7 @@ func TestNewID(t *testing.T) {
 }
 
 func FuzzParseDay(f *testing.F) {
-	for _, name := range []string{"testdata/day.md", "testdata/hand-edited.md"} {
+	for _, name := range []string{"testdata/day.md", "testdata/hand-edited.md", "testdata/day-imported.md"} {
 		if b, err := os.ReadFile(name); err == nil {
 			f.Add(b)
 		}
@@ -225,7 +225,8 @@ func FuzzParseDay(f *testing.F) {
 			t.Fatalf("round trip failed:\n%q\n%q", data, d.Render())
 		}
 		for _, l := range d.Lines() {
-			if back, ok := ParseLine(l.String()); !ok || back != l {
+			back, err := ParseDay([]byte(l.String()))
+			if err != nil || len(back.Lines()) != 1 || back.Lines()[0] != l {
 				t.Fatalf("line %+v does not round-trip", l)
 			}
 		}
@@ -289,4 +290,93 @@ func TestFileNames(t *testing.T) {
 			t.Errorf("FileName(%q, %d) = %q, want %q", date, n, FileName(date, n), c.name)
 		}
 	}
+}
+
+func imported() []Line {
+	return []Line{
+		{ID: "b7k2m4qa", Time: "09:12:00", Who: "import server-memory", Via: "import", Trust: Own, Text: "Leo is the son of Mira.",
+			Source: Source{File: "memory.jsonl", ID: "relation Leo → Mira", Entity: "Leo", Type: "person"}},
+		{ID: "c8l3n5rb", Time: "09:12:00", Who: "import mem0", Via: "import", Trust: Own, Text: "Prefers tea · green, no sugar.",
+			Source: Source{File: "memories · 2026.json", ID: `a\b`}},
+		{ID: "a7b2c3d4", Time: "14:05:00", Who: "owner", Via: "cli", Trust: Own, Text: "Started a new job at Acme on 3 Nov 2026."},
+	}
+}
+
+// An imported line keeps its provenance on a sub-line; the file round-trips, and a day without imported
+// lines renders exactly as before (TestGoldenDay).
+func TestGoldenImportedDay(t *testing.T) {
+	var data []byte
+	for _, l := range imported() {
+		var err error
+		if data, err = AppendLine(data, "2026-11-30", l); err != nil {
+			t.Fatal(err)
+		}
+	}
+	golden(t, "day-imported.md", data)
+	d, err := ParseDay(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := d.Lines()
+	if len(got) != len(imported()) {
+		t.Fatalf("parsed %d lines, want %d", len(got), len(imported()))
+	}
+	for i, l := range imported() {
+		if got[i] != l {
+			t.Errorf("line %d = %+v, want %+v", i, got[i], l)
+		}
+	}
+	if !bytes.Equal(d.Render(), data) {
+		t.Error("render differs from parsed bytes")
+	}
+	if lo := LinesOf(append([]byte("---\nbroken"), data...)); len(lo) != 3 || lo[0].Source != imported()[0].Source {
+		t.Errorf("LinesOf on a broken file lost the provenance: %+v", lo)
+	}
+	out, removed := RemoveLines(data, []string{"b7k2m4qa"})
+	if len(removed) != 1 || removed[0] != imported()[0] {
+		t.Fatalf("removed %+v", removed)
+	}
+	if strings.Contains(string(out), "from: memory.jsonl") || !strings.Contains(string(out), "c8l3n5rb") {
+		t.Errorf("removing a line left its sub-line or took another:\n%s", out)
+	}
+}
+
+func TestParseSource(t *testing.T) {
+	for _, s := range []string{
+		"  - from: memory.jsonl · id: entity Leo, observation 1",
+		"  - from: a \\· b · id: x · about: Leo · type: person",
+		"  - from: a · id: x · about: Leo",
+	} {
+		if src, ok := ParseSource(s); !ok || src.String() != s {
+			t.Errorf("%q did not round-trip: %+v %v", s, src, ok)
+		}
+	}
+	for _, s := range []string{
+		"  - from: memory.jsonl",                     // no id
+		"  - from: a · id: x · type: person",         // a type without its subject
+		"  - from: a · id: x · type: p · about: Leo", // out of order
+		"  - from: a · b · id: x",                    // unescaped separator
+		"  - from:  a · id: x",                       // untrimmed
+		"    - from: a · id: x",                      // other indent
+		"  - from: a · id: x · colour: red",          // unknown key
+	} {
+		if src, ok := ParseSource(s); ok {
+			t.Errorf("%q parsed as %+v", s, src)
+		}
+	}
+}
+
+func FuzzSource(f *testing.F) {
+	f.Add("memory.jsonl", "entity Leo, observation 1", "Leo", "person")
+	f.Add(`a\·b\`, "x · y", "", "")
+	f.Fuzz(func(t *testing.T, file, id, entity, typ string) {
+		src := Source{File: file, ID: id, Entity: entity, Type: typ}
+		if src.Validate() != nil {
+			return
+		}
+		back, ok := ParseSource(src.String())
+		if !ok || back != src {
+			t.Fatalf("%+v renders as %q and parses back as %+v (%v)", src, src.String(), back, ok)
+		}
+	})
 }

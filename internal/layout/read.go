@@ -11,7 +11,8 @@ import (
 )
 
 // Every read of the box tree goes through Open, ReadFile or Stat: the same escape check as writes (Host),
-// so nothing a symlink points to outside the box is read, indexed or served. docs/SECURITY.md
+// so nothing a symlink points to outside the box is read, indexed or served; nor anything in .git or
+// .box, whatever the path or link that leads there. docs/SECURITY.md
 // ("Paths, symlinks and the box tree") states the rule; a symlink that stays inside the box is followed.
 
 // ErrNotRegular is wrapped when a box path names a folder, a device, a pipe or a socket where a file is read.
@@ -56,6 +57,9 @@ func checkOpened(f *os.File, host, realRoot, boxPath string) (fs.FileInfo, error
 	if err != nil || !inside(realRoot, resolved) {
 		return nil, fmt.Errorf("path %s: %w", boxPath, ErrOutside)
 	}
+	if err := checkRuntime(realRoot, resolved, boxPath); err != nil {
+		return nil, err
+	}
 	now, err := os.Stat(resolved)
 	if err != nil || !os.SameFile(fi, now) {
 		return nil, fmt.Errorf("path %s: %w", boxPath, ErrOutside)
@@ -78,11 +82,26 @@ func ReadFile(root, boxPath string) ([]byte, error) {
 // Stat describes what boxPath resolves to (a file or a folder), refusing a path that leads outside the
 // box. Only metadata is read, so it checks before the call and not after.
 func Stat(root, boxPath string) (fs.FileInfo, error) {
-	host, _, err := resolve(root, boxPath)
+	host, realRoot, err := resolve(root, boxPath)
 	if err != nil {
 		return nil, err
 	}
+	if err := checkRuntime(realRoot, evalExisting(host), boxPath); err != nil {
+		return nil, err
+	}
 	return os.Stat(host)
+}
+
+// checkRuntime refuses a read that resolves into the repository (.git) or the runtime folder (.box):
+// their files (the repository's configuration, the state database, the logs) are the box's own and are
+// never served, named directly or reached through a link from a note.
+func checkRuntime(realRoot, resolved, boxPath string) error {
+	for _, dir := range []string{".git", ".box"} {
+		if inside(filepath.Join(realRoot, dir), resolved) {
+			return fmt.Errorf("path %s leads into %s: %w", boxPath, dir, ErrOutside)
+		}
+	}
+	return nil
 }
 
 // Skipped reports whether a walk or a listing passes over a file ReadFile would not read: gone since it

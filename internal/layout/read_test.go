@@ -91,3 +91,34 @@ func TestOpenCatchesALinkSwappedInAfterTheCheck(t *testing.T) {
 		t.Errorf("a path that now leads outside: %v", err)
 	}
 }
+
+// A link inside the box that reaches .git or .box (the repository's configuration, the state database,
+// the logs) is refused by every read, and so is a path naming them directly.
+func TestReadsNeverReachGitOrBox(t *testing.T) {
+	root, _ := readTree(t)
+	for _, f := range []string{".git/config", ".box/state.db", ".box/logs/box.log"} {
+		h := filepath.Join(root, filepath.FromSlash(f))
+		os.MkdirAll(filepath.Dir(h), 0o755)
+		os.WriteFile(h, []byte("the box's own"), 0o644)
+	}
+	for link, target := range map[string]string{
+		"_content/leak.md":      "../.git/config",
+		"_content/state.md":     filepath.Join(root, ".box", "state.db"),
+		"_content/logs":         "../.box/logs",
+		"_content/notes/git.md": "../../.git/config",
+	} {
+		os.Symlink(target, filepath.Join(root, filepath.FromSlash(link)))
+	}
+	for _, p := range []string{"/_content/leak.md", "/_content/state.md", "/_content/logs/box.log", "/_content/notes/git.md",
+		"/.git/config", "/.box/state.db"} {
+		if got, err := ReadFile(root, p); !errors.Is(err, ErrOutside) || len(got) > 0 {
+			t.Errorf("ReadFile(%s) = %q, %v; want ErrOutside", p, got, err)
+		}
+		if _, err := Stat(root, p); !errors.Is(err, ErrOutside) {
+			t.Errorf("Stat(%s) = %v; want ErrOutside", p, err)
+		}
+	}
+	if _, err := Stat(root, "/_content/logs"); !errors.Is(err, ErrOutside) {
+		t.Errorf("Stat of a folder linked to .box/logs: %v", err)
+	}
+}

@@ -10,8 +10,8 @@ import (
 )
 
 // ErrOutside is wrapped by every refusal of a box path that resolves outside the box: through a symlink
-// pointing out, or a symlinked folder on the way. docs/SECURITY.md ("Paths, symlinks and the box tree")
-// states the rule.
+// pointing out, or a symlinked folder on the way; a read that resolves into .git or .box wraps it too.
+// docs/SECURITY.md ("Paths, symlinks and the box tree") states the rule.
 var ErrOutside = errors.New("it leads outside the box (a symlink pointing out?)")
 
 // Host maps a box path to a host path under root, refusing anything that escapes the root, including

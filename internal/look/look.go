@@ -115,6 +115,7 @@ func (c *checker) rule(r css.Rule, depth int) {
 		return
 	}
 	c.selector(r.Prelude)
+	decls := map[string]css.Declaration{} // each allowed property's last value, for legible
 	for _, it := range css.Declarations(r.Body.Children) {
 		switch {
 		case it.Rule != nil:
@@ -128,9 +129,12 @@ func (c *checker) rule(r css.Rule, depth int) {
 			}
 			c.add(Problem{Line: it.Line, Found: show(it.Junk), Why: why})
 		default:
-			c.declaration(*it.Decl)
+			if c.declaration(*it.Decl) {
+				decls[strings.ToLower(it.Decl.Name)] = *it.Decl
+			}
 		}
 	}
+	c.legible(decls)
 }
 
 // mediaQuery allows features, keywords, numbers and lengths: (prefers-color-scheme: dark), (min-width: 600px).

@@ -144,3 +144,52 @@ func FuzzCheck(f *testing.F) {
 		}
 	})
 }
+
+// TestLegible: a look can't make text or the approve button vanish: text colours stay solid, and a
+// block that sets a text colour beside its ground keeps them apart.
+func TestLegible(t *testing.T) {
+	for _, c := range []struct{ css, found, why string }{
+		{"html { --accent: transparent; }", "--accent: transparent", whyFaint},
+		{"html { --accent-ink: transparent; }", "--accent-ink: transparent", whyFaint},
+		{"h3, p, li { color: transparent; }", "color: transparent", whyFaint},
+		{"label { color: rgba(0,0,0,0); }", "color: rgba(0,0,0,0)", whyFaint},
+		{"p { color: hsla(0, 0%, 0%, 0.2) }", "color: hsla(0, 0%, 0%, 0.2)", whyFaint},
+		{"p { color: rgb(0 0 0 / 10%) }", "color: rgb(0 0 0 / 10%)", whyFaint},
+		{"p { color: rgb(0 0 0 / none) }", "color: rgb(0 0 0 / none)", whyFaint},
+		{"p { color: #0000 }", "color: #0000", whyFaint},
+		{"p { color: #1f242110 }", "color: #1f242110", whyFaint},
+		{"p { color: currentcolor }", "color: currentcolor", whyFaint},
+		{"p { color: Canvas }", "color: Canvas", whyFaint},
+		{"p { color: rgb(from red r g b / 0) }", "color: rgb(from red r g b / 0)", whyFaint},
+		{"p { color: color-mix(in srgb, red 1%, blue 1%) }", "color: color-mix(in srgb, red 1%, blue 1%)", whyFaint},
+		{"p { color: light-dark(#000, transparent) }", "color: transparent", whyFaint},
+		{":root { --ink: oklch(0.2 0.01 150 / 0.1) }", "--ink: oklch(0.2 0.01 150 / 0.1)", whyFaint},
+		{":root { --ink: #fffdf9; --surface: #fffdf9; }", "--ink: #fffdf9 on --surface: #fffdf9", whyContrast},
+		{":root { --bg: #f7f4ee; --ink: #eeeae3 }", "--ink: #eeeae3 on --bg: #f7f4ee", whyContrast},
+		{"div { background-color: #fffdf9; color: #fffdf9; }", "color: #fffdf9 on background-color: #fffdf9", whyContrast},
+		{"p { color: white; background: snow }", "color: white on background: snow", whyContrast},
+		{":root { --accent: #2f6f5e; --accent-ink: rgb(47 111 95) }", "--accent-ink: rgb(47 111 95) on --accent: #2f6f5e", whyContrast},
+		{":root { --surface: hsl(40 100% 99%); --muted: hsl(40, 50%, 95%) }", "--muted: hsl(40, 50%, 95%) on --surface: hsl(40 100% 99%)", whyContrast},
+	} {
+		found := false
+		var got []string
+		for _, p := range Problems(c.css) {
+			got = append(got, p.String())
+			found = found || p.Found == c.found && p.Why == c.why
+		}
+		if !found {
+			t.Errorf("%s: want `%s` (%s), got %q", c.css, c.found, c.why, got)
+		}
+	}
+	for _, ok := range []string{
+		"p { color: rgba(0,0,0,.6) }", ".muted { color: #0009 }", ":root { --ink: #1f2421; --surface: #fffdf9; --bg: #f7f4ee }",
+		"p { color: black; background-color: white }", ":root { --accent: oklch(0.75 0.12 50); --accent-ink: #0f1b16 }",
+		"p { color: inherit; background-color: transparent }", "p { color: light-dark(#222, #eee) }",
+		":root { --accent: #2f6f5e; --accent-ink: #ffffff; --surface: #202421; --ink: #ecebe6 }",
+		"p { color: hsl(120deg 40% 20%); background: linear-gradient(#fff, #eee) }",
+	} {
+		if err := Check(ok); err != nil {
+			t.Errorf("%s: %v", ok, err)
+		}
+	}
+}

@@ -68,7 +68,9 @@ var Variables = map[string]valueRule{
 // wideKeywords mean the same for every property and add nothing.
 var wideKeywords = set("inherit", "initial", "unset", "revert", "revert-layer")
 
-func (c *checker) declaration(d css.Declaration) {
+// declaration checks one declaration and reports whether its value is allowed (a wide keyword counts
+// as not set).
+func (c *checker) declaration(d css.Declaration) bool {
 	name := strings.ToLower(d.Name)
 	if d.Important {
 		c.add(Problem{Line: d.Line, Found: "!important", Why: whyImportant})
@@ -81,19 +83,21 @@ func (c *checker) declaration(d css.Declaration) {
 	}
 	if !ok {
 		c.add(Problem{Line: d.Line, Found: d.Name + ":", Why: why})
-		return
+		return false
 	}
 	if bad, line := plain(d.Value); bad != "" {
 		c.add(Problem{Line: line, Found: bad, Why: whyFunction})
-		return
+		return false
 	}
 	v := words(d.Value)
 	if len(v) == 1 && v[0].Type == css.Ident && wideKeywords[strings.ToLower(v[0].Value)] {
-		return
+		return false
 	}
 	if bad := rule(v); bad != "" || len(v) == 0 {
 		c.add(Problem{Line: d.Line, Found: fmt.Sprintf("%s: %s", d.Name, orWhole(bad, v)), Why: whyValue})
+		return false
 	}
+	return true
 }
 
 func orWhole(bad string, v []css.Node) string {

@@ -1,13 +1,10 @@
 package memory
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"io/fs"
 	"os"
-	"path/filepath"
-	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -36,27 +33,23 @@ func (m *Memory) Tidy(ctx context.Context, a Actor) (TidyResult, error) {
 
 // ApplyPlan checks p against the memory and applies it as one change. A plan that fails the check is
 // refused (Invalid) before anything is written; one that stops fitting while it waits for the lock is
-// a Conflict, and nothing is written either.
+// a Conflict, and nothing is written either. A tidy plan files lines: joining notes is the merge pass's,
+// which weighs each pair by its own rules (docs/MERGE.md), so a plan that merges is refused.
 func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, error) {
 	a = normalize(a)
 	res := TidyResult{Created: []string{}, Skipped: p.Skipped}
 	if len(p.Actions) == 0 {
-		res.Text = "Nothing to tidy: the inbox is empty and no notes are duplicates."
+		res.Text = "Nothing to tidy: the inbox is empty."
 		return res, nil
+	}
+	if i := slices.IndexFunc(p.Actions, func(act Action) bool { return act.Op == ActMerge }); i >= 0 {
+		return TidyResult{}, errs.E("memory.tidy", errs.Invalid, "tidy action %d (merge): a tidy files lines; joining notes is the merge pass's (box merge).", i+1)
 	}
 	if err := CheckPlan(diskView{m}, p); err != nil {
 		return TidyResult{}, err
 	}
-	ap := &applier{date: m.now().Format("2006-01-02"), now: m.now().UTC().Format("2006-01-02T15:04:05Z"), who: a.Who, m: m}
 	summary := counts(p).summary(a.Who)
-	r, err := m.box.Do(ctx, box.Change{Actor: a, Op: "tidy", Switch: "change", Summary: summary, Reason: dropReasons(p),
-		Apply: func(tx *box.Tx) error {
-			if err := CheckPlan(tx, p); err != nil {
-				return errs.Wrap("memory.tidy", errs.Conflict, err, "The memory changed while tidying; tidy again.")
-			}
-			ap.tx, ap.res = tx, TidyResult{Created: []string{}, Skipped: p.Skipped}
-			return ap.apply(p)
-		}})
+	ap, r, err := m.applyPlanAs(ctx, a, p, box.Change{Op: "tidy", Summary: summary, Reason: dropReasons(p)}, nil)
 	if err != nil {
 		return TidyResult{}, err
 	}
@@ -64,6 +57,27 @@ func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, er
 	res.Entry = r.EntryID
 	res.Text = summary
 	return res, nil
+}
+
+// applyPlanAs applies p as the change c (its actor and switch set here) under the box's write lock:
+// first check, when given, then CheckPlan against the box as it is now; either failing writes nothing.
+func (m *Memory) applyPlanAs(ctx context.Context, a Actor, p Plan, c box.Change, check func(tx *box.Tx) error) (*applier, box.Result, error) {
+	ap := &applier{date: m.now().Format("2006-01-02"), now: m.now().UTC().Format("2006-01-02T15:04:05Z"), who: a.Who, m: m}
+	c.Actor, c.Switch = a, "change"
+	c.Apply = func(tx *box.Tx) error {
+		if check != nil {
+			if err := check(tx); err != nil {
+				return err
+			}
+		}
+		if err := CheckPlan(tx, p); err != nil {
+			return errs.Wrap("memory."+c.Op, errs.Conflict, err, fmt.Sprintf("The memory changed during the %s; run it again.", c.Op))
+		}
+		ap.tx, ap.res = tx, TidyResult{Created: []string{}, Skipped: p.Skipped}
+		return ap.apply(p)
+	}
+	r, err := m.box.Do(ctx, c)
+	return ap, r, err
 }
 
 // counts is what a plan will do, for the diary line written with the change.
@@ -140,6 +154,9 @@ func (d diskView) Exists(p string) bool {
 	return err == nil
 }
 
+// withheld stands in the trash for the text of a line dropped as secret-like.
+const withheld = "(secret-like text withheld)"
+
 // applier carries one plan's application inside the change.
 type applier struct {
 	m        *Memory
@@ -153,10 +170,18 @@ type applier struct {
 	router   *note.Router
 	written  map[string]bool // note paths this tidy wrote (for link rewriting)
 	lineOf   map[string]inbox.Line
+	archived map[string]string   // merged-away note → where it is archived
+	merging  []string            // the notes this plan merges away
+	mentions map[string][]string // merged-away note → the files that name it (merge.go's mentioning)
 }
 
 func (ap *applier) apply(p Plan) error {
 	ap.leaving, ap.written, ap.lineOf, ap.stubs, ap.trash = map[string][]string{}, map[string]bool{}, map[string]inbox.Line{}, nil, nil
+	for _, a := range p.Actions {
+		if a.Op == ActMerge {
+			ap.merging = append(ap.merging, a.Note)
+		}
+	}
 	for _, a := range p.Actions {
 		if a.Day != "" {
 			if _, ok := ap.lineOf[a.Day+"#"+a.Line]; !ok {
@@ -198,7 +223,11 @@ func (ap *applier) one(a Action) error {
 		return ap.writeNote(a.Note, note.NewNote(a.Kind, a.Title, nil, maps))
 	case ActDrop:
 		ap.res.Dropped++
-		ap.trash = append(ap.trash, trashRecord{Time: ap.now, Op: "tidy", By: ap.who, Path: a.Day, Section: "inbox", ID: l.ID, Reason: a.Reason, Line: l.String()})
+		kept := l
+		if a.Reason == DropSecret {
+			kept.Text = withheld // a secret leaves the tree; undo brings the line back from git
+		}
+		ap.trash = append(ap.trash, trashRecord{Time: ap.now, Op: "tidy", By: ap.who, Path: a.Day, Section: "inbox", ID: l.ID, Reason: a.Reason, Line: kept.String()})
 		return nil
 	case ActCore, ActCaution:
 		r, err := ap.routerNow()
@@ -311,93 +340,6 @@ func hookOf(text string) string {
 	return text
 }
 
-// merge joins a.Note into a.Into: facts, title and aliases, links; archives a.Note and rewrites links.
-func (ap *applier) merge(a Action) error {
-	old, err := ap.readNote(a.Note)
-	if err != nil {
-		return err
-	}
-	on, err := note.ParseNote(old)
-	if err != nil {
-		return err
-	}
-	fns := []func([]byte) ([]byte, error){}
-	for _, f := range on.Facts {
-		fns = append(fns, func(d []byte) ([]byte, error) { return note.AddFact(d, f) })
-	}
-	for _, al := range append([]string{on.Title}, on.Aliases...) {
-		if strings.TrimSpace(al) != "" {
-			fns = append(fns, func(d []byte) ([]byte, error) { return note.AddAlias(d, al) })
-		}
-	}
-	for _, t := range on.Links {
-		if t != a.Into {
-			fns = append(fns, func(d []byte) ([]byte, error) { return note.AddLink(d, t) })
-		}
-	}
-	trust := inbox.Own
-	if on.Source == note.SourceOutside || on.Source == note.SourceMixed {
-		trust = inbox.Outside
-	}
-	if err := ap.edit(a.Into, append(fns, ap.touch(trust))...); err != nil {
-		return err
-	}
-	if err := ap.tx.Write(archivePath(ap.tx, a.Note, ap.date), old); err != nil {
-		return err
-	}
-	if err := ap.tx.Remove(notePath(a.Note)); err != nil {
-		return err
-	}
-	delete(ap.written, notePath(a.Note))
-	ap.res.Merged = append(ap.res.Merged, a.Note+" → "+a.Into)
-	return ap.rewriteLinks(a.Note, a.Into)
-}
-
-// rewriteLinks points every [[old]] under /_content/ at kept; a map's own entry for old is dropped.
-func (ap *applier) rewriteLinks(old, kept string) error {
-	needle := []byte("[[" + old)
-	candidates := map[string]bool{}
-	for p := range ap.written {
-		candidates[p] = true
-	}
-	filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return nil
-		}
-		if p := ap.m.boxPath(h); indexable(p) {
-			if data, err := ap.m.read(p); err == nil && bytes.Contains(data, needle) {
-				candidates[p] = true
-			}
-		}
-		return nil
-	})
-	re := regexp.MustCompile(`\[\[` + regexp.QuoteMeta(old) + `([|#\]])`)
-	paths := make([]string, 0, len(candidates))
-	for p := range candidates {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
-	for _, p := range paths {
-		data, err := readOr(ap.tx, p, nil)
-		if err != nil || data == nil || !bytes.Contains(data, needle) {
-			continue
-		}
-		if strings.HasPrefix(p, layout.MapsDir+"/") {
-			data, _ = note.RemoveEntry(data, old)
-		}
-		out := re.ReplaceAll(data, []byte("[["+kept+"$1"))
-		if p == notePath(kept) {
-			out = bytes.ReplaceAll(out, []byte("- [["+kept+"]]\n"), nil) // a note never links itself
-		}
-		if !bytes.Equal(out, data) || strings.HasPrefix(p, layout.MapsDir+"/") {
-			if err := ap.tx.Write(p, out); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
 // listInMap adds a new stub to its map (a letter map when the map is split; splitting past 120).
 func (ap *applier) listInMap(s Action) error {
 	if s.Map == "" || !ap.tx.Exists(notePath(s.Note)) {
@@ -445,7 +387,7 @@ func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
 			return err
 		}
 		n := len(lm.Entries)
-		if data, err = note.AddEntry(data, note.MapEntry{Target: mapName + "/" + l, Hook: fmt.Sprintf("%s (%d %s)", letterLabel(l), n, plural(n, "note", "notes"))}); err != nil {
+		if data, err = note.AddEntry(data, note.MapEntry{Target: mapName + "/" + l, Hook: letterHook(l, n)}); err != nil {
 			return err
 		}
 		if err := tx.Write(lp, ld); err != nil {
@@ -469,6 +411,11 @@ func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
 		data = idx
 	}
 	return tx.Write(p, data)
+}
+
+// letterHook is a letter index's line for the letter map l holding n notes (as note.SplitMap writes it).
+func letterHook(l string, n int) string {
+	return fmt.Sprintf("%s (%d %s)", letterLabel(l), n, plural(n, "note", "notes"))
 }
 
 // letterLabel is how a letter index names a letter map (as note.SplitMap writes it).
@@ -525,15 +472,7 @@ func (ap *applier) refreshRouter() error {
 		return nil
 	}
 	var links []note.MapLink
-	for _, name := range ap.listNames(layout.MapsDir) {
-		data, err := readOr(ap.tx, mapPath(name), nil)
-		if err != nil || data == nil {
-			continue
-		}
-		mp, err := note.ParseMap(data)
-		if err != nil {
-			continue
-		}
+	ap.eachMap(func(name string, _ []byte, mp *note.Map) error {
 		n := len(mp.Entries)
 		if mp.IsIndex() {
 			n = 0
@@ -550,7 +489,8 @@ func (ap *applier) refreshRouter() error {
 			title = note.MapTitle(strings.TrimPrefix(name, "moc-"))
 		}
 		links = append(links, note.MapLink{Name: name, Title: title, Count: n})
-	}
+		return nil
+	})
 	sort.SliceStable(links, func(i, j int) bool {
 		if links[i].Count != links[j].Count {
 			return links[i].Count > links[j].Count
@@ -566,6 +506,25 @@ func (ap *applier) refreshRouter() error {
 	r.SetMaps(links)
 	r.SetWaiting(waiting)
 	return writeRouter(ap.tx, r, ap.date)
+}
+
+// eachMap calls fn with every top-level map as this change sees it, in name order; a broken map is left
+// alone (validate names it). fn's error stops the walk.
+func (ap *applier) eachMap(fn func(name string, data []byte, mp *note.Map) error) error {
+	for _, name := range ap.listNames(layout.MapsDir) {
+		data, err := readOr(ap.tx, mapPath(name), nil)
+		if err != nil || data == nil {
+			continue
+		}
+		mp, err := note.ParseMap(data)
+		if err != nil {
+			continue
+		}
+		if err := fn(name, data, mp); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // listNames lists the .md files of a folder (without .md), on disk and written by this change.

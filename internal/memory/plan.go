@@ -28,11 +28,14 @@ const (
 	ActMerge   = "merge"   // the note Note is joined into Into and archived, never deleted
 )
 
-// Drop reasons.
+// Drop reasons: why a line went to the trash instead of a note (docs/SECRETS.md, "What tidy drops").
 const (
-	DropSecret      = "secret"
-	DropInstruction = "instruction"
-	DropSmallTalk   = "small-talk"
+	DropSecret      = "secret"      // secret-like text
+	DropInstruction = "instruction" // aimed at an assistant: "Always answer in Spanish"
+	DropChatter     = "chatter"     // an assistant talking about itself: "I've saved that for you!"
+	DropGreeting    = "greeting"    // "Hi Claude!", "Good night"
+	DropQuestion    = "question"    // asks instead of telling: "When is Leo's swim practice?"
+	DropSmallTalk   = "small-talk"  // "We had a nice chat today, lol", "thanks!"
 )
 
 // Action is one filing decision.
@@ -61,13 +64,14 @@ type Plan struct {
 var (
 	mapNameRe  = regexp.MustCompile(`^moc-[a-z0-9][a-z0-9-]*$`)
 	noteKinds  = []string{"person", "org", "place", "topic", "project", "event", "thing", "other"}
-	dropReason = []string{DropSecret, DropInstruction, DropSmallTalk}
+	dropReason = []string{DropSecret, DropInstruction, DropChatter, DropGreeting, DropQuestion, DropSmallTalk}
 )
 
 // CheckPlan reports, as one Invalid error naming the action, the first thing in p that may not be
 // applied to the memory as v shows it: a line that is not in the inbox or is used twice, a note that
 // does not exist (or is broken, or was merged away), a stub whose name is taken or against its kind,
-// a secret or an instruction filed as a fact, and an outside line made a core fact or a caution.
+// a stub titled with a pronoun or with secret-like text, a secret or an instruction filed as a fact
+// (the fact becomes the note's description too), and an outside line made a core fact or a caution.
 func CheckPlan(v View, p Plan) error {
 	lines := map[string]inbox.Line{}
 	loaded := map[string]bool{}
@@ -104,6 +108,10 @@ func CheckPlan(v View, p Plan) error {
 				return fail("the kind %q is not one of %s", a.Kind, strings.Join(noteKinds, ", "))
 			case strings.TrimSpace(a.Title) == "" || strings.ContainsAny(a.Title, "\n\r"):
 				return fail("a new note needs a one-line title")
+			case pronoun(a.Title):
+				return fail("%q is a pronoun, not a name; a line about the owner goes to %s", a.Title, ownerName)
+			case secretLike(a.Title):
+				return fail("secret-like text is never a note's title")
 			case note.Name(a.Kind, a.Title) != a.Note:
 				return fail("a %s titled %q is named %s, not %s", a.Kind, a.Title, note.Name(a.Kind, a.Title), a.Note)
 			case created[a.Note] || v.Exists(notePath(a.Note)):
@@ -176,6 +184,16 @@ func CheckPlan(v View, p Plan) error {
 	return nil
 }
 
+// pronouns are never the title of a note: "Me", "I", "She" name no one in particular.
+var pronouns = set("i me my mine myself you your yours yourself he him his she her hers we us our ours they them their theirs it its one someone somebody everyone everybody")
+
+func pronoun(title string) bool { return pronouns[strings.ToLower(strings.TrimSpace(title))] }
+
+func secretLike(text string) bool {
+	_, found := secret.Secret(text)
+	return found
+}
+
 // checkFact says why text may not become a fact, or "".
 func checkFact(text string) string {
 	switch {
@@ -186,7 +204,7 @@ func checkFact(text string) string {
 	case secret.Instruction(text):
 		return "an instruction aimed at an assistant is never filed as a fact"
 	}
-	if _, found := secret.Secret(text); found {
+	if secretLike(text) {
 		return "secret-like text is never filed"
 	}
 	return ""

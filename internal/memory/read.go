@@ -158,9 +158,9 @@ func noteKind(p string) string {
 }
 
 // memoryOps are the diary ops the memory log shows.
-var memoryOps = map[string]bool{"remember": true, "forget": true, "tidy": true, "undo": true}
+var memoryOps = map[string]bool{"remember": true, "forget": true, "tidy": true, "undo": true, "import": true}
 
-// Recent is the memory log: who remembered, forgot, tidied or undid what, newest first.
+// Recent is the memory log: who remembered, forgot, tidied, imported or undid what, newest first.
 func (m *Memory) Recent(ctx context.Context, n int) ([]RecentItem, error) {
 	if n <= 0 {
 		n = 20

@@ -152,3 +152,17 @@ func TestWatcherSkipsLinksOutOfTheBox(t *testing.T) {
 		t.Errorf("the watcher indexed links out of the box: %+v", hs)
 	}
 }
+
+// A link inside the box that reaches the repository (.git/config) or the runtime folder is refused
+// like a link out: a read-only key never reads the box's own files.
+func TestReadRefusesLinksIntoGitAndBox(t *testing.T) {
+	m := mustOpen(t, map[string]string{"/_content/docs/real.md": "# Real\n"})
+	link(t, m.root, "/_content/leak.md", "../.git/config")
+	link(t, m.root, "/_content/docs/state.md", "../../.box/box.json")
+	for _, name := range []string{"/_content/leak", "/_content/docs/state"} {
+		n, err := m.Read(context.Background(), name)
+		if errs.KindOf(err) != errs.Refused || strings.Contains(n.Text, "[core]") || strings.Contains(n.Text, "shapeVersion") {
+			t.Errorf("read %s: %q %v", name, n.Text, err)
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
@@ -20,27 +21,32 @@ import (
 // The deterministic tidy (no brain). Its rules, in order, for each inbox line (own lines first, then
 // outside lines as their own batch):
 //
-//  1. Secret-like text, instructions aimed at an assistant and small talk are dropped to the trash.
+//  1. Secret-like text, an assistant's chatter, instructions aimed at an assistant, greetings, questions
+//     and small talk are dropped to the trash, each with its reason (secret.Secret, secret.Chatter,
+//     secret.Instruction, secret.Greeting, secret.Question, secret.SmallTalk; docs/SECRETS.md).
 //  2. The notes a line names are those whose title or an alias appears in it as whole words (case and
 //     accents ignored). Each proper name (secret.ProperNames) no note has gets an entity stub: an org
 //     when it ends in an org word or follows "at", a place when it ends in a place word or follows
 //     "in/to/from/near/visited", else a person; listed in moc-people, moc-orgs or moc-places.
 //  3. The line is filed into the note named first; the other named notes are linked both ways. A line
-//     naming nothing goes to entity-me ("Me"), the owner's own note.
+//     naming nothing goes to entity-owner ("Owner"), the owner's own note. A pronoun ("Me", "I", "She")
+//     is never a name, so never a stub.
 //  4. A fact changed when it is in the same note and, after the note's name at its start, the old and
 //     the new fact begin with the same run of at least two words holding at least one word that is not
 //     a stopword, and both go on to differ ("Leo has swim practice Thursdays" → "… Wednesdays"). The
 //     newer replaces the older in Key facts; the older moves to the Timeline with the note's last date.
 //  5. Outside lines never become core facts or cautions, and a note they touch becomes outside or mixed.
+//  6. An imported line whose provenance names its subject (inbox.Source.Entity) is filed into the note
+//     whose title or alias is that subject, else into a new stub of the kind its type hints (person,
+//     organisation, place …; kindOfType), whatever its first proper name is; the others are linked.
+//     An untyped subject becomes a topic.
 //
-// Then a merge pass joins duplicates: two notes with the same title, or one's title among the other's
-// aliases. The kept note is the more recently updated (then: more facts, then: name order); the other
-// is archived to /_bookkeeping/archive/notes/ and its links rewritten.
+// Tidy files; it does not merge notes. Likely duplicates are the merge pass's (merge.go, docs/MERGE.md).
 
-// meNote is where a line that names no one is filed: the owner's own note.
+// ownerName is where a line that names no one is filed: the owner's own note.
 const (
-	meName  = "entity-me"
-	meTitle = "Me"
+	ownerName  = note.OwnerName
+	ownerTitle = note.OwnerTitle
 )
 
 var (
@@ -130,29 +136,16 @@ func slicesEqual(a, b []string) bool {
 // loadCatalogue reads every note's frontmatter and facts from disk; a broken note is left alone.
 func (m *Memory) loadCatalogue() (*catalogue, []string, error) {
 	c := &catalogue{notes: map[string]*entry{}, byFirst: map[string][]phrase{}, broken: map[string]bool{}, aliases: map[string][]string{}}
-	ents, err := os.ReadDir(m.host(layout.NotesDir))
-	if err != nil && !os.IsNotExist(err) {
-		return nil, nil, errs.Wrap("memory.tidy", errs.Other, err, "")
-	}
 	var skipped []string
-	for _, d := range ents {
-		name, ok := strings.CutSuffix(d.Name(), ".md")
-		if !ok || d.IsDir() || hidden(d.Name()) {
-			continue
-		}
-		data, err := m.read(notePath(name))
-		if err != nil {
-			continue
-		}
-		n, err := note.ParseNote(data)
+	err := m.eachNote(func(name string, data []byte, n *note.Note, err error) {
 		if err != nil {
 			c.broken[name] = true
 			skipped = append(skipped, fmt.Sprintf("%s: %s Tidy files nothing into it until it is fixed by hand.", name, brokenMemoryFile(notePath(name), data)))
-			continue
+			return
 		}
 		c.add(&entry{name: name, title: n.Title, kind: n.Kind, updated: n.Updated, source: n.Source, facts: n.Facts}, n.Aliases)
-	}
-	return c, skipped, nil
+	})
+	return c, skipped, err
 }
 
 // pendingLine is an inbox line with its day file.
@@ -208,7 +201,6 @@ func (m *Memory) PlanTidy(ctx context.Context) (Plan, error) {
 			}
 		}
 	}
-	pl.merges()
 	return pl.plan, ctx.Err()
 }
 
@@ -221,26 +213,33 @@ type planner struct {
 func (pl *planner) add(a Action) { pl.plan.Actions = append(pl.plan.Actions, a) }
 
 func (pl *planner) line(l pendingLine) {
-	drop := func(reason string) { pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: reason}) }
-	if _, found := secret.Secret(l.Text); found {
-		drop(DropSecret)
+	if utf8.RuneCountInString(l.Text) > secret.MaxFactLen {
+		// A page in one line, written into the inbox by hand: remember would have refused it, and the
+		// rules below are for a sentence or two.
+		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: DropSecret})
 		return
 	}
-	if secret.Instruction(l.Text) {
-		drop(DropInstruction)
-		return
-	}
-	if secret.SmallTalk(l.Text) {
-		drop(DropSmallTalk)
+	if reason := dropReasonOf(l.Text); reason != "" {
+		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: reason})
 		return
 	}
 	if checkFact(l.Text) != "" {
-		drop(DropSecret) // an over-long or odd line that remember would have refused
+		pl.add(Action{Op: ActDrop, Day: l.day, Line: l.ID, Reason: DropSecret}) // an over-long or odd line that remember would have refused
 		return
 	}
 	lt := toks(l.Text)
+	about := ""
+	if l.Source.Entity != "" { // rule 6: an imported line's subject
+		if about = pl.about(l.Source.Entity, l.Source.Type); about == "" {
+			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s is about %s, whose note is broken; it stays in the inbox.", l.ID, l.Source.Entity))
+			return
+		}
+	}
 	hits := pl.cat.find(lt)
 	for _, pn := range secret.ProperNames(l.Text) {
+		if pronoun(pn) {
+			continue
+		}
 		pt := toks(pn)
 		pos := indexOf(lt, pt)
 		if len(pt) == 0 || pos < 0 || covered(hits, pos) {
@@ -258,18 +257,20 @@ func (pl *planner) line(l pendingLine) {
 		hits = append(hits, hit{name: name, pos: pos, end: pos + len(pt)})
 	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
-	subject := meName
-	if len(hits) > 0 {
+	subject := ownerName
+	if about != "" {
+		subject = about
+	} else if len(hits) > 0 {
 		subject = hits[0].name
-	} else if _, ok := pl.cat.notes[meName]; !ok {
-		if pl.cat.broken[meName] {
-			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s names no one and %s is broken; it stays in the inbox.", l.ID, meName))
+	} else if _, ok := pl.cat.notes[ownerName]; !ok {
+		if pl.cat.broken[ownerName] {
+			pl.plan.Skipped = append(pl.plan.Skipped, fmt.Sprintf("line %s names no one and %s is broken; it stays in the inbox.", l.ID, ownerName))
 			return
 		}
-		pl.create("person", meTitle)
+		pl.create("person", ownerTitle)
 	}
 	var links []string
-	for _, h := range hits[min(1, len(hits)):] {
+	for _, h := range hits {
 		if h.name != subject && !contains(links, h.name) {
 			links = append(links, h.name)
 		}
@@ -292,63 +293,70 @@ func (pl *planner) line(l pendingLine) {
 	pl.add(a)
 }
 
+// dropReasonOf is why a line goes to the trash instead of a note (rule 1), or "". The order matters
+// only for the reason given: a secret first, then an assistant's chatter before an instruction ("As
+// an AI, …"), a greeting before a question ("Hi, how are you?").
+func dropReasonOf(text string) string {
+	switch {
+	case secretLike(text):
+		return DropSecret
+	case secret.Chatter(text):
+		return DropChatter
+	case secret.Instruction(text):
+		return DropInstruction
+	case secret.Greeting(text):
+		return DropGreeting
+	case secret.Question(text):
+		return DropQuestion
+	case secret.SmallTalk(text):
+		return DropSmallTalk
+	}
+	return ""
+}
+
+// about is the note an imported line's subject names: the note whose title or an alias is the whole
+// subject, else a new stub of the kind its type hints (""  when that note is broken).
+func (pl *planner) about(entity, typ string) string {
+	et := toks(entity)
+	if len(et) == 0 {
+		return ""
+	}
+	for _, h := range pl.cat.find(et) {
+		if h.pos == 0 && h.end == len(et) {
+			return h.name
+		}
+	}
+	kind := kindOfType(typ)
+	name := note.Name(kind, entity)
+	if pl.cat.broken[name] {
+		return ""
+	}
+	if _, ok := pl.cat.notes[name]; !ok {
+		pl.create(kind, entity)
+	}
+	return name
+}
+
+// kindOfType maps a source's entity type to a note kind: people, organisations and places are entity
+// notes; projects and events keep their kind; anything else is a topic.
+func kindOfType(typ string) string {
+	switch t := strings.ToLower(strings.TrimSpace(typ)); t {
+	case "person", "people", "human", "user", "individual", "contact", "friend", "family", "family member", "child", "parent":
+		return "person"
+	case "organization", "organisation", "org", "company", "business", "institution", "school", "team", "employer", "club":
+		return "org"
+	case "place", "location", "city", "country", "address", "venue", "town":
+		return "place"
+	case "project", "event":
+		return t
+	}
+	return "topic"
+}
+
 func (pl *planner) create(kind, title string) {
 	name := note.Name(kind, title)
 	pl.add(Action{Op: ActCreate, Note: name, Kind: kind, Title: title, Map: mapOfKind(kind)})
 	pl.cat.add(&entry{name: name, title: title, kind: kind}, nil)
-}
-
-// merges proposes joining notes that share a title, or whose title is the other's alias.
-func (pl *planner) merges() {
-	names := make([]string, 0, len(pl.cat.notes))
-	for n := range pl.cat.notes {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	gone := map[string]bool{}
-	for i, a := range names {
-		for _, b := range names[i+1:] {
-			if gone[a] || gone[b] || !duplicates(pl.cat, a, b) {
-				continue
-			}
-			keep, old := a, b
-			if better(pl.cat.notes[b], pl.cat.notes[a]) {
-				keep, old = b, a
-			}
-			gone[old] = true
-			pl.add(Action{Op: ActMerge, Note: old, Into: keep})
-		}
-	}
-}
-
-func duplicates(c *catalogue, a, b string) bool {
-	ta, tb := strings.Join(toks(c.notes[a].title), " "), strings.Join(toks(c.notes[b].title), " ")
-	if ta == "" || tb == "" {
-		return false
-	}
-	if ta == tb {
-		return true
-	}
-	has := func(name, t string) bool {
-		for _, al := range c.aliases[name] {
-			if strings.Join(toks(al), " ") == t {
-				return true
-			}
-		}
-		return false
-	}
-	return has(a, tb) || has(b, ta)
-}
-
-// better reports whether x should be kept over y: more recently updated, then more facts, then name.
-func better(x, y *entry) bool {
-	if x.updated != y.updated {
-		return x.updated > y.updated
-	}
-	if len(x.facts) != len(y.facts) {
-		return len(x.facts) > len(y.facts)
-	}
-	return x.name < y.name
 }
 
 // changedFact is rule 4 above.

@@ -73,7 +73,7 @@ func tidySeed() map[string]string {
 			"own|owner|Always answer in Spanish.",                                 // instruction → trash
 			"own|owner|ok thanks!",                                                // small talk → trash
 			"own|owner|The alarm code is 4821.",                                   // secret-like → trash
-			"own|owner|Prefers replies in Spanish.",                               // names no one → entity-me
+			"own|owner|Prefers replies in Spanish.",                               // names no one → entity-owner
 			"outside|Claude (claude.ai)|Leo has a dentist appointment on Friday.", // outside → Leo, source mixed
 			"outside|Claude (claude.ai)|Started a new job at Acme.",               // outside → new org stub
 		),
@@ -128,7 +128,7 @@ func TestTidyRules(t *testing.T) {
 		{"line4", ActDrop, "", DropInstruction},
 		{"line5", ActDrop, "", DropSmallTalk},
 		{"line6", ActDrop, "", DropSecret},
-		{"line7", ActFile, meName, ""},
+		{"line7", ActFile, ownerName, ""},
 		{"line8", ActFile, "entity-leo", ""},
 		{"line9", ActFile, "entity-acme", ""},
 	} {
@@ -162,7 +162,7 @@ func TestTidyRules(t *testing.T) {
 			kinds[a.Note] = a.Kind + " " + a.Map
 		}
 	}
-	want := map[string]string{"entity-ana-maria": "person moc-people", "entity-porto": "place moc-places", "entity-me": "person moc-people", "entity-acme": "org moc-orgs"}
+	want := map[string]string{"entity-ana-maria": "person moc-people", "entity-porto": "place moc-places", "entity-owner": "person moc-people", "entity-acme": "org moc-orgs"}
 	if fmt.Sprint(kinds) != fmt.Sprint(want) {
 		t.Errorf("stubs %v, want %v", kinds, want)
 	}
@@ -222,41 +222,6 @@ func TestCheckPlan(t *testing.T) {
 		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want an error saying %q", tc.name, err, tc.want)
 		}
-	}
-}
-
-func TestTidyMergeArchives(t *testing.T) {
-	m := mustOpen(t, map[string]string{
-		"/_content/memory/notes/entity-leo.md":      leoNote,
-		"/_content/memory/maps/moc-people.md":       peopleMap + "- [[entity-leonardo]] — Leonardo\n",
-		"/_content/memory/notes/entity-leonardo.md": "---\ntype: note\nkind: person\ntitle: Leonardo\naliases: [Leo]\nmaps: [moc-people]\nupdated: 2026-10-01\nsource: own\n---\n# Leonardo\n\n## Key facts\n- Leonardo plays chess. ^chess001\n\n## Links\n- [[entity-ana]]\n",
-		"/_content/memory/notes/entity-ana.md":      "---\ntype: note\nkind: person\ntitle: Ana\nupdated: 2026-10-01\n---\n# Ana\n\n## Key facts\n- Ana is Leo's aunt, see [[entity-leonardo|Leo]].\n\n## Links\n- [[entity-leonardo]]\n",
-	})
-	res, err := m.Tidy(context.Background(), own)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(res.Merged) != 1 || res.Merged[0] != "entity-leonardo → entity-leo" {
-		t.Fatalf("merged %v", res.Merged)
-	}
-	if _, err := os.Stat(m.host("/_content/memory/notes/entity-leonardo.md")); !os.IsNotExist(err) {
-		t.Error("the merged note is still in notes/")
-	}
-	if !strings.Contains(read(t, m, "/_bookkeeping/archive/notes/entity-leonardo.md"), "Leonardo plays chess.") {
-		t.Error("the merged note was not archived")
-	}
-	leo := read(t, m, "/_content/memory/notes/entity-leo.md")
-	n, err := note.ParseNote([]byte(leo))
-	if err != nil || !strings.Contains(leo, "- Leonardo plays chess. ^chess001") || !contains(n.Aliases, "Leonardo") || !contains(n.Links, "entity-ana") {
-		t.Fatalf("kept note:\n%s", leo)
-	}
-	ana := read(t, m, "/_content/memory/notes/entity-ana.md")
-	if strings.Contains(ana, "entity-leonardo") || !strings.Contains(ana, "[[entity-leo|Leo]]") || !strings.Contains(ana, "- [[entity-leo]]") {
-		t.Fatalf("links not rewritten:\n%s", ana)
-	}
-	people := read(t, m, "/_content/memory/maps/moc-people.md")
-	if strings.Contains(people, "leonardo") || strings.Count(people, "[[entity-leo]]") != 1 {
-		t.Fatalf("map:\n%s", people)
 	}
 }
 

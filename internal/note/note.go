@@ -39,6 +39,12 @@ import (
 //	## Links
 //	- [[entity-ana-maria]]
 
+// The owner's own note: where tidy files a line that names no one, and where an export puts core facts.
+const (
+	OwnerName  = "entity-owner"
+	OwnerTitle = "Owner"
+)
+
 // Sections are the note sections in the order they are written.
 var Sections = []string{"Snapshot", "Key facts", "Open threads", "Timeline", "Links"}
 

@@ -17,10 +17,10 @@
   const matches = W.Element.prototype.matches, remove = W.Element.prototype.remove;
   const toLower = String_.prototype.toLowerCase;
   const querySelector = { 1: W.Element.prototype.querySelector, 9: W.Document.prototype.querySelector, 11: W.DocumentFragment.prototype.querySelector };
-  const querySelectorAll = W.Element.prototype.querySelectorAll;
 
-  // The guard: each API that connects, starts a worker or opens a window is taken away. Deleting it is
-  // enough (no other copy is left to reach) and lets a page name its own function `open`.
+  // The guard (docs/PAGES.md, "The walls"): a list of what it knows, not a wall. Each API that connects,
+  // starts a worker or opens a window is taken away. Deleting it is enough (no other copy is left to
+  // reach) and lets a page name its own function `open`.
   const kill = (obj, name) => {
     if (!obj) return;
     try { delete obj[name]; } catch (_) { }
@@ -29,7 +29,8 @@
   for (const name of ["WebSocket", "WebSocketStream", "WebTransport", "EventSource", "RTCPeerConnection",
     "webkitRTCPeerConnection", "mozRTCPeerConnection", "RTCDataChannel", "RTCIceTransport", "RTCSctpTransport",
     "Worker", "SharedWorker", "ServiceWorker", "ServiceWorkerContainer", "ServiceWorkerRegistration",
-    "Worklet", "AudioWorklet", "AudioWorkletNode", "PresentationRequest", "open", "showModalDialog"]) {
+    "Worklet", "AudioWorklet", "AudioWorkletNode", "PresentationRequest", "open", "showModalDialog",
+    "XSLTProcessor"]) {
     kill(W, name);
   }
   for (const name of ["sendBeacon", "serviceWorker", "presentation", "registerProtocolHandler"]) {
@@ -38,78 +39,144 @@
   for (const name of ["paintWorklet", "animationWorklet", "layoutWorklet"]) kill(W.CSS, name);
   kill(W.BaseAudioContext && W.BaseAudioContext.prototype, "audioWorklet");
   for (const C of [W.Element, W.ShadowRoot]) for (const name of ["setHTMLUnsafe", "setHTML"]) kill(C && C.prototype, name);
-  kill(W.Document, "parseHTMLUnsafe");
+  for (const name of ["parseHTMLUnsafe", "parseHTML"]) kill(W.Document, name);
   // document.write parses as a stream: "<ifr" then "ame>" makes a frame no one call shows, so it goes.
   for (const name of ["write", "writeln"]) kill(W.Document.prototype, name);
   for (const C of [W.HTMLIFrameElement, W.HTMLFrameElement, W.HTMLObjectElement, W.HTMLEmbedElement]) {
     if (C) for (const name of ["contentWindow", "contentDocument", "getSVGDocument"]) kill(C.prototype, name);
   }
 
-  // No frame may come into the page by any door a script has: a frame is a fresh window whose APIs the
-  // guard has not removed. Markup is read once into a string, parsed inert in a <template>, and refused
-  // when it holds a frame; the same string is then what the browser gets.
+  // No frame may be made by any door a script has: a frame is a fresh window whose APIs the guard has
+  // not removed (WebRTC among them, which no CSP rule covers). So every way to make an element by name
+  // or from markup refuses a frame where it is made: createElement(NS), custom elements extending a
+  // frame, and every parser. A parser's product is what is checked, template contents included, not
+  // the markup: markup read by an inert copy can differ from what the browser builds. For markup set
+  // on an element, the product is built first in a copy of the context element, in the same document
+  // (same parser, same scripting flag) but never connected, so no frame in it ever loads.
   const FRAMES = "iframe,frame,frameset,object,embed,applet,portal,fencedframe";
   const FRAME_NAMES = { iframe: 1, frame: 1, frameset: 1, object: 1, embed: 1, applet: 1, portal: 1, fencedframe: 1 };
   const refuse = () => { throw new DOMException_("A page can't hold frames or plug-ins (docs/PAGES.md).", "NotSupportedError"); };
   const innerHTML = getDescriptor(W.Element.prototype, "innerHTML");
-  const inert = D.createElement("template");
-  const markupHasFrame = (markup) => {
-    apply(innerHTML.set, inert, [markup]);
-    const found = apply(querySelector[11], inert.content, [FRAMES]) !== null;
-    apply(innerHTML.set, inert, [""]);
-    return found;
+  const content = getDescriptor(W.HTMLTemplateElement.prototype, "content").get;
+  const host = getDescriptor(W.ShadowRoot.prototype, "host").get;
+  const parentNode = getDescriptor(W.Node.prototype, "parentNode").get;
+  const ownerDocument = getDescriptor(W.Node.prototype, "ownerDocument").get;
+  const localName = getDescriptor(W.Element.prototype, "localName").get;
+  const namespaceURI = getDescriptor(W.Element.prototype, "namespaceURI").get;
+  const cloneNode = W.Node.prototype.cloneNode;
+  const listLength = getDescriptor(W.NodeList.prototype, "length").get;
+  const addedNodes = getDescriptor(W.MutationRecord.prototype, "addedNodes").get;
+  const querySelectorAll = { 1: W.Element.prototype.querySelectorAll, 9: W.Document.prototype.querySelectorAll, 11: W.DocumentFragment.prototype.querySelectorAll };
+  const HTML_NS = "http:" + "//www.w3.org/1999/xhtml";
+  // within: a frame below node, or in the contents of a template below it (or of node, a template).
+  const within = (node, depth) => {
+    let type;
+    try { type = apply(nodeType, node, []); } catch (_) { return false; } // not a node: the browser refuses it
+    if (type !== 1 && type !== 9 && type !== 11) return false;
+    if (depth > 32 || apply(querySelector[type], node, [FRAMES]) !== null) return true;
+    const inside = (t) => {
+      let c = null;
+      try { c = apply(content, t, []); } catch (_) { } // a template element of another namespace has none
+      return c !== null && within(c, depth + 1);
+    };
+    if (type === 1 && apply(matches, node, ["template"]) && inside(node)) return true;
+    const templates = apply(querySelectorAll[type], node, ["template"]);
+    for (let i = 0, n = apply(listLength, templates, []); i < n; i++) if (inside(templates[i])) return true;
+    return false;
   };
   const nodeHasFrame = (node) => {
     let type;
-    try { type = apply(nodeType, node, []); } catch (_) { return false; } // not a node: the browser refuses it
-    if (type === 1 && apply(matches, node, [FRAMES])) return true;
-    return type in querySelector && apply(querySelector[type], node, [FRAMES]) !== null;
+    try { type = apply(nodeType, node, []); } catch (_) { return false; }
+    return type === 1 && apply(matches, node, [FRAMES]) || within(node, 0);
+  };
+  const checked = (product) => { if (product && nodeHasFrame(product)) refuse(); return product; };
+  // makesFrame parses markup as the element context would (innerHTML on a copy of it) and looks at what
+  // came out.
+  const makesFrame = (context, markup) => {
+    const probe = apply(cloneNode, context, [false]);
+    apply(innerHTML.set, probe, [markup]);
+    const found = within(probe, 0);
+    apply(innerHTML.set, probe, [""]);
+    return found;
+  };
+  // fragmentContext is the element markup is parsed in when it goes beside or in place of node: its
+  // parent, or a body when the parent is not an element (a fragment, a shadow root) or is <html>.
+  const fragmentContext = (node, parent) => {
+    if (parent !== null && apply(nodeType, parent, []) === 1 &&
+      !(apply(localName, parent, []) === "html" && apply(namespaceURI, parent, []) === HTML_NS)) return parent;
+    return apply(createElement, apply(ownerDocument, node, []), ["body"]);
   };
   const lock = (obj, name, desc) => {
     try { defineProperty(obj, name, O.assign({ configurable: false, enumerable: true }, desc)); } catch (_) { }
   };
+  const wrap = (proto, name, make) => {
+    const f = proto && proto[name];
+    if (typeof f === "function") lock(proto, name, { writable: false, value: make(f) });
+  };
   const wrapNodes = (proto, names) => {
-    for (const name of names) {
-      const f = proto && proto[name];
-      if (typeof f !== "function") continue;
-      lock(proto, name, { writable: false, value: function (...args) {
-        for (let i = 0; i < args.length; i++) if (nodeHasFrame(args[i])) refuse();
-        return apply(f, this, args);
-      } });
-    }
+    for (const name of names) wrap(proto, name, (f) => function (...args) {
+      for (let i = 0; i < args.length; i++) if (nodeHasFrame(args[i])) refuse();
+      return apply(f, this, args);
+    });
   };
-  const wrapMarkup = (proto, names, from) => {
-    for (const name of names) {
-      const f = proto && proto[name];
-      if (typeof f !== "function") continue;
-      lock(proto, name, { writable: false, value: function (...args) {
-        for (let i = from; i < args.length; i++) {
-          args[i] = String_(args[i]);
-          if (markupHasFrame(args[i])) refuse();
-        }
-        return apply(f, this, args);
-      } });
-    }
+  const wrapNodeSetter = (proto, name) => {
+    const d = proto && getDescriptor(proto, name);
+    if (!d || !d.set) return;
+    lock(proto, name, { get: d.get, set: function (v) {
+      if (nodeHasFrame(v)) refuse();
+      apply(d.set, this, [v]);
+    } });
   };
-  const wrapSetter = (proto, name) => {
+  const wrapMarkupSetter = (proto, name, contextOf) => {
     const d = proto && getDescriptor(proto, name);
     if (!d || !d.set) return;
     lock(proto, name, { get: d.get, set: function (v) {
       const markup = String_(v);
-      if (markupHasFrame(markup)) refuse();
+      const context = contextOf(this);
+      if (context !== null && makesFrame(context, markup)) refuse();
       apply(d.set, this, [markup]);
     } });
   };
+  const createElement = W.Document.prototype.createElement, createElementNS = W.Document.prototype.createElementNS;
+
+  // Inserting: every method that puts a node in a tree refuses one holding a frame (a second net, for
+  // a frame the list of makers above missed).
   wrapNodes(W.Node.prototype, ["appendChild", "insertBefore", "replaceChild"]);
   for (const C of [W.Element, W.Document, W.DocumentFragment, W.CharacterData, W.DocumentType]) {
     if (C) wrapNodes(C.prototype, ["append", "prepend", "replaceChildren", "before", "after", "replaceWith", "moveBefore"]);
   }
   wrapNodes(W.Element.prototype, ["insertAdjacentElement"]);
   wrapNodes(W.Range && W.Range.prototype, ["insertNode", "surroundContents"]);
-  wrapMarkup(W.Element.prototype, ["insertAdjacentHTML"], 1);
-  wrapMarkup(W.Document.prototype, ["execCommand"], 2);
-  for (const C of [W.Element, W.ShadowRoot]) for (const name of ["innerHTML", "outerHTML"]) wrapSetter(C && C.prototype, name);
-  const createElement = W.Document.prototype.createElement, createElementNS = W.Document.prototype.createElementNS;
+  wrapNodes(W.HTMLSelectElement && W.HTMLSelectElement.prototype, ["add"]);
+  wrapNodes(W.HTMLOptionsCollection && W.HTMLOptionsCollection.prototype, ["add"]);
+  for (const name of ["caption", "tHead", "tFoot"]) wrapNodeSetter(W.HTMLTableElement && W.HTMLTableElement.prototype, name);
+  wrapNodeSetter(W.Document.prototype, "body");
+
+  // Making from markup: parsed where it can't load, then checked.
+  wrapMarkupSetter(W.Element.prototype, "innerHTML", (el) => el);
+  wrapMarkupSetter(W.ShadowRoot.prototype, "innerHTML", (root) => apply(host, root, []));
+  wrapMarkupSetter(W.Element.prototype, "outerHTML", (el) => {
+    const parent = apply(parentNode, el, []);
+    return parent === null || apply(nodeType, parent, []) === 9 ? null : fragmentContext(el, parent); // else the browser refuses
+  });
+  wrap(W.Element.prototype, "insertAdjacentHTML", (f) => function (position, markup) {
+    const where = apply(toLower, String_(position), []), text = String_(markup);
+    const parent = where === "beforebegin" || where === "afterend" ? apply(parentNode, this, []) : this;
+    if (parent !== null && apply(nodeType, parent, []) !== 9 && makesFrame(fragmentContext(this, parent), text)) refuse();
+    return apply(f, this, [position, text]);
+  });
+  wrap(W.Document.prototype, "execCommand", (f) => function (command, ui, value) {
+    if (apply(toLower, String_(command), []) === "inserthtml") {
+      value = String_(value);
+      if (makesFrame(apply(createElement, this, ["body"]), value)) refuse();
+    }
+    return apply(f, this, [command, ui, value]);
+  });
+  wrap(W.DOMParser && W.DOMParser.prototype, "parseFromString", (f) => function (...args) { return checked(apply(f, this, args)); });
+  wrap(W.Range && W.Range.prototype, "createContextualFragment", (f) => function (...args) { return checked(apply(f, this, args)); });
+  wrap(W.DOMImplementation && W.DOMImplementation.prototype, "createDocument", (f) => function (...args) { return checked(apply(f, this, args)); });
+
+  // Making by name.
   lock(W.Document.prototype, "createElement", { writable: false, value: function (name, ...rest) {
     const n = String_(name);
     if (FRAME_NAMES[apply(toLower, n, [])] === 1) refuse();
@@ -120,18 +187,43 @@
     if (FRAME_NAMES[local.slice(local.lastIndexOf(":") + 1)] === 1) refuse();
     return apply(createElementNS, this, [ns, n, ...rest]);
   } });
-  // The last net: anything that still turns up is taken out as soon as it does.
-  new MutationObserver((records) => {
+  // A customized built-in (class extends HTMLIFrameElement, { extends: "iframe" }) is a frame made with new.
+  wrap(W.CustomElementRegistry && W.CustomElementRegistry.prototype, "define", (f) => function (name, constructor, options) {
+    let ext;
+    if (options !== undefined && options !== null) {
+      ext = options.extends; // read once: the browser gets this value, not a getter's next answer
+      if (ext !== undefined) {
+        ext = String_(ext);
+        if (FRAME_NAMES[apply(toLower, ext, [])] === 1) refuse();
+      }
+    }
+    return apply(f, this, ext === undefined ? [name, constructor] : [name, constructor, { extends: ext }]);
+  });
+
+  // The last net: a frame that still turns up, in the document or in any shadow root a script makes,
+  // is taken out as soon as it does, before the document it would load runs.
+  const observe = W.MutationObserver.prototype.observe, attachShadow = W.Element.prototype.attachShadow;
+  const net = new W.MutationObserver((records) => {
     for (let i = 0; i < records.length; i++) {
-      const added = records[i].addedNodes;
-      for (let j = 0; j < added.length; j++) {
+      const added = apply(addedNodes, records[i], []);
+      for (let j = 0, m = apply(listLength, added, []); j < m; j++) {
         const n = added[j];
         if (apply(nodeType, n, []) !== 1) continue;
         if (apply(matches, n, [FRAMES])) apply(remove, n, []);
-        else { const fs = apply(querySelectorAll, n, [FRAMES]); for (let k = 0; k < fs.length; k++) apply(remove, fs[k], []); }
+        else {
+          const fs = apply(querySelectorAll[1], n, [FRAMES]);
+          for (let k = 0, f = apply(listLength, fs, []); k < f; k++) apply(remove, fs[k], []);
+        }
       }
     }
-  }).observe(D, { childList: true, subtree: true });
+  });
+  const watch = (root) => apply(observe, net, [root, { childList: true, subtree: true }]);
+  watch(D);
+  lock(W.Element.prototype, "attachShadow", { writable: false, value: function (...args) {
+    const root = apply(attachShadow, this, args);
+    watch(root);
+    return root;
+  } });
 
   // The door: every call is a request to /api/sections/<slug>/… with the page's own token.
   const MESSAGES = {

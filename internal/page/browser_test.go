@@ -4,17 +4,22 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/passkeytest"
+	"github.com/chromedp/cdproto/dom"
+	cdpruntime "github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
 
@@ -179,6 +184,27 @@ func TestBridgeInBrowser(t *testing.T) {
 		passkeytest.Poll(`window.opened && opened.length === 1 && opened[0].type === "box:open" && opened[0].url === "/today" && opened[0].slug === "gardenui"`))
 }
 
+// stunServer listens for the STUN packets a page's WebRTC would send (ICE gathering against
+// stun:127.0.0.1:<port>) and counts them.
+func stunServer(t *testing.T) (port string, packets func() int) {
+	udp, err := net.ListenPacket("udp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { udp.Close() })
+	var n atomic.Int32
+	go func() {
+		buf := make([]byte, 2048)
+		for {
+			if _, _, err := udp.ReadFrom(buf); err != nil {
+				return
+			}
+			n.Add(1)
+		}
+	}()
+	return strconv.Itoa(udp.LocalAddr().(*net.UDPAddr).Port), func() int { return int(n.Load()) }
+}
+
 // TestGuardInBrowser: a page that got past the checks finds the refused APIs gone, cannot make a
 // frame by any door, cannot read cookies or fetch elsewhere, and gets clear errors for 401/403/423/429.
 func TestGuardInBrowser(t *testing.T) {
@@ -192,7 +218,13 @@ func TestGuardInBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	probe = []byte(strings.Replace(string(probe), "OTHER +", strconv.Quote(other.URL)+" +", 1))
-	b := newTestBox(t, map[string][]byte{"probe": probe})
+	doors, err := os.ReadFile("testdata/doors.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stunPort, packets := stunServer(t)
+	doors = []byte(strings.ReplaceAll(string(doors), "STUNPORT", stunPort))
+	b := newTestBox(t, map[string][]byte{"probe": probe, "doors": doors})
 	ctx, run := browse(t)
 	run("probe", chromedp.Navigate(b.srv.URL+"/s/probe/"), passkeytest.Poll(`window.__probe !== undefined`))
 	got, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`window.__probe`))
@@ -229,6 +261,57 @@ func TestGuardInBrowser(t *testing.T) {
 		if c.Cookie {
 			t.Errorf("a bridge call carried a cookie: %+v", c)
 		}
+	}
+
+	// The doors the list of insertion methods never named: each is refused where the frame is made.
+	run("doors", chromedp.Navigate(b.srv.URL+"/s/doors/"), passkeytest.Poll(`window.__doors !== undefined`))
+	doorsGot, err := chromedp.Run(ctx, chromedp.Evaluate[map[string]any](`window.__doors`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantDoors := map[string]any{"typeof XSLTProcessor": "undefined", "frames": float64(0), "frames in the shadow root": float64(0),
+		"children that ran": float64(0)}
+	for _, door := range []string{"select.add of an XHTML option", "table.caption from XHTML", "select.options from XHTML",
+		"createContextualFragment", "createDocument of a frame", "XML fragment with a prefix", "noscript read two ways",
+		"frame in a template's template", "customized built-in frame"} {
+		wantDoors[door] = "NotSupportedError"
+	}
+	for k, v := range wantDoors {
+		if doorsGot[k] != v {
+			t.Errorf("%s = %#v, want %#v", k, doorsGot[k], v)
+		}
+	}
+	if len(doorsGot) != len(wantDoors) {
+		t.Errorf("the doors page reported %d results, the test knows %d: %v", len(doorsGot), len(wantDoors), doorsGot)
+	}
+
+	// The last net: a frame put in by a way no script has (the DevTools protocol, standing for a door
+	// the guard does not know), inside a shadow root, is removed before its document runs.
+	run("a frame from outside the page", chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		if _, err := chromedp.Call(ctx, dom.GetDocument, dom.GetDocumentParams{}); err != nil {
+			return err
+		}
+		obj, err := chromedp.Call(ctx, cdpruntime.Evaluate, cdpruntime.EvaluateParams{Expression: `document.getElementById("host").shadowRoot.getElementById("slot")`})
+		if err != nil || obj.Result == nil || obj.Result.ObjectID == "" {
+			return fmt.Errorf("the shadow root's paragraph: %v %+v", err, obj)
+		}
+		node, err := chromedp.Call(ctx, dom.RequestNode, dom.RequestNodeParams{ObjectID: obj.Result.ObjectID})
+		if err != nil {
+			return err
+		}
+		child := `<script>parent.postMessage("child ran", "*")</` + `script>`
+		_, err = chromedp.Call(ctx, dom.SetOuterHTML, dom.SetOuterHTMLParams{NodeID: node.NodeID,
+			OuterHTML: `<iframe srcdoc="` + html.EscapeString(child) + `"></iframe>`})
+		return err
+	}))
+	time.Sleep(1500 * time.Millisecond)
+	after, err := chromedp.Run(ctx, chromedp.Evaluate[[]float64](`[window.length, document.getElementById("host").shadowRoot.querySelectorAll("iframe").length, __msgs.length]`))
+	if err != nil || len(after) != 3 || after[0] != 0 || after[1] != 0 || after[2] != 0 {
+		t.Errorf("after a frame was put in the shadow root from outside: frames, frames in the root, children that ran = %v (%v)", after, err)
+	}
+	time.Sleep(time.Second)
+	if n := packets(); n > 0 {
+		t.Errorf("the STUN server received %d packets from the page's WebRTC", n)
 	}
 }
 

@@ -87,6 +87,7 @@ func TestRefused(t *testing.T) {
 		{"object", `<object data="data:text/html,x"></object>`, "<object>", 1},
 		{"embed", `<embed src="data:image/svg+xml,x">`, "<embed>", 1},
 		{"portal", `<portal></portal>`, "<portal>", 1},
+		{"declarative shadow root", "<div>\n<template shadowrootmode=\"closed\"><p>x</p></template></div>", "<template shadowrootmode>", 2},
 		{"base", `<base href="/">`, "<base>", 1},
 		{"xml:base", `<svg xml:base="https://x.example/"></svg>`, "xml:base", 1},
 		{"meta refresh", `<meta http-equiv="refresh" content="5">`, `<meta http-equiv="refresh">`, 1},

@@ -175,6 +175,12 @@ func (c *checker) element(n *html.Node) {
 		if !ok {
 			c.add(Problem{Line: line, Found: fmt.Sprintf("<link rel=%q>", rel), Where: "the page", Why: whyLink})
 		}
+	case "template":
+		for _, mode := range []string{"shadowrootmode", "shadowroot"} {
+			if _, ok := attr(n, mode); ok {
+				c.add(Problem{Line: line, Found: "<template " + mode + ">", Where: "the page", Why: whyDeclarativeShadow})
+			}
+		}
 	case "script":
 		c.scriptElement(n, tag, line)
 	case "style":

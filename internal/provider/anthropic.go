@@ -11,8 +11,10 @@ import (
 
 // anthropic speaks the Anthropic Messages API (version 2023-06-01), on net/http like openAI.
 type anthropic struct {
-	cfg  Config
-	base *url.URL
+	shown // prints and logs as its name
+	cfg   Config
+	key   key
+	base  *url.URL
 }
 
 // anthropicVersion is the API version header every request carries.
@@ -29,9 +31,9 @@ func (p *anthropic) Name() string {
 }
 
 func (p *anthropic) wire() *wire {
-	return &wire{cfg: p.cfg, name: p.Name(), header: func(h http.Header) {
-		if p.cfg.Key != "" {
-			h.Set("X-Api-Key", p.cfg.Key)
+	return &wire{cfg: p.cfg, key: p.key, name: p.Name(), header: func(h http.Header) {
+		if k := p.key.reveal(); k != "" {
+			h.Set("X-Api-Key", k)
 		}
 		h.Set("Anthropic-Version", anthropicVersion)
 	}}
@@ -191,7 +193,7 @@ func (s *anStream) handle(e event) (bool, error) {
 		if ev.Error == nil {
 			return false, fail(op, brokenFailure(s.name, "an error event without its error"))
 		}
-		return false, fail(op, streamFailure(s.name, s.key, ev.Error.Type, "", ev.Error.Message))
+		return false, fail(op, streamFailure(s.name, s.key.reveal(), ev.Error.Type, "", ev.Error.Message))
 	}
 	return true, nil
 }

@@ -14,6 +14,7 @@ import (
 // wire is what both protocols share: the HTTP client, the key's header and the failure sentences.
 type wire struct {
 	cfg    Config
+	key    key
 	name   string
 	header func(h http.Header)
 }
@@ -51,7 +52,7 @@ func (w *wire) call(ctx context.Context, op, method, url string, body any, read 
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		code, msg := errorBody(resp.Body)
-		return fail(op, statusFailure(w.name, w.cfg.Key, resp, code, msg, w.cfg.Now()))
+		return fail(op, statusFailure(w.name, w.key.reveal(), resp, code, msg, w.cfg.Now()))
 	}
 	idle := time.AfterFunc(w.cfg.Idle, func() { cancel(errIdle) })
 	defer idle.Stop()

@@ -14,7 +14,9 @@ import (
 // openAI speaks the OpenAI chat completions API, which OpenRouter, Venice, llama.cpp, Ollama and vLLM
 // also speak. Written on net/http rather than the official SDK: see docs/BRAIN.md ("Why not the SDKs").
 type openAI struct {
+	shown  // prints and logs as its name
 	cfg    Config
+	key    key
 	base   *url.URL
 	vendor vendor
 }
@@ -41,9 +43,9 @@ func vendorOf(base *url.URL) vendor {
 func (p *openAI) Name() string { return p.vendor.name }
 
 func (p *openAI) wire() *wire {
-	return &wire{cfg: p.cfg, name: p.vendor.name, header: func(h http.Header) {
-		if p.cfg.Key != "" {
-			h.Set("Authorization", "Bearer "+p.cfg.Key)
+	return &wire{cfg: p.cfg, key: p.key, name: p.vendor.name, header: func(h http.Header) {
+		if k := p.key.reveal(); k != "" {
+			h.Set("Authorization", "Bearer "+k)
 		}
 	}}
 }
@@ -186,7 +188,7 @@ func (s *oaStream) handle(ev event) (bool, error) {
 		return false, fail(op, brokenFailure(s.name, "a chunk was not JSON"))
 	}
 	if ch.Error != nil {
-		return false, fail(op, streamFailure(s.name, s.key, ch.Error.Type, codeString(ch.Error.Code), ch.Error.Message))
+		return false, fail(op, streamFailure(s.name, s.key.reveal(), ch.Error.Type, codeString(ch.Error.Code), ch.Error.Message))
 	}
 	if ch.Model != "" {
 		s.reply.Model = ch.Model
@@ -379,14 +381,15 @@ func (p *openAI) CheckKey(ctx context.Context) error {
 
 // assembly is what both protocols' streams build: the reply and its tool calls by index.
 type assembly struct {
-	name, key string
-	emit      func(Delta)
-	reply     Reply
-	calls     map[int]*partialCall
+	name  string
+	key   key
+	emit  func(Delta)
+	reply Reply
+	calls map[int]*partialCall
 }
 
 func (w *wire) assembly(emit func(Delta)) assembly {
-	return assembly{name: w.name, key: w.cfg.Key, emit: emit, calls: map[int]*partialCall{}}
+	return assembly{name: w.name, key: w.key, emit: emit, calls: map[int]*partialCall{}}
 }
 
 // startCall begins the tool call at idx; a name announces it to emit.

@@ -41,8 +41,10 @@ const (
 	Anthropic Kind = "anthropic" // the Anthropic Messages API
 )
 
-// Config says how to reach a provider. Key is the owner's secret: Config's String, GoString and
-// LogValue never print it, and no error of this package contains it.
+// Config says how to reach a provider. Key is the owner's secret: Config's String, GoString, Format,
+// LogValue and MarshalJSON never print it, and no error of this package contains it. A Config is built
+// and handed to New at once: kept in a field of another struct that is not exported, its Key would
+// print (fmt reads such a field without its methods). New keeps the key only as a key (below).
 type Config struct {
 	Kind    Kind
 	BaseURL string // "" means the vendor's own: https://api.openai.com/v1 or https://api.anthropic.com
@@ -60,8 +62,40 @@ type Config struct {
 func (c Config) String() string {
 	return fmt.Sprintf("provider.Config{Kind:%s BaseURL:%s Key:%s}", c.Kind, c.BaseURL, Redact(c.Key))
 }
-func (c Config) GoString() string     { return c.String() }
-func (c Config) LogValue() slog.Value { return slog.StringValue(c.String()) }
+func (c Config) GoString() string              { return c.String() }
+func (c Config) Format(f fmt.State, verb rune) { fmt.Fprint(f, c.String()) }
+func (c Config) LogValue() slog.Value          { return slog.StringValue(c.String()) }
+func (c Config) MarshalJSON() ([]byte, error)  { return json.Marshal(c.String()) }
+
+// key is how a provider holds the owner's key: behind a pointer, so a provider printed whole (where fmt
+// reads unexported fields without their methods) shows an address, and printed alone it shows the
+// last four characters.
+type key struct{ p *string }
+
+func hide(s string) key { return key{p: &s} }
+
+// reveal is the key itself, for the request header and for scrubbing a failure's text.
+func (k key) reveal() string {
+	if k.p == nil {
+		return ""
+	}
+	return *k.p
+}
+
+func (k key) String() string                { return Redact(k.reveal()) }
+func (k key) GoString() string              { return k.String() }
+func (k key) Format(f fmt.State, verb rune) { fmt.Fprint(f, k.String()) }
+func (k key) LogValue() slog.Value          { return slog.StringValue(k.String()) }
+func (k key) MarshalJSON() ([]byte, error)  { return json.Marshal(k.String()) }
+
+// shown is how a provider prints and logs: its name, never its configuration.
+type shown struct{ name func() string }
+
+func (s shown) String() string                { return "provider(" + s.name() + ")" }
+func (s shown) GoString() string              { return s.String() }
+func (s shown) Format(f fmt.State, verb rune) { fmt.Fprint(f, s.String()) }
+func (s shown) LogValue() slog.Value          { return slog.StringValue(s.String()) }
+func (s shown) MarshalJSON() ([]byte, error)  { return json.Marshal(s.String()) }
 
 // Redact shows a key as its last four characters only ("…abcd"); short keys show nothing.
 func Redact(key string) string {
@@ -85,6 +119,11 @@ func New(cfg Config) (Provider, error) {
 	}
 	if cfg.HTTP == nil {
 		cfg.HTTP = defaultClient()
+	} else {
+		// The caller's client, copied so that it too never follows a redirect with the key's header.
+		c := *cfg.HTTP
+		c.CheckRedirect = refuseRedirect
+		cfg.HTTP = &c
 	}
 	if cfg.Now == nil {
 		cfg.Now = time.Now
@@ -92,19 +131,25 @@ func New(cfg Config) (Provider, error) {
 	if strings.ContainsAny(cfg.Key, "\r\n") {
 		return nil, errs.E(op, errs.Invalid, "The key has a line break in it; paste it again as one line.")
 	}
+	k := hide(cfg.Key)
+	cfg.Key = ""
 	switch cfg.Kind {
 	case OpenAI:
 		base, err := baseURL(cfg.BaseURL, "https://api.openai.com/v1")
 		if err != nil {
 			return nil, err
 		}
-		return &openAI{cfg: cfg, base: base, vendor: vendorOf(base)}, nil
+		p := &openAI{cfg: cfg, key: k, base: base, vendor: vendorOf(base)}
+		p.shown = shown{p.Name}
+		return p, nil
 	case Anthropic:
 		base, err := baseURL(cfg.BaseURL, "https://api.anthropic.com")
 		if err != nil {
 			return nil, err
 		}
-		return &anthropic{cfg: cfg, base: base}, nil
+		p := &anthropic{cfg: cfg, key: k, base: base}
+		p.shown = shown{p.Name}
+		return p, nil
 	}
 	return nil, errs.E(op, errs.Invalid, "Unknown provider %q: use openai (any OpenAI-compatible server) or anthropic.", cfg.Kind)
 }
@@ -129,11 +174,11 @@ func baseURL(raw, def string) (*url.URL, error) {
 func defaultClient() *http.Client {
 	t := http.DefaultTransport.(*http.Transport).Clone()
 	t.ResponseHeaderTimeout = 0 // Stream bounds the first byte itself, so its error names it
-	return &http.Client{Transport: t, CheckRedirect: func(*http.Request, []*http.Request) error {
-		// A redirect could carry the key's header to another host; a provider never needs one.
-		return http.ErrUseLastResponse
-	}}
+	return &http.Client{Transport: t, CheckRedirect: refuseRedirect}
 }
+
+// refuseRedirect: a redirect could carry the key's header to another host; a provider never needs one.
+func refuseRedirect(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // Role is who speaks a message.
 type Role string

@@ -442,18 +442,21 @@ func TestConfigHidesKey(t *testing.T) {
 	cfg := provider.Config{Kind: provider.OpenAI, Key: testKey}
 	var logged strings.Builder
 	slog.New(slog.NewJSONHandler(&logged, nil)).Info("brain", "cfg", cfg)
-	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprintf("%s", cfg), logged.String()} {
-		if strings.Contains(s, testKey[:12]) || !strings.Contains(s, "…"+testKey[len(testKey)-4:]) {
+	enc, _ := json.Marshal(cfg)
+	for _, s := range []string{fmt.Sprint(cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), fmt.Sprintf("%s", cfg),
+		fmt.Sprintf("%d", cfg), fmt.Sprintf("%x", cfg), logged.String(), string(enc)} {
+		if strings.Contains(s, testKey[:12]) || strings.Contains(s, fmt.Sprintf("%x", testKey[4:16])) || !strings.Contains(s, "…"+testKey[len(testKey)-4:]) && !strings.Contains(s, fmt.Sprintf("%x", "…"+testKey[len(testKey)-4:])) {
 			t.Errorf("printed config %q", s)
 		}
 	}
 }
 
-// TestNoRedirect: a redirect would carry the key's header elsewhere; it is not followed.
+// TestNoRedirect: a redirect would carry the key's header elsewhere; it is not followed, with the
+// package's client or with one the caller gives (which is copied, never changed).
 func TestNoRedirect(t *testing.T) {
-	got := make(chan string, 1)
+	got := make(chan string, 4)
 	other := http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		got <- r.Header.Get("Authorization")
+		got <- r.Header.Get("Authorization") + r.Header.Get("X-Api-Key")
 	})}
 	ln, _ := net.Listen("tcp", "127.0.0.1:0")
 	go other.Serve(ln)
@@ -464,14 +467,52 @@ func TestNoRedirect(t *testing.T) {
 	ln2, _ := net.Listen("tcp", "127.0.0.1:0")
 	go redirect.Serve(ln2)
 	defer redirect.Close()
-	p, _ := provider.New(provider.Config{Kind: provider.OpenAI, BaseURL: "http://" + ln2.Addr().String() + "/v1", Key: testKey})
-	_, err := p.Stream(context.Background(), provider.Request{Model: "m"}, func(provider.Delta) {})
-	if provider.FailureOf(err) == nil {
-		t.Errorf("err %v: want a Failure", err)
+	for _, kind := range []provider.Kind{provider.OpenAI, provider.Anthropic} {
+		for _, client := range []*http.Client{nil, {}} {
+			name := fmt.Sprintf("%s, own client %v", kind, client != nil)
+			p, _ := provider.New(provider.Config{Kind: kind, BaseURL: "http://" + ln2.Addr().String() + "/v1", Key: testKey, HTTP: client})
+			_, err := p.Stream(context.Background(), provider.Request{Model: "m"}, func(provider.Delta) {})
+			if provider.FailureOf(err) == nil {
+				t.Errorf("%s: err %v: want a Failure", name, err)
+			}
+			if _, err := p.Models(context.Background()); provider.FailureOf(err) == nil {
+				t.Errorf("%s: models: err %v: want a Failure", name, err)
+			}
+			// A followed redirect reaches the other server before the call returns.
+			for len(got) > 0 {
+				t.Errorf("%s: the redirect was followed, carrying %q", name, <-got)
+			}
+			if client != nil && client.CheckRedirect != nil {
+				t.Errorf("%s: the caller's client was changed", name)
+			}
+		}
 	}
-	select {
-	case h := <-got:
-		t.Errorf("the redirect was followed, carrying %q", h)
-	case <-time.After(50 * time.Millisecond):
+}
+
+// TestProviderHidesKey: a provider printed, logged or encoded whole, alone or inside another struct
+// (where fmt reads unexported fields without their methods), never shows the key.
+func TestProviderHidesKey(t *testing.T) {
+	for _, kind := range []provider.Kind{provider.OpenAI, provider.Anthropic} {
+		p, err := provider.New(provider.Config{Kind: kind, Key: testKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		type hidden struct{ p provider.Provider }
+		type open struct{ P provider.Provider }
+		var text, js strings.Builder
+		slog.New(slog.NewTextHandler(&text, nil)).Info("brain", "provider", p, "in", hidden{p}, "open", open{p})
+		slog.New(slog.NewJSONHandler(&js, nil)).Info("brain", "provider", p, "in", hidden{p}, "open", open{p})
+		enc, _ := json.Marshal(map[string]any{"p": p, "open": open{p}})
+		out := []string{fmt.Sprintf("%v %+v %#v %s %x %d %q", p, p, p, p, p, p, p),
+			fmt.Sprintf("%v %+v %#v %x %d", hidden{p}, hidden{p}, hidden{p}, hidden{p}, hidden{p}),
+			fmt.Sprintf("%v %+v %#v", open{p}, open{p}, open{p}), text.String(), js.String(), string(enc)}
+		for _, o := range out {
+			if strings.Contains(o, testKey[:12]) || strings.Contains(o, testKey[12:24]) || strings.Contains(o, fmt.Sprintf("%x", testKey[4:16])) {
+				t.Errorf("%s: printed %q", kind, o)
+			}
+		}
+		if !strings.Contains(out[0], "provider("+p.Name()+")") {
+			t.Errorf("%s: a provider prints as %q", kind, out[0])
+		}
 	}
 }

@@ -99,4 +99,6 @@ func readFrame(r io.Reader, max int) (*message, error) {
 // tooLarge is a frame over its cap, refused before it is read.
 type tooLarge struct{ size, max uint32 }
 
-func (e *tooLarge) Error() string { return fmt.Sprintf("a message of %d bytes; at most %d", e.size, e.max) }
+func (e *tooLarge) Error() string {
+	return fmt.Sprintf("a message of %d bytes; at most %d", e.size, e.max)
+}

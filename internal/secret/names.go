@@ -8,7 +8,8 @@ import (
 
 // notNames are capitalised words that are never a person, place or organisation by themselves:
 // pronouns, days, months, languages, titles, and so on.
-var notNames = set(`i i'm i've i'll i'd ok okay tv am pm a.m p.m dr mr mrs ms mx prof sir st jr sr
+var notNames = set(`i i'm i've i'll i'd me mine myself you yours yourself he him himself she hers herself we us
+	ours ourselves they them theirs themselves it its itself ok okay tv am pm a.m p.m dr mr mrs ms mx prof sir st jr sr
 	monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays thursdays
 	fridays saturdays sundays weekend weekends mon tue tues wed thu thur thurs fri sat sun
 	january february march april may june july august september october november december

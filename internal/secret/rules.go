@@ -36,8 +36,27 @@ func CheckRemember(text string) error {
 	return nil
 }
 
+// listLabels returns the labels of numbered items in t, in order: "1." "2)" "(a)" after a space or at the
+// start, followed by a space and more text.
+func listLabels(t string) []byte {
+	var out []byte
+	for i := 0; i+3 < len(t); i++ {
+		c := t[i]
+		if !('1' <= c && c <= '9' || 'a' <= c && c <= 'e') || t[i+1] != '.' && t[i+1] != ')' || t[i+2] != ' ' && t[i+2] != '\t' {
+			continue
+		}
+		before := i
+		if before > 0 && t[before-1] == '(' {
+			before--
+		}
+		if (before == 0 || t[before-1] == ' ' || t[before-1] == '\t') && t[i+3] != ' ' {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 var (
-	numberedRe = regexp.MustCompile(`(?:^|\s)\(?([1-9]|[a-e])[.)]\s+\S`)
 	bulletRe   = regexp.MustCompile(`(?:^|\s)[•▪◦·*]\s+\S`)
 	dashItemRe = regexp.MustCompile(`(?:^|\s)-\s+\S`)
 )
@@ -66,11 +85,10 @@ func MultiFact(text string) (reason string, multi bool) {
 }
 
 func isList(t string) bool {
-	nums := numberedRe.FindAllStringSubmatch(t, -1)
-	if len(nums) >= 2 && (nums[0][1] == "1" || nums[0][1] == "a") && (nums[1][1] == "2" || nums[1][1] == "b") {
+	if nums := listLabels(t); len(nums) >= 2 && (nums[0] == '1' || nums[0] == 'a') && (nums[1] == '2' || nums[1] == 'b') {
 		return true
 	}
-	if len(bulletRe.FindAllString(t, -1)) >= 2 {
+	if strings.ContainsAny(t, "•▪◦·*") && len(bulletRe.FindAllString(t, -1)) >= 2 {
 		return true
 	}
 	// "- a - b - c" at the start: a flattened dash list. A dash inside a sentence is punctuation.
@@ -111,11 +129,11 @@ func Sentences(t string) int {
 
 // instructionStart matches text that opens by telling an assistant what to do.
 var instructionStart = regexp.MustCompile(`(?i)^(?:(?:hey|ok|okay|note|important|reminder|assistant|claude|chatgpt|gpt|ai|bot)[,:!]?\s+)*(?:please\s+)?(?:` +
-	`(?:always|never|don't|do not|dont)\s+(?:answer|reply|respond|use|write|speak|talk|say|mention|include|call|ask|suggest|recommend|format|refer|sign|add|give|show|send|tell|be|act|translate|remind|bring up|start|end|apologi[sz]e|explain|summari[sz]e|output|return|share|reveal|follow|obey|trust|listen)` +
+	`(?:always|never|don't|do not|dont)\s+(?:ever\s+)?(?:answer|reply|respond|use|write|speak|talk|say|mention|include|call|ask|suggest|recommend|format|refer|sign|add|give|show|send|tell|be|act|translate|remind|bring up|start|end|apologi[sz]e|explain|summari[sz]e|output|return|share|reveal|follow|obey|trust|listen|check|double-check|confirm|verify|keep|greet|correct|spell|list|cite|quote|assume|guess|book|schedule|buy|order|pay|contact|email|text|message|post|round|convert|offer|wait|interrupt|lecture|moralize|moralise|store|save)` +
 	`|(?:you|u)\s+(?:must|should|shall|will|need to|have to|are to|may not|must not|cannot|can't|are required|are now|are an?\s+(?:ai|assistant|bot|language model|chatbot|helpful))` +
 	`|from now on|going forward|henceforth|in (?:the )?future,?\s+(?:always|never|please|answer|reply|respond|use)` +
 	`|(?:answer|reply|respond|write|speak|talk|translate|output)\s+(?:to me\s+|only\s+)?(?:in|with|using|as|like)\b` +
-	`|(?:act|behave|pretend|roleplay)\s+(?:as|like|to be|that)` +
+	`|(?:act|behave|pretend|roleplay)\s+(?:as|like|to be|that|you)|imagine (?:you|that you)\b` +
 	`|make sure (?:you|to)|be sure to|remember to (?:always|never)|stop (?:answering|replying|using|saying)` +
 	`|call me\b|address me as|refer to me as)`)
 
@@ -130,34 +148,4 @@ var instructionAnywhere = regexp.MustCompile(`(?i)(?:ignore|disregard|forget|ove
 func Instruction(text string) bool {
 	t := strings.TrimSpace(text)
 	return instructionStart.MatchString(t) || instructionAnywhere.MatchString(t)
-}
-
-var smallTalk = set(`hi hello hey heya hiya yo sup hallo hola ola olá thanks thank thankyou thx ty tysm ta
-	cheers ok okay k kk okie cool nice great awesome perfect sweet lol lmao rofl haha hahaha hehe lmfao
-	yes yeah yep yup no nope nah sure bye goodbye cya gm gn np welcome yw wow oops hmm hm ah oh uh um
-	good morning night evening afternoon day you very much so got it sounds alright fine agreed done
-	noted understood right indeed exactly true same please test testing ping pong obrigado obrigada gracias
-	merci danke x xx xoxo see later ttyl brb love a the`)
-
-var laughRe = regexp.MustCompile(`^(?:ha|he|hi|ah|lo|l)+l?$`)
-
-// SmallTalk reports chatter with nothing to keep: greetings, thanks, acknowledgements, laughter,
-// emoji. A text of small-talk words only, up to six of them, is small talk ("ok thanks, see you later!").
-func SmallTalk(text string) bool {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\''
-	})
-	if len(words) == 0 {
-		return true // only punctuation or emoji
-	}
-	if len(words) > 6 {
-		return false
-	}
-	for _, w := range words {
-		w = strings.ReplaceAll(w, "'", "")
-		if !smallTalk[w] && !laughRe.MatchString(w) && w != "youre" && w != "thats" && w != "its" {
-			return false
-		}
-	}
-	return true
 }

@@ -228,7 +228,10 @@ func FuzzSecret(f *testing.F) {
 	for _, s := range []string{"my password is hunter2", "4111 1111 1111 1111", "Leo's PIN pad broke", "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc", "sk-ant-api03-xxxxxxxxxxxxxxxxxxxxxxxx"} {
 		f.Add(s)
 	}
-	reasons := map[string]bool{"": true, ReasonAPIKey: true, ReasonPrivateKey: true, ReasonJWT: true, ReasonCard: true, ReasonPassword: true}
+	reasons := map[string]bool{"": true}
+	for _, r := range Reasons {
+		reasons[r] = true
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		reason, found := Secret(text)
 		if !reasons[reason] || found != (reason != "") {
@@ -238,6 +241,9 @@ func FuzzSecret(f *testing.F) {
 		_, _ = MultiFact(text)
 		_ = Instruction(text)
 		_ = SmallTalk(text)
+		_ = Greeting(text)
+		_ = Question(text)
+		_ = Chatter(text)
 		_ = ProperNames(text)
 		if w := Words(text); len(w) > 0 && !MatchesAll(text, w) {
 			t.Fatalf("the words of %q do not match it: %q", text, w)

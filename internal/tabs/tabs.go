@@ -215,7 +215,68 @@ func (l Layout) Check(pages Pages) error {
 			return err
 		}
 	}
+	return l.checkLabelsApart(pages)
+}
+
+// checkLabelsApart refuses a screen where a tab would read as a built-in tab it is not, or as another
+// tab shown: a page called "Settings" (or "settings", "SETTINGS ⚙") next to the real one would take
+// the owner somewhere else when they mean to turn off what was built (docs/PAGES.md, "Layouts").
+func (l Layout) checkLabelsApart(pages Pages) error {
+	ids := l.Items
+	if len(ids) == 0 {
+		for _, t := range Builtin {
+			ids = append(ids, t.ID)
+		}
+	}
+	seen := map[string]string{} // folded label → the tab showing it
+	for _, id := range ids {
+		t, ok := tab(id, pages)
+		if !ok {
+			continue
+		}
+		if label, ok := l.Names[id]; ok {
+			t.Label = label
+		}
+		key := fold(t.Label)
+		if b, ok := builtinByLabel(key); ok && b != id {
+			return refuse("The tab %q would show as %q, which reads as the built-in %s tab: give it another name.", clip(id), clip(t.Label), b)
+		}
+		if other, ok := seen[key]; ok {
+			return refuse("The tabs %q and %q would both show as %q: give one of them another name.", clip(other), clip(id), clip(t.Label))
+		}
+		seen[key] = id
+	}
 	return nil
+}
+
+// fold is how alike two labels read: letters and digits only, case folded (so "Settings", "SETTINGS"
+// and "settings ⚙" are one); a label without any is compared whole.
+func fold(label string) string {
+	var b strings.Builder
+	for _, r := range label {
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			continue
+		}
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	if b.Len() == 0 {
+		return label
+	}
+	return b.String()
+}
+
+// builtinByLabel is the built-in tab whose label folds to key.
+func builtinByLabel(key string) (string, bool) {
+	for _, t := range Builtin {
+		if fold(t.Label) == key {
+			return t.ID, true
+		}
+	}
+	return "", false
 }
 
 // known refuses an id that is neither a built-in tab nor an installed page.
@@ -276,15 +337,21 @@ func Effective(l Layout, pages Pages) Screen {
 		}
 	}
 	seen := map[string]bool{}
+	used := map[string]bool{} // folded labels shown so far
 	for _, id := range ids {
 		if seen[id] {
 			continue
 		}
 		if t, ok := tab(id, pages); ok {
 			seen[id] = true
-			if label, ok := l.Names[id]; ok && id != Settings && checkLabel(id, label) == nil {
+			if label, ok := l.Names[id]; ok && id != Settings && checkLabel(id, label) == nil && !misleads(id, label, used) {
 				t.Label = label
 			}
+			if t.Page != "" && misleads(id, t.Label, used) {
+				// A page renamed since the layout was checked never reads as another tab.
+				t.Label += " (page)"
+			}
+			used[fold(t.Label)] = true
 			tabs = append(tabs, t)
 		}
 	}
@@ -299,6 +366,13 @@ func Effective(l Layout, pages Pages) Screen {
 		s.Menu = MenuHamburger
 	}
 	return s
+}
+
+// misleads reports a label that would read as a built-in tab other than id, or as a tab already shown.
+func misleads(id, label string, used map[string]bool) bool {
+	key := fold(label)
+	b, builtin := builtinByLabel(key)
+	return builtin && b != id || used[key]
 }
 
 func tab(id string, pages Pages) (Tab, bool) {

@@ -111,6 +111,9 @@ func FuzzParse(f *testing.F) {
 			}
 			seen[tb.ID] = true
 			home = home || tb.ID == s.Home
+			if b, ok := builtinByLabel(fold(tb.Label)); ok && b != tb.ID {
+				t.Fatalf("%s shows as the built-in %s: %+v", tb.ID, b, s)
+			}
 		}
 		if !seen[Settings] || !home || (s.Menu != MenuTabs && s.Menu != MenuHamburger) {
 			t.Fatalf("bad screen %+v", s)
@@ -127,4 +130,33 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %v %+v != %+v", err, l2, l)
 		}
 	})
+}
+
+// A tab may not read as a built-in tab it is not, nor as another tab shown: a page called Settings
+// beside the real one would take the owner elsewhere when they go to turn off what was built.
+func TestLabelsReadApart(t *testing.T) {
+	pages := Pages{"fake": "Fake", "garden": "Garden", "settings": "Settings", "twin": "Garden"}
+	for _, c := range []struct{ name, layout, want string }{
+		{"a page renamed Settings", `{"items": ["page:fake", "today", "settings"], "home": "page:fake", "names": {"page:fake": "Settings"}}`, "reads as the built-in settings tab"},
+		{"another case", `{"items": ["page:fake", "settings"], "names": {"page:fake": "SETTINGS"}}`, "reads as the built-in settings tab"},
+		{"a sign added", `{"items": ["page:fake", "settings"], "names": {"page:fake": "Settings ⚙"}}`, "reads as the built-in settings tab"},
+		{"a built-in renamed Settings", `{"names": {"today": "settings"}}`, "reads as the built-in settings tab"},
+		{"a built-in renamed as another", `{"items": ["todo", "settings"], "names": {"todo": "Today"}}`, "reads as the built-in today tab"},
+		{"a page named Settings", `{"items": ["page:settings", "today"]}`, "reads as the built-in settings tab"},
+		{"two tabs alike", `{"items": ["page:garden", "page:fake", "settings"], "names": {"page:fake": "garden"}}`, `would both show as "garden"`},
+		{"two pages alike", `{"items": ["page:garden", "page:twin"]}`, `would both show as "Garden"`},
+	} {
+		_, err := Parse([]byte(c.layout), pages)
+		if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want …%s…", c.name, err, c.want)
+		}
+	}
+	if _, err := Parse([]byte(`{"items": ["page:fake", "today", "settings"], "names": {"page:fake": "Setup", "today": "TODAY"}}`), pages); err != nil {
+		t.Errorf("names that read apart (and a tab keeping its own name): %v", err)
+	}
+	// A layout checked earlier, shown after the pages changed, never shows a second Settings.
+	l := Layout{Items: []string{"page:fake", "page:settings", "today"}, Names: map[string]string{"page:fake": "Settings"}}
+	if got := ids(Effective(l, pages)); got != "page:fake=Fake page:settings=Settings (page) today=Today settings=Settings home=page:fake menu=tabs" {
+		t.Errorf("effective: %s", got)
+	}
 }

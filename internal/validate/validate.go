@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"net/http"
 	"os"
@@ -238,6 +239,12 @@ func (v *Validator) Files(ctx context.Context, cwd string, args []string) (Resul
 			res.add(*f)
 			continue
 		}
+		// A path through a linked folder that leads out is refused before anything under it is
+		// listed or read (docs/SECURITY.md, "Paths, symlinks and the box tree").
+		if _, err := layout.Host(v.root, bp); errors.Is(err, layout.ErrOutside) {
+			res.add(finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut))
+			continue
+		}
 		host := filepath.Join(v.root, filepath.FromSlash(bp))
 		fi, err := os.Lstat(host)
 		if err != nil {
@@ -317,6 +324,9 @@ func (v *Validator) boxPathOf(cwd, arg string) (string, *finding.Finding) {
 	return bp, nil
 }
 
+// symlinkOut is the finding's sentence for a path that leads outside the box through a symlink.
+const symlinkOut = "the symlink points outside the box: nothing in a box may lead out of it; copy the file in instead"
+
 // symlink reports a symlink that leads outside the box (or nowhere readable), else nil.
 func (v *Validator) symlink(bp, host string) *finding.Finding {
 	target, err := filepath.EvalSymlinks(host)
@@ -326,7 +336,7 @@ func (v *Validator) symlink(bp, host string) *finding.Finding {
 	}
 	rel, err := filepath.Rel(v.root, target)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		f := finding.Errorf(bp, 0, CodeSymlinkOut, "the symlink points outside the box: nothing in a box may lead out of it; copy the file in instead")
+		f := finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)
 		return &f
 	}
 	return nil
@@ -383,10 +393,20 @@ func (v *Validator) parallel(ctx context.Context, paths []string, check func(rv 
 	return out, len(paths), nil
 }
 
-// read returns a file's bytes, or the finding that says why it is not read: too large, missing.
+// read returns a file's bytes, or the finding that says why it is not read: leading outside the box,
+// too large, missing. It reads through layout.Open, under the escape check of every read of the tree.
 func (v *Validator) read(bp string) ([]byte, *finding.Finding) {
-	host := filepath.Join(v.root, filepath.FromSlash(bp))
-	fi, err := os.Stat(host)
+	file, err := layout.Open(v.root, bp)
+	if errors.Is(err, layout.ErrOutside) {
+		f := finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)
+		return nil, &f
+	}
+	if err != nil {
+		f := finding.Errorf(bp, 0, CodeNotFound, "cannot read the file: %v", pathErr(err))
+		return nil, &f
+	}
+	defer file.Close()
+	fi, err := file.Stat()
 	if err != nil {
 		f := finding.Errorf(bp, 0, CodeNotFound, "cannot read the file: %v", pathErr(err))
 		return nil, &f
@@ -396,7 +416,7 @@ func (v *Validator) read(bp string) ([]byte, *finding.Finding) {
 			"the file is %d bytes; a card may be at most 1 MiB (1048576 bytes): split it, or keep the data outside the card", fi.Size())
 		return nil, &f
 	}
-	data, err := os.ReadFile(host)
+	data, err := io.ReadAll(io.LimitReader(file, card.MaxSize+1))
 	if err != nil {
 		f := finding.Errorf(bp, 0, CodeNotFound, "cannot read the file: %v", pathErr(err))
 		return nil, &f

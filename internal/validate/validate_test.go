@@ -297,3 +297,28 @@ func FuzzHookPayload(f *testing.F) {
 		}
 	})
 }
+
+// A named path through a linked folder, or a linked card, that leads out of the box is a finding; the
+// file outside is never read (its malformed frontmatter would be reported with its line if it were).
+func TestNamedPathsStayInTheBox(t *testing.T) {
+	root := newBox(t)
+	out := t.TempDir()
+	os.WriteFile(filepath.Join(out, "secret.md"), []byte("---\ntitle: [the owner's secret\n---\n"), 0o644)
+	os.Symlink(out, filepath.Join(root, "_content", "linked"))
+	os.Symlink(filepath.Join(out, "secret.md"), filepath.Join(root, "_content", "leak.md"))
+	v := New(root, Options{})
+	for _, arg := range []string{"_content/linked/secret.md", "/_content/linked/secret.md", filepath.Join(root, "_content", "linked", "secret.md"),
+		"_content/leak.md", "_content/linked"} {
+		res, err := v.Files(context.Background(), root, []string{arg})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A host path is resolved first and is outside the box; a box path leads out through the link.
+		if got := codes(res.Findings); !strings.Contains(got, ":error:symlink-out") && !strings.Contains(got, ":error:outside-box") || strings.Contains(got, "invalid-card") {
+			t.Errorf("validate %s: %s", arg, got)
+		}
+	}
+	if data, f := v.read("/_content/linked/secret.md"); f == nil || f.Code != CodeSymlinkOut || len(data) > 0 {
+		t.Errorf("read through the linked folder: %q %+v", data, f)
+	}
+}

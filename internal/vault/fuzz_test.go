@@ -26,7 +26,7 @@ func FuzzKeyFile(f *testing.F) {
 func FuzzEntry(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		dir := filepath.Join(t.TempDir(), "vault")
-		v, err := Open(Options{BoxID: "box", Dir: dir})
+		v, err := Open(Options{BoxID: "box", Dir: dir, BoxRoot: filepath.Join(os.TempDir(), "box-vault-fuzz-box")})
 		if err != nil {
 			t.Fatal(err)
 		}

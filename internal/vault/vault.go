@@ -32,7 +32,7 @@ type Options struct {
 	BoxID string
 	// Dir is the vault folder; "" means DefaultDir(BoxID).
 	Dir string
-	// BoxRoot is the box's folder: a vault inside it is refused.
+	// BoxRoot is the box's folder (required): a vault, or any part of one, inside it is refused.
 	BoxRoot string
 	// Unlock opens a locked vault (a box key wrapped by Lock); nil for an unlocked one.
 	Unlock *Unlocker
@@ -89,16 +89,34 @@ func Open(opts Options) (*Vault, error) {
 	if err != nil {
 		return nil, errs.Wrap(op, errs.Invalid, err, "")
 	}
-	if opts.BoxRoot != "" && inside(dir, opts.BoxRoot) {
-		return nil, errs.E(op, errs.Refused, "The vault folder %s is inside the box; it must live outside it (docs/VAULT.md).", dir)
+	if opts.BoxRoot == "" {
+		return nil, errs.E(op, errs.Invalid, "The vault needs the box's folder, to make sure it lives outside it.")
+	}
+	outside := func(p string) error {
+		if inside(linkTarget(p), opts.BoxRoot) {
+			return errs.E(op, errs.Refused, "The vault's %s is inside the box (or links into it); the vault must live outside the box (docs/VAULT.md).", p)
+		}
+		return nil
+	}
+	if err := outside(dir); err != nil {
+		return nil, err
 	}
 	if err := privateDir(dir); err != nil {
 		return nil, err
 	}
-	if err := privateDir(filepath.Join(dir, "secrets")); err != nil {
+	// secrets/ and box.key are checked where they resolve: a link there into the box would put
+	// what the vault seals, or the key itself, in the tree.
+	secrets, keyPath := filepath.Join(dir, "secrets"), filepath.Join(dir, keyFile)
+	if err := outside(secrets); err != nil {
 		return nil, err
 	}
-	key, err := loadKey(filepath.Join(dir, keyFile), opts.BoxID, opts.Unlock)
+	if err := privateDir(secrets); err != nil {
+		return nil, err
+	}
+	if err := outside(keyPath); err != nil {
+		return nil, err
+	}
+	key, err := loadKey(keyPath, opts.BoxID, opts.Unlock)
 	if err != nil {
 		return nil, err
 	}
@@ -123,11 +141,15 @@ func privateDir(dir string) error {
 	return private(op, dir)
 }
 
-// private refuses a file or folder that other users can read or write, as ssh does with its keys.
+// private refuses a file or folder that other users can read or write, or that another user owns, as
+// ssh does with its keys.
 func private(op, path string) error {
 	st, err := os.Stat(path)
 	if err != nil {
 		return errs.Wrap(op, errs.Other, err, "The vault's "+path+" could not be read")
+	}
+	if uid, mine := ownedByMe(st); !mine {
+		return errs.E(op, errs.Refused, "The vault's %s belongs to another user (uid %d); the vault must belong to the user the box runs as: chown it, or remove it and set the secrets again.", path, uid)
 	}
 	if runtime.GOOS != "windows" && st.Mode().Perm()&0o077 != 0 {
 		want := "600"
@@ -137,6 +159,22 @@ func private(op, path string) error {
 		return errs.E(op, errs.Refused, "The vault's %s is open to other users (mode %04o); run chmod %s on it.", path, st.Mode().Perm(), want)
 	}
 	return nil
+}
+
+// linkTarget follows p while it is a symlink, even one whose target does not exist yet (a key file
+// linked to where the box would hold it), and returns where it ends.
+func linkTarget(p string) string {
+	for range 40 {
+		to, err := os.Readlink(p)
+		if err != nil {
+			return p
+		}
+		if !filepath.IsAbs(to) {
+			to = filepath.Join(filepath.Dir(p), to)
+		}
+		p = to
+	}
+	return p
 }
 
 // inside reports whether dir is root or under it, following symlinks of the parts that exist.
@@ -161,14 +199,21 @@ func inside(dir, root string) bool {
 }
 
 // Secret is a value from the vault. Printing, logging or encoding it as JSON shows only its last four
-// characters; Reveal is the one way to the value, for the call that needs it.
-type Secret struct{ value string }
+// characters; Reveal is the one way to the value, for the call that needs it. The value sits behind a
+// pointer: a Secret kept in a field that is not exported (which fmt prints without calling its
+// methods) shows an address, never the value.
+type Secret struct{ value *string }
 
 // Reveal returns the secret itself.
-func (s Secret) Reveal() string { return s.value }
+func (s Secret) Reveal() string {
+	if s.value == nil {
+		return ""
+	}
+	return *s.value
+}
 
 // Last4 is what the owner sees: "…abcd", or "…" when the secret is too short to show any of it.
-func (s Secret) Last4() string { return last4(s.value) }
+func (s Secret) Last4() string { return last4(s.Reveal()) }
 
 func (s Secret) String() string                { return s.Last4() }
 func (s Secret) GoString() string              { return "vault.Secret(" + s.Last4() + ")" }
@@ -267,7 +312,10 @@ func (v *Vault) Get(name string) (Secret, error) {
 		return Secret{}, err
 	}
 	value, err := v.open(op, v.path(name), name)
-	return Secret{value: value}, err
+	if err != nil {
+		return Secret{}, err
+	}
+	return Secret{value: &value}, nil
 }
 
 func (v *Vault) open(op, path, name string) (string, error) {

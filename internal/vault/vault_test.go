@@ -17,6 +17,9 @@ import (
 	"github.com/boxmem/box/internal/vault"
 )
 
+// someBox is the box these vaults belong to: a folder apart from each vault's own.
+var someBox = filepath.Join(os.TempDir(), "box-vault-test-box")
+
 const (
 	boxID  = "4f1c8e9b2d7a3c5e0a6b1d9f"
 	secret = "sk-ant-api03-Zx9Q2mV7pL4kR8tY1wN6bH3jC5dF0gS-abcd"
@@ -24,7 +27,7 @@ const (
 
 func openAt(t *testing.T, dir string) *vault.Vault {
 	t.Helper()
-	v, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir})
+	v, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +88,7 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("huge secret: %v", err)
 	}
 	for _, id := range []string{"", "../x", "a/b", strings.Repeat("a", 65)} {
-		if _, err := vault.Open(vault.Options{BoxID: id, Dir: t.TempDir()}); !errs.Is(err, errs.Invalid) {
+		if _, err := vault.Open(vault.Options{BoxID: id, Dir: t.TempDir(), BoxRoot: someBox}); !errs.Is(err, errs.Invalid) {
 			t.Errorf("box id %q: %v, want Invalid", id, err)
 		}
 	}
@@ -145,7 +148,7 @@ func TestLoosePermissions(t *testing.T) {
 		if c.get {
 			_, err = v.Get("brain/openai")
 		} else {
-			_, err = vault.Open(vault.Options{BoxID: boxID, Dir: dir})
+			_, err = vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox})
 		}
 		if !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "open to other users") {
 			t.Errorf("%s at %04o: %v, want Refused", c.path, c.mode, err)
@@ -232,7 +235,7 @@ func TestTamper(t *testing.T) {
 func TestWrongBox(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "vault")
 	openAt(t, dir).Put("brain/openai", secret)
-	other, err := vault.Open(vault.Options{BoxID: "another0box0id000000000", Dir: dir})
+	other, err := vault.Open(vault.Options{BoxID: "another0box0id000000000", Dir: dir, BoxRoot: someBox})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +256,7 @@ func TestDamagedKey(t *testing.T) {
 		dir := filepath.Join(t.TempDir(), "vault")
 		os.MkdirAll(dir, 0o700)
 		os.WriteFile(filepath.Join(dir, "box.key"), data, 0o600)
-		_, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir})
+		_, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox})
 		if !errs.Is(err, errs.Invalid) {
 			t.Errorf("%s: %v, want Invalid", name, err)
 		}
@@ -278,6 +281,63 @@ func TestInsideTheBoxRefused(t *testing.T) {
 	}
 	if _, err := vault.Open(vault.Options{BoxID: boxID, Dir: root + "-vault", BoxRoot: root}); err != nil {
 		t.Errorf("a sibling folder: %v", err)
+	}
+}
+
+// The vault needs the box's folder; no part of it may resolve into the box: a secrets/ folder or a
+// key file linked there would put what the vault holds in the tree.
+func TestLinkedIntoTheBoxRefused(t *testing.T) {
+	root := t.TempDir()
+	if _, err := vault.Open(vault.Options{BoxID: boxID, Dir: t.TempDir()}); !errs.Is(err, errs.Invalid) {
+		t.Errorf("a vault opened without the box's folder: %v", err)
+	}
+	for _, part := range []string{"secrets", "box.key"} {
+		dir := filepath.Join(t.TempDir(), "vault")
+		os.MkdirAll(dir, 0o700)
+		target := filepath.Join(root, "_tmp", part)
+		os.MkdirAll(filepath.Dir(target), 0o755)
+		if part == "secrets" {
+			os.Mkdir(target, 0o700)
+		}
+		os.Symlink(target, filepath.Join(dir, part))
+		_, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: root})
+		if !errs.Is(err, errs.Refused) {
+			t.Errorf("%s linked into the box: %v", part, err)
+		}
+		if ents, _ := os.ReadDir(filepath.Join(root, "_tmp")); len(ents) != 1 {
+			t.Errorf("%s linked into the box: the box's _tmp holds %d entries", part, len(ents))
+		}
+		if data, _ := os.ReadFile(target); len(data) > 0 {
+			t.Errorf("the key was written into the box")
+		}
+	}
+}
+
+// A vault folder, key or entry that another user owns is refused, as ssh refuses such keys.
+func TestOwnedByAnotherUser(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vault")
+	v := openAt(t, dir)
+	v.Put("brain/openai", secret)
+	entry, _ := filepath.Glob(filepath.Join(dir, "secrets", "*.sealed"))
+	if os.Geteuid() != 0 {
+		// Without the right to give a file away, a folder root owns stands for one.
+		if _, err := vault.Open(vault.Options{BoxID: boxID, Dir: "/root", BoxRoot: someBox}); !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "another user") {
+			t.Errorf("a vault folder root owns: %v", err)
+		}
+		return
+	}
+	for _, path := range []string{filepath.Join(dir, "box.key"), entry[0], dir} {
+		if err := os.Lchown(path, 65534, 65534); err != nil {
+			t.Fatal(err)
+		}
+		w, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox})
+		if err == nil {
+			_, err = w.Get("brain/openai")
+		}
+		if !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "another user") {
+			t.Errorf("%s owned by uid 65534: %v", path, err)
+		}
+		os.Lchown(path, 0, 0)
 	}
 }
 
@@ -315,6 +375,15 @@ func TestSecretNeverPrints(t *testing.T) {
 	for _, o := range []string{fmt.Sprintf("%v %+v %#v %s %x", v, v, v, v, v), logged.String()} {
 		if strings.Contains(o, string(key[2:])) || strings.Contains(o, fmt.Sprintf("%x", key[2:10])) || strings.Contains(o, fmt.Sprint(key[2:10])[1:20]) {
 			t.Errorf("the box key is printed: %q", o)
+		}
+	}
+	// Kept in a field that is not exported, fmt and slog read it without its methods.
+	type kept struct{ s vault.Secret }
+	logged.Reset()
+	slog.New(slog.NewTextHandler(&logged, nil)).Info("key", "in", kept{s})
+	for _, o := range []string{fmt.Sprintf("%v %+v %#v", kept{s}, kept{s}, kept{s}), logged.String()} {
+		if strings.Contains(o, secret[:12]) || strings.Contains(o, secret[20:40]) {
+			t.Errorf("kept in a field that is not exported, printed %q", o)
 		}
 	}
 	if !strings.Contains(out[0], "…abcd") {
@@ -376,7 +445,7 @@ func TestConcurrentWriters(t *testing.T) {
 }
 
 func write(dir, id string, n int) error {
-	v, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir})
+	v, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox})
 	if err != nil {
 		return err
 	}
@@ -415,7 +484,7 @@ func TestLock(t *testing.T) {
 	if err := v.Lock(vault.Unlocker{Kind: vault.PasskeyPRF, Secret: prf}, vault.Unlocker{Kind: vault.RecoveryPhrase, Secret: phrase}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir}); !errs.Is(err, errs.Locked) {
+	if _, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox}); !errs.Is(err, errs.Locked) {
 		t.Errorf("locked, no unlocker: %v, want Locked", err)
 	}
 	wrongPRF := bytes.Repeat([]byte{8}, 32)
@@ -424,7 +493,7 @@ func TestLock(t *testing.T) {
 		"the phrase as a passkey":   {Kind: vault.PasskeyPRF, Secret: phrase},
 		"the passkey as the phrase": {Kind: vault.RecoveryPhrase, Secret: prf},
 	} {
-		if _, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, Unlock: &u}); !errs.Is(err, errs.Unauthorized) {
+		if _, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox, Unlock: &u}); !errs.Is(err, errs.Unauthorized) {
 			t.Errorf("%s: %v, want Unauthorized", name, err)
 		}
 	}
@@ -433,7 +502,7 @@ func TestLock(t *testing.T) {
 		"passkey": {Kind: vault.PasskeyPRF, Secret: prf},
 		"phrase":  {Kind: vault.RecoveryPhrase, Secret: spaced},
 	} {
-		w, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, Unlock: &u})
+		w, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox, Unlock: &u})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

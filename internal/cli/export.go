@@ -1,0 +1,46 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/boxmem/box/internal/exports"
+)
+
+// ExportOutput is `box export --json` (docs/CLI.md): what was written where.
+type ExportOutput struct {
+	exports.Result
+}
+
+func (a *App) exportCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "export KIND DIR|FILE",
+		Short: "Write the memory out for other tools: " + strings.Join(exports.Kinds, ", "),
+		Long: "Write the memory out: markdown (a clean Obsidian-ready copy of _content/ into a new or empty DIR),\n" +
+			"server-memory (a JSONL FILE the reference MCP memory server loads: notes as entities, facts as observations,\n" +
+			"links as relations, unfiled lines on one inbox entity), json (one FILE with every note, line and card and\n" +
+			"who last changed each). The destination must be outside the box.",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := a.runExport(cmd.Context(), args)
+			if err != nil {
+				return err
+			}
+			return a.emit(out, func(w io.Writer) { fmt.Fprintln(w, out.Text) })
+		},
+	}
+}
+
+// runExport writes the discovered box as the kind args[0] to args[1].
+func (a *App) runExport(ctx context.Context, args []string) (ExportOutput, error) {
+	root, err := a.boxRoot()
+	if err != nil {
+		return ExportOutput{}, err
+	}
+	res, err := exports.Export(ctx, args[0], root, a.abs(args[1]), exports.Options{Progress: a.progress("exporting")})
+	return ExportOutput{Result: res}, err
+}

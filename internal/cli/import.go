@@ -1,0 +1,98 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/boxmem/box/internal/imports"
+	"github.com/boxmem/box/internal/memory"
+)
+
+// importOptions are `box import`'s flags.
+type importOptions struct {
+	dryRun bool
+}
+
+// ImportOutput is `box import --json` (docs/CLI.md): what came in, or on --dry-run what would.
+type ImportOutput struct {
+	memory.ImportResult
+	Path string `json:"path"` // the source as given
+}
+
+func (a *App) importCmd() *cobra.Command {
+	var opts importOptions
+	c := &cobra.Command{
+		Use:   "import KIND PATH",
+		Short: "Bring in memories from elsewhere: " + strings.Join(imports.Kinds, ", "),
+		Long: "Bring in what another memory holds: facts become inbox lines (your own words, with where each came from),\n" +
+			"conversations and notes become documents under _content/imports/. One commit, one diary entry, one undo;\n" +
+			"importing the same file again adds only what changed. Secret-like lines are left out and listed by place.\n" +
+			"Kinds: server-memory (memory.jsonl), basic-memory (a project folder), mem0 (a JSON export or OpenMemory zip),\n" +
+			"chatgpt and claude (the data export zip or its folder), markdown (an Obsidian vault or any Markdown folder).",
+		Args: cobra.ExactArgs(2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			out, err := a.runImport(cmd.Context(), opts, args)
+			if err != nil {
+				return err
+			}
+			if err := a.emit(out, func(w io.Writer) { a.printImport(w, out) }); err != nil {
+				return err
+			}
+			if !out.Imported() && out.Unchanged == 0 && (out.Refused > 0 || len(out.Skipped) > 0) {
+				return exitError{code: ExitRefused}
+			}
+			return nil
+		},
+	}
+	c.Flags().BoolVar(&opts.dryRun, "dry-run", false, "say what would come in, and write nothing")
+	return c
+}
+
+// runImport imports args[1] as the kind args[0] into the discovered box.
+func (a *App) runImport(ctx context.Context, opts importOptions, args []string) (ImportOutput, error) {
+	kind, path := args[0], a.abs(args[1])
+	var skipped []imports.Skip
+	bar := a.progress("reading")
+	src, err := imports.Open(kind, path, imports.Options{
+		Zone:     time.Local,
+		Skipped:  func(s imports.Skip) { skipped = append(skipped, s) },
+		Progress: func(done, total int64) { bar(int(done>>10), int(total>>10)) },
+	})
+	if err != nil {
+		return ImportOutput{}, err
+	}
+	var out ImportOutput
+	err = a.withMemory(ctx, func(m *memory.Memory) error {
+		res, err := m.Import(ctx, owner(""), memory.ImportInput{Kind: kind, Source: src.Name, Folder: src.Folder, DryRun: opts.dryRun, Read: src.Read})
+		if err != nil {
+			return err
+		}
+		res.Skipped = append(skipped, res.Skipped...)
+		out = ImportOutput{ImportResult: res, Path: path}
+		return nil
+	})
+	return out, err
+}
+
+func (a *App) printImport(w io.Writer, out ImportOutput) {
+	fmt.Fprintln(w, out.Text)
+	if out.DryRun {
+		for _, s := range out.Sample {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	}
+	for _, p := range out.Places {
+		a.note("box: left out: %s", p)
+	}
+	if out.Refused > len(out.Places) {
+		a.note("box: … and %d more left out", out.Refused-len(out.Places))
+	}
+	for _, s := range out.Skipped {
+		a.note("box: skipped %s: %s", s.Where, s.Why)
+	}
+}

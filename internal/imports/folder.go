@@ -1,0 +1,128 @@
+package imports
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"strings"
+
+	"github.com/boxmem/box/internal/layout"
+)
+
+// A folder (a basic-memory project, an Obsidian vault) is walked through an os.Root, so nothing it
+// opens can resolve outside the folder; symlinks are not followed at all (reported). Hidden names
+// (.obsidian, .git, .trash) are the tool's own files and are left out quietly. A name the box reserves
+// at every depth (_content, _config, _bookkeeping, _publish) or that it never commits (_tmp) is left
+// out with a report: it cannot live under /_content/imports/ (docs/IMPORTS.md).
+
+type folderFile struct {
+	rel  string // slash-separated, relative to the folder
+	size int64
+	open func() (io.ReadCloser, error)
+}
+
+func (r *reader) walk(fn func(f folderFile) error) error {
+	fi, err := os.Stat(r.src.Path)
+	if err != nil || !fi.IsDir() {
+		return r.bad(r.src.Name, "it is not a folder")
+	}
+	root, err := os.OpenRoot(r.src.Path)
+	if err != nil {
+		return r.bad(r.src.Name, "the folder cannot be opened (%v)", err)
+	}
+	defer root.Close()
+	var files []folderFile
+	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			r.skip(r.src.Name+"/"+p, "it cannot be read (%v)", err)
+			return nil
+		}
+		if p == "." {
+			return nil
+		}
+		where := r.src.Name + "/" + p
+		if strings.HasPrefix(d.Name(), ".") {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			r.skip(where, "a symlink is never followed; copy what it points to into the folder to import it")
+			return nil
+		}
+		if reason := r.unfit(p); reason != "" {
+			r.skip(where, "%s", reason)
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			r.skip(where, "it is not a plain file")
+			return nil
+		}
+		info, err := d.Info()
+		if err != nil {
+			r.skip(where, "it cannot be read (%v)", err)
+			return nil
+		}
+		if len(files) >= r.opts.MaxFiles {
+			return r.bad(r.src.Name, "it holds more than %d files; import a smaller folder", r.opts.MaxFiles)
+		}
+		files = append(files, folderFile{rel: p, size: info.Size()})
+		r.all += info.Size()
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	for _, f := range files {
+		if f.size > r.opts.MaxEntry {
+			return r.tooBig(r.src.Name + "/" + f.rel)
+		}
+		name := f.rel
+		f.open = func() (io.ReadCloser, error) {
+			h, err := root.Open(name)
+			if err != nil {
+				return nil, err
+			}
+			return &limited{rc: h, rd: r.progress(h), left: r.opts.MaxEntry, r: r, where: r.src.Name + "/" + name}, nil
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// unfit says why a folder entry cannot live under /_content/imports/<folder>/, or "".
+func (r *reader) unfit(rel string) string {
+	for _, seg := range strings.Split(rel, "/") {
+		if seg == "_tmp" {
+			return "a folder named _tmp is the box's scratch space and never committed; rename it to import it"
+		}
+	}
+	dest := "/_content/imports/" + r.src.Folder + "/" + rel
+	if _, err := layout.Clean(dest); err != nil {
+		return "its name cannot be a box path (" + err.Error() + "); rename it to import it"
+	}
+	if off, bad := layout.ReservedOffender(dest); bad {
+		return "the box reserves the name " + path.Base(off) + " at every depth; rename it to import it"
+	}
+	return ""
+}
+
+// readAll reads a folder file whole (a Markdown note is one document; its size is bounded by MaxEntry).
+func readAll(f folderFile) ([]byte, error) {
+	rc, err := f.open()
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return io.ReadAll(rc)
+}

@@ -1,0 +1,303 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/imports"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/layout"
+)
+
+// importFrom reads a source of kind at path into m.
+func importFrom(tb testing.TB, m *Memory, kind, path string, dry bool) ImportResult {
+	tb.Helper()
+	res, err := importTry(m, kind, path, dry)
+	if err != nil {
+		tb.Fatalf("import %s %s: %v", kind, path, err)
+	}
+	return res
+}
+
+func importTry(m *Memory, kind, path string, dry bool) (ImportResult, error) {
+	var skips []imports.Skip
+	src, err := imports.Open(kind, path, imports.Options{Skipped: func(s imports.Skip) { skips = append(skips, s) }})
+	if err != nil {
+		return ImportResult{}, err
+	}
+	res, err := m.Import(context.Background(), own, ImportInput{Kind: kind, Source: src.Name, Folder: src.Folder, DryRun: dry, Read: src.Read})
+	res.Skipped = append(skips, res.Skipped...)
+	return res, err
+}
+
+func gitCount(tb testing.TB, m *Memory) int {
+	tb.Helper()
+	out, err := exec.Command("git", "-C", m.root, "rev-list", "--count", "HEAD").Output()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	n := 0
+	for _, c := range strings.TrimSpace(string(out)) {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}
+
+// treeAndHistory is every byte a secret could hide in: the working tree (without .git) and every git
+// object's content.
+func treeAndHistory(tb testing.TB, m *Memory) string {
+	tb.Helper()
+	var b strings.Builder
+	filepath.Walk(m.root, func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && !strings.Contains(p, string(filepath.Separator)+".git"+string(filepath.Separator)) {
+			data, _ := os.ReadFile(p)
+			b.Write(data)
+		}
+		return nil
+	})
+	out, _ := exec.Command("sh", "-c", "cd '"+m.root+"' && git rev-list --objects --all | cut -d' ' -f1 | git cat-file --batch").Output()
+	b.Write(out)
+	return b.String()
+}
+
+const serverMemorySample = "../imports/testdata/server-memory/memory.jsonl"
+
+func TestImportServerMemory(t *testing.T) {
+	m := mustOpen(t, nil)
+	before := gitCount(t, m)
+
+	dry := importFrom(t, m, imports.ServerMemory, serverMemorySample, true)
+	if !dry.DryRun || dry.Lines != 9 || dry.Refused != 1 || len(dry.Sample) == 0 || !strings.HasPrefix(dry.Text, "Would import from memory.jsonl: 9 lines") {
+		t.Fatalf("dry run %+v", dry)
+	}
+	if gitCount(t, m) != before || exists(m, layout.InboxDir) && len(inboxLines(t, m)) > 0 {
+		t.Fatal("a dry run wrote something")
+	}
+
+	res := importFrom(t, m, imports.ServerMemory, serverMemorySample, false)
+	if res.Lines != 9 || res.Refused != 1 || res.Entry == "" || res.Changed != 0 {
+		t.Fatalf("import %+v", res)
+	}
+	if len(res.Places) != 1 || res.Places[0] != "memory.jsonl line 2: "+strings.TrimSpace(res.Places[0][len("memory.jsonl line 2: "):]) || strings.Contains(strings.Join(res.Places, " "), "4821") {
+		t.Errorf("refused places %q: the place and the reason, never the text", res.Places)
+	}
+	if gitCount(t, m) != before+1 {
+		t.Errorf("an import is one commit: %d → %d", before, gitCount(t, m))
+	}
+	lines := inboxLines(t, m)
+	if len(lines) != 9 {
+		t.Fatalf("%d lines in the inbox", len(lines))
+	}
+	for _, l := range lines {
+		if l.Who != "import server-memory" || l.Via != "import" || l.Trust != inbox.Own || l.Source.File != "memory.jsonl" || l.Source.ID == "" {
+			t.Errorf("line without provenance: %+v", l)
+		}
+	}
+	if h := hits(t, m, SearchInput{Words: "fluent Portuguese"}); len(h) == 0 || h[0].Kind != KindInbox {
+		t.Errorf("an imported line is searchable at once: %+v", h)
+	}
+	if strings.Contains(treeAndHistory(t, m), "4821") {
+		t.Fatal("the refused PIN reached the tree or git")
+	}
+	recent, _ := m.Recent(context.Background(), 1)
+	if len(recent) != 1 || recent[0].Op != "import" || recent[0].Entry != res.Entry {
+		t.Errorf("one diary entry: %+v", recent)
+	}
+
+	again := importFrom(t, m, imports.ServerMemory, serverMemorySample, false)
+	if again.Lines != 0 || again.Unchanged != 9 || again.Entry != "" || gitCount(t, m) != before+1 {
+		t.Errorf("importing the same file twice added something: %+v", again)
+	}
+
+	if _, err := m.Undo(context.Background(), own, res.Entry); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(inboxLines(t, m)); n != 0 {
+		t.Fatalf("undo left %d lines", n)
+	}
+	if back := importFrom(t, m, imports.ServerMemory, serverMemorySample, false); back.Lines != 9 {
+		t.Errorf("after undo the record is undone too, so the lines come back: %+v", back)
+	}
+
+	tidy, err := m.Tidy(context.Background(), own)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tidy.Filed != 9 {
+		t.Errorf("tidy filed %d of 9: %+v", tidy.Filed, tidy)
+	}
+	for name, kind := range map[string]string{"entity-leo": "person", "entity-mira": "person", "entity-john-smith": "person", "entity-zoe": "person", "entity-st-marys-hospital": "org"} {
+		n, err := m.Read(context.Background(), name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if !strings.Contains(n.Text, "kind: "+kind) {
+			t.Errorf("%s is not a %s note (the type hint):\n%s", name, kind, n.Text)
+		}
+	}
+	leo, _ := m.Read(context.Background(), "entity-leo")
+	for _, f := range []string{"Leo: Swims on Thursdays at 5:30", "Leo is the son of Mira.", "[[entity-mira]]"} {
+		if !strings.Contains(leo.Text, f) {
+			t.Errorf("entity-leo lacks %q:\n%s", f, leo.Text)
+		}
+	}
+	if again := importFrom(t, m, imports.ServerMemory, serverMemorySample, false); again.Lines != 0 {
+		t.Errorf("after tidy the same file still adds nothing: %+v", again)
+	}
+}
+
+func exists(m *Memory, p string) bool {
+	_, err := os.Stat(m.host(p))
+	return err == nil
+}
+
+func inboxLines(tb testing.TB, m *Memory) []inbox.Line {
+	tb.Helper()
+	ls, err := m.inboxNow()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	var out []inbox.Line
+	for _, l := range ls {
+		out = append(out, l.Line)
+	}
+	return out
+}
+
+// A changed entry adds the change; an unchanged one adds nothing; each line is dated by its own time.
+func TestImportChangedEntry(t *testing.T) {
+	m := mustOpen(t, nil)
+	first := importFrom(t, m, imports.Mem0, "../imports/testdata/mem0/v1.0.json", false)
+	if first.Lines != 3 || first.Refused != 1 {
+		t.Fatalf("first %+v", first)
+	}
+	second := importFrom(t, m, imports.Mem0, "../imports/testdata/mem0/v1.1.json", false)
+	if second.Lines != 1 || second.Changed != 1 || second.Unchanged != 1 {
+		t.Fatalf("second %+v", second)
+	}
+	var found bool
+	for _, l := range inboxLines(t, m) {
+		if l.Text == "Leo has swim practice on Wednesdays" {
+			found = true
+			if l.Source.ID != "0b6c4c2e-8f3a-4a55-9b8e-1f2d3c4b5a69 (user mira)" {
+				t.Errorf("provenance %+v", l.Source)
+			}
+		}
+	}
+	if !found {
+		t.Error("the changed memory is not in the inbox")
+	}
+	// Dated by their own timestamps: the files are those days' (in the box's zone), never today's.
+	days, _ := os.ReadDir(m.host(layout.InboxDir))
+	var names []string
+	for _, d := range days {
+		names = append(names, d.Name())
+	}
+	if len(names) < 3 || strings.Contains(strings.Join(names, " "), fixedAt.Format("2006-01-02")) {
+		t.Errorf("lines should be filed under their own days, not today's: %v", names)
+	}
+}
+
+// Documents: conversations are kept and searchable; a secret-like line in one is blanked and counted;
+// a conversation that changed is rewritten where it went; a document the box would refuse is skipped.
+func TestImportDocuments(t *testing.T) {
+	m := mustOpen(t, nil)
+	dir := t.TempDir()
+	conv, _ := os.ReadFile("../imports/testdata/claude/conversations.json")
+	leak := strings.Replace(string(conv), "My starter smells like nail polish.", `My starter smells like nail polish.\nmy key is sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789`, 2)
+	os.WriteFile(filepath.Join(dir, "conversations.json"), []byte(leak), 0o644)
+	res := importFrom(t, m, imports.Claude, dir, false)
+	if res.Documents != 2 || res.Refused != 1 {
+		t.Fatalf("%+v", res)
+	}
+	if strings.Contains(treeAndHistory(t, m), "AbCdEfGhIjKlMnOp") {
+		t.Fatal("the key reached the box")
+	}
+	h := hits(t, m, SearchInput{Words: "acetone hungry"})
+	if len(h) == 0 || !strings.HasPrefix(h[0].Path, "/_content/imports/claude/2025-05-01-sourdough-starter-") {
+		t.Fatalf("the conversation is not searchable: %+v", h)
+	}
+	path := h[0].Path
+	changed := strings.Replace(leak, "feed it twice a day", "feed it three times a day", 1)
+	os.WriteFile(filepath.Join(dir, "conversations.json"), []byte(changed), 0o644)
+	again := importFrom(t, m, imports.Claude, dir, false)
+	if again.Documents != 1 || again.Unchanged != 1 || !strings.Contains(read(t, m, path), "three times a day") {
+		t.Errorf("a changed conversation is rewritten in place: %+v", again)
+	}
+
+	vault := filepath.Join(t.TempDir(), "Notes")
+	os.MkdirAll(vault, 0o755)
+	os.WriteFile(filepath.Join(vault, "broken.md"), []byte("---\ntitle: [unclosed\n---\nA note whose frontmatter is not YAML.\n"), 0o644)
+	os.WriteFile(filepath.Join(vault, "ideas.md"), []byte("# Ideas\n\nA greenhouse for tomatoes, see [[broken]].\n"), 0o644)
+	v := importFrom(t, m, imports.Markdown, vault, false)
+	if v.Documents != 1 || len(v.Skipped) != 1 || !strings.Contains(v.Skipped[0].Why, "the box would refuse it") || v.Skipped[0].Where != "Notes/broken.md" {
+		t.Errorf("vault %+v", v)
+	}
+	if got := read(t, m, "/_content/imports/notes/ideas.md"); got != "# Ideas\n\nA greenhouse for tomatoes, see [[broken]].\n" {
+		t.Errorf("kept as %q", got)
+	}
+}
+
+// The seam for proposing facts from conversations: what Extract returns goes through the same rules as
+// a source's own lines (a secret is refused by place, the line carries the conversation's provenance).
+func TestImportExtractSeam(t *testing.T) {
+	m := mustOpen(t, nil)
+	src, err := imports.Open(imports.Claude, "../imports/testdata/claude", imports.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	extract := func(_ context.Context, d imports.Doc) ([]imports.Line, error) {
+		seen = append(seen, d.Path)
+		if !strings.Contains(string(d.Data), "sourdough") && !strings.Contains(string(d.Data), "Sourdough") {
+			return nil, nil
+		}
+		return []imports.Line{{Text: "Mira bakes sourdough."}, {Text: "my password is hunter2hunter2"}}, nil
+	}
+	res, err := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Read: src.Read, Extract: extract})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(seen) != 2 || res.Documents != 2 || res.Refused != 1 {
+		t.Fatalf("%+v (extract saw %v)", res, seen)
+	}
+	var got *inbox.Line
+	for _, l := range inboxLines(t, m) {
+		if l.Text == "Mira bakes sourdough." {
+			got = &l
+		}
+	}
+	if got == nil || got.Source.File != "conversations.json" || !strings.HasPrefix(got.Source.ID, "conversation c0ffee00-0000-4000-8000-000000000001, proposed: ") {
+		t.Fatalf("proposed line %+v", got)
+	}
+	again, _ := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Read: src.Read, Extract: extract})
+	if again.Lines != 0 || again.Documents != 0 {
+		t.Errorf("a second import proposes nothing new: %+v", again)
+	}
+}
+
+// A secret-like line in a document's frontmatter becomes a YAML comment, so the frontmatter still parses
+// and the document still comes in.
+func TestImportSecretInFrontmatter(t *testing.T) {
+	m := mustOpen(t, nil)
+	vault := filepath.Join(t.TempDir(), "vault")
+	os.MkdirAll(vault, 0o755)
+	os.WriteFile(filepath.Join(vault, "keys.md"), []byte("---\ntitle: Keys\napi: sk-proj-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789\n---\n# Keys\nThe key was sk-proj-ZyXwVuTsRqPoNmLkJiHgFeDcBa9876543210 once.\n"), 0o644)
+	res := importFrom(t, m, imports.Markdown, vault, false)
+	if res.Documents != 1 || res.Refused != 2 || len(res.Skipped) != 0 {
+		t.Fatalf("%+v", res)
+	}
+	got := read(t, m, "/_content/imports/vault/keys.md")
+	want := "---\ntitle: Keys\n" + secretFrontMarker + "\n---\n# Keys\n" + secretMarker + "\n"
+	if got != want {
+		t.Errorf("kept as\n%s\nwant\n%s", got, want)
+	}
+	if strings.Contains(treeAndHistory(t, m), "AbCdEfGhIjKlMnOp") {
+		t.Fatal("the key reached the box")
+	}
+}
