@@ -47,8 +47,8 @@ func (s *Subscription) Install(ctx context.Context, opts InstallOptions) error {
 	}
 	defer r.remove()
 	home := filepath.Join(s.cfg.Dir, "home", "npm")
-	if err := os.MkdirAll(home, 0o700); err != nil {
-		return errs.Wrap(op, errs.Other, err, "The subscription folder could not be made")
+	if err := s.privateDirs(home); err != nil {
+		return err
 	}
 	cmd := exec.CommandContext(ctx, npm, "install", "--prefix", s.prefix(), "--save-exact", "--no-fund", "--no-audit",
 		s.spec.pkg+"@"+s.spec.version)

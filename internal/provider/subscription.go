@@ -186,10 +186,8 @@ type runDir struct{ root, work, tmp, system string }
 
 func (s *Subscription) newRun() (runDir, error) {
 	const op = "provider.subscription"
-	for _, d := range []string{s.cfg.Dir, s.Home(), filepath.Join(s.cfg.Dir, "runs")} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return runDir{}, errs.Wrap(op, errs.Other, err, "The subscription folder could not be made")
-		}
+	if err := s.privateDirs(s.cfg.Dir, s.Home(), filepath.Join(s.cfg.Dir, "runs")); err != nil {
+		return runDir{}, err
 	}
 	root, err := os.MkdirTemp(filepath.Join(s.cfg.Dir, "runs"), "call-")
 	if err != nil {
@@ -206,6 +204,20 @@ func (s *Subscription) newRun() (runDir, error) {
 }
 
 func (r runDir) remove() { os.RemoveAll(r.root) }
+
+// privateDirs makes each folder, or closes an existing one, to its owner alone (0700): a CLI's HOME
+// holds its sign-in tokens.
+func (s *Subscription) privateDirs(dirs ...string) error {
+	for _, d := range dirs {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return errs.Wrap("provider.subscription", errs.Other, err, "The subscription folder could not be made")
+		}
+		if err := os.Chmod(d, 0o700); err != nil {
+			return errs.Wrap("provider.subscription", errs.Other, err, "The subscription folder could not be closed to other users")
+		}
+	}
+	return nil
+}
 
 // command is one run of the CLI with args in the run's folders.
 func (s *Subscription) command(r runDir, args []string, extraEnv []string, stdin string) *exec.Cmd {
@@ -306,10 +318,8 @@ func (s *Subscription) SignInCommand(ctx context.Context) (*exec.Cmd, error) {
 		return nil, fail(op, s.notInstalled())
 	}
 	work, tmp := filepath.Join(s.cfg.Dir, "signin"), filepath.Join(s.cfg.Dir, "signin", "tmp")
-	for _, d := range []string{s.Home(), tmp} {
-		if err := os.MkdirAll(d, 0o700); err != nil {
-			return nil, errs.Wrap(op, errs.Other, err, "The subscription folder could not be made")
-		}
+	if err := s.privateDirs(s.cfg.Dir, s.Home(), work, tmp); err != nil {
+		return nil, err
 	}
 	args := []string{"auth", "login", "--claudeai"}
 	if s.cfg.CLI == Codex {
