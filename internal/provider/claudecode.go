@@ -29,7 +29,10 @@ var claudeSpec = cliSpec{
 	account: "your Claude subscription",
 	stream: func(sys, _ string, req Request) []string {
 		args := append([]string{"-p", "--output-format", "stream-json", "--verbose", "--include-partial-messages"}, claudeLocked...)
-		args = append(args, "--max-turns", "1", "--system-prompt-file", sys)
+		args = append(args, "--max-turns", "1")
+		if sys != "" {
+			args = append(args, "--system-prompt-file", sys)
+		}
 		if req.Model != "" && req.Model != "default" {
 			args = append(args, "--model", req.Model)
 		}

@@ -34,7 +34,7 @@ var codexSpec = cliSpec{
 	stream: func(sys, work string, req Request) []string {
 		args := append([]string{"exec", "--json", "-C", work}, codexLocked...)
 		args = append(args, codexConfig...)
-		if b, err := json.Marshal(sys); err == nil { // a JSON string is a TOML basic string
+		if b, err := json.Marshal(sys); err == nil && sys != "" { // a JSON string is a TOML basic string
 			args = append(args, "-c", "model_instructions_file="+string(b))
 		}
 		if req.Model != "" && req.Model != "default" {

@@ -62,7 +62,8 @@ type cliSpec struct {
 	pkg     string
 	version string
 	account string // what the owner signs in with, for sentences
-	// stream is the argument list of one thinking call; sys is the system prompt file.
+	// stream is the argument list of one thinking call; sys is the system prompt file, "" when the
+	// request has none (the CLI's own then applies).
 	stream func(sys, work string, req Request) []string
 	env    func(req Request) []string // variables beyond PATH, HOME, LANG and TMPDIR
 	parser func(s *Subscription, req Request, emit func(Delta)) cliStream
@@ -241,11 +242,14 @@ func (s *Subscription) Stream(ctx context.Context, req Request, emit func(Delta)
 		return Reply{Model: req.Model}, err
 	}
 	defer r.remove()
-	system := strings.TrimSpace(req.System) + toolsSection(req.Tools)
-	if err := os.WriteFile(r.system, []byte(system), 0o600); err != nil {
-		return Reply{Model: req.Model}, errs.Wrap(op, errs.Other, err, "The system prompt could not be written for "+s.spec.name)
+	sys := ""
+	if system := strings.TrimSpace(strings.TrimSpace(req.System) + toolsSection(req.Tools)); system != "" {
+		if err := os.WriteFile(r.system, []byte(system), 0o600); err != nil {
+			return Reply{Model: req.Model}, errs.Wrap(op, errs.Other, err, "The system prompt could not be written for "+s.spec.name)
+		}
+		sys = r.system
 	}
-	cmd := s.command(r, s.spec.stream(r.system, r.work, req), s.spec.env(req), transcript(req.Messages, len(req.Tools) > 0))
+	cmd := s.command(r, s.spec.stream(sys, r.work, req), s.spec.env(req), transcript(req.Messages, len(req.Tools) > 0))
 	st := s.spec.parser(s, req, emit)
 	ex, err := s.run(ctx, cmd, st.line)
 	return st.finish(ex, err)

@@ -543,3 +543,18 @@ func TestNewSubscriptionRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestSubscriptionNoSystemPrompt: without a system prompt or tools no file is named; the CLI's own applies.
+func TestSubscriptionNoSystemPrompt(t *testing.T) {
+	for _, cli := range clis {
+		s, sc := subscription(t, cli, provider.SubscriptionConfig{}, providertest.CLIRun{Text: []string{"ok"}})
+		if _, err := s.Stream(context.Background(), provider.Request{Messages: say("hi")}, func(provider.Delta) {}); err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range sc.Seen()[0].Args {
+			if strings.Contains(a, "system-prompt") || strings.Contains(a, "model_instructions_file") || a == "--model" || a == "-m" {
+				t.Errorf("%s: argument %q without a system prompt or model", cli, a)
+			}
+		}
+	}
+}
