@@ -1,0 +1,21 @@
+//go:build linux
+
+package provider
+
+import (
+	"os/exec"
+	"syscall"
+)
+
+// procGroup starts the CLI in its own process group, so a timeout ends its children too (Codex's
+// npm launcher runs the real binary as a child), and kills it if the box dies first.
+func procGroup(cmd *exec.Cmd) {
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+}
+
+func killGroup(cmd *exec.Cmd) {
+	if cmd.Process != nil {
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Process.Kill()
+	}
+}
