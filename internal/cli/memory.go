@@ -101,6 +101,7 @@ func (a *App) searchCmd() *cobra.Command {
 		Use:   "search WORDS",
 		Short: "Search notes, core facts, the inbox and every document under _content/",
 		Long: "Search the memory. One or two words must all match; with more than two, at least half must.\n" +
+			"When fewer than --limit match, partial matches follow under their own heading.\n" +
 			"\"quoted phrases\" and prefix* work. Filters narrow by kind, map, who, trust and date.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -124,7 +125,12 @@ func (a *App) searchCmd() *cobra.Command {
 					if len(res.Hits) == 0 {
 						a.note("box: nothing found")
 					}
+					partial := false
 					for _, h := range res.Hits {
+						if h.Partial && !partial {
+							partial = true
+							fmt.Fprintln(w, "\nPartial matches (some of the words):")
+						}
 						fmt.Fprintf(w, "%s  [%s]  %s\n", h.Path, h.Kind, oneLine(h.Snippet))
 					}
 				})
