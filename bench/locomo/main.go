@@ -1,5 +1,7 @@
-// Command locomo measures retrieval quality of the box index on LoCoMo with the peer method of
-// ../shared/datasets/README.md: one note per session, every question a search, recall@5/@10 and MRR.
+// Command locomo measures retrieval quality of box search on LoCoMo with the peer method of
+// ../shared/datasets/README.md: one note per session, every question a search, recall@5/@10 and MRR,
+// per category, with the rule's matches alone and with the partial matches that follow them
+// (docs/SEARCH.md), and on each half of the conversations (the ranking weights were chosen on the first).
 package main
 
 import (
@@ -52,17 +54,32 @@ func (s session) text() string { return s.when + "\n\n" + s.turns }
 type question struct {
 	text     string
 	category int
+	conv     int // the conversation's place in the file
 	want     map[string]bool
 }
 
 func main() {
-	data := flag.String("data", "../shared/datasets/locomo-dev.json", "LoCoMo JSON file")
+	data := flag.String("data", "", "LoCoMo JSON file (default: shared/datasets/locomo-dev.json beside the repository or its worktree folder)")
 	verbose := flag.Bool("v", false, "print the questions the box search misses at 10")
 	flag.Parse()
+	if *data == "" {
+		*data = defaultData()
+	}
 	if err := run(*data, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "locomo:", err)
 		os.Exit(1)
 	}
+}
+
+// defaultData is the dev set in the shared folder beside the repository (../shared) or, from a worktree
+// under a folder of worktrees, beside that folder (../../shared). The data set is never committed.
+func defaultData() string {
+	for _, p := range []string{"../shared/datasets/locomo-dev.json", "../../shared/datasets/locomo-dev.json"} {
+		if _, err := os.Stat(p); err == nil {
+			return p
+		}
+	}
+	return "../shared/datasets/locomo-dev.json"
 }
 
 func run(data string, verbose bool) error {
@@ -91,60 +108,110 @@ func run(data string, verbose bool) error {
 		return err
 	}
 	defer mem.Close()
-	ix, err := index.Open(filepath.Join(dir, "index.db"))
-	if err != nil {
-		return err
-	}
-	defer ix.Close()
-	var files []index.FileDocs
-	for _, s := range sessions {
-		files = append(files, index.FileDocs{Path: s.path, Docs: []index.Doc{{
-			Path: s.path, Kind: "doc", Title: s.title, Body: s.text(), Date: s.date, Who: "import", Trust: "own",
-		}}})
-	}
-	if err := ix.ReplaceFiles(files); err != nil {
-		return err
-	}
 
-	bm, bmTurns := newBM25(sessions, true), newBM25(sessions, false)
-	methods := []struct {
-		name   string
-		search func(q string) ([]string, error)
-	}{
-		{"plain BM25 (k1 1.2, b 0.75), whole note", func(q string) ([]string, error) { return bm.search(q, 10), nil }},
-		{"plain BM25, turn lines only (no title, no date)", func(q string) ([]string, error) { return bmTurns.search(q, 10), nil }},
-		{"**box search** (memory.Search on a real box: the rule of docs/MEMORY.md)", memorySearch(mem)},
-		{"index only: any-term results when the rule finds nothing", boxSearch(ix, fallback)},
-		{"index only: Query.Relaxed (rule hits first, then any-term fill)", boxSearch(ix, relaxed)},
+	// One pass of box search per question gives both lists: the rule's matches come first, so the
+	// strict list is the full list without its partial hits.
+	bm := newBM25(sessions)
+	peer, strict, full := results{}, results{}, results{}
+	for _, q := range questions {
+		withPartials, rule, err := memorySearch(mem, q.text)
+		if err != nil {
+			return fmt.Errorf("%q: %w", q.text, err)
+		}
+		peer.add(q, bm.search(q.text, 10))
+		strict.add(q, rule)
+		if !full.add(q, withPartials) && verbose && q.category != 5 {
+			fmt.Fprintf(os.Stderr, "miss cat%d %q want %v got %v\n", q.category, q.text, keys(q.want), first(withPartials, 3))
+		}
 	}
+	head := func(q question) bool { return q.category != 5 }
 	fmt.Println("<!-- bench:locomo -->")
 	defer fmt.Println("<!-- bench:end -->")
 	fmt.Printf("## LoCoMo retrieval (%s, %d sessions, %d questions)\n\n", filepath.Base(data), len(sessions), len(questions))
-	fmt.Printf("%s, %s, index schema %d, `go run ./bench/locomo -data %s`\n\n",
+	fmt.Printf("%s, %s, index schema %d. Reproduce: `go run ./bench/locomo -data %s` (bench/run.sh locomo).\n",
 		time.Now().UTC().Format("2006-01-02"), benchkit.Machine(), index.Version, data)
+	fmt.Println("One note per session in a real box, every question a `box search --limit 10` (memory.Search); the peer is a")
+	fmt.Println("plain BM25 (k1 1.2, b 0.75) over the same notes. R@k: share of a question's evidence sessions in the first k")
+	fmt.Println("results, averaged; MRR: 1/rank of the first evidence session; \"empty\": questions with no result. The rules and")
+	fmt.Println("the ranking: docs/SEARCH.md.")
+	fmt.Println()
 	fmt.Println("| method | questions | R@5 | R@10 | MRR | empty |")
-	fmt.Println("|---|---|---|---|---|---|")
-	for _, m := range methods {
-		var head, adv score
-		for _, q := range questions {
-			got, err := m.search(q.text)
-			if err != nil {
-				return fmt.Errorf("%s: %q: %w", m.name, q.text, err)
-			}
-			s := &head
-			if q.category == 5 {
-				s = &adv
-			}
-			hit := s.add(got, q.want)
-			if verbose && !hit && q.category != 5 && strings.Contains(m.name, "box search") {
-				fmt.Fprintf(os.Stderr, "miss cat%d %q want %v got %v\n", q.category, q.text, keys(q.want), first(got, 3))
+	fmt.Println("|---|---:|---:|---:|---:|---:|")
+	for _, m := range []struct {
+		name string
+		r    results
+	}{
+		{"plain BM25 (peer), whole note", peer},
+		{"box search, the rule's matches only", strict},
+		{"**box search** (matches, then partial matches)", full},
+	} {
+		for _, c := range []struct {
+			name string
+			sel  func(question) bool
+		}{{"categories 1–4", head}, {"category 5", func(q question) bool { return q.category == 5 }}} {
+			s := m.r.score(c.sel)
+			fmt.Printf("| %s — %s | %d | %.3f | %.3f | %.3f | %d |\n", m.name, c.name, s.n, s.r5(), s.r10(), s.mrr(), s.empty)
+		}
+	}
+	fmt.Println()
+	fmt.Println("Per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop, 5 adversarial), box search:")
+	fmt.Println()
+	fmt.Println("| category | questions | matches only: R@5 | R@10 | MRR | empty | with partial matches: R@5 | R@10 | MRR | empty |")
+	fmt.Println("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+	for cat := 1; cat <= 5; cat++ {
+		sel := func(q question) bool { return q.category == cat }
+		a, b := strict.score(sel), full.score(sel)
+		fmt.Printf("| %d | %d | %.3f | %.3f | %.3f | %d | %.3f | %.3f | %.3f | %d |\n", cat, a.n, a.r5(), a.r10(), a.mrr(), a.empty, b.r5(), b.r10(), b.mrr(), b.empty)
+	}
+	fmt.Println()
+	fmt.Println("Cross-validation by conversation, categories 1–4, box search with partial matches: the ranking's weights were")
+	fmt.Println("chosen on half A; half B had no part in choosing them. Index build order breaks some ties, so runs differ by about 0.001.")
+	fmt.Println()
+	fmt.Println("| half | conversations | questions | R@5 | R@10 | MRR | plain BM25 R@5 | plain BM25 MRR |")
+	fmt.Println("|---|---|---:|---:|---:|---:|---:|---:|")
+	for _, h := range []struct {
+		name string
+		in   func(int) bool
+	}{{"A (tuned on)", func(c int) bool { return c < len(samples)/2+1 }}, {"B (held out)", func(c int) bool { return c >= len(samples)/2+1 }}} {
+		sel := func(q question) bool { return head(q) && h.in(q.conv) }
+		var names []string
+		for ci, smp := range samples {
+			if h.in(ci) {
+				names = append(names, smp.SampleID)
 			}
 		}
-		fmt.Printf("| %s — categories 1–4 | %d | %.3f | %.3f | %.3f | %d |\n", m.name, head.n, head.r5(), head.r10(), head.mrr(), head.empty)
-		fmt.Printf("| %s — category 5 | %d | %.3f | %.3f | %.3f | %d |\n", m.name, adv.n, adv.r5(), adv.r10(), adv.mrr(), adv.empty)
+		s, p := full.score(sel), peer.score(sel)
+		fmt.Printf("| %s | %s | %d | %.3f | %.3f | %.3f | %.3f | %.3f |\n", h.name, strings.Join(names, ", "), s.n, s.r5(), s.r10(), s.mrr(), p.r5(), p.mrr())
 	}
-	fmt.Println("\nR@k: share of a question's evidence sessions found in the first k results, averaged; MRR: 1/rank of the first evidence session. \"empty\": questions with no result at all.")
 	return nil
+}
+
+// results keeps each question's ranked list, to score any subset of the questions.
+type results struct {
+	qs    []question
+	lists [][]string
+}
+
+// add keeps one ranked list and reports whether any wanted session is in its first ten.
+func (r *results) add(q question, got []string) bool {
+	r.qs = append(r.qs, q)
+	r.lists = append(r.lists, got)
+	for _, p := range first(got, 10) {
+		if q.want[p] {
+			return true
+		}
+	}
+	return false
+}
+
+func (r results) score(sel func(question) bool) score {
+	var s score
+	for i, q := range r.qs {
+		if sel(q) {
+			s.add(r.lists[i], q.want)
+		}
+	}
+	return s
 }
 
 // boxWithSessions makes a real box, writes one Markdown note per session under /_content/locomo/, commits
@@ -185,44 +252,17 @@ func boxWithSessions(root string, sessions []session) (*memory.Memory, error) {
 	return a.Memory, nil // the process ends with the bench; its box stays open until then
 }
 
-// memorySearch asks the memory exactly as `box search WORDS --limit 10` does.
-func memorySearch(m *memory.Memory) func(string) ([]string, error) {
-	return func(q string) ([]string, error) {
-		res, err := m.Search(context.Background(), memory.SearchInput{Words: q, Limit: 10})
-		var out []string
-		for _, h := range res.Hits {
-			out = append(out, h.Path)
+// memorySearch asks the memory exactly as `box search WORDS --limit 10` does and returns the whole list
+// and the rule's matches alone.
+func memorySearch(m *memory.Memory, q string) (all, matches []string, err error) {
+	res, err := m.Search(context.Background(), memory.SearchInput{Words: q, Limit: 10})
+	for _, h := range res.Hits {
+		all = append(all, h.Path)
+		if !h.Partial {
+			matches = append(matches, h.Path)
 		}
-		return out, err
 	}
-}
-
-type mode int
-
-const (
-	strict   mode = iota // the rule of docs/MEMORY.md alone
-	fallback             // any-term results only when the rule finds nothing
-	relaxed              // Query.Relaxed as it is
-)
-
-func boxSearch(ix *index.Index, m mode) func(string) ([]string, error) {
-	return func(q string) ([]string, error) {
-		hits, err := ix.Search(context.Background(), index.Query{Text: q, Limit: 10, Relaxed: m != strict})
-		ruled := 0
-		for _, h := range hits {
-			if !h.Relaxed {
-				ruled++
-			}
-		}
-		var out []string
-		for _, h := range hits {
-			if m == fallback && h.Relaxed && ruled > 0 {
-				continue
-			}
-			out = append(out, h.Path)
-		}
-		return out, err
-	}
+	return all, matches, err
 }
 
 var evidenceID = regexp.MustCompile(`^D(\d+):`)
@@ -231,7 +271,7 @@ func build(samples []sample) ([]session, []question, int, error) {
 	var sessions []session
 	var questions []question
 	skipped := 0
-	for _, smp := range samples {
+	for ci, smp := range samples {
 		conv := smp.Conversation
 		var nums []int
 		for k := range conv {
@@ -272,7 +312,7 @@ func build(samples []sample) ([]session, []question, int, error) {
 				skipped++
 				continue
 			}
-			questions = append(questions, question{text: q.Question, category: q.Category, want: want})
+			questions = append(questions, question{text: q.Question, category: q.Category, conv: ci, want: want})
 		}
 	}
 	return sessions, questions, skipped, nil
@@ -328,7 +368,7 @@ func keys(m map[string]bool) []string {
 }
 
 // bm25 is the README's baseline: lowercase alphanumeric tokens, k1 1.2, b 0.75, over the whole note
-// (title, date, turns) or over the turn lines only.
+// (title, date, turns).
 type bm25 struct {
 	paths []string
 	tf    []map[string]int
@@ -341,16 +381,12 @@ var alnum = regexp.MustCompile(`[a-z0-9]+`)
 
 func tokens(s string) []string { return alnum.FindAllString(strings.ToLower(s), -1) }
 
-func newBM25(sessions []session, whole bool) *bm25 {
+func newBM25(sessions []session) *bm25 {
 	b := &bm25{df: map[string]int{}}
 	total := 0.0
 	for _, s := range sessions {
 		tf := map[string]int{}
-		text := s.turns
-		if whole {
-			text = s.title + "\n" + s.text()
-		}
-		toks := tokens(text)
+		toks := tokens(s.title + "\n" + s.text())
 		for _, t := range toks {
 			tf[t]++
 		}

@@ -55,7 +55,20 @@ func TestMemoryVerbsJSON(t *testing.T) {
 	if h := hitsOf(s); len(h) != 1 {
 		t.Fatalf("search: %v", s)
 	} else {
-		hasKeys(t, "hit", h[0], "path", "kind", "snippet", "score", "who", "trust", "date")
+		hasKeys(t, "hit", h[0], "path", "kind", "snippet", "text", "score", "who", "trust", "date")
+	}
+	texts := map[any]bool{}
+	for _, h := range hitsOf(mem(t, root, ExitOK, "search", "swim", "porto")) {
+		if h.(map[string]any)["partial"] == true {
+			texts[h.(map[string]any)["text"]] = true
+		}
+	}
+	if len(texts) != 2 || !texts["Ana Maria lives in Porto."] || !texts["Leo has swim practice Thursdays at 5:30."] {
+		t.Errorf("search swim porto: want both lines as partial hits with their plain text: %v", texts)
+	}
+	human := runCLI(t, run{args: []string{"--box", root, "search", "leo", "swim", "porto"}, cwd: root})
+	if before, after, ok := strings.Cut(human.stdout, "Partial matches"); !ok || !strings.Contains(before, "**Leo**") || !strings.Contains(after, "**Porto**") {
+		t.Errorf("search leo swim porto: the match, then partial matches under their heading:\n%s", human.stdout)
 	}
 	if h := hitsOf(mem(t, root, ExitOK, "search", "porto", "--trust", "own")); len(h) != 0 {
 		t.Errorf("--trust own found an outside line: %v", h)

@@ -24,6 +24,7 @@ func searchCmd(g *Global) *cobra.Command {
 		Use:   "search WORDS",
 		Short: "Search notes, core facts, the inbox and every document under _content/",
 		Long: "Search the memory. One or two words must all match; with more than two, at least half must.\n" +
+			"When fewer than --limit match, partial matches follow under their own heading.\n" +
 			"\"quoted phrases\" and prefix* work. Filters narrow by kind, map, who, trust and date.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runSearch(cmd.Context(), g, o, args) },
@@ -61,7 +62,12 @@ func runSearch(ctx context.Context, g *Global, o searchOptions, args []string) e
 			if len(res.Hits) == 0 {
 				g.note("box: nothing found")
 			}
+			partial := false
 			for _, h := range res.Hits {
+				if h.Partial && !partial {
+					partial = true
+					_, _ = fmt.Fprintln(w, "\nPartial matches (some of the words):")
+				}
 				_, _ = fmt.Fprintf(w, "%s  [%s]  %s\n", h.Path, h.Kind, oneLine(h.Snippet))
 			}
 		})

@@ -25,10 +25,53 @@ func FuzzQuery(f *testing.F) {
 		if len(text) > maxTextBytes {
 			return
 		}
-		for _, q := range []Query{{Text: text}, {Text: text, Relaxed: true, Kind: "note"}} {
+		for _, q := range []Query{{Text: text}, {Text: text, Partial: true, Kind: "note"}} {
 			if _, err := ix.Search(context.Background(), q); err != nil {
 				t.Fatalf("Search(%q): %v", text, err)
 			}
+		}
+	})
+}
+
+// FuzzRead: reading any text for any query never panics, finds terms only at real words, and the
+// snippet, unmarked, is the text it quotes.
+func FuzzRead(f *testing.F) {
+	for _, s := range [][2]string{
+		{"Leo plays the cello in Lisbon.", "cello lisbon"},
+		{"a\nb\nc", `"a b" c*`},
+		{"Café naïve résumé — e-mail leo@example.com", "cafe resume mail*"},
+		{"**bold** … ellipsis", "bold ellipsis"},
+		{"x\u0301y \xff\xfe broken utf-8", "xy broken"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, text, query string) {
+		terms := parse(query)
+		if len(terms) == 0 {
+			return
+		}
+		m := newMatcher(terms, func() error { return nil })
+		d, err := m.read([nFields]string{"", "", "", text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := weights([]*docText{d}, len(terms))
+		for _, hs := range d.hits {
+			for i, p := range hs {
+				if p < 3*fieldGap || i > 0 && hs[i-1] >= p {
+					t.Fatalf("hit %d out of the body or out of order: %v", p, hs)
+				}
+			}
+		}
+		_ = proximity(d, w)
+		snippet, plain := m.snippet(d, w)
+		unmarked := strings.ReplaceAll(text, "**", "") // the text's own ** look like marks
+		quoted := strings.TrimSuffix(strings.TrimPrefix(strings.ReplaceAll(snippet, "**", ""), "…"), "…")
+		if !strings.Contains(unmarked, strings.TrimSpace(quoted)) {
+			t.Fatalf("snippet %q does not quote %q", snippet, text)
+		}
+		if !strings.Contains(unmarked, strings.ReplaceAll(strings.TrimSuffix(strings.TrimPrefix(plain, "…"), "…"), "**", "")) {
+			t.Fatalf("plain text %q is not from %q", plain, text)
 		}
 	})
 }

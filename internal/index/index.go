@@ -1,5 +1,6 @@
 // Package index owns the search index in <box>/.box/index.db: documents derived from files, FTS5 search with
-// the query rules of docs/MEMORY.md, reconciliation and the file watcher; it never writes the files it indexes.
+// the rules and ranking of docs/SEARCH.md, reconciliation and the file watcher; it never writes the files it
+// indexes.
 package index
 
 import (
@@ -15,6 +16,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
@@ -58,6 +60,11 @@ type Index struct {
 
 	stmts sync.Map // SQL text → *sql.Stmt on rdb
 	wmu   sync.Mutex
+
+	// readBytes counts the text searches have read in Go (docs/SEARCH.md, "Cost"), in steps of
+	// checkEvery; onRead, when set (tests only), runs after each step.
+	readBytes atomic.Int64
+	onRead    func()
 }
 
 const schema = `

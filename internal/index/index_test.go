@@ -164,20 +164,20 @@ func TestFiltersAndRanking(t *testing.T) {
 	}
 }
 
-func TestRelaxed(t *testing.T) {
+func TestPartial(t *testing.T) {
 	ix := mustOpen(t)
 	put(t, ix, note("/a", "Leo", "Leo plays the cello"), note("/b", "Mia", "Mia plays drums and guitar"))
 	if hits := search(t, ix, Query{Text: "leo cello guitar"}); len(hits) != 1 || hits[0].Path != "/a" {
 		t.Fatalf("strict: %v", hits)
 	}
-	hits := search(t, ix, Query{Text: "leo cello guitar", Relaxed: true})
-	if len(hits) != 2 || hits[0].Path != "/a" || hits[0].Relaxed || hits[1].Path != "/b" || !hits[1].Relaxed {
+	hits := search(t, ix, Query{Text: "leo cello guitar", Partial: true})
+	if len(hits) != 2 || hits[0].Path != "/a" || hits[0].Partial || hits[1].Path != "/b" || !hits[1].Partial {
 		t.Fatalf("relaxed: %+v", hits)
 	}
-	if hits := search(t, ix, Query{Text: "leo cello guitar", Relaxed: true, Limit: 1}); len(hits) != 1 || hits[0].Relaxed {
+	if hits := search(t, ix, Query{Text: "leo cello guitar", Partial: true, Limit: 1}); len(hits) != 1 || hits[0].Partial {
 		t.Fatalf("relaxed within the limit: %+v", hits)
 	}
-	if hits := search(t, ix, Query{Text: "zebra leo", Relaxed: true}); len(hits) != 1 || !hits[0].Relaxed {
+	if hits := search(t, ix, Query{Text: "zebra leo", Partial: true}); len(hits) != 1 || !hits[0].Partial {
 		t.Fatalf("relaxed, nothing strict: %+v", hits)
 	}
 }

@@ -2,16 +2,20 @@ package index
 
 import (
 	"context"
+	"database/sql"
+	"encoding/json"
 	"fmt"
+	"math"
+	"sort"
 	"strings"
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
 )
 
-// Query is one search. Text follows the rules of docs/MEMORY.md, "Search": lowercase alphanumeric words, stopwords
-// dropped (stopwords alone match nothing), "quoted phrases" and word* prefixes count as one term each;
-// one or two terms must all match, more than two at least half (rounded up).
+// Query is one search. Text follows docs/SEARCH.md: lowercase alphanumeric words, stopwords dropped
+// (stopwords alone match nothing), "quoted phrases" and word* prefixes count as one term each; one or
+// two terms must all match, more than two at least half (rounded up).
 type Query struct {
 	Text  string
 	Limit int // 0 means DefaultLimit; at most MaxLimit
@@ -21,23 +25,24 @@ type Query struct {
 	Trust string    // own or outside
 	Since time.Time // inclusive, on Doc.Date (else the file's ModTime)
 	Until time.Time // inclusive
-	// Relaxed: when fewer than Limit documents meet the match rule, the rest of the list is filled
-	// with the best documents matching any term, ranked after every document that meets the rule and
-	// marked Hit.Relaxed. Off by default: the product rule is strict.
-	Relaxed bool
+	// Partial: when fewer than Limit documents meet the match rule, the list goes on with the best
+	// documents that hold at least one term, ranked after every match and marked Hit.Partial.
+	Partial bool
 }
 
-// Hit is one result. Score is higher for better matches; Snippet marks matched words with ** **.
+// Hit is one result. Score is higher for better matches; Snippet marks matched words with ** **; Text
+// is the plain text around the match (docs/SEARCH.md, "Snippets").
 type Hit struct {
 	Path    string
 	Kind    string
 	Title   string
 	Snippet string
+	Text    string
 	Score   float64
 	Date    time.Time
 	Who     string
 	Trust   string
-	Relaxed bool // found only by Query.Relaxed: matches fewer terms than the rule asks
+	Partial bool // holds fewer terms than the rule asks: found by Query.Partial
 }
 
 // Limits on a query.
@@ -47,7 +52,7 @@ const (
 	maxTextBytes = 8 << 10
 )
 
-// Field weights for BM25, in that order: title, aliases, description, then body. LoCoMo does not move
+// Field weights for BM25 (docs/SEARCH.md): title, aliases, description, then body. LoCoMo does not move
 // with them (its titles hold no content words; 1/1/1/1 to 10/8/4/1 changed R@5 by under 0.001), so they
 // are set for real notes: a note titled with the word beats a note that mentions it.
 const (
@@ -62,7 +67,20 @@ const (
 // → 0.787 for c from 0 to 0.5; 0.25 to 4 all within 0.002 of that).
 const coordination = 0.5
 
-// Search runs q and returns hits best first; equal scores go to the newer document.
+// The re-ranking of docs/SEARCH.md ("Ranking"): the best rerankDepth matches by BM25 (or Limit, if
+// larger) are read, and twice as many partial matches as the list has room for, and each gains
+// proximityWeight × its term-dependence score. The windows are those
+// of the sequential dependence model (Metzler and Croft, 2005); the weight was chosen on one half of
+// the LoCoMo dev set and checked on the other (BENCHMARKS.md).
+const (
+	rerankDepth     = 20
+	orderedWindow   = 3
+	unorderedWindow = 8
+	proximityWeight = 4.0
+)
+
+// Search runs q and returns hits best first: every document that meets the match rule, then (with
+// q.Partial) the partial ones; within each group by score, equal scores to the newer document.
 func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if err := q.check(); err != nil {
 		return nil, err
@@ -74,32 +92,144 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	hits, err := ix.strict(ctx, q, terms)
-	if err == nil && q.Relaxed && len(hits) < q.Limit && len(terms) > 1 {
-		hits, err = ix.fill(ctx, q, terms, hits)
-	}
+	hits, err := ix.search(ctx, q, terms)
 	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return nil, ctxErr
+		}
 		return nil, fmt.Errorf("index.search: %w", err)
 	}
 	return hits, nil
 }
 
-// fill appends to the rule's hits the best documents matching any term.
-func (ix *Index) fill(ctx context.Context, q Query, terms []term, hits []Hit) ([]Hit, error) {
-	seen := make(map[string]bool, len(hits))
-	for _, h := range hits {
-		seen[h.Path] = true
+func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, error) {
+	depth := max(q.Limit, rerankDepth)
+	if len(terms) == 1 { // no pair of terms, so nothing for proximity to reorder
+		depth = q.Limit
 	}
-	wide := q
-	wide.Limit = q.Limit + len(hits)
-	more, err := ix.run(ctx, wide, anyOf(terms), nil)
-	for _, h := range more {
-		if !seen[h.Path] && len(hits) < q.Limit {
-			h.Relaxed = true
-			hits = append(hits, h)
+	cands, err := ix.strict(ctx, q, terms, depth)
+	if err != nil {
+		return nil, err
+	}
+	if q.Partial && len(cands) < q.Limit && len(terms) > 1 {
+		// Read twice as many partial matches as the list has room for: enough for proximity to reorder.
+		more, err := ix.partial(ctx, q, terms, min(depth, 2*(q.Limit-len(cands))), cands)
+		if err != nil {
+			return nil, err
+		}
+		cands = append(cands, more...)
+	}
+	if len(cands) == 0 {
+		return nil, nil
+	}
+	if err := ix.rerank(ctx, terms, cands, q.Limit); err != nil {
+		return nil, err
+	}
+	hits := make([]Hit, 0, min(q.Limit, len(cands)))
+	for _, c := range cands[:min(q.Limit, len(cands))] {
+		hits = append(hits, c.hit)
+	}
+	return hits, nil
+}
+
+// candidate is a document on its way to being a hit.
+type candidate struct {
+	id     int64
+	hit    Hit
+	fields [nFields]string // the body cut to maxReadBytes characters
+	doc    *docText
+}
+
+// partial returns up to depth documents that hold a term but are not among the rule's matches. Scoring
+// every document that holds a common word would cost a BM25 score each, so it takes, for each term, the
+// partialPool most recently indexed documents that hold it (FTS5 walks its row ids backwards and stops),
+// keeps those whose terms are rarest in that pool, then the newest, and reads only those; they are
+// scored in Go (docs/SEARCH.md, "Cost").
+func (ix *Index) partial(ctx context.Context, q Query, terms []term, depth int, matches []candidate) ([]candidate, error) {
+	var b strings.Builder
+	var args []any
+	for i, t := range terms {
+		if i > 0 {
+			b.WriteString(" UNION ALL ")
+		}
+		join := ""
+		if q.filtered() { // the filters are on docs; without them FTS5 alone answers
+			join = " JOIN docs d ON d.id = fts.rowid"
+		}
+		fmt.Fprintf(&b, `SELECT * FROM (SELECT fts.rowid, %d FROM fts%s WHERE fts MATCH ?`, i, join)
+		args = filters(&b, q, append(args, t.fts()))
+		b.WriteString(` ORDER BY fts.rowid DESC LIMIT ?)`)
+		args = append(args, partialPool+len(matches))
+	}
+	pool, err := ix.pairs(ctx, b.String(), args)
+	if err != nil {
+		return nil, err
+	}
+	seen := make(map[int64]bool, len(matches))
+	for _, c := range matches {
+		seen[c.id] = true
+	}
+	held := make([]float64, len(terms)) // how many pool documents hold each term
+	for _, p := range pool {
+		held[p[1]]++
+	}
+	prio := map[int64]float64{}
+	for _, p := range pool {
+		if !seen[p[0]] {
+			c := held[p[1]]
+			prio[p[0]] += math.Log1p((partialPool - c + 0.5) / (c + 0.5))
 		}
 	}
-	return hits, err
+	keep := make([]int64, 0, len(prio))
+	for id := range prio {
+		keep = append(keep, id)
+	}
+	sort.Slice(keep, func(i, j int) bool {
+		if prio[keep[i]] != prio[keep[j]] {
+			return prio[keep[i]] > prio[keep[j]]
+		}
+		return keep[i] > keep[j]
+	})
+	if keep = keep[:min(depth, len(keep))]; len(keep) == 0 {
+		return nil, nil
+	}
+	list, _ := json.Marshal(keep)
+	out, err := ix.rank(ctx, fmt.Sprintf(`SELECT d.id, 0, d.path, d.kind, d.date, d.who, d.trust, f.title, f.aliases, f.description,
+substr(f.body, 1, %d) FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN (SELECT value FROM json_each(?))`, maxReadBytes), []any{string(list)})
+	for i := range out {
+		out[i].hit.Partial = true
+	}
+	return out, err
+}
+
+// partialPool is how many documents holding one term a partial search looks at.
+const partialPool = 50
+
+// pairs runs a query of two integer columns.
+func (ix *Index) pairs(ctx context.Context, query string, args []any) ([][2]int64, error) {
+	return scanAll(ctx, ix, query, args, func(r *sql.Rows, p *[2]int64) error { return r.Scan(&p[0], &p[1]) })
+}
+
+// scanAll runs a query on the reader pool (prepared once) and scans each row into a T.
+func scanAll[T any](ctx context.Context, ix *Index, query string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
+	s, err := ix.stmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		var v T
+		if err := scan(rows, &v); err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
 }
 
 func (q Query) check() error {
@@ -117,7 +247,9 @@ func (q Query) check() error {
 	return nil
 }
 
-func (ix *Index) strict(ctx context.Context, q Query, terms []term) ([]Hit, error) {
+// strict returns up to depth documents that meet the match rule, best by BM25 first.
+func (ix *Index) strict(ctx context.Context, q Query, terms []term, depth int) ([]candidate, error) {
+	q.Limit = depth
 	if need(len(terms)) == len(terms) {
 		return ix.run(ctx, q, allOf(terms), nil)
 	}
@@ -138,20 +270,29 @@ func join(terms []term, sep string) string {
 	return strings.Join(parts, sep)
 }
 
-// run executes one FTS5 expression with q's filters in two steps: rank every matching row on cheap
-// columns, then make titles and snippets for the few rows returned only. counted, when not nil, adds
-// the "at least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of
-// one MATCH per term, grouped), and BM25 is computed only for rows that pass.
-func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term) ([]Hit, error) {
+// run executes one FTS5 expression with q's filters, best first. counted, when not nil, adds the "at
+// least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of one MATCH
+// per term, grouped), and BM25 is computed only for rows that pass.
+func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term) ([]candidate, error) {
 	var b strings.Builder
-	var args []any
+	args := ranked(&b, q, expr, counted, nil)
+	b.WriteString("\nORDER BY 2 DESC, 5 DESC, 3")
+	return ix.rank(ctx, b.String(), args)
+}
+
+// ranked writes one SELECT of the best q.Limit rows for expr, in two steps: rank every matching row on
+// cheap columns, then read the text of the rows kept only (the body's first maxReadBytes characters).
+// It returns the arguments, appended to args.
+func ranked(b *strings.Builder, q Query, expr string, counted []term, args []any) []any {
+	fmt.Fprintf(b, `SELECT r.id, -r.score, r.path, r.kind, r.date, r.who, r.trust, f.title, f.aliases, f.description,
+substr(f.body, 1, %d) FROM (`, maxReadBytes)
 	if counted == nil {
-		fmt.Fprintf(&b, `SELECT fts.rowid, bm25(fts, %g, %g, %g, %g) AS score, d.path, d.kind, d.date, d.who, d.trust
+		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) AS score, d.path, d.kind, d.date, d.who, d.trust
 FROM fts JOIN docs d ON d.id = fts.rowid`, weightTitle, weightAliases, weightDescription, weightBody)
 	} else {
 		// CROSS JOIN keeps the FTS5 scan as the outer loop: driven the other way, FTS5 would re-run the
 		// match once per candidate row id.
-		fmt.Fprintf(&b, `SELECT fts.rowid, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path, d.kind, d.date, d.who, d.trust
+		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path, d.kind, d.date, d.who, d.trust
 FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, weightAliases, weightDescription, weightBody, coordination)
 		for i, t := range counted {
 			if i > 0 {
@@ -164,7 +305,33 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 		args = append(args, need(len(counted)))
 	}
 	b.WriteString(` WHERE fts MATCH ?`)
-	args = append(args, expr)
+	args = filters(b, q, append(args, expr))
+	b.WriteString(` ORDER BY score, d.date DESC, d.path LIMIT ?) r JOIN fts f ON f.rowid = r.id`)
+	return append(args, q.Limit)
+}
+
+// rank runs a query of candidates: id, score, path, kind, date, who, trust and the four fields.
+func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidate, error) {
+	return scanAll(ctx, ix, query, args, func(r *sql.Rows, c *candidate) error {
+		var date int64
+		f := &c.fields
+		if err := r.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &date, &c.hit.Who, &c.hit.Trust, &f[0], &f[1], &f[2], &f[3]); err != nil {
+			return err
+		}
+		if date != 0 {
+			c.hit.Date = time.Unix(date, 0).UTC()
+		}
+		return nil
+	})
+}
+
+// filtered reports whether q has a filter.
+func (q Query) filtered() bool {
+	return q.Kind != "" || q.Map != "" || q.Who != "" || q.Trust != "" || !q.Since.IsZero() || !q.Until.IsZero()
+}
+
+// filters writes q's filters on the docs table d, and returns args with their values appended.
+func filters(b *strings.Builder, q Query, args []any) []any {
 	filter := func(cond string, v any) {
 		b.WriteString(" AND " + cond)
 		args = append(args, v)
@@ -187,56 +354,7 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 	if !q.Until.IsZero() {
 		filter("d.date BETWEEN 1 AND ?", q.Until.Unix()) // an undated doc is outside every range
 	}
-	b.WriteString(` ORDER BY score, d.date DESC, d.path LIMIT ?`)
-	args = append(args, q.Limit)
-
-	hits, ids, err := ix.rank(ctx, b.String(), args)
-	if err != nil || len(hits) == 0 {
-		return hits, err
-	}
-	return hits, ix.snippets(ctx, expr, hits, ids)
-}
-
-func (ix *Index) rank(ctx context.Context, query string, args []any) ([]Hit, []int64, error) {
-	s, err := ix.stmt(ctx, query)
-	if err != nil {
-		return nil, nil, err
-	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, nil, err
-	}
-	defer rows.Close()
-	var hits []Hit
-	var ids []int64
-	for rows.Next() {
-		var h Hit
-		var id, date int64
-		if err := rows.Scan(&id, &h.Score, &h.Path, &h.Kind, &date, &h.Who, &h.Trust); err != nil {
-			return nil, nil, err
-		}
-		h.Score = -h.Score
-		if date != 0 {
-			h.Date = time.Unix(date, 0).UTC()
-		}
-		hits = append(hits, h)
-		ids = append(ids, id)
-	}
-	return hits, ids, rows.Err()
-}
-
-// snippets fills in each hit's title and snippet; FTS5 seeks each row id within the match.
-func (ix *Index) snippets(ctx context.Context, expr string, hits []Hit, ids []int64) error {
-	s, err := ix.stmt(ctx, `SELECT title, snippet(fts, -1, '**', '**', '…', 16) FROM fts WHERE fts MATCH ? AND rowid = ?`)
-	if err != nil {
-		return err
-	}
-	for i, id := range ids {
-		if err := s.QueryRowContext(ctx, expr, id).Scan(&hits[i].Title, &hits[i].Snippet); err != nil {
-			return err
-		}
-	}
-	return nil
+	return args
 }
 
 // maxExpand is the largest term count for which the half rule is written into the FTS5 expression as an

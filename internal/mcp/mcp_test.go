@@ -125,6 +125,9 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 				strings.Count(h.Snippet, "</outside_content>") != 1 || !strings.Contains(h.Snippet, "</outside_content >") {
 				t.Errorf("an outside line's snippet is not fenced once: %q", h.Snippet)
 			}
+			if !strings.HasPrefix(h.Text, "<outside_content>") || strings.Count(h.Text, "</outside_content>") != 1 {
+				t.Errorf("an outside line's plain text is not fenced once: %q", h.Text)
+			}
 		case h.Trust == "own" && h.Kind == memory.KindInbox:
 			own++
 			if strings.Contains(h.Snippet, "outside_content") || !strings.Contains(h.Snippet, "Thursdays") {
@@ -134,6 +137,11 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 	}
 	if own != 1 || outside != 1 {
 		t.Errorf("search leo: %d own and %d outside inbox hits, want 1 and 1: %+v", own, outside, found.Hits)
+	}
+	var partial memory.SearchResult
+	call(t, cs, "memory_search", map[string]any{"words": "thursdays zebra"}, &partial)
+	if len(partial.Hits) != 1 || !partial.Hits[0].Partial || partial.Hits[0].Text != "Leo swims on Thursdays." {
+		t.Errorf("search thursdays zebra: want the owner's line as a partial hit: %+v", partial.Hits)
 	}
 
 	var n memory.Note

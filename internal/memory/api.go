@@ -65,13 +65,16 @@ type SearchInput struct {
 	Until time.Time `json:"until,omitzero"`
 }
 
-// Hit is one search result.
+// Hit is one search result. Partial hits hold fewer of the words than the match rule asks; they come
+// after every full match (docs/SEARCH.md).
 type Hit struct {
 	Path    string  `json:"path"`
 	Name    string  `json:"name,omitempty"` // entity-leo, for read
 	Kind    string  `json:"kind"`
 	Title   string  `json:"title,omitempty"`
-	Snippet string  `json:"snippet"`
+	Snippet string  `json:"snippet"` // the passage, matched words marked **like this**
+	Text    string  `json:"text"`    // the plain text of the passage's lines, unmarked
+	Partial bool    `json:"partial,omitempty"`
 	Score   float64 `json:"score"`
 	Date    string  `json:"date,omitempty"`
 	Who     string  `json:"who,omitempty"`

@@ -186,9 +186,47 @@ func TestSearchWordRules(t *testing.T) {
 		{"\"swim practice\"", 1},
 		{"dent*", 1},
 	} {
-		if got := len(hits(t, m, SearchInput{Words: tc.words})); got != tc.want {
-			t.Errorf("search %q: %d hits, want %d", tc.words, got, tc.want)
+		hs := hits(t, m, SearchInput{Words: tc.words})
+		full := 0
+		for i, h := range hs {
+			if !h.Partial {
+				full++
+				if i > 0 && hs[i-1].Partial {
+					t.Errorf("search %q: a match after a partial hit: %+v", tc.words, hs)
+				}
+			}
 		}
+		if full != tc.want {
+			t.Errorf("search %q: %d matches, want %d (%+v)", tc.words, full, tc.want, hs)
+		}
+	}
+}
+
+// TestSearchPartial: when fewer than the limit match the rule, the list goes on with the lines that
+// hold some of the words, marked partial, each with its snippet and its plain text.
+func TestSearchPartial(t *testing.T) {
+	m := mustOpen(t, nil)
+	remember(t, m, own, "Leo has swim practice Thursdays at 5:30.")
+	remember(t, m, own, "The dentist is on Rua Augusta.")
+	remember(t, m, own, "Mia bakes bread on Sundays.")
+	hs := hits(t, m, SearchInput{Words: "leo dentist"})
+	if len(hs) != 2 || !hs[0].Partial || !hs[1].Partial {
+		t.Fatalf("leo dentist: want the two lines, both partial: %+v", hs)
+	}
+	for _, h := range hs {
+		if h.Text != strings.ReplaceAll(h.Snippet, "**", "") || !strings.Contains(h.Snippet, "**") {
+			t.Errorf("snippet %q, text %q", h.Snippet, h.Text)
+		}
+	}
+	hs = hits(t, m, SearchInput{Words: "leo swim dentist"})
+	if len(hs) != 2 || hs[0].Partial || hs[0].Text != "Leo has swim practice Thursdays at 5:30." || !hs[1].Partial {
+		t.Fatalf("leo swim dentist: the match, then the partial line: %+v", hs)
+	}
+	if hs := hits(t, m, SearchInput{Words: "leo swim dentist", Limit: 1}); len(hs) != 1 || hs[0].Partial {
+		t.Fatalf("a full list has no partial hits: %+v", hs)
+	}
+	if hs := hits(t, m, SearchInput{Words: "leo zebra", Kind: KindNote}); len(hs) != 0 {
+		t.Fatalf("filters hold for partial hits too: %+v", hs)
 	}
 }
 

@@ -17,11 +17,12 @@ import (
 	"github.com/boxmem/box/internal/note"
 )
 
-// Search runs words through the index with the rules of docs/MEMORY.md and the input's filters.
+// Search runs words through the index with the rules of docs/SEARCH.md and the input's filters: the
+// documents that match, then, when fewer than the limit do, the best partial matches.
 func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, error) {
 	m.ensureFresh(ctx)
 	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: in.Kind, Map: in.Map, Who: in.Who,
-		Trust: in.Trust, Since: in.Since, Until: in.Until}
+		Trust: in.Trust, Since: in.Since, Until: in.Until, Partial: true}
 	if q.Limit < 0 {
 		q.Limit = 0
 	}
@@ -38,8 +39,8 @@ func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, erro
 	}
 	res := SearchResult{Hits: make([]Hit, 0, len(hits)), Indexing: m.indexing.Load()}
 	for _, h := range hits {
-		hit := Hit{Path: h.Path, Name: nameOf(h.Path), Kind: h.Kind, Title: h.Title, Snippet: h.Snippet, Score: h.Score,
-			Who: h.Who, Trust: h.Trust}
+		hit := Hit{Path: h.Path, Name: nameOf(h.Path), Kind: h.Kind, Title: h.Title, Snippet: h.Snippet, Text: h.Text,
+			Partial: h.Partial, Score: h.Score, Who: h.Who, Trust: h.Trust}
 		if !h.Date.IsZero() {
 			hit.Date = h.Date.Local().Format("2006-01-02")
 		}

@@ -51,12 +51,17 @@ func BenchmarkFirstToken(b *testing.B) {
 					added = append(added, first.Sub(start)-tm.FirstToken.Sub(tm.Arrived))
 				}
 				b.StopTimer()
-				sort.Slice(added, func(i, j int) bool { return added[i] < added[j] })
-				b.ReportMetric(float64(added[len(added)/2].Microseconds()), "added-µs-p50")
-				b.ReportMetric(float64(added[len(added)*9/10].Microseconds()), "added-µs-p90")
+				reportPercentiles(b, added, "added")
 			})
 		}
 	}
+}
+
+// reportPercentiles reports the p50 and p90 of ds as "<name>-µs-p50" and "<name>-µs-p90".
+func reportPercentiles(b *testing.B, ds []time.Duration, name string) {
+	sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
+	b.ReportMetric(float64(ds[len(ds)/2].Microseconds()), name+"-µs-p50")
+	b.ReportMetric(float64(ds[len(ds)*9/10].Microseconds()), name+"-µs-p90")
 }
 
 // rawClient posts a minimal request with a plain client and returns when the first text event arrives.

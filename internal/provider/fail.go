@@ -28,6 +28,8 @@ const (
 	Timeout      Reason = "timeout"       // no headers, or silence mid-stream, past the limit
 	BadRequest   Reason = "bad_request"   // 400, 404, 413, 422: an unknown model, too long a prompt
 	BrokenStream Reason = "broken_stream" // the stream broke off or said something this package cannot read
+	SignedOut    Reason = "signed_out"    // a subscription CLI is not signed in, or its sign-in expired
+	NotInstalled Reason = "not_installed" // a subscription CLI is not installed, or cannot start
 )
 
 // Failure is a provider call that failed. Its Error is one plain sentence that never contains the key.
@@ -52,7 +54,8 @@ func FailureOf(err error) *Failure {
 
 var kindOf = map[Reason]errs.Kind{
 	KeyRefused: errs.Unauthorized, NoCredit: errs.Refused, RateLimited: errs.Limited, Down: errs.Busy,
-	Timeout: errs.Busy, BadRequest: errs.Invalid, BrokenStream: errs.Other,
+	Timeout: errs.Busy, BadRequest: errs.Invalid, BrokenStream: errs.Other, SignedOut: errs.Unauthorized,
+	NotInstalled: errs.NotFound,
 }
 
 func fail(op string, f *Failure) error { return errs.Wrap(op, kindOf[f.Reason], f, "") }
@@ -187,6 +190,8 @@ func wait(d time.Duration) string {
 		return "in a minute"
 	case d < time.Minute:
 		return fmt.Sprintf("in %d s", int(d.Round(time.Second)/time.Second))
+	case d >= 2*time.Hour:
+		return fmt.Sprintf("in %d h", int((d+time.Hour-1)/time.Hour))
 	}
 	return fmt.Sprintf("in %d min", int((d+time.Minute-1)/time.Minute))
 }

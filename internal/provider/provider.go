@@ -1,7 +1,9 @@
-// Package provider owns talking to a model service with the owner's own key: one interface for streaming
-// a reply with tool calls and usage, listing models and checking a key, over the OpenAI-compatible chat
-// completions API and the Anthropic Messages API. It must not touch the box, the vault or the ledger:
-// the key comes in, a reply and the provider's own usage figures go out (docs/BRAIN.md).
+// Package provider owns talking to a model service with the owner's own key or subscription: one
+// interface for streaming a reply with tool calls and usage, listing models and checking a key, over
+// the OpenAI-compatible chat completions API, the Anthropic Messages API, and the Claude Code and
+// Codex CLIs signed in to the owner's plan. It must not touch the box, the vault or the ledger: the
+// key (or the CLI's folder) comes in, a reply and the provider's own usage figures go out
+// (docs/BRAIN.md).
 package provider
 
 import (
@@ -265,6 +267,9 @@ type Usage struct {
 	CacheWriteTokens int
 	Cost             float64
 	HasCost          bool
+	// Subscription says the call ran on the owner's plan through a CLI: it is not billed per token,
+	// and Cost, when given, is the CLI's own estimate of what the API would charge (docs/BRAIN.md).
+	Subscription bool
 }
 
 // Model is one entry of the provider's model list. Price is set when the list itself says it.

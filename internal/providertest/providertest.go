@@ -1,7 +1,8 @@
 // Package providertest is test code only: local HTTP servers on 127.0.0.1:0 that speak the model
 // providers' own wire formats (OpenAI chat completions with SSE chunks, the Anthropic Messages API with
-// its named SSE events, their error bodies and model lists), scripted reply by reply. It imports nothing
-// of the box, so any layer's tests can talk to a provider through the real protocol.
+// its named SSE events, their error bodies and model lists), scripted reply by reply, and stand-ins for
+// the subscription CLIs (claude, codex) and npm that speak their documented output (cli.go). It imports
+// nothing of the box, so any layer's tests can talk to a provider through the real protocol.
 package providertest
 
 import (

@@ -129,6 +129,8 @@ func TestBrowser(t *testing.T) {
 	run("memory", chromedp.Navigate(f.base+"/memory"), chromedp.SendKeys(chromedp.CSS("#q"), "swims"),
 		passkeytest.Poll(`document.querySelectorAll("#hits li").length > 0`))
 	shot("memory")
+	run("partial matches", chromedp.SendKeys(chromedp.CSS("#q"), " zebra"), // "swims zebra"
+		passkeytest.Poll(`document.querySelector("#hits li.partial-head + li.partial mark") !== null`))
 	run("chat", chromedp.Navigate(f.base+"/chat"), chromedp.SendKeys(chromedp.CSS("#chattext"), "when does leo swim?"),
 		passkeytest.Tap("#chatform button"), passkeytest.Poll(`document.querySelectorAll("#chatlog li.box").length > 0`))
 	if s := text("#chatlog li.box"); !strings.Contains(s, "swims") || !strings.Contains(s, "brain") {

@@ -556,6 +556,15 @@ func TestChatWithoutBrain(t *testing.T) {
 	if st != 200 || !strings.Contains(body, "cello") {
 		t.Fatalf("search: %d %s", st, body)
 	}
+	// Partial matches are marked and shown apart.
+	if st, body := f.get(f.c, "/api/search?q=cello+zebra"); st != 200 || !strings.Contains(body, `"partial":true`) {
+		t.Fatalf("partial search: %d %s", st, body)
+	}
+	st, body = f.get(f.c, "/memory?q=cello+zebra")
+	_, list, _ := strings.Cut(body, `id="hits"`)
+	if before, after, ok := strings.Cut(list, `class="partial-head"`); st != 200 || !ok || strings.Contains(before, "<mark>") || !strings.Contains(after, "<mark>cello</mark>") {
+		t.Fatalf("memory page: partial matches under their heading: %d\n%s", st, body)
+	}
 }
 
 func TestPagesRender(t *testing.T) {

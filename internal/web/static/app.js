@@ -179,8 +179,17 @@
           const data = await res.json();
           if (mine !== seq) return;
           hits.replaceChildren();
+          let partial = false;
           (data.hits || []).forEach(function (h) {
+            if (h.partial && !partial) { // partial matches go under their own heading
+              partial = true;
+              const head = document.createElement("li");
+              head.className = "partial-head";
+              head.textContent = "Partial matches: some of the words";
+              hits.append(head);
+            }
             const li = document.createElement("li"), a = document.createElement("a"), p = document.createElement("p");
+            if (h.partial) li.className = "partial";
             a.href = "/memory/note?name=" + encodeURIComponent(h.name || h.path);
             a.textContent = h.title || h.name || h.kind;
             (h.snippet || "").split("**").forEach(function (part, i, all) {

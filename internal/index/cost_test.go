@@ -1,0 +1,83 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// hugeBody is a note of about size bytes in which the query's words occur on every line: the shape that
+// made FTS5's snippet() quadratic (every occurrence scored against every other).
+func hugeBody(size int) string {
+	var b strings.Builder
+	for i := 0; b.Len() < size; i++ {
+		fmt.Fprintf(&b, "- %d: Leo went swimming with Mia at the lake and talked about cello lessons.\n", i)
+	}
+	return b.String()
+}
+
+// BenchmarkSearchHugeNote: a search whose best hit is a 6 MB note (the note is found by every word and
+// quoted from its first maxReadBytes); next to it, the cost of the same search over ordinary notes alone.
+func BenchmarkSearchHugeNote(b *testing.B) {
+	for _, size := range []int{0, 6 << 20} {
+		b.Run(fmt.Sprintf("note=%dMB", size>>20), func(b *testing.B) {
+			ix := mustOpen(b)
+			for i := range 200 {
+				put(b, ix, note(fmt.Sprintf("/n/%d", i), "Note", fmt.Sprintf("Leo swims on day %d; Mia plays the cello.", i)))
+			}
+			if size > 0 {
+				put(b, ix, note("/n/huge", "Huge", hugeBody(size)))
+			}
+			ctx := context.Background()
+			for b.Loop() {
+				hits, err := ix.Search(ctx, Query{Text: "leo swimming cello lessons", Partial: true})
+				if err != nil || len(hits) == 0 {
+					b.Fatal(len(hits), err)
+				}
+				if size > 0 && hits[0].Path != "/n/huge" {
+					b.Fatalf("the huge note is not first: %v", hits[0].Path)
+				}
+			}
+		})
+	}
+}
+
+// TestSearchStopsWhenContextEnds: reading candidates' text stops at the next step once the request's
+// context ends, and the search returns the context's error; a context already ended reads nothing.
+func TestSearchStopsWhenContextEnds(t *testing.T) {
+	ix := mustOpen(t)
+	const docs = 8
+	for i := range docs {
+		put(t, ix, note(fmt.Sprintf("/n/%d", i), "Big", hugeBody(maxReadBytes)))
+	}
+	q := Query{Text: "leo cello lessons", Partial: true}
+
+	// Unhindered, the search reads the first maxReadBytes of every candidate.
+	if _, err := ix.Search(context.Background(), q); err != nil {
+		t.Fatal(err)
+	}
+	full := ix.readBytes.Swap(0)
+	if full < docs*(maxReadBytes-checkEvery) {
+		t.Fatalf("an unhindered search read %d bytes, want about %d", full, docs*maxReadBytes)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	ix.onRead = cancel // the request ends after the first step of reading
+	_, err := ix.Search(ctx, q)
+	ix.onRead = nil
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if n := ix.readBytes.Swap(0); n != checkEvery {
+		t.Errorf("read %d bytes after the context ended, want one step (%d) of %d", n, checkEvery, full)
+	}
+
+	if _, err := ix.Search(ctx, q); !errors.Is(err, context.Canceled) {
+		t.Fatalf("an ended context: got %v, want context.Canceled", err)
+	}
+	if n := ix.readBytes.Load(); n != 0 {
+		t.Errorf("an ended context read %d bytes", n)
+	}
+}

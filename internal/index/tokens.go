@@ -1,0 +1,94 @@
+package index
+
+import (
+	"unicode"
+	"unicode/utf8"
+)
+
+// The Go reading of a document's text: the same words the FTS5 table's tokenizer (unicode61,
+// remove_diacritics 2) sees, folded the same way, with their byte offsets so a snippet can quote the
+// text around them.
+
+// isWordRune is unicode61's token character: letters, numbers and private-use characters.
+func isWordRune(r rune) bool {
+	return unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)
+}
+
+// fold lowercases r and drops its diacritic where it decomposes into a Latin letter and marks.
+func fold(r rune) rune {
+	r = unicode.ToLower(r)
+	if f, ok := diacriticFold[r]; ok {
+		return f
+	}
+	return r
+}
+
+// diacriticFold maps the accented Latin letters (Latin-1 and Latin Extended-A, lowercase) to their base.
+var diacriticFold = func() map[rune]rune {
+	m := map[rune]rune{}
+	for base, accented := range map[rune]string{
+		'a': "àáâãäåāăą", 'c': "çćĉċč", 'd': "ď", 'e': "èéêëēĕėęě", 'g': "ĝğġģ", 'h': "ĥ",
+		'i': "ìíîïĩīĭį", 'j': "ĵ", 'k': "ķ", 'l': "ĺļľ", 'n': "ñńņň", 'o': "òóôõöōŏő",
+		'r': "ŕŗř", 's': "śŝşš", 't': "ţť", 'u': "ùúûüũūŭůűų", 'w': "ŵ", 'y': "ýÿŷ", 'z': "źżž",
+	} {
+		for _, r := range accented {
+			if r != base {
+				m[r] = base
+			}
+		}
+	}
+	return m
+}()
+
+// scanWords calls fn with each word of s (folded) and its byte range in s, until fn returns false.
+// buf is reused between words; fn must copy the word to keep it.
+func scanWords(s string, fn func(word []byte, start, end int) bool) {
+	var buf []byte
+	i := 0
+	for i < len(s) {
+		// Skip to the next word character.
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if !isASCIIWord(c) {
+				i++
+				continue
+			}
+		} else if r, n := utf8.DecodeRuneInString(s[i:]); !isWordRune(r) {
+			i += n
+			continue
+		}
+		start := i
+		buf = buf[:0]
+		for i < len(s) {
+			c := s[i]
+			if c < utf8.RuneSelf {
+				if !isASCIIWord(c) {
+					break
+				}
+				if 'A' <= c && c <= 'Z' {
+					c += 'a' - 'A'
+				}
+				buf = append(buf, c)
+				i++
+				continue
+			}
+			r, n := utf8.DecodeRuneInString(s[i:])
+			if !isWordRune(r) {
+				if !unicode.Is(unicode.Mn, r) { // a combining mark is dropped, not a break
+					break
+				}
+				i += n
+				continue
+			}
+			buf = utf8.AppendRune(buf, fold(r))
+			i += n
+		}
+		if !fn(buf, start, i) {
+			return
+		}
+	}
+}
+
+func isASCIIWord(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9'
+}
