@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
 )
@@ -89,12 +89,16 @@ func CPUModel() string {
 // NewBox makes an empty box at root with the router skeleton, as `box init` does for an owner. Its git
 // hooks call `box` on the PATH rather than the harness's own executable; Commit skips them anyway.
 func NewBox(ctx context.Context, root string) error {
-	b, err := box.Init(ctx, root, box.InitOptions{HookBinary: "box",
-		Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
+	a, err := app.Init(ctx, root, map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}, "box", app.Options{})
 	if err != nil {
 		return err
 	}
-	return b.Close()
+	return a.Close()
+}
+
+// Open opens the memory of the box at root as a CLI verb does (the composition root); close the App.
+func Open(ctx context.Context, root string) (*app.App, error) {
+	return app.Open(ctx, root, app.Options{})
 }
 
 // Commit stages everything under root's _content and commits it once, as a fixed bench identity and

@@ -245,7 +245,11 @@ func boxWithSessions(root string, sessions []session) (*memory.Memory, error) {
 	if _, err := repo.Commit(ctx, "Import LoCoMo sessions", nil); err != nil {
 		return nil, err
 	}
-	return memory.Open(ctx, root, memory.Options{})
+	a, err := benchkit.Open(ctx, root)
+	if err != nil {
+		return nil, err
+	}
+	return a.Memory, nil // the process ends with the bench; its box stays open until then
 }
 
 // memorySearch asks the memory exactly as `box search WORDS --limit 10` does and returns the whole list

@@ -19,7 +19,6 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boxmem/box/bench/benchkit"
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/memory"
 )
 
@@ -125,21 +124,21 @@ func fact(i int) (string, string) {
 
 // newBox makes an empty box.
 func (h *harness) newBox(ctx context.Context, label string) (string, error) {
-	b, err := box.Init(ctx, filepath.Join(h.tmp, label), box.InitOptions{})
-	if err != nil {
+	root := filepath.Join(h.tmp, label)
+	if err := benchkit.NewBox(ctx, root); err != nil {
 		return "", err
 	}
-	root := b.Root
-	return root, b.Close()
+	return filepath.EvalSymlinks(root)
 }
 
 // loadBox remembers n facts through the real memory engine, 16 writers at once (group commit).
 func loadBox(ctx context.Context, root string, n int) error {
-	m, err := memory.Open(ctx, root, memory.Options{})
+	ap, err := benchkit.Open(ctx, root)
 	if err != nil {
 		return fmt.Errorf("the memory engine: %w", err)
 	}
-	defer m.Close()
+	defer ap.Close()
+	m := ap.Memory
 	a := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	var wg sync.WaitGroup
 	errc := make(chan error, 16)

@@ -313,20 +313,22 @@ var servingLine = regexp.MustCompile(`at (http://\S+/mcp)`)
 
 // serve starts box serve on a free port with k keys and waits for the first initialize to be answered.
 func (h *harness) serve(ctx context.Context, root string, k int) (*served, error) {
-	st, err := keys.Open(root, nil)
+	ap, err := benchkit.Open(ctx, root)
 	if err != nil {
 		return nil, err
 	}
 	s := &served{}
 	for i := range k {
-		_, key, err := st.New(ctx, fmt.Sprintf("bench-%d", i), keys.Caps{Memory: true})
+		_, key, err := ap.Keys.New(ctx, fmt.Sprintf("bench-%d", i), keys.Caps{Memory: true})
 		if err != nil {
-			st.Close()
+			ap.Close()
 			return nil, err
 		}
 		s.keys = append(s.keys, key)
 	}
-	st.Close()
+	if err := ap.Close(); err != nil {
+		return nil, err
+	}
 	start := time.Now()
 	s.cmd = exec.Command(h.bin, "serve", "--addr", "127.0.0.1:0", "--box", root)
 	out, _ := s.cmd.StdoutPipe()

@@ -202,11 +202,12 @@ func searchBench(ctx context.Context, root string, n, lines int) (searchRow, err
 	if err := generate(ctx, root, n, lines); err != nil {
 		return row, err
 	}
-	m, err := memory.Open(ctx, root, memory.Options{})
+	ap, err := benchkit.Open(ctx, root)
 	if err != nil {
 		return row, err
 	}
-	defer m.Close()
+	defer ap.Close()
+	m := ap.Memory
 	start := time.Now()
 	if _, err := m.Reindex(ctx, nil); err != nil {
 		return row, err
@@ -327,11 +328,12 @@ func inProcess(ctx context.Context, root string, writers, total int) (writeRow, 
 	if err := benchkit.NewBox(ctx, root); err != nil {
 		return row, err
 	}
-	m, err := memory.Open(ctx, root, memory.Options{})
+	ap, err := benchkit.Open(ctx, root)
 	if err != nil {
 		return row, err
 	}
-	defer m.Close()
+	defer ap.Close()
+	m := ap.Memory
 	if writers == 1 {
 		total = min(total, 200)
 	}

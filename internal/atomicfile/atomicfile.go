@@ -23,8 +23,8 @@ func WriteFile(path string, data []byte, perm fs.FileMode) (err error) {
 	tmp := f.Name()
 	defer func() {
 		if err != nil {
-			f.Close()
-			os.Remove(tmp)
+			_ = f.Close()
+			_ = os.Remove(tmp)
 		}
 	}()
 	if _, err = f.Write(data); err != nil {
@@ -51,7 +51,7 @@ func SyncDir(dir string) error {
 	if err != nil {
 		return fmt.Errorf("atomicfile: %w", err)
 	}
-	defer d.Close()
+	defer func() { _ = d.Close() }() // opened only to sync: a close has nothing to lose
 	if err := d.Sync(); err != nil {
 		return fmt.Errorf("atomicfile: sync %s: %w", dir, err)
 	}

@@ -33,8 +33,6 @@ type Marker struct {
 type Options struct {
 	// Validate checks the files a change writes (box paths → bytes); an error finding refuses the change.
 	Validate func(root string, paths []string, files map[string][]byte) []finding.Finding
-	// AfterCommit runs after each commit, before writers are acknowledged (the index update).
-	AfterCommit func(ctx context.Context, paths []string)
 	// LockTimeout is how long a write waits for the box lock before it is Busy; 0 means 15 s.
 	LockTimeout time.Duration
 	// MaxBatch caps how many changes one commit carries; 0 means 256.
@@ -60,13 +58,13 @@ type Box struct {
 
 	lockMu sync.Mutex // one lock holder per Box in this process
 
+	subMu sync.Mutex
+	subs  []func(ctx context.Context, paths []string) // Subscribe
+
 	mu      sync.Mutex
 	queue   []*pending
 	leading bool
 }
-
-// Open opens the box whose root is dir.
-func Open(dir string) (*Box, error) { return OpenWith(dir, Options{}) }
 
 // OpenWith opens the box at dir with injected options. It also cleans up after a writer that was killed
 // (temp files, a half-done transaction, stale git locks) when no other writer holds the lock.

@@ -155,17 +155,17 @@ func TestInitRefusals(t *testing.T) {
 
 func TestMarker(t *testing.T) {
 	dir := t.TempDir()
-	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "run `box init`") {
+	if _, err := OpenWith(dir, Options{}); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "run `box init`") {
 		t.Errorf("missing marker: %v", err)
 	}
 	os.MkdirAll(filepath.Join(dir, ".box"), 0o755)
 	marker := filepath.Join(dir, ".box", "box.json")
 	os.WriteFile(marker, []byte("{not json"), 0o644)
-	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "box.json") {
+	if _, err := OpenWith(dir, Options{}); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "box.json") {
 		t.Errorf("garbage marker: %v", err)
 	}
 	os.WriteFile(marker, []byte(`{"shapeVersion": 7, "id": "x"}`), 0o644)
-	if _, err := Open(dir); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "newer box (shape 7); upgrade the box binary") {
+	if _, err := OpenWith(dir, Options{}); !errs.Is(err, errs.NotABox) || !strings.Contains(err.Error(), "newer box (shape 7); upgrade the box binary") {
 		t.Errorf("newer marker: %v", err)
 	}
 	os.WriteFile(marker, []byte(`{"shapeVersion": 1, "id": "x"}`), 0o644)
@@ -202,7 +202,7 @@ func TestLinkedRuntimeFolderRefused(t *testing.T) {
 	before, _ := os.ReadDir(elsewhere)
 	sub := filepath.Join(root, "_content")
 	for name, open := range map[string]func() error{
-		"Open":     func() error { _, err := Open(root); return err },
+		"Open":     func() error { _, err := OpenWith(root, Options{}); return err },
 		"Find":     func() error { _, err := Find(sub); return err },
 		"Discover": func() error { _, err := Discover(root, "", ""); return err },
 	} {
@@ -219,12 +219,12 @@ func TestLinkedRuntimeFolderRefused(t *testing.T) {
 	marker := filepath.Join(root, ".box", "box.json")
 	os.Rename(marker, filepath.Join(elsewhere+"-marker.json"))
 	os.Symlink(elsewhere+"-marker.json", marker)
-	if _, err := Open(root); !errs.Is(err, errs.Refused) {
+	if _, err := OpenWith(root, Options{}); !errs.Is(err, errs.Refused) {
 		t.Errorf("Open with the marker linked elsewhere: %v", err)
 	}
 	os.Remove(marker)
 	os.Rename(elsewhere+"-marker.json", marker)
-	if _, err := Open(root); err != nil {
+	if _, err := OpenWith(root, Options{}); err != nil {
 		t.Errorf("the box put back: %v", err)
 	}
 }
@@ -232,11 +232,8 @@ func TestLinkedRuntimeFolderRefused(t *testing.T) {
 func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
 	ctx := context.Background()
 	var after []string
-	b := mustInit(t, Options{AfterCommit: func(_ context.Context, paths []string) { after = append(after, paths...) }})
-	if len(after) < 10 {
-		t.Errorf("init should report its files to AfterCommit, got %v", after)
-	}
-	after = nil
+	b := mustInit(t, Options{})
+	b.Subscribe(func(_ context.Context, paths []string) { after = append(after, paths...) })
 	res, err := b.Do(ctx, Change{Actor: Actor{Who: "Claude", Via: "mcp", Trust: "outside"}, Op: "remember",
 		Summary: "Claude remembered: Leo swims", Switch: "change", Apply: write("/_content/inbox/2026-11-29.md", "- Leo swims\n")})
 	if err != nil {
@@ -268,7 +265,7 @@ func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
 		t.Errorf("diary entry %+v %v", e, err)
 	}
 	if len(after) != 1 || after[0] != "/_content/inbox/2026-11-29.md" {
-		t.Errorf("AfterCommit got %v", after)
+		t.Errorf("the subscriber got %v", after)
 	}
 	es, _ := b.Diary(ctx, 1, nil)
 	if len(es) != 1 || es[0].Commit != res.Commit {
@@ -276,6 +273,49 @@ func TestDoCommitsWithTrailersAndDiary(t *testing.T) {
 	}
 	if st := gitOut(t, b, "status", "--porcelain"); st != "" {
 		t.Errorf("tree not clean:\n%s", st)
+	}
+}
+
+// DoAll commits its changes together, each with its own diary line and undo, or none of them.
+func TestDoAllIsAllOrNothing(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	before := commits(t, b)
+	fail := errs.E("test", errs.Conflict, "the second change refuses")
+	_, err := b.DoAll(ctx,
+		Change{Actor: Actor{Who: "owner"}, Op: "edit", Summary: "one", Apply: write("/_content/a.md", "a\n")},
+		Change{Actor: Actor{Who: "owner"}, Op: "approve", Summary: "two", Apply: func(*Tx) error { return fail }})
+	if !errs.Is(err, errs.Conflict) {
+		t.Fatalf("DoAll with a failing change: %v", err)
+	}
+	if _, ok := readFile(t, b, "/_content/a.md"); ok || commits(t, b) != before {
+		t.Fatal("a failed group left a file or a commit behind")
+	}
+	rs, err := b.DoAll(ctx,
+		Change{Actor: Actor{Who: "Claude", Trust: "outside"}, Op: "forget", Summary: "one", Apply: write("/_content/a.md", "a\n")},
+		Change{Actor: Actor{Who: "owner"}, Op: "approve", Summary: "two", Permanent: true, Apply: write("/_bookkeeping/archive/x.card", "x\n")})
+	if err != nil || len(rs) != 2 || rs[0].Commit != rs[1].Commit || rs[0].EntryID == rs[1].EntryID {
+		t.Fatalf("DoAll: %+v %v", rs, err)
+	}
+	if commits(t, b) != before+1 {
+		t.Errorf("a group is one commit")
+	}
+	one, _ := diary.Find(b.Root, rs[0].EntryID)
+	two, _ := diary.Find(b.Root, rs[1].EntryID)
+	if len(one.Undo) != 1 || len(two.Undo) != 0 || two.Paths[0] != "/_bookkeeping/archive/x.card" {
+		t.Errorf("the first keeps its undo, the permanent one none: %+v / %+v", one, two)
+	}
+	if _, err := b.Undo(ctx, rs[1].EntryID, Actor{Who: "owner"}); err == nil {
+		t.Error("a permanent change was undone")
+	}
+	if _, err := b.Undo(ctx, "", Actor{Who: "owner"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := readFile(t, b, "/_content/a.md"); ok {
+		t.Error("undo did not reverse the group's first change")
+	}
+	if _, ok := readFile(t, b, "/_bookkeeping/archive/x.card"); !ok {
+		t.Error("undoing one change of a group touched the other")
 	}
 }
 
@@ -581,7 +621,7 @@ func TestStaleGitLockAndTempFilesAreRepaired(t *testing.T) {
 	os.Chtimes(lock, old, old)
 	os.MkdirAll(filepath.Join(b.Root, ".box", "tmp"), 0o755)
 	os.WriteFile(filepath.Join(b.Root, ".box", "tmp", ".box-tmp-dead"), []byte("half"), 0o644)
-	b2, err := Open(b.Root)
+	b2, err := OpenWith(b.Root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -609,7 +649,7 @@ func TestInterruptedBatchIsRolledBack(t *testing.T) {
 	os.WriteFile(filepath.Join(b.Root, "_content", "a.md"), []byte("v2 half"), 0o644)
 	os.WriteFile(filepath.Join(b.Root, "_content", "new.md"), []byte("new"), 0o644)
 	b.git.Add(ctx, "_content/a.md", "_content/new.md")
-	if _, err := Open(b.Root); err != nil {
+	if _, err := OpenWith(b.Root, Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ := readFile(t, b, "/_content/a.md"); got != "v1\n" {

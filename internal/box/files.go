@@ -159,14 +159,14 @@ func (b *Box) writeAtomic(h string, data []byte) error {
 	}
 	err = os.Rename(tmp, h)
 	if errors.Is(err, syscall.EXDEV) { // a folder on another file system: temp beside the target
-		os.Remove(tmp)
+		_ = os.Remove(tmp)
 		if tmp, err = writeTemp(filepath.Dir(h), data, perm, true); err != nil {
 			return err
 		}
 		err = os.Rename(tmp, h)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp)
 	}
 	return err
 }
@@ -187,7 +187,7 @@ func writeTemp(dir string, data []byte, perm os.FileMode, sync bool) (string, er
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(name)
+		_ = os.Remove(name)
 		return "", err
 	}
 	return name, nil
@@ -227,7 +227,7 @@ func (b *Box) writeJournal(j journal) error {
 }
 
 func (b *Box) dropJournal() {
-	os.Remove(filepath.Join(b.Root, filepath.FromSlash(journalPath)))
+	_ = os.Remove(filepath.Join(b.Root, filepath.FromSlash(journalPath)))
 }
 
 // recoverLocked repairs after a killed writer; the caller holds the lock. Spool claims left over
@@ -242,7 +242,7 @@ func (b *Box) recoverJournal(ctx context.Context) error {
 	tdir := filepath.Join(b.Root, filepath.FromSlash(tmpDir))
 	if ents, err := os.ReadDir(tdir); err == nil {
 		for _, e := range ents {
-			os.RemoveAll(filepath.Join(tdir, e.Name()))
+			_ = os.RemoveAll(filepath.Join(tdir, e.Name()))
 		}
 	}
 	data, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(journalPath)))
@@ -315,7 +315,7 @@ func (b *Box) committed(ctx context.Context, entryID string) bool {
 func (b *Box) removeStaleGitLocks() {
 	gd := b.git.GitDir()
 	for _, p := range []string{"index.lock", "HEAD.lock", "refs/heads/main.lock", "refs/heads/master.lock"} {
-		os.Remove(filepath.Join(gd, filepath.FromSlash(p)))
+		_ = os.Remove(filepath.Join(gd, filepath.FromSlash(p)))
 	}
 }
 
@@ -352,7 +352,7 @@ func syncAll(paths []string) error {
 			f, err := os.Open(p)
 			if err == nil {
 				err = f.Sync()
-				f.Close()
+				_ = f.Close()
 			}
 			if errors.Is(err, fs.ErrNotExist) {
 				err = nil // removed since: nothing to make durable

@@ -33,7 +33,7 @@ type InitOptions struct {
 	HookBinary string
 }
 
-// SwitchesDefault is _config/switches.card as box init writes it: the defaults of DESIGN §8.
+// SwitchesDefault is _config/switches.card as box init writes it: the defaults of docs/GATE.md.
 const SwitchesDefault = `---
 title: What the box may do
 change: just-do-it
@@ -110,7 +110,7 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Box, error) {
 		ents, _ := os.ReadDir(root)
 		for _, e := range ents {
 			if e.Name() != ".git" || !hadGit {
-				os.RemoveAll(filepath.Join(root, e.Name()))
+				_ = os.RemoveAll(filepath.Join(root, e.Name()))
 			}
 		}
 	}
@@ -155,7 +155,9 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Box, error) {
 	}
 	b.Marker = m
 	for _, d := range []string{"_tmp", ".box/logs"} {
-		os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755)
+		if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
+			return nil, errs.Wrap(op, errs.Other, err, "the box was made, but its folder "+d+" could not be")
+		}
 	}
 	bin, note := opts.HookBinary, ""
 	if bin == "" {
@@ -163,8 +165,7 @@ func Init(ctx context.Context, dir string, opts InitOptions) (*Box, error) {
 	}
 	hookNote, err := b.InstallHooks(bin)
 	if err != nil {
-		b.Close()
-		return nil, err
+		return nil, errors.Join(err, b.Close())
 	}
 	b.Notes = appendNote(appendNote(nil, note), hookNote)
 	return b, nil

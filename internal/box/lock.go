@@ -50,8 +50,8 @@ func (b *Box) lock(ctx context.Context, answered func() bool) (*held, func(), er
 	}
 	abandon := func(err error) (*held, func(), error) {
 		go func() {
-			<-got
-			f.Close() // closing the last descriptor releases the lock
+			_ = <-got     // whether or not the late lock came, the descriptor is closed next
+			_ = f.Close() // closing the last descriptor releases the lock
 		}()
 		b.lockMu.Unlock()
 		return nil, nil, err
@@ -61,7 +61,7 @@ wait:
 		select {
 		case err := <-got:
 			if err != nil {
-				f.Close()
+				_ = f.Close()
 				b.lockMu.Unlock()
 				return nil, nil, errs.Wrap("box.lock", errs.Other, err, "cannot lock the box")
 			}
@@ -78,7 +78,7 @@ wait:
 	}
 	h := &held{f: f}
 	unlock := func() {
-		f.Close()
+		_ = f.Close()
 		b.lockMu.Unlock()
 	}
 	if err := b.recoverLocked(ctx); err != nil {
@@ -112,11 +112,11 @@ func (b *Box) tryLock() (func(), bool) {
 		return nil, false
 	}
 	if unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB) != nil {
-		f.Close()
+		_ = f.Close()
 		b.lockMu.Unlock()
 		return nil, false
 	}
-	return func() { f.Close(); b.lockMu.Unlock() }, true
+	return func() { _ = f.Close(); b.lockMu.Unlock() }, true // closing releases the lock
 }
 
 func (b *Box) openLockFile() (*os.File, error) {

@@ -158,7 +158,7 @@ func TestKilledWriterLosesNothing(t *testing.T) {
 	if len(acked) == 0 {
 		t.Fatal("no write was acknowledged: the kill test tested nothing")
 	}
-	b2, err := Open(b.Root)
+	b2, err := OpenWith(b.Root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

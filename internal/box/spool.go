@@ -101,7 +101,7 @@ func (b *Box) takeResult(id string) (Result, error) {
 	if err != nil {
 		return Result{}, errs.E("box.do", errs.Other, "the answer to spooled change %s is missing; look for it in the diary", id)
 	}
-	os.Remove(path)
+	_ = os.Remove(path)
 	var r spoolRes
 	if json.Unmarshal(data, &r) != nil {
 		return Result{}, errs.E("box.do", errs.Other, "the answer to spooled change %s is unreadable; look for it in the diary", id)
@@ -145,7 +145,7 @@ func (b *Box) claimSpool(ps []*pending) []*pending {
 			continue
 		}
 		if req.PID != os.Getpid() && !alive(req.PID) {
-			os.Remove(filepath.Join(dir, e.Name())) // its writer died before anyone applied it
+			_ = os.Remove(filepath.Join(dir, e.Name())) // its writer died before anyone applied it
 			continue
 		}
 		fn := b.opts.Spool[req.Spool.Name]
@@ -191,15 +191,15 @@ func (b *Box) finishSpool(ps []*pending) {
 		}
 		claimed := b.spoolPath(p.spoolID, ".claimed")
 		if !p.remote {
-			os.Remove(claimed)
-			os.Remove(b.spoolPath(p.spoolID, ".req"))
+			_ = os.Remove(claimed)
+			_ = os.Remove(b.spoolPath(p.spoolID, ".req"))
 			continue
 		}
 		if _, err := os.Stat(claimed); err != nil {
 			continue
 		}
 		b.answer(p.spoolID, p.res, p.err)
-		os.Remove(claimed)
+		_ = os.Remove(claimed)
 	}
 }
 
@@ -212,7 +212,7 @@ func (b *Box) answer(id string, r Result, err error) {
 	dir := filepath.Join(b.Root, filepath.FromSlash(spoolDir))
 	if tmp, err := writeTemp(dir, data, 0o644, false); err == nil {
 		if os.Rename(tmp, b.spoolPath(id, ".res")) != nil {
-			os.Remove(tmp)
+			_ = os.Remove(tmp)
 		}
 	}
 }
@@ -230,10 +230,10 @@ func (b *Box) recoverSpool(ctx context.Context, j journal, committed bool) {
 		}
 		if committed && slices.Contains(j.Entries, id) {
 			b.answer(id, Result{EntryID: id, Commit: head}, nil)
-			os.Remove(claimed)
+			_ = os.Remove(claimed)
 			continue
 		}
-		os.Rename(claimed, b.spoolPath(id, ".req"))
+		_ = os.Rename(claimed, b.spoolPath(id, ".req"))
 	}
 }
 
@@ -296,7 +296,7 @@ func (b *Box) sweepSpool(age time.Duration) {
 			continue
 		}
 		if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > age {
-			os.Remove(filepath.Join(dir, e.Name()))
+			_ = os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 }
@@ -313,7 +313,7 @@ func (b *Box) releaseOrphanClaims() {
 	ents, _ := os.ReadDir(dir)
 	for _, e := range ents {
 		if id, ok := strings.CutSuffix(e.Name(), ".claimed"); ok {
-			os.Rename(filepath.Join(dir, e.Name()), b.spoolPath(id, ".req"))
+			_ = os.Rename(filepath.Join(dir, e.Name()), b.spoolPath(id, ".req"))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -24,6 +25,7 @@ type Actor struct {
 	Who   string `json:"who"`             // "owner", "Claude", "a page: recipes"
 	Via   string `json:"via,omitempty"`   // "cli", "mcp", "web", "hook"
 	Host  string `json:"host,omitempty"`  // the assistant's host, when known
+	Conn  string `json:"conn,omitempty"`  // the connection it came through (a key or OAuth grant id), when any
 	Trust string `json:"trust,omitempty"` // "own" or "outside"; empty means own
 }
 
@@ -36,7 +38,10 @@ type Change struct {
 	Reason  string
 	Switch  string // the switch that allowed it (change, send, …)
 	UndoOf  string // for an undo: the entry it reverses
-	Apply   func(tx *Tx) error
+	// Permanent changes keep no undo in their diary line: the gate's paper trail (a card made or decided)
+	// and an erase are records of what happened, and reversing them would reopen a decided card.
+	Permanent bool
+	Apply     func(tx *Tx) error
 	// Spool is the change as data, used instead of Apply: a registered op (Options.Spool) and its
 	// arguments, so that a writer in another process can apply it in its own batch.
 	Spool *SpoolOp
@@ -51,11 +56,14 @@ type Result struct {
 	Paths   []string `json:"paths,omitempty"`
 }
 
-// pending is one change waiting in the in-process queue.
+// pending is one change waiting in the in-process queue, or a group of changes (DoAll) that commit
+// together or not at all.
 type pending struct {
 	ctx    context.Context
 	c      Change
+	more   []Change // the rest of a group, after c
 	res    Result
+	all    []Result // a group's results, c's first
 	err    error
 	done   chan struct{}
 	lead   chan struct{}
@@ -81,6 +89,35 @@ func (b *Box) Do(ctx context.Context, c Change) (Result, error) {
 	p := &pending{ctx: ctx, c: c, done: make(chan struct{}), lead: make(chan struct{}, 1)}
 	b.enqueue(p)
 	return b.wait(ctx, p)
+}
+
+// DoAll runs changes as one write transaction that commits all of them or none: each keeps its own
+// diary line (and its own undo), and they share one commit. The gate uses it to run an approved action
+// and put its card away together, so that an approved card can never be approved again.
+func (b *Box) DoAll(ctx context.Context, cs ...Change) ([]Result, error) {
+	if len(cs) == 0 {
+		return nil, nil
+	}
+	for _, c := range cs {
+		if c.Apply == nil {
+			return nil, errs.E("box.do", errs.Invalid, "a change needs something to apply")
+		}
+	}
+	p := &pending{ctx: ctx, c: cs[0], more: cs[1:], done: make(chan struct{}), lead: make(chan struct{}, 1)}
+	b.enqueue(p)
+	if _, err := b.wait(ctx, p); err != nil {
+		return nil, err
+	}
+	return p.all, nil
+}
+
+// Subscribe registers fn to run after each commit with the paths it changed, before any writer of that
+// commit is acknowledged (the search index follows every write this way). The composition root
+// registers every subscriber before the box takes its first write.
+func (b *Box) Subscribe(fn func(ctx context.Context, paths []string)) {
+	b.subMu.Lock()
+	defer b.subMu.Unlock()
+	b.subs = append(b.subs, fn)
 }
 
 func (b *Box) enqueue(p *pending) {
@@ -241,12 +278,14 @@ func (b *Box) commitBatch(ps []*pending) {
 			p.err = err
 			continue
 		}
-		e, err := b.applyOne(ctx, bt, p.c, blobs)
+		es, err := b.applyGroup(ctx, bt, append([]Change{p.c}, p.more...), blobs)
 		if err != nil {
 			p.err = err
 			continue
 		}
-		ok = append(ok, applied{p: p, entry: e})
+		for _, e := range es {
+			ok = append(ok, applied{p: p, entry: e})
+		}
 	}
 	if len(ok) == 0 {
 		return
@@ -262,15 +301,65 @@ func (b *Box) commitBatch(ps []*pending) {
 	}
 	var all []string
 	for _, a := range ok {
-		a.p.res = Result{EntryID: a.entry.ID, Commit: hash, Paths: a.entry.Paths}
+		r := Result{EntryID: a.entry.ID, Commit: hash, Paths: a.entry.Paths}
+		if len(a.p.all) == 0 {
+			a.p.res = r
+		}
+		a.p.all = append(a.p.all, r)
 		all = append(all, a.entry.Paths...)
 	}
-	if b.opts.AfterCommit != nil {
-		slices.Sort(all)
-		b.opts.AfterCommit(ctx, slices.Compact(all))
-	}
+	slices.Sort(all)
+	b.notify(ctx, slices.Compact(all))
 	b.finishSpool(ps)
 	b.dropJournal()
+}
+
+// Refusals are the findings that would refuse a write of files (box paths → bytes), by the box's own
+// validation, without writing anything: a caller that prepares many files (an import) checks each first.
+func (b *Box) Refusals(paths []string, files map[string][]byte) []finding.Finding {
+	if b.opts.Validate == nil {
+		return nil
+	}
+	var out []finding.Finding
+	for _, f := range b.opts.Validate(b.Root, paths, files) {
+		if f.Severity == finding.Error {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// notify runs the commit subscribers.
+func (b *Box) notify(ctx context.Context, paths []string) {
+	b.subMu.Lock()
+	subs := b.subs
+	b.subMu.Unlock()
+	for _, fn := range subs {
+		fn(ctx, paths)
+	}
+}
+
+// applyGroup runs a group's changes in order against the batch state; if one fails, the batch state is
+// as it was before the first.
+func (b *Box) applyGroup(ctx context.Context, bt *batch, cs []Change, blobs map[string][]byte) ([]diary.Entry, error) {
+	if len(cs) == 1 {
+		e, err := b.applyOne(ctx, bt, cs[0], blobs)
+		if err != nil {
+			return nil, err
+		}
+		return []diary.Entry{e}, nil
+	}
+	saved := maps.Clone(bt.current)
+	var es []diary.Entry
+	for _, c := range cs {
+		e, err := b.applyOne(ctx, bt, c, blobs)
+		if err != nil {
+			bt.current = saved
+			return nil, err
+		}
+		es = append(es, e)
+	}
+	return es, nil
 }
 
 // applyOne runs one change against the batch state; on any failure the batch state is as before.
@@ -314,12 +403,14 @@ func (b *Box) applyOne(ctx context.Context, bt *batch, c Change, blobs map[strin
 	}
 	e = diary.Entry{
 		ID: c.entryID, Time: now.Format(time.RFC3339Nano),
-		Actor: c.Actor.Who, Via: c.Actor.Via, Host: c.Actor.Host, Trust: trust(c.Actor),
+		Actor: c.Actor.Who, Via: c.Actor.Via, Host: c.Actor.Host, Conn: c.Actor.Conn, Trust: trust(c.Actor),
 		Op: c.Op, Summary: c.Summary, Reason: c.Reason, Switch: c.Switch, UndoOf: c.UndoOf, Paths: paths,
 	}
 	for _, p := range paths {
 		pre, post := tx.pre[p], tx.writes[p]
-		e.Undo = append(e.Undo, diary.FileUndo{Path: p, Pre: b.blob(pre, blobs), Post: b.blob(post, blobs)})
+		if !c.Permanent {
+			e.Undo = append(e.Undo, diary.FileUndo{Path: p, Pre: b.blob(pre, blobs), Post: b.blob(post, blobs)})
+		}
 		bt.current[p] = post
 	}
 	day := diary.Day(now)
@@ -387,7 +478,7 @@ func (b *Box) commitApplied(ctx context.Context, bt *batch, ok []applied, blobs 
 	}
 	if err != nil {
 		for _, t := range temps {
-			os.Remove(t)
+			_ = os.Remove(t)
 		}
 		b.dropJournal()
 		return "", errs.Wrap("box.do", errs.Other, err, "cannot write the change")
@@ -395,7 +486,7 @@ func (b *Box) commitApplied(ctx context.Context, bt *batch, ok []applied, blobs 
 	hash, err := b.renameAndCommit(ctx, paths, temps, bt, ok)
 	if err != nil {
 		if rerr := b.recoverLocked(ctx); rerr != nil {
-			err = fmt.Errorf("%w (and the rollback failed: %v)", err, rerr)
+			err = errors.Join(err, errs.Wrap("box.do", errs.Other, rerr, "and the rollback failed"))
 		}
 		return "", err
 	}
@@ -481,7 +572,7 @@ func (b *Box) renameAndCommit(ctx context.Context, paths []string, temps map[str
 		}
 		err = os.Rename(temps[p], h)
 		if errors.Is(err, syscall.EXDEV) {
-			os.Remove(temps[p])
+			_ = os.Remove(temps[p])
 			err = b.writeAtomic(h, bt.current[p].data)
 		}
 		if err != nil {

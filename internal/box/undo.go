@@ -4,11 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/git"
+	"github.com/boxmem/box/internal/layout"
 )
 
 // Undo reverses one diary entry as a new change (Op undo, UndoOf the entry) with its own diary line and
@@ -47,6 +50,53 @@ func (b *Box) Undo(ctx context.Context, entryID string, actor Actor) (Result, er
 		}})
 }
 
+// Undone tracks, over diary entries read newest first, which ones an undo still in force reversed; an
+// undo that a later undo reversed (a redo) no longer counts. Undo, the diary view and UndoSince share it.
+type Undone map[string]bool
+
+// Saw records e (entries must come newest first) and reports whether an undo in force reversed it.
+func (u Undone) Saw(e diary.Entry) bool {
+	if e.Op == "undo" && !u[e.ID] {
+		u[e.UndoOf] = true
+	}
+	return u[e.ID]
+}
+
+// Undoable reports whether undo can reverse e at all: it changed files and kept their undo (a Permanent
+// change keeps none), and it is not the box's first commit.
+func Undoable(e diary.Entry) bool { return e.Op != "init" && len(e.Undo) > 0 }
+
+// Next is the entry Undo reverses when it is given no id: the newest undoable one not undone already.
+func (b *Box) Next() (diary.Entry, error) { return b.undoTarget("") }
+
+// UndoSince reverses, newest first and one entry at a time, every undoable change since that match
+// picks (a connection's), each as its own undo. It stops at the first that cannot be undone and says how
+// many it did and how many it meant to.
+func (b *Box) UndoSince(ctx context.Context, since time.Time, match func(diary.Entry) bool, actor Actor) (done, todo int, err error) {
+	all, err := b.Diary(ctx, 2000, nil)
+	if err != nil {
+		return 0, 0, err
+	}
+	undone := Undone{}
+	var ids []string
+	for _, e := range all { // newest first
+		if undone.Saw(e) || e.Op == "undo" || !Undoable(e) || !match(e) {
+			continue
+		}
+		if t, err := time.Parse(time.RFC3339Nano, e.Time); err != nil || t.Before(since) {
+			continue
+		}
+		ids = append(ids, e.ID)
+	}
+	for _, id := range ids {
+		if _, err := b.Undo(ctx, id, actor); err != nil {
+			return done, len(ids), err
+		}
+		done++
+	}
+	return done, len(ids), nil
+}
+
 func nonEmpty(s, def string) string {
 	if s == "" {
 		return def
@@ -66,16 +116,9 @@ func (b *Box) undoTarget(id string) (diary.Entry, error) {
 		}
 		return e, nil
 	}
-	// Newest first: an undo entry that is itself still in force marks its target undone.
-	cancelled := map[string]bool{}
+	undone := Undone{}
 	es, err := diary.Recent(b.Root, 1, func(e diary.Entry) bool {
-		if e.Op == "undo" {
-			if !cancelled[e.ID] {
-				cancelled[e.UndoOf] = true
-			}
-			return false
-		}
-		return !cancelled[e.ID] && e.Op != "init" && len(e.Undo) > 0
+		return !undone.Saw(e) && e.Op != "undo" && Undoable(e)
 	})
 	if err != nil {
 		return diary.Entry{}, errs.Wrap(op, errs.Other, err, "cannot read the diary")
@@ -317,4 +360,51 @@ func (b *Box) Diary(ctx context.Context, n int, keep diary.Filter) ([]diary.Entr
 		es[i].Commit = byEntry[es[i].ID]
 	}
 	return es, nil
+}
+
+// Restart commits c as the box's new first commit, with no history behind it: the diary holds only c's
+// line (no paths, no undo), and git holds only the tree c leaves, every other ref, reflog and
+// unreachable object gone. Erase uses it so that nothing it removed can be read back from the box.
+func (b *Box) Restart(ctx context.Context, c Change) (Result, error) {
+	const op = "box.restart"
+	if c.Apply == nil {
+		return Result{}, errs.E(op, errs.Invalid, "a change needs something to apply")
+	}
+	c.Permanent = true
+	_, unlock, err := b.lock(ctx, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	defer unlock()
+	bt := &batch{b: b, initial: map[string]fileState{}, current: map[string]fileState{}}
+	days, err := filepath.Glob(filepath.Join(b.Root, filepath.FromSlash(strings.TrimPrefix(layout.DiaryDir, "/")), "*"))
+	if err != nil {
+		return Result{}, errs.Wrap(op, errs.Other, err, "cannot list the diary")
+	}
+	for _, h := range days {
+		p := layout.DiaryDir + "/" + filepath.Base(h)
+		if _, err := bt.read(p); err != nil {
+			return Result{}, err
+		}
+		bt.current[p] = fileState{}
+	}
+	blobs := map[string][]byte{}
+	e, err := b.applyOne(ctx, bt, c, blobs)
+	if err != nil {
+		return Result{}, err
+	}
+	changed := e.Paths
+	e.Paths = nil // the names of what was erased are not kept either
+	bt.current[diary.DayOf(e)] = fileState{data: diary.Line(e), exists: true}
+	p := &pending{ctx: ctx, c: c}
+	if _, err := b.commitApplied(ctx, bt, []applied{{p: p, entry: e}}, blobs, nil); err != nil {
+		return Result{}, err
+	}
+	b.dropJournal()
+	root, err := b.git.Restart(ctx)
+	if err != nil {
+		return Result{}, errs.Wrap(op, errs.Other, err, "The files were erased, but git's history could not be rewritten; run box serve again and erase once more")
+	}
+	b.notify(ctx, changed)
+	return Result{EntryID: e.ID, Commit: root}, nil
 }

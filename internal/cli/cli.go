@@ -1,5 +1,6 @@
-// Package cli owns the box command line: one cobra command per verb, the --json shapes, box discovery
-// and the mapping from errors to exit codes. It composes the lower packages and holds no rules itself.
+// Package cli owns the box command line: one cobra command per verb (a constructor and a runX function
+// each, one file per verb or noun), the --json shapes, box discovery and the mapping from errors to exit
+// codes. Its services come from the composition root (app); it holds no rule itself.
 package cli
 
 import (
@@ -10,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -30,12 +32,15 @@ type IO struct {
 
 // StdIO is the process's own streams.
 func StdIO() IO {
-	cwd, _ := os.Getwd()
+	cwd, err := os.Getwd()
+	if err != nil {
+		cwd = "" // no working directory: --box or $BOX_DIR must name the box
+	}
 	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, ErrTTY: term.IsTerminal(int(os.Stderr.Fd())), Getenv: os.Getenv, Cwd: cwd}
 }
 
-// App is the state every verb shares: the streams and the global flags.
-type App struct {
+// Global is what every verb shares: the streams and the global flags.
+type Global struct {
 	IO      IO
 	BoxFlag string
 	JSON    bool
@@ -45,8 +50,11 @@ type App struct {
 func Main(args []string, streams IO) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	app := &App{IO: streams}
-	root := app.rootCmd()
+	if streams.Getenv == nil {
+		streams.Getenv = func(string) string { return "" }
+	}
+	g := &Global{IO: streams}
+	root := g.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(streams.In)
 	root.SetOut(streams.Out)
@@ -59,18 +67,30 @@ func Main(args []string, streams IO) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
-	app.reportError(err)
+	g.reportError(err)
 	return exitCode(err)
 }
 
-func (a *App) reportError(err error) {
-	fmt.Fprintln(a.IO.Err, "box:", err.Error())
-	if a.JSON {
-		a.writeJSON(map[string]any{"error": map[string]string{"kind": errs.KindOf(err).String(), "message": err.Error()}})
+// errorOutput is the --json shape of a failure.
+type errorOutput struct {
+	Error struct {
+		Kind    string `json:"kind"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+func (g *Global) reportError(err error) {
+	g.note("box: %s", err.Error())
+	if g.JSON {
+		var out errorOutput
+		out.Error.Kind, out.Error.Message = errs.KindOf(err).String(), err.Error()
+		if werr := g.writeJSON(out); werr != nil {
+			g.note("box: %v", werr)
+		}
 	}
 }
 
-func (a *App) rootCmd() *cobra.Command {
+func (g *Global) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:           "box",
 		Short:         "The owner's memory, for every assistant they use",
@@ -78,43 +98,91 @@ func (a *App) rootCmd() *cobra.Command {
 		SilenceErrors: true,
 		Version:       Version,
 	}
-	root.PersistentFlags().StringVar(&a.BoxFlag, "box", "", "the box directory (default: $BOX_DIR, else the nearest box above the working directory)")
-	root.PersistentFlags().BoolVar(&a.JSON, "json", false, "print the result as JSON on stdout")
+	root.PersistentFlags().StringVar(&g.BoxFlag, "box", "", "the box directory (default: $BOX_DIR, else the nearest box above the working directory)")
+	root.PersistentFlags().BoolVar(&g.JSON, "json", false, "print the result as JSON on stdout")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return errs.Wrap("cli", errs.Usage, err, "")
 	})
-	for _, c := range a.verbs() {
+	for _, c := range g.verbs() {
 		root.AddCommand(c)
 	}
 	return root
+}
+
+// verbs lists every verb, one constructor each.
+func (g *Global) verbs() []*cobra.Command {
+	return []*cobra.Command{
+		rememberCmd(g), forgetCmd(g), searchCmd(g), readCmd(g), overviewCmd(g), recentCmd(g), tidyCmd(g),
+		mergeCmd(g), importCmd(g), exportCmd(g), undoCmd(g), reindexCmd(g), diaryCmd(g),
+		cardsCmd(g), switchesCmd(g), freezeCmd(g), unfreezeCmd(g), todoCmd(g),
+		serveCmd(g), mcpCmd(g), keysCmd(g),
+		versionCmd(g), initCmd(g), statusCmd(g), validateCmd(g), wireCmd(g), unwireCmd(g), hookCmd(g),
+	}
 }
 
 // Version is set at build time with -ldflags "-X github.com/boxmem/box/internal/cli.Version=…".
 var Version = "dev"
 
 // writeJSON prints v as one indented JSON document on stdout.
-func (a *App) writeJSON(v any) error {
-	enc := json.NewEncoder(a.IO.Out)
+func (g *Global) writeJSON(v any) error {
+	enc := json.NewEncoder(g.IO.Out)
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
-
-// emit prints v as JSON with --json, else calls human to print for a person.
-func (a *App) emit(v any, human func(w io.Writer)) error {
-	if a.JSON {
-		return a.writeJSON(v)
+	if err := enc.Encode(v); err != nil {
+		return errs.Wrap("cli", errs.Other, err, "The answer could not be written to stdout")
 	}
-	human(a.IO.Out)
 	return nil
 }
 
-// note prints a diagnostic line on stderr.
-func (a *App) note(format string, args ...any) {
-	fmt.Fprintf(a.IO.Err, format+"\n", args...)
+// emit prints v as JSON with --json, else calls human to print it for a person.
+func (g *Global) emit(v any, human func(w io.Writer)) error {
+	if g.JSON {
+		return g.writeJSON(v)
+	}
+	human(g.IO.Out)
+	return nil
+}
+
+// note prints a diagnostic line on stderr; a terminal that is gone cannot be told anything more.
+func (g *Global) note(format string, args ...any) {
+	_, _ = fmt.Fprintf(g.IO.Err, format+"\n", args...)
 }
 
 // usageErr is a bad-arguments error.
 func usageErr(format string, args ...any) error {
 	return errs.E("cli", errs.Usage, format, args...)
+}
+
+// progress returns a progress callback that draws a bar on stderr when it is a terminal.
+func (g *Global) progress(label string) func(done, total int) {
+	if !g.IO.ErrTTY {
+		return nil
+	}
+	last := -1
+	return func(done, total int) {
+		if total <= 0 {
+			return
+		}
+		pct := done * 100 / total
+		if pct == last && done != total {
+			return
+		}
+		last = pct
+		const width = 30
+		fill := width * done / total
+		end := ""
+		if done == total {
+			end = "\n"
+		}
+		_, _ = fmt.Fprintf(g.IO.Err, "\r%s [%s%s] %3d%% %d/%d%s", label, strings.Repeat("#", fill), strings.Repeat(" ", width-fill), pct, done, total, end)
+	}
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return fmt.Sprintf("%d %ss", n, word)
 }

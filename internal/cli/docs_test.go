@@ -16,7 +16,7 @@ func TestCLIDocCoversEveryVerb(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(data)
-	app := &App{IO: IO{Getenv: func(string) string { return "" }}}
+	app := &Global{IO: IO{Getenv: func(string) string { return "" }}}
 	var walk func(c *cobra.Command)
 	walk = func(c *cobra.Command) {
 		for _, sub := range c.Commands() {

@@ -16,7 +16,7 @@ type ExportOutput struct {
 	exports.Result
 }
 
-func (a *App) exportCmd() *cobra.Command {
+func exportCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "export KIND DIR|FILE",
 		Short: "Write the memory out for other tools: " + strings.Join(exports.Kinds, ", "),
@@ -26,21 +26,21 @@ func (a *App) exportCmd() *cobra.Command {
 			"who last changed each). The destination must be outside the box.",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := a.runExport(cmd.Context(), args)
+			out, err := runExport(cmd.Context(), g, args)
 			if err != nil {
 				return err
 			}
-			return a.emit(out, func(w io.Writer) { fmt.Fprintln(w, out.Text) })
+			return g.emit(out, func(w io.Writer) { _, _ = fmt.Fprintln(w, out.Text) })
 		},
 	}
 }
 
 // runExport writes the discovered box as the kind args[0] to args[1].
-func (a *App) runExport(ctx context.Context, args []string) (ExportOutput, error) {
-	root, err := a.boxRoot()
+func runExport(ctx context.Context, g *Global, args []string) (ExportOutput, error) {
+	root, err := g.boxRoot()
 	if err != nil {
 		return ExportOutput{}, err
 	}
-	res, err := exports.Export(ctx, args[0], root, a.abs(args[1]), exports.Options{Progress: a.progress("exporting")})
+	res, err := exports.Export(ctx, args[0], root, g.abs(args[1]), exports.Options{Progress: g.progress("exporting")})
 	return ExportOutput{Result: res}, err
 }

@@ -8,11 +8,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/hooks"
 	"github.com/boxmem/box/internal/wire"
 )
 
-func (a *App) hookCmd() *cobra.Command {
+func hookCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:    "hook EVENT",
 		Short:  "Answer an agent hook (SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd)",
@@ -24,35 +25,41 @@ func (a *App) hookCmd() *cobra.Command {
 			if len(args) > 0 {
 				event = args[0]
 			}
-			return a.runAgentHook(cmd.Context(), event)
+			return runAgentHook(cmd.Context(), g, event)
 		},
 	}
 }
 
 // runAgentHook runs one hook; whatever happens, the agent gets exit 0 and nothing, unless the hook chose
 // to answer (exit 2 only for a card the edit broke, as box validate --hook does).
-func (a *App) runAgentHook(ctx context.Context, event string) error {
-	data, err := io.ReadAll(io.LimitReader(a.IO.In, 16<<20+1))
+func runAgentHook(ctx context.Context, g *Global, event string) error {
+	data, err := io.ReadAll(io.LimitReader(g.IO.In, 16<<20+1))
 	if err != nil {
-		return nil
+		return nil // fail open: an unreadable payload is answered with nothing
 	}
-	getenv := a.IO.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	res := hooks.Run(ctx, event, data, hooks.Env{BoxFlag: a.abs(a.BoxFlag), BoxEnv: a.abs(getenv("BOX_DIR")), Cwd: a.IO.Cwd, Budget: wire.Timeout(event)})
+	res := hooks.Run(ctx, event, data, hooks.Env{BoxFlag: g.abs(g.BoxFlag), BoxEnv: g.abs(g.IO.Getenv("BOX_DIR")), Cwd: g.IO.Cwd,
+		Budget: wire.Timeout(event), Open: openHookServices})
 	if res.Out != nil {
-		enc := json.NewEncoder(a.IO.Out)
+		enc := json.NewEncoder(g.IO.Out)
 		enc.SetEscapeHTML(false)
 		if err := enc.Encode(res.Out); err != nil {
-			return nil
+			return nil // fail open: the agent went away
 		}
 	}
 	if res.Stderr != "" {
-		fmt.Fprint(a.IO.Err, res.Stderr)
+		_, _ = fmt.Fprint(g.IO.Err, res.Stderr)
 	}
 	if res.Code != 0 {
 		return exitError{res.Code}
 	}
 	return nil
+}
+
+// openHookServices opens the box at root for a hook: the composition root in its light mode.
+func openHookServices(ctx context.Context, root string) (*hooks.Services, error) {
+	a, err := app.Open(ctx, root, app.Options{Mode: app.Hook})
+	if err != nil {
+		return nil, err
+	}
+	return &hooks.Services{Memory: a.Memory, Quiet: a.State.Quiet, Close: a.Close}, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/memory"
 )
@@ -24,7 +25,7 @@ type ImportOutput struct {
 	Path string `json:"path"` // the source as given
 }
 
-func (a *App) importCmd() *cobra.Command {
+func importCmd(g *Global) *cobra.Command {
 	var opts importOptions
 	c := &cobra.Command{
 		Use:   "import KIND PATH",
@@ -36,11 +37,11 @@ func (a *App) importCmd() *cobra.Command {
 			"chatgpt and claude (the data export zip or its folder), markdown (an Obsidian vault or any Markdown folder).",
 		Args: cobra.ExactArgs(2),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := a.runImport(cmd.Context(), opts, args)
+			out, err := runImport(cmd.Context(), g, opts, args)
 			if err != nil {
 				return err
 			}
-			if err := a.emit(out, func(w io.Writer) { a.printImport(w, out) }); err != nil {
+			if err := g.emit(out, func(w io.Writer) { printImport(g, w, out) }); err != nil {
 				return err
 			}
 			if !out.Imported() && out.Unchanged == 0 && (out.Refused > 0 || len(out.Skipped) > 0) {
@@ -54,10 +55,13 @@ func (a *App) importCmd() *cobra.Command {
 }
 
 // runImport imports args[1] as the kind args[0] into the discovered box.
-func (a *App) runImport(ctx context.Context, opts importOptions, args []string) (ImportOutput, error) {
-	kind, path := args[0], a.abs(args[1])
+func runImport(ctx context.Context, g *Global, opts importOptions, args []string) (ImportOutput, error) {
+	kind, path := args[0], g.abs(args[1])
 	var skipped []imports.Skip
-	bar := a.progress("reading")
+	bar := g.progress("reading")
+	if bar == nil {
+		bar = func(int, int) {}
+	}
 	src, err := imports.Open(kind, path, imports.Options{
 		Zone:     time.Local,
 		Skipped:  func(s imports.Skip) { skipped = append(skipped, s) },
@@ -67,8 +71,12 @@ func (a *App) runImport(ctx context.Context, opts importOptions, args []string) 
 		return ImportOutput{}, err
 	}
 	var out ImportOutput
-	err = a.withMemory(ctx, func(m *memory.Memory) error {
-		res, err := m.Import(ctx, owner(""), memory.ImportInput{Kind: kind, Source: src.Name, Folder: src.Folder, DryRun: opts.dryRun, Read: src.Read})
+	run := g.write
+	if opts.dryRun {
+		run = g.read
+	}
+	err = run(ctx, func(a *app.App) error {
+		res, err := a.Memory.Import(ctx, owner(""), memory.ImportInput{Kind: kind, Source: src.Name, Folder: src.Folder, DryRun: opts.dryRun, Read: src.Read})
 		if err != nil {
 			return err
 		}
@@ -79,20 +87,20 @@ func (a *App) runImport(ctx context.Context, opts importOptions, args []string) 
 	return out, err
 }
 
-func (a *App) printImport(w io.Writer, out ImportOutput) {
-	fmt.Fprintln(w, out.Text)
+func printImport(g *Global, w io.Writer, out ImportOutput) {
+	_, _ = fmt.Fprintln(w, out.Text)
 	if out.DryRun {
 		for _, s := range out.Sample {
-			fmt.Fprintf(w, "  %s\n", s)
+			_, _ = fmt.Fprintf(w, "  %s\n", s)
 		}
 	}
 	for _, p := range out.Places {
-		a.note("box: left out: %s", p)
+		g.note("box: left out: %s", p)
 	}
 	if out.Refused > len(out.Places) {
-		a.note("box: … and %d more left out", out.Refused-len(out.Places))
+		g.note("box: … and %d more left out", out.Refused-len(out.Places))
 	}
 	for _, s := range out.Skipped {
-		a.note("box: skipped %s: %s", s.Where, s.Why)
+		g.note("box: skipped %s: %s", s.Where, s.Why)
 	}
 }

@@ -2,15 +2,15 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/spf13/cobra"
 
-	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
-	"github.com/boxmem/box/internal/validate"
 )
 
 // initReport is the --json shape of box init.
@@ -20,7 +20,7 @@ type initReport struct {
 	Notes []string `json:"notes"`
 }
 
-func (a *App) initCmd() *cobra.Command {
+func initCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Make a new box in DIR (default: the working directory)",
@@ -28,44 +28,29 @@ func (a *App) initCmd() *cobra.Command {
 			"cards, the agent guide, the git hooks and a first commit. An existing box is left alone (exit 6); a non-empty\n" +
 			"folder that is not a box is refused.",
 		Args: cobra.MaximumNArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			dir := a.IO.Cwd
-			if len(args) == 1 {
-				dir = a.abs(args[0])
-			}
-			return a.runInit(cmd.Context(), dir)
-		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runInit(cmd.Context(), g, args) },
 	}
 }
 
-// makeBox makes a box in dir with the seed files and validation every verb shares (init, serve).
-func makeBox(ctx context.Context, dir string) (*box.Box, error) {
-	return box.Init(ctx, dir, box.InitOptions{
-		Files:   seedOverrides(),
-		Options: box.Options{Validate: validate.Writes},
-	})
-}
-
-func (a *App) runInit(ctx context.Context, dir string) error {
-	b, err := makeBox(ctx, dir)
+func runInit(ctx context.Context, g *Global, args []string) (err error) {
+	dir := g.IO.Cwd
+	if len(args) == 1 {
+		dir = g.abs(args[0])
+	}
+	a, err := makeBox(ctx, dir, app.CLI)
 	if err != nil {
 		return err
 	}
-	defer b.Close()
-	rep := initReport{Root: b.Root, ID: b.Marker.ID, Notes: b.Notes}
-	if rep.Notes == nil {
-		rep.Notes = []string{}
-	}
+	defer func() { err = errors.Join(err, a.Close()) }()
+	rep := initReport{Root: a.Root, ID: a.Box.Marker.ID, Notes: append([]string{}, a.Box.Notes...)}
 	for _, n := range rep.Notes {
-		a.note("box: %s", n)
+		g.note("box: %s", n)
 	}
-	return a.emit(rep, func(w io.Writer) {
-		fmt.Fprintf(w, "Made a box in %s\n", b.Root)
-	})
+	return g.emit(rep, func(w io.Writer) { _, _ = fmt.Fprintf(w, "Made a box in %s\n", a.Root) })
 }
 
-// seedOverrides are the seed files the CLI sets: the router skeleton comes from the note package,
-// which box may not import.
-func seedOverrides() map[string][]byte {
-	return map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}
+// makeBox makes a box in dir with the seed files every verb shares (init, serve): the router skeleton
+// comes from the note package, which box may not import.
+func makeBox(ctx context.Context, dir string, mode app.Mode) (*app.App, error) {
+	return app.Init(ctx, dir, map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}, "", app.Options{Mode: mode})
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,144 +11,152 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 )
 
-func (a *App) keysCmd() *cobra.Command {
+type keysNewOptions struct {
+	name string
+	caps keys.Caps
+}
+
+// keysNewOutput is the --json shape of box keys new: the connection and, once, its key.
+type keysNewOutput struct {
+	keys.Connection
+	Key string `json:"key"`
+}
+
+// keysListOutput is the --json shape of box keys list.
+type keysListOutput struct {
+	Keys []keys.Connection `json:"keys"`
+}
+
+func keysCmd(g *Global) *cobra.Command {
 	c := &cobra.Command{Use: "keys", Short: "Make, list and revoke keys for other assistants (mbx_…)"}
-	c.AddCommand(a.keysNewCmd(), a.keysListCmd(), a.keysRevokeCmd())
+	c.AddCommand(keysNewCmd(g), keysListCmd(g), keysRevokeCmd(g))
 	return c
 }
 
-// withKeys opens the state of the discovered box, runs fn, and closes it.
-func (a *App) withKeys(ctx context.Context, fn func(s *keys.Store) error) error {
-	root, err := a.serveRoot(ctx, false)
-	if err != nil {
-		return err
-	}
-	s, err := keys.Open(root, nil)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	return fn(s)
-}
-
-func (a *App) keysNewCmd() *cobra.Command {
-	var name string
-	var caps keys.Caps
+func keysNewCmd(g *Global) *cobra.Command {
+	var o keysNewOptions
 	c := &cobra.Command{
 		Use:   "new --name NAME [--memory] [--messages] [--build]",
 		Short: "Make a key; it is shown once and stored only as a hash",
 		Long: "Make a key for another assistant. Reading memory is always in; tick more with the flags. A key lasts\n" +
 			"6 months, or 30 days when it can build. \"Give other assistants access\" at Never refuses new keys.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if name == "" {
-				return usageErr("a key needs --name, such as the assistant it is for (--name \"Claude Code\")")
-			}
-			return a.withKeys(cmd.Context(), func(s *keys.Store) error {
-				conn, token, err := s.New(cmd.Context(), name, caps)
-				if err != nil {
-					return err
-				}
-				if err := a.recordAccess(cmd.Context(), "key", fmt.Sprintf("owner made a key for %s (%s): %s",
-					conn.Name, conn.ID, strings.Join(conn.Caps.Names(), ", "))); err != nil {
-					s.Revoke(cmd.Context(), conn.ID) // no key without its diary line
-					return err
-				}
-				out := struct {
-					keys.Connection
-					Key string `json:"key"`
-				}{conn, token}
-				return a.emit(out, func(w io.Writer) {
-					fmt.Fprintln(w, token)
-					a.note("key %s for %q: %s; expires %s. It is shown only now: keep it somewhere safe.",
-						conn.ID, conn.Name, strings.Join(conn.Caps.Names(), ", "), conn.Expires.Format(time.DateOnly))
-				})
-			})
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runKeysNew(cmd.Context(), g, o) },
 	}
-	c.Flags().StringVar(&name, "name", "", "who the key is for, e.g. \"Claude Code\"")
-	c.Flags().BoolVar(&caps.Memory, "memory", false, "tick Memory: save to memory and to-dos")
-	c.Flags().BoolVar(&caps.Messages, "messages", false, "tick My messages and mail (read only)")
-	c.Flags().BoolVar(&caps.Build, "build", false, "tick Can build for my box (the key lasts 30 days)")
+	c.Flags().StringVar(&o.name, "name", "", "who the key is for, e.g. \"Claude Code\"")
+	c.Flags().BoolVar(&o.caps.Memory, "memory", false, "tick Memory: save to memory and to-dos")
+	c.Flags().BoolVar(&o.caps.Messages, "messages", false, "tick My messages and mail (read only)")
+	c.Flags().BoolVar(&o.caps.Build, "build", false, "tick Can build for my box (the key lasts 30 days)")
 	return c
 }
 
-func (a *App) keysListCmd() *cobra.Command {
+// runKeysNew makes a key for the owner at the command line: a local owner needs no card, but the access
+// switch at Never still refuses, and the key is in the diary.
+func runKeysNew(ctx context.Context, g *Global, o keysNewOptions) error {
+	if o.name == "" {
+		return usageErr("a key needs --name, such as the assistant it is for (--name \"Claude Code\")")
+	}
+	return g.write(ctx, func(a *app.App) error {
+		if err := a.Gate.Refuses(ctx, gate.Access); err != nil {
+			return err
+		}
+		conn, token, err := a.Keys.New(ctx, o.name, o.caps)
+		if err != nil {
+			return err
+		}
+		if err := recordAccess(ctx, a, "key", fmt.Sprintf("owner made a key for %s (%s): %s",
+			conn.Name, conn.ID, strings.Join(conn.Caps.Names(), ", "))); err != nil {
+			_, rerr := a.Keys.Revoke(ctx, conn.ID) // no key without its diary line
+			return errors.Join(err, rerr)
+		}
+		return g.emit(keysNewOutput{conn, token}, func(w io.Writer) {
+			_, _ = fmt.Fprintln(w, token)
+			g.note("key %s for %q: %s; expires %s. It is shown only now: keep it somewhere safe.",
+				conn.ID, conn.Name, strings.Join(conn.Caps.Names(), ", "), conn.Expires.Format(time.DateOnly))
+		})
+	})
+}
+
+func keysListCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "list",
 		Short: "List the keys: checkboxes, expiry, revoked, last use",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.withKeys(cmd.Context(), func(s *keys.Store) error {
-				list, err := s.List(cmd.Context())
-				if err != nil {
-					return err
-				}
-				return a.emit(map[string]any{"keys": list}, func(w io.Writer) {
-					tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-					fmt.Fprintln(tw, "ID\tNAME\tCHECKBOXES\tEXPIRES\tSTATE\tLAST USED")
-					for _, k := range list {
-						fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Caps.Names()[1:], ","),
-							k.Expires.Format(time.DateOnly), keyState(k), lastUse(k))
-					}
-					tw.Flush()
-				})
-			})
-		},
+		RunE:  func(cmd *cobra.Command, _ []string) error { return runKeysList(cmd.Context(), g) },
 	}
 }
 
-func keyState(k keys.Connection) string {
+func runKeysList(ctx context.Context, g *Global) error {
+	return g.read(ctx, func(a *app.App) error {
+		list, err := a.Keys.List(ctx)
+		if err != nil {
+			return err
+		}
+		return g.emit(keysListOutput{Keys: list}, func(w io.Writer) {
+			tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+			_, _ = fmt.Fprintln(tw, "ID\tNAME\tCHECKBOXES\tEXPIRES\tSTATE\tLAST USED")
+			for _, k := range list {
+				_, _ = fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", k.ID, k.Name, strings.Join(k.Caps.Names()[1:], ","),
+					k.Expires.Format(time.DateOnly), keyState(k, a.Now()), lastUse(k, a.Now().Location()))
+			}
+			_ = tw.Flush()
+		})
+	})
+}
+
+func keyState(k keys.Connection, now time.Time) string {
 	switch {
 	case !k.Revoked.IsZero():
 		return "revoked"
-	case !time.Now().Before(k.Expires):
+	case !now.Before(k.Expires):
 		return "expired"
 	}
 	return "active"
 }
 
-func lastUse(k keys.Connection) string {
+func lastUse(k keys.Connection, loc *time.Location) string {
 	if k.LastUsed.IsZero() {
 		return "never"
 	}
-	s := k.LastUsed.Local().Format("2006-01-02 15:04")
+	s := k.LastUsed.In(loc).Format("2006-01-02 15:04")
 	if k.LastHost != "" {
 		s += " from " + k.LastHost
 	}
 	return s
 }
 
-func (a *App) keysRevokeCmd() *cobra.Command {
+func keysRevokeCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "revoke ID",
 		Short: "Revoke a key; its next call is refused",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.withKeys(cmd.Context(), func(s *keys.Store) error {
-				conn, err := s.Revoke(cmd.Context(), args[0])
-				if err != nil {
-					return err
-				}
-				if err := a.recordAccess(cmd.Context(), "revoke", fmt.Sprintf("owner revoked the key for %s (%s)", conn.Name, conn.ID)); err != nil {
-					return err
-				}
-				return a.emit(conn, func(w io.Writer) { fmt.Fprintf(w, "revoked %s (%s)\n", conn.ID, conn.Name) })
-			})
-		},
+		RunE:  func(cmd *cobra.Command, args []string) error { return runKeysRevoke(cmd.Context(), g, args) },
 	}
 }
 
-// recordAccess writes the diary line of an access decision the owner made at the command line (a key made
-// or revoked): keys live in .box/state.db, outside the tree, so the diary is their history.
-func (a *App) recordAccess(ctx context.Context, op, summary string) error {
-	return a.withBox(func(b *box.Box) error {
-		_, err := b.Do(ctx, box.Change{Actor: box.Actor{Who: "owner", Via: "cli", Trust: "own"}, Op: op, Switch: "access", Summary: summary,
-			Apply: func(*box.Tx) error { return nil }})
-		return err
+func runKeysRevoke(ctx context.Context, g *Global, args []string) error {
+	return g.write(ctx, func(a *app.App) error {
+		conn, err := a.Keys.Revoke(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if err := recordAccess(ctx, a, "revoke", fmt.Sprintf("owner revoked the key for %s (%s)", conn.Name, conn.ID)); err != nil {
+			return err
+		}
+		return g.emit(conn, func(w io.Writer) { _, _ = fmt.Fprintf(w, "revoked %s (%s)\n", conn.ID, conn.Name) })
 	})
+}
+
+// recordAccess writes the diary line of an access decision the owner made at the command line (a key made
+// or revoked): keys live in the state store, outside the tree, so the diary is their history.
+func recordAccess(ctx context.Context, a *app.App, op, summary string) error {
+	_, err := a.Box.Do(ctx, box.Change{Actor: box.Actor{Who: "owner", Via: "cli", Trust: "own"}, Op: op, Switch: gate.Access,
+		Summary: summary, Permanent: true, Apply: func(*box.Tx) error { return nil }})
+	return err
 }

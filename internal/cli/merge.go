@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/memory"
 )
 
@@ -16,7 +17,7 @@ type mergeOpts struct {
 	dryRun bool
 }
 
-func (a *App) mergeCmd() *cobra.Command {
+func mergeCmd(g *Global) *cobra.Command {
 	var o mergeOpts
 	c := &cobra.Command{
 		Use:   "merge",
@@ -27,31 +28,35 @@ func (a *App) mergeCmd() *cobra.Command {
 			"--dry-run lists what would merge, and the near misses with why they stay apart, and writes nothing.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runMerge(cmd.Context(), o, args)
+			return runMerge(cmd.Context(), g, o, args)
 		},
 	}
 	c.Flags().BoolVar(&o.dryRun, "dry-run", false, "list what would merge and why; write nothing")
 	return c
 }
 
-func (a *App) runMerge(ctx context.Context, o mergeOpts, _ []string) error {
-	return a.withMemory(ctx, func(m *memory.Memory) error {
-		res, err := m.Merge(ctx, owner(""), memory.MergeOptions{DryRun: o.dryRun})
+func runMerge(ctx context.Context, g *Global, o mergeOpts, _ []string) error {
+	run := g.write
+	if o.dryRun {
+		run = g.read
+	}
+	return run(ctx, func(a *app.App) error {
+		res, err := a.Memory.Merge(ctx, owner(""), memory.MergeOptions{DryRun: o.dryRun})
 		if err != nil {
 			return err
 		}
-		return a.emit(res, func(w io.Writer) {
+		return g.emit(res, func(w io.Writer) {
 			for _, p := range res.Merged {
-				fmt.Fprintf(w, "%s → %s  %.2f  %s\n", p.Archived, p.Kept, p.Score, strings.Join(p.Reasons, "; "))
+				_, _ = fmt.Fprintf(w, "%s → %s  %.2f  %s\n", p.Archived, p.Kept, p.Score, strings.Join(p.Reasons, "; "))
 			}
 			if o.dryRun {
 				for _, p := range res.Held {
-					fmt.Fprintf(w, "held apart: %s / %s  %.2f  %s\n", p.Archived, p.Kept, p.Score, p.Held)
+					_, _ = fmt.Fprintf(w, "held apart: %s / %s  %.2f  %s\n", p.Archived, p.Kept, p.Score, p.Held)
 				}
 			}
-			fmt.Fprintln(w, res.Text)
+			_, _ = fmt.Fprintln(w, res.Text)
 			for _, s := range res.Skipped {
-				a.note("box: left alone: %s", s)
+				g.note("box: left alone: %s", s)
 			}
 		})
 	})

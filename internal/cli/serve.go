@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -13,23 +14,28 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
-	"github.com/boxmem/box/internal/gate"
-	"github.com/boxmem/box/internal/grants"
-	"github.com/boxmem/box/internal/keys"
-	"github.com/boxmem/box/internal/mcp"
-	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/server"
-	"github.com/boxmem/box/internal/todo"
-	"github.com/boxmem/box/internal/validate"
-	"github.com/boxmem/box/internal/web"
 )
 
-func (a *App) serveCmd() *cobra.Command {
-	var addr string
-	var allowed []string
-	var public string
+type serveOptions struct {
+	addr    string
+	allowed []string
+	public  string
+}
+
+// serveOutput is the --json shape of box serve's ready line.
+type serveOutput struct {
+	Box     string `json:"box"`
+	Address string `json:"address"`
+	MCP     string `json:"mcp"`
+	ID      string `json:"id"`
+}
+
+func serveCmd(g *Global) *cobra.Command {
+	var o serveOptions
 	c := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the box to other assistants over MCP (Streamable HTTP at /mcp)",
@@ -39,137 +45,17 @@ func (a *App) serveCmd() *cobra.Command {
 			"--public-url is the address assistants reach (https://box.example.com behind a reverse proxy): the OAuth\n" +
 			"issuer and the /mcp resource come from it, and its host is let in.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			return a.runServe(cmd.Context(), addr, allowed, public)
-		},
+		RunE: func(cmd *cobra.Command, _ []string) error { return runServe(cmd.Context(), g, o) },
 	}
-	c.Flags().StringVar(&addr, "addr", server.DefaultAddr, "address to listen on (loopback unless behind a reverse proxy)")
-	c.Flags().StringArrayVar(&allowed, "allowed-host", nil, "a Host name a reverse proxy sends, besides loopback names (repeatable)")
-	c.Flags().StringVar(&public, "public-url", "", "the box's public address, like https://box.example.com (default: the address each request came to)")
+	c.Flags().StringVar(&o.addr, "addr", server.DefaultAddr, "address to listen on (loopback unless behind a reverse proxy)")
+	c.Flags().StringArrayVar(&o.allowed, "allowed-host", nil, "a Host name a reverse proxy sends, besides loopback names (repeatable)")
+	c.Flags().StringVar(&o.public, "public-url", "", "the box's public address, like https://box.example.com (default: the address each request came to)")
 	return c
 }
 
-// service is what serve and mcp share: the open box, its memory, to-dos and state, and the MCP service.
-type service struct {
-	root   string
-	box    *box.Box
-	keys   *keys.Store
-	todos  *todo.Store
-	mcp    *mcp.Service
-	mem    *memory.Memory // set once opened; read only after opened is closed
-	opened chan struct{}
-}
-
-// Close waits for the memory to finish opening, then closes everything.
-func (s *service) Close() {
-	<-s.opened
-	if s.mem != nil {
-		s.mem.Close()
-	}
-	s.keys.Close()
-	s.box.Close()
-}
-
-// memory is the open memory, or nil while it is still opening.
-func (s *service) memory() *memory.Memory {
-	select {
-	case <-s.opened:
-		return s.mem
-	default:
-		return nil
-	}
-}
-
-// indexing reports whether the memory is still opening or its index still catching up.
-func (s *service) indexing(ctx context.Context) bool {
-	select {
-	case <-s.opened:
-	default:
-		return true
-	}
-	if s.mem == nil {
-		return false
-	}
-	o, err := s.mem.Overview(ctx)
-	return err == nil && o.Indexing
-}
-
-// openService opens the box for serving; create makes the default box when none is found. The memory
-// opens in the background so the server answers at once, whatever the memory's size; its tools say
-// "still opening" meanwhile, and if it cannot open, say so.
-func (a *App) openService(ctx context.Context, create bool, address string) (*service, error) {
-	root, err := a.serveRoot(ctx, create)
-	if err != nil {
-		return nil, err
-	}
-	s := &service{root: root, opened: make(chan struct{})}
-	if s.box, err = box.OpenWith(root, box.Options{Validate: validate.Writes}); err != nil {
-		return nil, err
-	}
-	if s.keys, err = keys.Open(root, nil); err != nil {
-		s.box.Close()
-		return nil, err
-	}
-	s.todos = todo.New(s.box)
-	s.mcp = mcp.New(mcp.Config{Todos: s.todos, State: s.keys, Version: Version, Address: address,
-		Gate: gate.New(s.box, nil), Root: root})
-	s.mcp.Opening()
-	go func() {
-		defer close(s.opened)
-		m, err := memory.Open(ctx, root, memory.Options{Watch: true})
-		if err != nil {
-			a.note("box: the memory could not be opened, so its tools will say so: %v", err)
-			s.mcp.Opened(nil, err)
-			return
-		}
-		s.mem = m
-		s.mcp.Opened(m, nil)
-	}()
-	return s, nil
-}
-
-// serveRoot is the discovered box, else the default box (made when create is set).
-func (a *App) serveRoot(ctx context.Context, create bool) (string, error) {
-	root, err := a.boxRoot()
-	if err != nil {
-		return a.defaultBox(ctx, err, create)
-	}
-	return root, nil
-}
-
-// defaultBox is the box serve uses when discovery found none: --box or $BOX_DIR if it is a box, else
-// a new box there (or at ~/box), announced on stderr.
-func (a *App) defaultBox(ctx context.Context, found error, create bool) (string, error) {
-	dir := a.BoxFlag
-	if dir == "" {
-		dir = a.IO.Getenv("BOX_DIR")
-	}
-	if dir != "" {
-		if _, err := box.ReadMarker(dir); err == nil {
-			return filepath.Abs(dir)
-		}
-	}
-	if !create || !errs.Is(found, errs.NotABox) || a.BoxFlag != "" {
-		return "", found
-	}
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", errs.Wrap("cli.serve", errs.NotABox, err, "No box was found and there is no home folder to make one in; pass --box DIR")
-		}
-		dir = filepath.Join(home, "box")
-	}
-	b, err := makeBox(ctx, dir)
-	if err != nil {
-		return "", err
-	}
-	defer b.Close()
-	a.note("box: no box was found, so a new one was made at %s", b.Root)
-	return b.Root, nil
-}
-
-func (a *App) runServe(ctx context.Context, addr string, allowed []string, public string) error {
-	public = strings.TrimSuffix(public, "/")
+func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
+	public := strings.TrimSuffix(o.public, "/")
+	allowed := o.allowed
 	if public != "" {
 		u, err := url.Parse(public)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -177,50 +63,58 @@ func (a *App) runServe(ctx context.Context, addr string, allowed []string, publi
 		}
 		allowed = append(allowed, u.Hostname())
 	}
-	ln, err := net.Listen("tcp", addr)
+	ln, err := net.Listen("tcp", o.addr)
 	if err != nil {
-		return errs.Wrap("cli.serve", errs.Busy, err, "The server could not listen on "+addr+"; is another box serve running? Pick another --addr")
+		return errs.Wrap("cli.serve", errs.Busy, err, "The server could not listen on "+o.addr+"; is another box serve running? Pick another --addr")
 	}
-	base := "http://" + ln.Addr().String()
-	if public != "" {
-		base = public
-	}
-	s, err := a.openService(ctx, true, base)
+	a, err := g.openOrMake(ctx, app.Serve)
 	if err != nil {
-		ln.Close()
-		return err
+		return errors.Join(err, ln.Close())
 	}
-	defer s.Close()
-	logger := slog.New(slog.NewTextHandler(a.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	gs, err := grants.Open(s.root, nil)
+	defer func() { err = errors.Join(err, a.Close()) }()
+	logger := slog.New(slog.NewTextHandler(g.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	return a.Run(ctx, app.ServeOptions{Listener: ln, AllowedHosts: allowed, PublicURL: public, Version: Version, Logger: logger,
+		Ready: func(r app.Ready) {
+			out := serveOutput{Box: a.Root, Address: r.Base, MCP: r.Base + "/mcp", ID: a.Box.Marker.ID}
+			if err := g.emit(out, func(w io.Writer) {
+				_, _ = fmt.Fprintf(w, "box serving %s at %s/mcp\n", a.Root, r.Base)
+				_, _ = fmt.Fprintf(w, "ready: claude mcp add --transport http box %s/mcp --header \"Authorization: Bearer <key>\"\n", r.Base)
+			}); err != nil {
+				g.note("box: %v", err)
+			}
+			if r.SetupLink != "" {
+				g.note("box: make your passkey here (the link works once, for 15 minutes): %s", r.SetupLink)
+			}
+			g.note("box: make a key with `box keys new --name \"Claude Code\" --memory`; Ctrl-C stops the server")
+		}})
+}
+
+// openOrMake opens the discovered box, or, when none is found, makes the default one: --box or $BOX_DIR
+// when named (a folder that is not a box yet), else ~/box, announced on stderr.
+func (g *Global) openOrMake(ctx context.Context, mode app.Mode) (*app.App, error) {
+	root, found := g.boxRoot()
+	if found == nil {
+		return app.Open(ctx, root, app.Options{Mode: mode})
+	}
+	if !errs.Is(found, errs.NotABox) || g.BoxFlag != "" {
+		return nil, found
+	}
+	dir := g.abs(g.IO.Getenv("BOX_DIR"))
+	if dir != "" {
+		if _, err := box.ReadMarker(dir); err == nil {
+			return nil, found // a box that did not open for another reason
+		}
+	} else {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return nil, errs.Wrap("cli.serve", errs.NotABox, err, "No box was found and there is no home folder to make one in; pass --box DIR")
+		}
+		dir = filepath.Join(home, "box")
+	}
+	a, err := makeBox(ctx, dir, mode)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer gs.Close()
-	srv := &server.Server{
-		Listener: ln, AllowedHosts: allowed, Keys: s.keys, Grants: gs, PublicURL: public, BoxID: s.box.Marker.ID, Version: Version,
-		MCP: s.mcp, Indexing: s.indexing, Logger: logger,
-	}
-	ui, err := web.New(web.Config{Box: s.box, Keys: s.keys, Todos: s.todos, Memory: s.memory, Logger: logger, Grants: gs,
-		Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://")})
-	if err != nil {
-		return err
-	}
-	defer ui.Close()
-	srv.Web, srv.Gate = ui.Handler(), ui.Gate()
-	out := map[string]any{"box": s.root, "address": base, "mcp": base + "/mcp", "id": s.box.Marker.ID}
-	a.emit(out, func(w io.Writer) {
-		fmt.Fprintf(w, "box serving %s at %s/mcp\n", s.root, base)
-		fmt.Fprintf(w, "ready: claude mcp add --transport http box %s/mcp --header \"Authorization: Bearer <key>\"\n", base)
-	})
-	_, port, _ := net.SplitHostPort(ln.Addr().String())
-	owner := "http://localhost:" + port
-	if public != "" {
-		owner = public // a passkey belongs to one address: make it where the consent page will ask for it
-	}
-	if link, err := ui.SetupLink(ctx, owner); err == nil && link != "" {
-		a.note("box: make your passkey here (the link works once, for 15 minutes): %s", link)
-	}
-	a.note("box: make a key with `box keys new --name \"Claude Code\" --memory`; Ctrl-C stops the server")
-	return srv.Run(ctx)
+	g.note("box: no box was found, so a new one was made at %s", a.Root)
+	return a, nil
 }

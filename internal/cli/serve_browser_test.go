@@ -159,8 +159,8 @@ func startServe(t *testing.T) served {
 	var out, errb lockedBuffer
 	dir := filepath.Join(t.TempDir(), "mybox")
 	env := map[string]string{"BOX_DIR": dir}
-	app := &App{IO: IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }, Cwd: t.TempDir()}}
-	cmd := app.rootCmd()
+	g := &Global{IO: IO{In: strings.NewReader(""), Out: &out, Err: &errb, Getenv: func(k string) string { return env[k] }, Cwd: t.TempDir()}}
+	cmd := g.rootCmd()
 	cmd.SetArgs([]string{"serve", "--addr", "127.0.0.1:0"})
 	cmd.SetOut(&out)
 	cmd.SetErr(&errb)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/ref"
@@ -21,7 +22,7 @@ type validateOpts struct {
 	urlsSince                                                 string
 }
 
-func (a *App) validateCmd() *cobra.Command {
+func validateCmd(g *Global) *cobra.Command {
 	var o validateOpts
 	c := &cobra.Command{
 		Use:   "validate [PATH…]",
@@ -33,7 +34,7 @@ func (a *App) validateCmd() *cobra.Command {
 			"Output: one finding per line, path:line: severity: message (code), then a summary on stderr.\n" +
 			"Exit: 1 when there are errors, 0 otherwise; --hook exits 2 on errors (the agent's blocking code).",
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runValidate(cmd.Context(), o, args)
+			return runValidate(cmd.Context(), g, o, args)
 		},
 	}
 	f := c.Flags()
@@ -93,24 +94,33 @@ func otherThan(ss []string, not string) string {
 	return strings.Join(out, " and ")
 }
 
-func (a *App) runValidate(ctx context.Context, o validateOpts, args []string) error {
-	if err := o.clash(args, a.JSON); err != nil {
+func runValidate(ctx context.Context, g *Global, o validateOpts, args []string) error {
+	if err := o.clash(args, g.JSON); err != nil {
 		return err
 	}
 	if o.hook {
-		return a.runHook(ctx)
+		return runHook(ctx, g)
 	}
-	root, err := a.boxRoot()
+	root, err := g.boxRoot()
 	if err != nil {
 		return err
 	}
 	v := validate.New(root, validate.Options{})
+	if o.canonical && o.fix {
+		return g.write(ctx, func(a *app.App) error {
+			rep, err := v.Canonical(ctx, a.Box)
+			if err != nil {
+				return err
+			}
+			return printCanonical(g, rep, true)
+		})
+	}
 	if o.canonical {
-		rep, err := v.Canonical(ctx, o.fix)
+		rep, err := v.Canonical(ctx, nil)
 		if err != nil {
 			return err
 		}
-		return a.printCanonical(rep, o.fix)
+		return printCanonical(g, rep, false)
 	}
 	var res validate.Result
 	switch {
@@ -123,30 +133,30 @@ func (a *App) runValidate(ctx context.Context, o validateOpts, args []string) er
 	case o.urls:
 		res, err = v.URLs(ctx, o.urlsSince)
 	case len(args) > 0:
-		res, err = v.Files(ctx, a.IO.Cwd, args)
+		res, err = v.Files(ctx, g.IO.Cwd, args)
 	default:
 		res, err = v.All(ctx)
 	}
 	if err != nil {
 		return err
 	}
-	if o.preCommit && !a.JSON {
+	if o.preCommit && !g.JSON {
 		if len(res.Findings) == 0 {
 			return nil // silent when clean
 		}
-		a.printFindings(a.IO.Err, res)
+		printFindings(g, g.IO.Err, res)
 		if res.HasErrors() {
-			fmt.Fprintln(a.IO.Err, "box: the commit is refused; fix the errors above (or commit with --no-verify to skip the check)")
+			g.note("box: the commit is refused; fix the errors above (or commit with --no-verify to skip the check)")
 			return exitError{ExitFailure}
 		}
 		return nil
 	}
-	if a.JSON {
-		if err := a.writeJSON(res); err != nil {
+	if g.JSON {
+		if err := g.writeJSON(res); err != nil {
 			return err
 		}
 	} else {
-		a.printFindings(a.IO.Out, res)
+		printFindings(g, g.IO.Out, res)
 	}
 	if res.HasErrors() {
 		return exitError{ExitFailure}
@@ -155,23 +165,16 @@ func (a *App) runValidate(ctx context.Context, o validateOpts, args []string) er
 }
 
 // printFindings writes one finding per line on w, then the summary on stderr.
-func (a *App) printFindings(w io.Writer, res validate.Result) {
+func printFindings(g *Global, w io.Writer, res validate.Result) {
 	for _, f := range res.Findings {
-		fmt.Fprintln(w, f.String())
+		_, _ = fmt.Fprintln(w, f.String())
 	}
-	fmt.Fprintf(a.IO.Err, "%s, %s in %s\n", plural(res.Errors, "error"), plural(res.Warnings, "warning"), plural(res.Files, "file"))
+	g.note("%s, %s in %s", plural(res.Errors, "error"), plural(res.Warnings, "warning"), plural(res.Files, "file"))
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}
-
-func (a *App) printCanonical(rep ref.Report, fix bool) error {
-	if a.JSON {
-		return a.writeJSON(rep)
+func printCanonical(g *Global, rep ref.Report, fix bool) error {
+	if g.JSON {
+		return g.writeJSON(rep)
 	}
 	for _, it := range rep.Items {
 		loc := it.Path
@@ -180,22 +183,22 @@ func (a *App) printCanonical(rep ref.Report, fix bool) error {
 		}
 		switch it.Action {
 		case ref.Rewrite:
-			fmt.Fprintf(a.IO.Out, "%s: %s → %s\n", loc, it.From, it.To)
+			_, _ = fmt.Fprintf(g.IO.Out, "%s: %s → %s\n", loc, it.From, it.To)
 		case ref.Repair:
-			fmt.Fprintf(a.IO.Out, "%s: %s → %s (repairs dangling ref)\n", loc, it.From, it.To)
+			_, _ = fmt.Fprintf(g.IO.Out, "%s: %s → %s (repairs dangling ref)\n", loc, it.From, it.To)
 		default:
 			why := it.Reason
 			if why == "" {
 				why = string(it.Action)
 			}
-			fmt.Fprintf(a.IO.Out, "%s: %s left as is: %s\n", loc, it.From, why)
+			_, _ = fmt.Fprintf(g.IO.Out, "%s: %s left as is: %s\n", loc, it.From, why)
 		}
 	}
 	verb, files := "would rewrite", "files would change"
 	if fix {
 		verb, files = "rewrote", "files changed"
 	}
-	fmt.Fprintf(a.IO.Err, "%s %d refs and %d links, repaired %d refs and %d links; %d ambiguous, %d skipped; %d %s\n",
+	g.note("%s %d refs and %d links, repaired %d refs and %d links; %d ambiguous, %d skipped; %d %s",
 		verb, rep.RefsRewritten, rep.LinksRewritten, rep.RefsRepaired, rep.LinksRepaired, rep.Ambiguous, rep.Skipped, rep.FilesChanged, files)
 	return nil
 }
@@ -210,12 +213,12 @@ type hookOutput struct {
 
 // runHook answers an agent's PostToolUse hook: silent when clean or not ours, warnings as context
 // (exit 0), errors on stderr with exit 2 (the edit stands; the pre-commit hook blocks the commit).
-func (a *App) runHook(ctx context.Context) error {
-	data, err := io.ReadAll(io.LimitReader(a.IO.In, 16<<20))
+func runHook(ctx context.Context, g *Global) error {
+	data, err := io.ReadAll(io.LimitReader(g.IO.In, 16<<20))
 	if err != nil {
 		return errs.Wrap("validate.hook", errs.Other, err, "cannot read the hook input")
 	}
-	p, err := validate.ParseHook(data, a.IO.Cwd)
+	p, err := validate.ParseHook(data, g.IO.Cwd)
 	if err != nil {
 		return err
 	}
@@ -226,15 +229,15 @@ func (a *App) runHook(ctx context.Context) error {
 	switch {
 	case res.HasErrors():
 		for _, f := range res.Findings {
-			fmt.Fprintln(a.IO.Err, f.String())
+			g.note("%s", f.String())
 		}
-		fmt.Fprintln(a.IO.Err, "Fix the errors above in the file you just edited; the commit will be refused until then.")
+		g.note("Fix the errors above in the file you just edited; the commit will be refused until then.")
 		return exitError{ExitUsage}
 	case len(res.Findings) > 0:
 		var out hookOutput
 		out.HookSpecificOutput.HookEventName = "PostToolUse"
 		out.HookSpecificOutput.AdditionalContext = validate.HookContext(res.Findings)
-		enc := json.NewEncoder(a.IO.Out)
+		enc := json.NewEncoder(g.IO.Out)
 		enc.SetEscapeHTML(false)
 		return enc.Encode(out)
 	}

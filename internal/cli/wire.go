@@ -10,12 +10,12 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
-	"github.com/boxmem/box/internal/validate"
 	"github.com/boxmem/box/internal/wire"
 )
 
-func (a *App) wireCmd() *cobra.Command {
+func wireCmd(g *Global) *cobra.Command {
 	var apply bool
 	c := &cobra.Command{
 		Use:   "wire [--apply] [DIR]",
@@ -28,14 +28,14 @@ func (a *App) wireCmd() *cobra.Command {
 			"that is not valid JSON is left alone with a warning. See docs/HOOKS.md.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runWire(cmd.Context(), true, apply, args)
+			return runWire(cmd.Context(), g, wireOptions{on: true, apply: apply}, args)
 		},
 	}
 	c.Flags().BoolVar(&apply, "apply", false, "write the changes (default: print them)")
 	return c
 }
 
-func (a *App) unwireCmd() *cobra.Command {
+func unwireCmd(g *Global) *cobra.Command {
 	var apply bool
 	c := &cobra.Command{
 		Use:   "unwire [--apply] [DIR]",
@@ -45,7 +45,7 @@ func (a *App) unwireCmd() *cobra.Command {
 			"belong to the box (box init installs them).",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return a.runWire(cmd.Context(), false, apply, args)
+			return runWire(cmd.Context(), g, wireOptions{on: false, apply: apply}, args)
 		},
 	}
 	c.Flags().BoolVar(&apply, "apply", false, "write the changes (default: print them)")
@@ -67,10 +67,14 @@ type wireChange struct {
 	Diff   string `json:"diff"`
 }
 
-func (a *App) runWire(ctx context.Context, on, apply bool, args []string) error {
-	dir := a.IO.Cwd
+// wireOptions: on is wire (off is unwire); apply writes instead of printing the diff.
+type wireOptions struct{ on, apply bool }
+
+func runWire(ctx context.Context, g *Global, o wireOptions, args []string) error {
+	on, apply := o.on, o.apply
+	dir := g.IO.Cwd
 	if len(args) == 1 {
-		dir = a.abs(args[0])
+		dir = g.abs(args[0])
 	}
 	dir, err := filepath.Abs(dir)
 	if err == nil {
@@ -81,27 +85,21 @@ func (a *App) runWire(ctx context.Context, on, apply bool, args []string) error 
 	}
 	bin, binNote := box.HookBinary()
 	if binNote != "" {
-		a.note("box: %s", binNote)
+		g.note("box: %s", binNote)
 	}
-	o := wire.Options{Dir: dir, Bin: bin}
+	wo := wire.Options{Dir: dir, Bin: bin}
 	if root, err := box.Find(dir); err == nil && root == dir {
-		o.InBox = true
-	} else {
-		getenv := a.IO.Getenv
-		if getenv == nil {
-			getenv = func(string) string { return "" }
-		}
-		if owner, err := box.Discover(a.abs(a.BoxFlag), a.abs(getenv("BOX_DIR")), dir); err == nil {
-			o.Box = owner
-		} else if on {
-			a.note("box: no box named (--box or $BOX_DIR): the hooks will read $BOX_DIR when they run")
-		}
+		wo.InBox = true
+	} else if owner, err := box.Discover(g.abs(g.BoxFlag), g.abs(g.IO.Getenv("BOX_DIR")), dir); err == nil {
+		wo.Box = owner
+	} else if on {
+		g.note("box: no box named (--box or $BOX_DIR): the hooks will read $BOX_DIR when they run")
 	}
 	var plan wire.Plan
 	if on {
-		plan, err = wire.Wire(o)
+		plan, err = wire.Wire(wo)
 	} else {
-		plan, err = wire.Unwire(o)
+		plan, err = wire.Unwire(wo)
 	}
 	if err != nil {
 		return err
@@ -117,55 +115,58 @@ func (a *App) runWire(ctx context.Context, on, apply bool, args []string) error 
 		}
 		out.Changes = append(out.Changes, wireChange{Path: c.Path, Action: action, Diff: wire.Diff(c)})
 	}
-	if apply && o.InBox && len(plan.Changes) > 0 {
+	if wo.InBox {
 		// Inside a box the change is the box's like any other: one commit, a diary line, an undo.
-		if err := a.commitWire(ctx, dir, plan, map[bool]string{true: "wire", false: "unwire"}[on]); err != nil {
-			return err
+		write := g.read
+		if apply {
+			write = g.write
 		}
+		err = write(ctx, func(a *app.App) error {
+			if apply && len(plan.Changes) > 0 {
+				if err := commitWire(ctx, a, plan, map[bool]string{true: "wire", false: "unwire"}[on]); err != nil {
+					return err
+				}
+			}
+			if on {
+				out.GitHooks, err = gitHooks(a, bin, apply)
+			}
+			return err
+		})
 	} else if apply {
-		if err := plan.Apply(dir); err != nil {
-			return err
-		}
+		err = plan.Apply(dir)
 	}
-	if on && o.InBox {
-		out.GitHooks, err = a.gitHooks(dir, bin, apply)
-		if err != nil {
-			return err
-		}
+	if err != nil {
+		return err
 	}
 	for _, w := range plan.Warnings {
-		a.note("box: %s", w)
+		g.note("box: %s", w)
 	}
-	return a.emit(out, func(w io.Writer) {
+	return g.emit(out, func(w io.Writer) {
 		for _, c := range out.Changes {
 			if apply {
-				fmt.Fprintf(w, "%sd %s\n", c.Action, c.Path) // created, updated, removed
+				_, _ = fmt.Fprintf(w, "%sd %s\n", c.Action, c.Path) // created, updated, removed
 			} else {
-				fmt.Fprint(w, c.Diff)
+				_, _ = fmt.Fprint(w, c.Diff)
 			}
 		}
 		if out.GitHooks != "" {
-			fmt.Fprintln(w, out.GitHooks)
+			_, _ = fmt.Fprintln(w, out.GitHooks)
 		}
 		verb := map[bool]string{true: "wire", false: "unwire"}[on]
 		switch {
 		case len(out.Changes) == 0:
-			a.note("box: nothing to change in %s", dir)
+			g.note("box: nothing to change in %s", dir)
 		case apply:
-			a.note("box: %s: %d files written in %s", verb, len(out.Changes), dir)
+			g.note("box: %s: %d files written in %s", verb, len(out.Changes), dir)
 		default:
-			a.note("box: dry run: %d files would change; run `box %s --apply` to write them", len(out.Changes), verb)
+			g.note("box: dry run: %d files would change; run `box %s --apply` to write them", len(out.Changes), verb)
 		}
 	})
 }
 
 // gitHooks installs the box's git hooks (with apply) or says whether they would change.
-func (a *App) gitHooks(dir, bin string, apply bool) (string, error) {
-	b, err := box.Open(dir)
-	if err != nil {
-		return "", err
-	}
-	defer b.Close()
+func gitHooks(a *app.App, bin string, apply bool) (string, error) {
+	b := a.Box
 	var stale []string
 	for _, name := range []string{"pre-commit", "post-commit"} {
 		data, err := os.ReadFile(filepath.Join(b.Git().GitDir(), "hooks", name))
@@ -189,14 +190,9 @@ func (a *App) gitHooks(dir, bin string, apply bool) (string, error) {
 	return "git hooks: would install " + strings.Join(stale, " and ") + " calling " + bin, nil
 }
 
-// commitWire applies a wire plan in the box at dir through the write transaction.
-func (a *App) commitWire(ctx context.Context, dir string, plan wire.Plan, op string) error {
-	b, err := box.OpenWith(dir, box.Options{Validate: validate.Writes})
-	if err != nil {
-		return err
-	}
-	defer b.Close()
-	_, err = b.Do(ctx, box.Change{
+// commitWire applies a wire plan in the box through the write transaction.
+func commitWire(ctx context.Context, a *app.App, plan wire.Plan, op string) error {
+	_, err := a.Box.Do(ctx, box.Change{
 		Actor:   box.Actor{Who: "owner", Via: "cli", Trust: "own"},
 		Op:      op,
 		Summary: fmt.Sprintf("owner ran box %s: %d agent configuration files", op, len(plan.Changes)),

@@ -29,7 +29,7 @@ func (c *checker) bundle(files map[string]string, entry string) string {
 			Exports []string `json:"exports"`
 		} `json:"outputs"`
 	}
-	json.Unmarshal([]byte(esm.Metafile), &meta) // esbuild writes it; an unreadable one shows as no exports
+	_ = json.Unmarshal([]byte(esm.Metafile), &meta) // esbuild writes it; an unreadable one shows as no exports
 	exported := false
 	for _, o := range meta.Outputs {
 		exported = exported || slices.Contains(o.Exports, "tools")

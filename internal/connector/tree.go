@@ -177,6 +177,6 @@ func (n *node) write(b *bytes.Buffer) {
 func writeString(b *bytes.Buffer, s string) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(s)           // a string always encodes
+	_ = enc.Encode(s)       // a string always encodes
 	b.Truncate(b.Len() - 1) // Encode's newline
 }

@@ -27,6 +27,7 @@ type Entry struct {
 	Actor   string     `json:"actor"`
 	Via     string     `json:"via,omitempty"`
 	Host    string     `json:"host,omitempty"`
+	Conn    string     `json:"conn,omitempty"`  // the connection (key or OAuth grant id) that made it, when one did
 	Trust   string     `json:"trust,omitempty"` // own | outside
 	Op      string     `json:"op"`              // remember, forget, tidy, undo, init, edit, …
 	Summary string     `json:"summary"`         // one plain sentence: "Claude remembered: Leo swims"

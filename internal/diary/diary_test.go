@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -96,6 +98,34 @@ func TestFind(t *testing.T) {
 	}
 	if _, err := Find(root, "20990101T000000-nothere1"); err == nil {
 		t.Error("found an id that is not there")
+	}
+}
+
+// An entry made in the last second of a leap day, local time, is filed under its UTC day and found by
+// its id from the day of the id, in whatever zone the test runs.
+func TestLeapDayLastSecond(t *testing.T) {
+	root := t.TempDir()
+	at := time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local)
+	e := Entry{ID: NewID(at), Time: at.UTC().Format(time.RFC3339Nano), Actor: "owner", Op: "remember", Summary: "late"}
+	if DayOf(e) != Day(at) || Day(at) != Day(at.UTC()) {
+		t.Fatalf("an entry's day %s, the clock's %s: one UTC day file for one instant", DayOf(e), Day(at))
+	}
+	if got := path.Base(Day(at)); got != at.UTC().Format("2006-01-02")+".jsonl" {
+		t.Fatalf("Day(%v) = %s", at, got)
+	}
+	p := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(Day(at), "/")))
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, Line(e), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Find(root, e.ID)
+	if err != nil || got.Summary != "late" {
+		t.Fatalf("Find: %+v %v", got, err)
+	}
+	if es, err := Recent(root, 5, nil); err != nil || len(es) != 1 || es[0].ID != e.ID {
+		t.Fatalf("Recent: %+v %v", es, err)
 	}
 }
 

@@ -35,10 +35,13 @@ var kindNames = map[Kind]string{
 
 func (k Kind) String() string { return kindNames[k] }
 
-// Error is the box's error: Op is the operation ("memory.remember"), Msg a sentence for the user.
+// Error is the box's error: Op is the operation ("memory.remember"), Msg a sentence for the user. Code is
+// a protocol's own name for it, when a surface must send one (OAuth's "invalid_grant"); the kind still
+// decides how each surface reports it.
 type Error struct {
 	Op   string
 	Kind Kind
+	Code string
 	Msg  string
 	Err  error
 }
@@ -66,6 +69,36 @@ func (e *Error) Error() string {
 }
 
 func (e *Error) Unwrap() error { return e.Err }
+
+// CodeOf is the protocol code of the outermost *Error in err's chain that has one, else "".
+func CodeOf(err error) string {
+	var e *Error
+	for err != nil {
+		if !errors.As(err, &e) {
+			return ""
+		}
+		if e.Code != "" {
+			return e.Code
+		}
+		err = e.Err
+	}
+	return ""
+}
+
+// Sentence is the user sentence of the outermost *Error in err's chain that has one, else "".
+func Sentence(err error) string {
+	var e *Error
+	for err != nil {
+		if !errors.As(err, &e) {
+			return ""
+		}
+		if e.Msg != "" {
+			return e.Msg
+		}
+		err = e.Err
+	}
+	return ""
+}
 
 // KindOf reports the kind of the outermost *Error in err's chain that has one, else Other.
 func KindOf(err error) Kind {

@@ -122,6 +122,9 @@ func writeFile(dest string, fill func(w io.Writer) error) (int64, error) {
 	cw := &countWriter{w: f}
 	err = fill(cw)
 	if err == nil {
+		err = cw.err
+	}
+	if err == nil {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -131,7 +134,7 @@ func writeFile(dest string, fill func(w io.Writer) error) (int64, error) {
 		err = os.Rename(f.Name(), dest)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		_ = os.Remove(f.Name()) // the half-written temp file; the error that stopped it is the one returned
 		var e *errs.Error
 		if errors.As(err, &e) {
 			return 0, err
@@ -141,14 +144,21 @@ func writeFile(dest string, fill func(w io.Writer) error) (int64, error) {
 	return cw.n, atomicfile.SyncDir(dir)
 }
 
+// countWriter counts what is written and keeps the first write error, which writeFile returns: a fill
+// may write piece by piece without checking each.
 type countWriter struct {
-	w io.Writer
-	n int64
+	w   io.Writer
+	n   int64
+	err error
 }
 
 func (c *countWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
 	n, err := c.w.Write(p)
 	c.n += int64(n)
+	c.err = err
 	return n, err
 }
 
@@ -166,7 +176,7 @@ func openBox(root string) (*box, error) {
 	return &box{root: root, fs: r}, nil
 }
 
-func (b *box) close() { b.fs.Close() }
+func (b *box) close() { _ = b.fs.Close() } // read only: a close has nothing to lose
 
 // files lists the files under dir (a box path without its leading /) that an export may read: no
 // symlinks, no hidden names, no _tmp, in lexical order.
@@ -202,6 +212,6 @@ func (b *box) read(p string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	return io.ReadAll(f)
 }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxmem/box/internal/app"
 	boxpkg "github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/imports"
@@ -26,18 +27,12 @@ var (
 
 func newBox(t testing.TB) *memory.Memory {
 	t.Helper()
-	dir := t.TempDir()
-	b, err := boxpkg.Init(context.Background(), dir, boxpkg.InitOptions{HookBinary: "box", Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
+	a, err := app.Init(context.Background(), t.TempDir(), map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}, "box", app.Options{Now: clock})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Close()
-	m, err := memory.Open(context.Background(), dir, memory.Options{Now: clock})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { m.Close() })
-	return m
+	t.Cleanup(func() { a.Close() })
+	return a.Memory
 }
 
 // filedFacts are tidied into notes; unfiled stay in the inbox; core is a core fact of the router.

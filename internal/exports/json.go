@@ -100,21 +100,22 @@ func (b *box) json(ctx context.Context, dest string, opts Options) (Result, erro
 	total := len(notes) + len(content) + len(config)
 	done := 0
 	n, err := writeFile(dest, func(w io.Writer) error {
+		// w keeps its first write error and writeFile returns it, so the pieces below are not checked one by one.
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
-		io.WriteString(w, "{\n\"format\": \"box-export\",\n\"version\": 1,\n")
-		fmt.Fprintf(w, "\"exported\": %q,\n", opts.Now().UTC().Format(time.RFC3339))
+		_, _ = io.WriteString(w, "{\n\"format\": \"box-export\",\n\"version\": 1,\n")
+		_, _ = fmt.Fprintf(w, "\"exported\": %q,\n", opts.Now().UTC().Format(time.RFC3339))
 		list := func(key string, items func(emit func(v any) error) error) error {
-			fmt.Fprintf(w, "%q: [", key)
+			_, _ = fmt.Fprintf(w, "%q: [", key)
 			first := true
 			err := items(func(v any) error {
 				if !first {
-					io.WriteString(w, ",")
+					_, _ = io.WriteString(w, ",")
 				}
 				first = false
 				return enc.Encode(v)
 			})
-			io.WriteString(w, "]")
+			_, _ = io.WriteString(w, "]")
 			return err
 		}
 		err := list("notes", func(emit func(any) error) error {
@@ -151,7 +152,7 @@ func (b *box) json(ctx context.Context, dest string, opts Options) (Result, erro
 		if err != nil {
 			return err
 		}
-		io.WriteString(w, ",\n\"router\": ")
+		_, _ = io.WriteString(w, ",\n\"router\": ")
 		router := map[string]any{"coreFacts": []jsonFact{}, "cautions": []string{}}
 		if data, err := b.read("_content/memory/MEMORY.md"); err == nil {
 			if r, err := note.ParseRouter(data); err == nil {
@@ -170,7 +171,7 @@ func (b *box) json(ctx context.Context, dest string, opts Options) (Result, erro
 		if err := enc.Encode(router); err != nil {
 			return err
 		}
-		io.WriteString(w, ",\n")
+		_, _ = io.WriteString(w, ",\n")
 		err = list("inbox", func(emit func(any) error) error {
 			for _, dl := range lines {
 				res.Lines++
@@ -188,7 +189,7 @@ func (b *box) json(ctx context.Context, dest string, opts Options) (Result, erro
 		if err != nil {
 			return err
 		}
-		io.WriteString(w, ",\n")
+		_, _ = io.WriteString(w, ",\n")
 		err = list("cards", func(emit func(any) error) error {
 			for _, p := range append(content, config...) {
 				if err := ctx.Err(); err != nil {
@@ -221,7 +222,7 @@ func (b *box) json(ctx context.Context, dest string, opts Options) (Result, erro
 		if err != nil {
 			return err
 		}
-		io.WriteString(w, "\n}\n")
+		_, _ = io.WriteString(w, "\n}\n")
 		return nil
 	})
 	if err != nil {

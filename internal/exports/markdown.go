@@ -37,7 +37,7 @@ func (b *box) markdown(ctx context.Context, dest string, opts Options) (Result, 
 			_, err := io.Copy(w, src)
 			return err
 		})
-		src.Close()
+		_ = src.Close() // read only
 		if err != nil {
 			return res, err
 		}

@@ -21,7 +21,7 @@ import (
 	"github.com/boxmem/box/internal/layout"
 )
 
-// Limits per connection (DESIGN §8).
+// Limits per connection (docs/GATE.md, "Limits").
 const (
 	MaxWaiting = 5
 	MaxPerDay  = 20
@@ -48,6 +48,8 @@ type Proposer struct {
 	Who  string `yaml:"who" json:"who"`
 	Via  string `yaml:"via,omitempty" json:"via,omitempty"`
 	Host string `yaml:"host,omitempty" json:"host,omitempty"`
+	// Conn is the connection (key or OAuth grant id) it came through: the limits count per connection.
+	Conn string `yaml:"conn,omitempty" json:"conn,omitempty"`
 	// Owner is set only when the owner's own side made the card (their web UI, chat or CLI); never from
 	// a name, since an assistant may call itself anything.
 	Owner bool `yaml:"owner,omitempty" json:"owner,omitempty"`
@@ -74,23 +76,65 @@ type ApprovalCard struct {
 // FromOwner reports whether the owner's own side (their chat, their web UI) made the card.
 func (c ApprovalCard) FromOwner() bool { return c.ProposedBy.Owner }
 
-// Gate decides and keeps the approval cards of one box.
+// Proposer is who the card's action is recorded under when it runs: the owner for the owner's own
+// cards, else the assistant that sent it (trust outside), with its connection.
+func (c ApprovalCard) Proposer() box.Actor {
+	if c.FromOwner() {
+		return box.Actor{Who: "owner", Via: nonEmpty(c.ProposedBy.Via, "web"), Trust: "own"}
+	}
+	return box.Actor{Who: c.ProposedBy.Who, Via: c.ProposedBy.Via, Host: c.ProposedBy.Host, Conn: c.ProposedBy.Conn, Trust: "outside"}
+}
+
+// Gate decides and keeps the approval cards of one box. The composition root makes one per process, so
+// the limits hold across every surface (MCP, OAuth clients, the web UI, the CLI).
 type Gate struct {
 	b   *box.Box
 	now func() time.Time
-	mu  sync.Mutex // one proposal at a time, so the limits hold
+	mu  sync.Mutex // one proposal or decision at a time, so the limits hold and a card is decided once
+	ops map[string]Op
 }
 
-// New returns the gate of an open box; now may be nil for the wall clock.
-func New(b *box.Box, now func() time.Time) *Gate {
-	if now == nil {
-		now = time.Now
+// New returns the gate of an open box, on the box's clock.
+func New(b *box.Box) *Gate {
+	return &Gate{b: b, now: b.Now, ops: map[string]Op{}}
+}
+
+// Op is how the box runs one kind of action (its payload's "op") once the owner says yes. The domain
+// packages that own the action provide it (memory: forget and remember; keys, through the composition
+// root: a new key); the gate only checks and records.
+type Op struct {
+	// Current rebuilds the action from the box as it is now, starting from the one stored on the card,
+	// so that approval runs only if nothing the card's hash binds has changed.
+	Current func(ctx context.Context, stored Action) (Action, error)
+	// Run prepares the approved action's effect.
+	Run func(ctx context.Context, c ApprovalCard, a Action) (Effect, error)
+}
+
+// Effect is what an approved action does.
+type Effect struct {
+	// Change is the action's writes to the tree, committed together with the card's archive: both or
+	// neither, so an approved card can never be approved and run again.
+	Change *box.Change
+	// After is an effect outside the tree (a key in the state store), run once after that commit; it
+	// returns a secret to show the owner once, if any. If it fails, the card stays decided.
+	After func(ctx context.Context) (secret string, err error)
+	// Text says what was done, once it was.
+	Text func() string
+}
+
+// Register makes op runnable on approval; it is called while the process is composed, before any card
+// is decided.
+func (g *Gate) Register(name string, op Op) { g.ops[name] = op }
+
+// OpOf is the name of an action's op, from its payload.
+func OpOf(a Action) string {
+	if p, ok := a.Payload.(map[string]any); ok {
+		if s, ok := p["op"].(string); ok {
+			return s
+		}
 	}
-	return &Gate{b: b, now: now}
+	return ""
 }
-
-// Box is the box the gate writes through.
-func (g *Gate) Box() *box.Box { return g.b }
 
 func (g *Gate) host(p string) string { return filepath.Join(g.b.Root, filepath.FromSlash(p)) }
 
@@ -102,7 +146,7 @@ func (g *Gate) Switches(ctx context.Context) (Switches, error) {
 		return Defaults(), nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gate.switches: %w", err)
+		return nil, errs.Wrap("gate.switches", errs.Other, err, "The switches card cannot be read, so nothing runs without the owner")
 	}
 	c, err := card.Parse(layout.Switches, data)
 	if err != nil {
@@ -113,6 +157,20 @@ func (g *Gate) Switches(ctx context.Context) (Switches, error) {
 		s[n] = c.String(n)
 	}
 	return s, nil
+}
+
+// Refuses returns a Refused error when the owner set sw to Never, and the error of a switches card that
+// cannot be read (closed, never open); nil otherwise. It is for an owner's own request at the CLI, which
+// needs no card but still honours Never.
+func (g *Gate) Refuses(ctx context.Context, sw string) error {
+	s, err := g.Switches(ctx)
+	if err != nil {
+		return err
+	}
+	if s.Of(sw) == Never {
+		return errs.E("gate.refuses", errs.Refused, "%q is set to Never, so this was not done; change it with `box switches %s ask-me` or in Settings → What I may do.", Label(sw), sw)
+	}
+	return nil
 }
 
 // SetSwitch sets one switch, text-surgically, as its own change with a diary line. Only the owner calls it.
@@ -162,7 +220,11 @@ func (g *Gate) Propose(ctx context.Context, a Action, who Asker) (Outcome, error
 	}
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if reason, over := g.overLimit(who); over {
+	reason, over, err := g.overLimit(ctx, who)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if over {
 		out.Decision = Decision{Verdict: Refuse, Switch: a.Switch, Reason: reason}
 		out.Text = reason
 		return out, g.record(ctx, who, "refuse", a.Switch, fmt.Sprintf("Refused for %s: %s", who.Who(), Title(a)), reason)
@@ -178,44 +240,102 @@ func (g *Gate) Propose(ctx context.Context, a Action, who Asker) (Outcome, error
 
 // record writes a diary line for a decision that changes no file.
 func (g *Gate) record(ctx context.Context, who Asker, op, sw, summary, reason string) error {
-	_, err := g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: op, Switch: sw, Summary: summary, Reason: reason,
+	_, err := g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: op, Switch: sw, Summary: summary, Reason: reason, Permanent: true,
 		Apply: func(*box.Tx) error { return nil }})
 	return err
 }
 
 func actorOf(who Asker) box.Actor {
-	a := box.Actor{Who: who.Who(), Via: who.Via, Host: who.Host, Trust: "own"}
+	a := box.Actor{Who: who.Who(), Via: who.Via, Host: who.Host, Conn: who.Conn, Trust: "own"}
 	if !who.Owner {
 		a.Trust = "outside"
 	}
 	return a
 }
 
-// overLimit applies the per-connection limits: MaxWaiting cards waiting, MaxPerDay made today.
-func (g *Gate) overLimit(who Asker) (string, bool) {
-	name := who.Who()
-	waiting, _ := g.Waiting(context.Background())
+// overLimit applies the per-connection limits: MaxWaiting cards waiting, MaxPerDay made today (the
+// owner's local day, on the gate's clock). They count by connection id, never by name: two keys both
+// called "Claude" have a limit each, and renaming a key does not reset it. A diary it cannot read refuses.
+func (g *Gate) overLimit(ctx context.Context, who Asker) (string, bool, error) {
+	key, name := who.limitKey(), who.Who()
+	waiting, err := g.Waiting(ctx)
+	if err != nil {
+		return "", false, err
+	}
 	n := 0
 	for _, c := range waiting {
-		if c.ProposedBy.Who == name {
+		if c.ProposedBy.limitKey() == key {
 			n++
 		}
 	}
 	if n >= MaxWaiting {
-		return fmt.Sprintf("%s already has %d cards waiting for the owner; nothing new is made until they answer some.", name, n), true
+		return fmt.Sprintf("%s already has %d cards waiting for the owner; nothing new is made until they answer some.", name, n), true, nil
 	}
-	today := 0
-	data, _ := layout.ReadFile(g.b.Root, diary.Day(g.now()))
-	es, _ := diary.Parse(data)
-	for _, e := range es {
-		if e.Op == "card" && e.Actor == name {
-			today++
-		}
+	today, err := g.cardsToday(key)
+	if err != nil {
+		return "", false, err
 	}
 	if today >= MaxPerDay {
-		return fmt.Sprintf("%s has sent %d cards today, the most a day allows; try again tomorrow.", name, today), true
+		return fmt.Sprintf("%s has sent %d cards today, the most a day allows; try again tomorrow.", name, today), true, nil
 	}
-	return "", false
+	return "", false, nil
+}
+
+// cardsToday counts the cards the connection key made during today's local day. The diary's files are
+// UTC days, so the local day is read from the one, two or three files it overlaps.
+func (g *Gate) cardsToday(key string) (int, error) {
+	now := g.now()
+	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	end := start.AddDate(0, 0, 1)
+	n := 0
+	for day := start.UTC().Truncate(24 * time.Hour); day.Before(end); day = day.Add(24 * time.Hour) {
+		data, err := layout.ReadFile(g.b.Root, diary.Day(day))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return 0, errs.Wrap("gate.limits", errs.Other, err, "The diary cannot be read to count today's cards, so no card was made")
+		}
+		es, _ := diary.Parse(data)
+		for _, e := range es {
+			t, err := time.Parse(time.RFC3339Nano, e.Time)
+			if e.Op == "card" && err == nil && !t.Before(start) && t.Before(end) && entryKey(e) == key {
+				n++
+			}
+		}
+	}
+	return n, nil
+}
+
+// limitKey is what the limits count a card under: its connection, else the owner, else the name.
+func (a Asker) limitKey() string {
+	switch {
+	case a.Conn != "":
+		return a.Conn
+	case a.Owner && a.Connection == "":
+		return "owner"
+	}
+	return "name:" + a.Who()
+}
+
+func (p Proposer) limitKey() string {
+	switch {
+	case p.Conn != "":
+		return p.Conn
+	case p.Owner:
+		return "owner"
+	}
+	return "name:" + p.Who
+}
+
+func entryKey(e diary.Entry) string {
+	switch {
+	case e.Conn != "":
+		return e.Conn
+	case e.Actor == "owner" && e.Trust == "own":
+		return "owner"
+	}
+	return "name:" + e.Actor
 }
 
 func nonEmpty(s, def string) string {
@@ -237,13 +357,13 @@ func (g *Gate) writeCard(ctx context.Context, a Action, who Asker, reason string
 	now := g.now().UTC().Truncate(time.Second)
 	c := ApprovalCard{ID: diary.NewID(now), Kind: a.Kind, Title: Title(a), ActionHash: hash, Switch: a.Switch,
 		Status: StatusWaiting, Created: now, Summary: a.Summary, Reason: reason, Action: a,
-		ProposedBy: Proposer{Who: who.Who(), Via: who.Via, Host: who.Host, Owner: who.Owner && who.Connection == ""}}
+		ProposedBy: Proposer{Who: who.Who(), Via: who.Via, Host: who.Host, Conn: who.Conn, Owner: who.Owner && who.Connection == ""}}
 	c.Path = layout.Approvals + "/" + c.ID + ".approval.card"
 	data, err := buildCard(c)
 	if err != nil {
 		return ApprovalCard{}, err
 	}
-	_, err = g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: "card", Switch: a.Switch, Reason: reason,
+	_, err = g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: "card", Switch: a.Switch, Reason: reason, Permanent: true,
 		Summary: "A card waits for the owner: " + c.Title + sentBy(c),
 		Apply:   func(tx *box.Tx) error { return tx.Write(c.Path, data) }})
 	if err != nil {
@@ -259,7 +379,7 @@ const actionFence = "```json box-action"
 func buildCard(c ApprovalCard) ([]byte, error) {
 	action, err := json.MarshalIndent(c.Action, "", "  ")
 	if err != nil {
-		return nil, fmt.Errorf("gate.card: %w", err)
+		return nil, errs.Wrap("gate.card", errs.Invalid, err, "The action cannot be written on a card")
 	}
 	by := []card.Field{{Key: "who", Value: c.ProposedBy.Who}}
 	if c.ProposedBy.Via != "" {
@@ -267,6 +387,9 @@ func buildCard(c ApprovalCard) ([]byte, error) {
 	}
 	if c.ProposedBy.Host != "" {
 		by = append(by, card.Field{Key: "host", Value: c.ProposedBy.Host})
+	}
+	if c.ProposedBy.Conn != "" {
+		by = append(by, card.Field{Key: "conn", Value: c.ProposedBy.Conn})
 	}
 	if c.ProposedBy.Owner {
 		by = append(by, card.Field{Key: "owner", Value: true})
@@ -339,7 +462,7 @@ func (g *Gate) Waiting(ctx context.Context) ([]ApprovalCard, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("gate.waiting: %w", err)
+		return nil, errs.Wrap("gate.waiting", errs.Other, err, "The waiting cards cannot be read")
 	}
 	var out []ApprovalCard
 	for _, e := range ents {
@@ -368,7 +491,7 @@ func (g *Gate) Get(ctx context.Context, id string) (ApprovalCard, error) {
 		return ApprovalCard{}, errs.E("gate.get", errs.NotFound, "There is no waiting card %s; it may have been decided already.", id)
 	}
 	if err != nil {
-		return ApprovalCard{}, fmt.Errorf("gate.get: %w", err)
+		return ApprovalCard{}, errs.Wrap("gate.get", errs.Other, err, "The card cannot be read")
 	}
 	c, err := parseCard(p, data)
 	if err == nil && c.ID != id {
@@ -377,52 +500,105 @@ func (g *Gate) Get(ctx context.Context, id string) (ApprovalCard, error) {
 	return c, err
 }
 
-// Approve runs a waiting card's action, exactly once, if it still may run: the owner's passkey verified it,
-// the action now (as the caller rebuilt it from the box's current state) hashes to the card's hash, and its
-// switch is not now Never. Otherwise nothing runs and the error says why in one sentence; a card whose
-// action changed or whose switch is now Never is archived (expired or declined). On success the card moves
-// to the archive as approved. run does the action in its own change (the caller's diary line).
-func (g *Gate) Approve(ctx context.Context, id string, now Action, passkeyVerified bool, run func(context.Context) error) (ApprovalCard, error) {
+// By is who decided a card and how.
+type By struct {
+	Via string // web, cli
+	// Passkey: a passkey assertion with user verification, bound to this card and its action hash, was
+	// made for this decision (every remote surface needs one).
+	Passkey bool
+	// Local: a process running as the owner's OS user with the box's files (the CLI) decided; it is the
+	// owner, who could edit the files anyway, and needs no passkey.
+	Local bool
+}
+
+func (by By) actor() box.Actor {
+	return box.Actor{Who: "owner", Via: nonEmpty(by.Via, "web"), Trust: "own"}
+}
+
+// Approved is what an approval did.
+type Approved struct {
+	Card   ApprovalCard `json:"card"`
+	Text   string       `json:"text"`
+	Secret string       `json:"secret,omitempty"` // shown once (a new key), never stored
+}
+
+// Approve runs a waiting card's action exactly once, if it still may run: the owner said yes (by), the
+// action rebuilt from the box as it is now hashes to the card's hash, and its switch is not now Never.
+// Otherwise nothing runs and the error says why in one sentence; a card whose action changed or whose
+// switch is now Never is archived (expired or declined). The action's writes and the card's archive are
+// one commit, so a card is never approved twice. The web UI (after the passkey) and `box cards approve`
+// both come here.
+func (g *Gate) Approve(ctx context.Context, id string, by By) (Approved, error) {
 	const op = "gate.approve"
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c, err := g.Get(ctx, id)
 	if err != nil {
-		return c, err
+		return Approved{Card: c}, err
 	}
-	if !passkeyVerified {
-		return c, errs.E(op, errs.Unauthorized, "Approving a card needs your passkey; nothing ran.")
+	out := Approved{Card: c}
+	if !by.Passkey && !by.Local {
+		return out, errs.E(op, errs.Unauthorized, "Approving a card needs your passkey; nothing ran.")
 	}
 	sw, err := g.Switches(ctx)
 	if err != nil {
-		return c, err
+		return out, err
 	}
 	if sw.Of(c.Switch) == Never {
 		reason := fmt.Sprintf("%q is now set to Never, so nothing ran and the card was put away.", Label(c.Switch))
-		if err := g.archive(ctx, c, StatusDeclined, "refuse", reason); err != nil {
-			return c, err
+		if _, err := g.b.Do(ctx, g.archive(c, StatusDeclined, "refuse", reason, by)); err != nil {
+			return out, err
 		}
-		return c, errs.E(op, errs.Refused, "%s", reason)
+		return out, errs.E(op, errs.Refused, "%s", reason)
+	}
+	run, ok := g.ops[OpOf(c.Action)]
+	if !ok {
+		return out, errs.E(op, errs.Invalid, "The box does not know how to run this card's action; nothing ran.")
+	}
+	now, err := run.Current(ctx, c.Action)
+	if err != nil {
+		return out, err
 	}
 	hash, err := Hash(now)
 	if err != nil {
-		return c, err
+		return out, err
 	}
 	if hash != c.ActionHash || now.Kind != c.Kind || now.Switch != c.Switch {
 		reason := "What this card would do has changed since it was made, so nothing ran; ask for it again to get a new card."
-		if err := g.archive(ctx, c, StatusExpired, "expire", reason); err != nil {
-			return c, err
+		if _, err := g.b.Do(ctx, g.archive(c, StatusExpired, "expire", reason, by)); err != nil {
+			return out, err
 		}
-		return c, errs.E(op, errs.Conflict, "%s", reason)
+		return out, errs.E(op, errs.Conflict, "%s", reason)
 	}
-	if err := run(ctx); err != nil {
-		return c, err
+	eff, err := run.Run(ctx, c, now)
+	if err != nil {
+		return out, err
 	}
-	return c, g.archive(ctx, c, StatusApproved, "approve", "The owner said yes with their passkey.")
+	yes := "The owner said yes with their passkey."
+	if !by.Passkey {
+		yes = "The owner said yes at the command line."
+	}
+	changes := []box.Change{g.archive(c, StatusApproved, "approve", yes, by)}
+	if eff.Change != nil {
+		changes = append([]box.Change{*eff.Change}, changes...)
+	}
+	if _, err := g.b.DoAll(ctx, changes...); err != nil {
+		return out, err
+	}
+	if eff.After != nil {
+		if out.Secret, err = eff.After(ctx); err != nil {
+			return out, errs.Wrap(op, errs.KindOf(err), err, "The card was approved, but its action failed, so it will not run again; ask for it again")
+		}
+	}
+	out.Text = "Done: " + c.Title
+	if eff.Text != nil {
+		out.Text = eff.Text()
+	}
+	return out, nil
 }
 
 // Decline puts a waiting card away unrun; note is the owner's "Change it" message, if any.
-func (g *Gate) Decline(ctx context.Context, id, note string) (ApprovalCard, error) {
+func (g *Gate) Decline(ctx context.Context, id, note string, by By) (ApprovalCard, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	c, err := g.Get(ctx, id)
@@ -433,15 +609,16 @@ func (g *Gate) Decline(ctx context.Context, id, note string) (ApprovalCard, erro
 	if n := oneLine(note); n != "" {
 		reason = "The owner asked for a change: " + n
 	}
-	return c, g.archive(ctx, c, StatusDeclined, "decline", reason)
+	_, err = g.b.Do(ctx, g.archive(c, StatusDeclined, "decline", reason, by))
+	return c, err
 }
 
-// archive moves a decided card to the archive with its status and decision time, in one change whose
-// diary line says the decision.
-func (g *Gate) archive(ctx context.Context, c ApprovalCard, status, op, reason string) error {
+// archive is the change that moves a decided card to the archive with its status and decision time;
+// its diary line says the decision. It is the gate's paper trail: permanent, never undone.
+func (g *Gate) archive(c ApprovalCard, status, op, reason string, by By) box.Change {
 	verb := map[string]string{StatusApproved: "Approved", StatusDeclined: "Declined", StatusExpired: "Expired"}[status]
 	dst := ArchiveApprovals + "/" + c.ID + ".approval.card"
-	_, err := g.b.Do(ctx, box.Change{Actor: box.Actor{Who: "owner", Via: "web", Trust: "own"}, Op: op, Switch: c.Switch,
+	return box.Change{Actor: by.actor(), Op: op, Switch: c.Switch, Permanent: true,
 		Summary: verb + ": " + c.Title + sentBy(c), Reason: reason,
 		Apply: func(tx *box.Tx) error {
 			data, err := tx.Read(c.Path)
@@ -458,6 +635,5 @@ func (g *Gate) archive(ctx context.Context, c ApprovalCard, status, op, reason s
 				return err
 			}
 			return tx.Remove(c.Path)
-		}})
-	return err
+		}}
 }

@@ -9,9 +9,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/boxmem/box/internal/errs"
 )
 
-// The five switches of DESIGN §8.
+// The five switches (docs/GATE.md).
 const (
 	Change = "change"
 	Send   = "send"
@@ -126,6 +128,7 @@ type Action struct {
 type Asker struct {
 	Owner               bool   // the owner in their own words: the web UI, the box's own chat, the CLI
 	Connection          string // the assistant that asks ("Claude"), when it is not the owner
+	Conn                string // its connection id (a key or OAuth grant): the limits count per connection
 	Via                 string // mcp, chat, web, cli
 	Host                string // the assistant's host, when known
 	OutsideRead         bool   // this turn read outside content (mail, web, another assistant's lines)
@@ -153,10 +156,6 @@ const (
 	Refuse                // do nothing; Reason says why in one sentence
 )
 
-func (v Verdict) String() string {
-	return [...]string{"do", "card", "refuse"}[v]
-}
-
 // Decision is the gate's answer with its reason.
 type Decision struct {
 	Verdict Verdict `json:"-"`
@@ -164,7 +163,7 @@ type Decision struct {
 	Reason  string  `json:"reason"`
 }
 
-// Decide is the one rule of DESIGN §8: Never refuses; anything another assistant proposes is a card;
+// Decide is the one rule of docs/GATE.md: Never refuses; anything another assistant proposes is a card;
 // after a turn that read outside content, send/share/access/delete are cards and a change is a card unless
 // the owner's own last message asked for it; Ask me is a card; Just do it runs.
 func Decide(sw Switches, a Action, who Asker) Decision {
@@ -213,19 +212,19 @@ func Hash(a Action) (string, error) {
 func Canonical(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
-		return nil, fmt.Errorf("gate.canonical: %w", err)
+		return nil, errs.Wrap("gate.canonical", errs.Invalid, err, "The action cannot be written as JSON")
 	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var generic any
 	if err := dec.Decode(&generic); err != nil {
-		return nil, fmt.Errorf("gate.canonical: %w", err)
+		return nil, errs.Wrap("gate.canonical", errs.Invalid, err, "The action cannot be read back as JSON")
 	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(generic); err != nil { // maps marshal with sorted keys
-		return nil, fmt.Errorf("gate.canonical: %w", err)
+		return nil, errs.Wrap("gate.canonical", errs.Invalid, err, "The action cannot be written as JSON")
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

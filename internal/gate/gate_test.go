@@ -26,7 +26,7 @@ var kindsBySwitch = map[string][]string{
 	gate.Delete: {"delete"},
 }
 
-// want is the rule of DESIGN §8 written out independently of Decide, for every combination.
+// want is the rule of docs/GATE.md written out independently of Decide, for every combination.
 func want(choice, sw string, owner, outside, asked bool) gate.Verdict {
 	if choice == gate.Never {
 		return gate.Refuse
@@ -140,30 +140,62 @@ type fixture struct {
 	g   *gate.Gate
 	b   *box.Box
 	now time.Time
+	// the test op: what the box holds now (Current's answer) and how often it ran
+	words map[string]int
+	ran   int
 }
 
 func newFixture(t *testing.T) *fixture {
 	t.Helper()
-	f := &fixture{now: time.Date(2026, 11, 29, 10, 0, 0, 0, time.UTC)}
+	f := &fixture{now: time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local), words: map[string]int{}}
+	var v *validate.Validator
 	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{HookBinary: "true",
 		Options: box.Options{Validate: func(root string, paths []string, files map[string][]byte) []finding.Finding {
-			return validate.Writes(root, paths, files)
+			if v == nil {
+				v = validate.New(root, validate.Options{})
+			}
+			return v.Writes(root, paths, files)
 		}, Now: func() time.Time { return f.now }}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { b.Close() })
 	f.b = b
-	f.g = gate.New(b, func() time.Time { return f.now })
+	f.g = gate.New(b)
+	// "forget": the action binds how many lines the words match now; running it writes a file.
+	f.g.Register("forget", gate.Op{
+		Current: func(_ context.Context, stored gate.Action) (gate.Action, error) {
+			w := stored.Payload.(map[string]any)["words"].(string)
+			return forget(w, f.words[w]), nil
+		},
+		Run: func(_ context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
+			w := a.Payload.(map[string]any)["words"].(string)
+			return gate.Effect{Change: &box.Change{Actor: box.Actor{Who: c.ProposedBy.Who, Trust: "outside"}, Op: "forget", Summary: "forgot " + w,
+				Apply: func(tx *box.Tx) error { f.ran++; return tx.Write("/_content/forgot-"+w+".md", []byte("# gone\n")) }},
+				Text: func() string { return "Forgot " + w }}, nil
+		},
+	})
 	return f
 }
 
-var claude = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai"}
+var claude = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai", Conn: "k_claude"}
 
 func forget(words string, lines int) gate.Action {
 	return gate.Action{Kind: "delete", Switch: gate.Change, Summary: fmt.Sprintf("forget %d lines matching %q", lines, words),
 		Payload: map[string]any{"op": "forget", "words": words, "lines": lines}}
 }
+
+func (f *fixture) propose(t *testing.T, words string, lines int, who gate.Asker) gate.ApprovalCard {
+	t.Helper()
+	f.words[words] = lines
+	out, err := f.g.Propose(context.Background(), forget(words, lines), who)
+	if err != nil || out.Card == nil {
+		t.Fatalf("propose %q: %+v %v", words, out, err)
+	}
+	return *out.Card
+}
+
+var web = gate.By{Via: "web", Passkey: true}
 
 func TestProposeApprove(t *testing.T) {
 	ctx := context.Background()
@@ -172,6 +204,7 @@ func TestProposeApprove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	f.words["leo"] = 7
 	if out.Decision.Verdict != gate.Card || out.Card == nil {
 		t.Fatalf("want a card: %+v", out)
 	}
@@ -179,7 +212,7 @@ func TestProposeApprove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ProposedBy.Who != "Claude" || c.ProposedBy.Host != "claude.ai" || c.Status != "waiting" || c.Kind != "delete" {
+	if c.ProposedBy.Who != "Claude" || c.ProposedBy.Host != "claude.ai" || c.ProposedBy.Conn != "k_claude" || c.Status != "waiting" || c.Kind != "delete" {
 		t.Fatalf("card: %+v", c)
 	}
 	raw, _ := os.ReadFile(filepath.Join(f.b.Root, filepath.FromSlash(c.Path)))
@@ -189,18 +222,18 @@ func TestProposeApprove(t *testing.T) {
 	if h, _ := gate.Hash(c.Action); h != c.ActionHash {
 		t.Fatalf("the recorded action does not hash to the card's hash")
 	}
-	if _, err := f.g.Approve(ctx, c.ID, forget("leo", 7), false, func(context.Context) error { t.Fatal("ran without passkey"); return nil }); !errs.Is(err, errs.Unauthorized) {
-		t.Fatalf("no passkey: %v", err)
+	if _, err := f.g.Approve(ctx, c.ID, gate.By{Via: "web"}); !errs.Is(err, errs.Unauthorized) || f.ran != 0 {
+		t.Fatalf("no passkey: %v (ran %d)", err, f.ran)
 	}
-	ran := 0
-	if _, err := f.g.Approve(ctx, c.ID, forget("leo", 7), true, func(context.Context) error { ran++; return nil }); err != nil {
-		t.Fatal(err)
+	done, err := f.g.Approve(ctx, c.ID, web)
+	if err != nil || done.Text != "Forgot leo" {
+		t.Fatal(done, err)
 	}
-	if ran != 1 {
-		t.Fatalf("ran %d times", ran)
+	if f.ran != 1 {
+		t.Fatalf("ran %d times", f.ran)
 	}
-	if _, err := f.g.Approve(ctx, c.ID, forget("leo", 7), true, func(context.Context) error { ran++; return nil }); !errs.Is(err, errs.NotFound) || ran != 1 {
-		t.Fatalf("a second approval must not run: %v (ran %d)", err, ran)
+	if _, err := f.g.Approve(ctx, c.ID, web); !errs.Is(err, errs.NotFound) || f.ran != 1 {
+		t.Fatalf("a second approval must not run: %v (ran %d)", err, f.ran)
 	}
 	archived, err := os.ReadFile(filepath.Join(f.b.Root, "_bookkeeping/archive/approvals", c.ID+".approval.card"))
 	if err != nil || !strings.Contains(string(archived), "status: approved") || !strings.Contains(string(archived), "decided: ") {
@@ -211,40 +244,88 @@ func TestProposeApprove(t *testing.T) {
 	for _, e := range es {
 		ops = append(ops, e.Op)
 	}
-	if strings.Join(ops, ",") != "approve,card,init" {
+	if strings.Join(ops, ",") != "approve,forget,card,init" {
 		t.Fatalf("diary ops: %v", ops)
+	}
+	if es[0].Commit != es[1].Commit || es[0].Actor != "owner" || es[0].Via != "web" || len(es[0].Undo) != 0 || len(es[1].Undo) != 1 {
+		t.Fatalf("the action and the archive are one commit; the archive is the owner's and permanent, the action undoable: %+v", es[:2])
+	}
+}
+
+// The owner at the command line approves through the same path without a passkey; the diary says so.
+func TestApproveLocally(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	c := f.propose(t, "ana", 6, claude)
+	if _, err := f.g.Approve(ctx, c.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	es, _ := f.b.Diary(ctx, 1, nil)
+	if es[0].Op != "approve" || es[0].Actor != "owner" || es[0].Via != "cli" || !strings.Contains(es[0].Reason, "command line") {
+		t.Fatalf("the approval's diary line: %+v", es[0])
+	}
+}
+
+// If the card cannot be archived, the action does not run either: the two are one commit, so a card is
+// never run and left approvable.
+func TestApproveRunsAndArchivesTogether(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	c := f.propose(t, "mia", 6, claude)
+	f.g.Register("forget", gate.Op{
+		Current: func(context.Context, gate.Action) (gate.Action, error) { return forget("mia", 6), nil },
+		Run: func(context.Context, gate.ApprovalCard, gate.Action) (gate.Effect, error) {
+			// the card goes away under the approval (another process decided it, or a hand removed it)
+			if err := os.Remove(filepath.Join(f.b.Root, filepath.FromSlash(c.Path))); err != nil {
+				return gate.Effect{}, err
+			}
+			return gate.Effect{Change: &box.Change{Actor: box.Actor{Who: "Claude"}, Op: "forget", Summary: "forgot mia",
+				Apply: func(tx *box.Tx) error { return tx.Write("/_content/forgot-mia.md", []byte("# gone\n")) }}}, nil
+		},
+	})
+	if _, err := f.g.Approve(ctx, c.ID, web); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("archiving a card that went away: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(f.b.Root, "_content/forgot-mia.md")); err == nil {
+		t.Fatal("the action ran although its card could not be archived")
 	}
 }
 
 func TestApproveRefusesWhatChanged(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	out, _ := f.g.Propose(ctx, forget("leo", 7), claude)
-	never := func(context.Context) error { t.Fatal("must not run"); return nil }
-	_, err := f.g.Approve(ctx, out.Card.ID, forget("leo", 9), true, never)
-	if !errs.Is(err, errs.Conflict) || !strings.Contains(err.Error(), "nothing ran") {
+	c := f.propose(t, "leo", 7, claude)
+	f.words["leo"] = 9 // a line arrived since the card was made
+	_, err := f.g.Approve(ctx, c.ID, web)
+	if !errs.Is(err, errs.Conflict) || !strings.Contains(err.Error(), "nothing ran") || f.ran != 0 {
 		t.Fatalf("changed action: %v", err)
 	}
-	if _, err := f.g.Get(ctx, out.Card.ID); !errs.Is(err, errs.NotFound) {
+	if _, err := f.g.Get(ctx, c.ID); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("an expired card must leave the waiting list: %v", err)
 	}
 
-	out, _ = f.g.Propose(ctx, forget("mia", 7), claude)
+	c = f.propose(t, "mia", 7, claude)
 	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner", Via: "web"}, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
-	_, err = f.g.Approve(ctx, out.Card.ID, forget("mia", 7), true, never)
-	if !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "Never") {
+	_, err = f.g.Approve(ctx, c.ID, web)
+	if !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "Never") || f.ran != 0 {
 		t.Fatalf("switch now never: %v", err)
 	}
 	sw, _ := f.g.Switches(ctx)
 	if sw[gate.Change] != gate.Never || sw[gate.Send] != gate.AskMe {
 		t.Fatalf("switches: %v", sw)
 	}
+	if err := f.g.Refuses(ctx, gate.Change); !errs.Is(err, errs.Refused) {
+		t.Fatalf("Refuses at Never: %v", err)
+	}
+	if err := f.g.Refuses(ctx, gate.Send); err != nil {
+		t.Fatalf("Refuses at Ask me: %v", err)
+	}
 	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner"}, gate.Access, gate.JustDoIt); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("access cannot be just-do-it: %v", err)
 	}
-	out, err = f.g.Propose(ctx, gate.Action{Kind: "save", Switch: gate.Change, Summary: "x", Payload: "x"}, gate.Asker{Owner: true})
+	out, err := f.g.Propose(ctx, gate.Action{Kind: "save", Switch: gate.Change, Summary: "x", Payload: "x"}, gate.Asker{Owner: true})
 	if err != nil || out.Decision.Verdict != gate.Refuse {
 		t.Fatalf("never refuses: %+v %v", out, err)
 	}
@@ -257,15 +338,21 @@ func TestApproveRefusesWhatChanged(t *testing.T) {
 func TestRunFailureKeepsCard(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	out, _ := f.g.Propose(ctx, forget("leo", 7), claude)
+	c := f.propose(t, "leo", 7, claude)
 	boom := errors.New("boom")
-	if _, err := f.g.Approve(ctx, out.Card.ID, forget("leo", 7), true, func(context.Context) error { return boom }); !errors.Is(err, boom) {
+	f.g.Register("forget", gate.Op{
+		Current: func(context.Context, gate.Action) (gate.Action, error) { return forget("leo", 7), nil },
+		Run: func(context.Context, gate.ApprovalCard, gate.Action) (gate.Effect, error) {
+			return gate.Effect{Change: &box.Change{Actor: box.Actor{Who: "Claude"}, Op: "forget", Apply: func(*box.Tx) error { return boom }}}, nil
+		},
+	})
+	if _, err := f.g.Approve(ctx, c.ID, web); !errors.Is(err, boom) {
 		t.Fatal(err)
 	}
-	if _, err := f.g.Get(ctx, out.Card.ID); err != nil {
+	if _, err := f.g.Get(ctx, c.ID); err != nil {
 		t.Fatalf("a failed run leaves the card waiting: %v", err)
 	}
-	c, err := f.g.Decline(ctx, out.Card.ID, "only the 2025 lines")
+	c, err := f.g.Decline(ctx, c.ID, "only the 2025 lines", web)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -279,50 +366,55 @@ func TestRunFailureKeepsCard(t *testing.T) {
 	}
 }
 
+// The limits count per connection id: a second key with the same name has its own, and a key cannot
+// escape its own by a new name. The day is the owner's local day; the clock starts at 23:59:59 local on
+// a leap day, so the day changes during the test in whatever time zone it runs.
 func TestLimits(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
+	f.now = time.Date(2028, 2, 29, 0, 0, 1, 0, time.Local)
 	var ids []string
 	for i := range gate.MaxWaiting {
-		out, err := f.g.Propose(ctx, forget(fmt.Sprint("w", i), 6), claude)
-		if err != nil || out.Card == nil {
-			t.Fatalf("card %d: %+v %v", i, out, err)
-		}
-		ids = append(ids, out.Card.ID)
+		ids = append(ids, f.propose(t, fmt.Sprint("w", i), 6, claude).ID)
 	}
-	out, _ := f.g.Propose(ctx, forget("one-more", 6), claude)
+	renamed := claude
+	renamed.Connection = "Claude (renamed)"
+	out, _ := f.g.Propose(ctx, forget("one-more", 6), renamed)
 	if out.Decision.Verdict != gate.Refuse || !strings.Contains(out.Text, "5 cards waiting") {
-		t.Fatalf("sixth waiting card: %+v", out)
+		t.Fatalf("sixth waiting card, under a new name: %+v", out)
 	}
-	if out, _ := f.g.Propose(ctx, forget("other", 6), gate.Asker{Connection: "Cursor"}); out.Card == nil {
-		t.Fatalf("limits are per connection: %+v", out)
+	twin := gate.Asker{Connection: "Claude", Conn: "k_other"}
+	if out, _ := f.g.Propose(ctx, forget("other", 6), twin); out.Card == nil {
+		t.Fatalf("limits are per connection id, not per name: %+v", out)
 	}
 	// Decline to free the waiting slots, then run into the daily cap.
 	made := gate.MaxWaiting
 	for made < gate.MaxPerDay {
 		for _, id := range ids {
-			f.g.Decline(ctx, id, "")
+			if _, err := f.g.Decline(ctx, id, "", web); err != nil {
+				t.Fatal(err)
+			}
 		}
 		ids = ids[:0]
 		for i := 0; i < gate.MaxWaiting && made < gate.MaxPerDay; i++ {
-			out, _ := f.g.Propose(ctx, forget(fmt.Sprint("d", made), 6), claude)
-			if out.Card == nil {
-				t.Fatalf("card %d refused early: %+v", made, out)
-			}
-			ids = append(ids, out.Card.ID)
+			f.now = f.now.Add(40 * time.Minute) // spread over the local day, across a UTC midnight somewhere
+			ids = append(ids, f.propose(t, fmt.Sprint("d", made), 6, claude).ID)
 			made++
 		}
 	}
 	for _, id := range ids {
-		f.g.Decline(ctx, id, "")
+		if _, err := f.g.Decline(ctx, id, "", web); err != nil {
+			t.Fatal(err)
+		}
 	}
+	f.now = time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local)
 	out, _ = f.g.Propose(ctx, forget("late", 6), claude)
 	if out.Decision.Verdict != gate.Refuse || !strings.Contains(out.Text, "today") {
-		t.Fatalf("21st card today: %+v", out)
+		t.Fatalf("21st card on the leap day, at 23:59:59 local: %+v", out)
 	}
-	f.now = f.now.Add(24 * time.Hour)
+	f.now = f.now.Add(2 * time.Second)
 	if out, _ := f.g.Propose(ctx, forget("tomorrow", 6), claude); out.Card == nil {
-		t.Fatalf("a new day: %+v", out)
+		t.Fatalf("1 March, just after local midnight, is a new day: %+v", out)
 	}
 }
 

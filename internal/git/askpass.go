@@ -40,9 +40,9 @@ func Askpass(args []string, getenv func(string) string, stdout io.Writer) (code 
 	}
 	switch kind {
 	case "Username":
-		fmt.Fprintln(stdout, getenv(askpassUser))
+		_, _ = fmt.Fprintln(stdout, getenv(askpassUser)) // git, reading it, fails on its own if this does
 	case "Password":
-		fmt.Fprintln(stdout, getenv(askpassToken))
+		_, _ = fmt.Fprintln(stdout, getenv(askpassToken))
 	default:
 		return 1, true
 	}

@@ -49,7 +49,7 @@ func (r *Repo) BlobID(data []byte) string {
 	} else {
 		h = sha1.New()
 	}
-	fmt.Fprintf(h, "blob %d\x00", len(data))
+	_, _ = fmt.Fprintf(h, "blob %d\x00", len(data)) // a hash never fails to write
 	h.Write(data)
 	return hex.EncodeToString(h.Sum(nil))
 }
@@ -66,8 +66,9 @@ func (r *Repo) WriteBlob(data []byte) (string, error) {
 	}
 	var buf bytes.Buffer
 	zw, _ := zlib.NewWriterLevel(&buf, zlib.BestSpeed)
-	fmt.Fprintf(zw, "blob %d\x00", len(data))
-	zw.Write(data)
+	// Into a buffer: a write error stays in the writer and Close returns it.
+	_, _ = fmt.Fprintf(zw, "blob %d\x00", len(data))
+	_, _ = zw.Write(data)
 	if err := zw.Close(); err != nil {
 		return "", err
 	}
@@ -92,7 +93,7 @@ func (r *Repo) WriteBlob(data []byte) (string, error) {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(tmp)
+		_ = os.Remove(tmp)
 		return "", fmt.Errorf("git: store blob %s: %w", id, err)
 	}
 	return id, nil

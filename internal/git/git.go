@@ -503,7 +503,7 @@ func (r *Repo) MergeFile(ctx context.Context, current, base, other []byte) ([]by
 	if err != nil {
 		return nil, false, err
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // scratch under the system temp folder
 	names := []string{"current", "base", "other"}
 	for i, data := range [][]byte{current, base, other} {
 		if err := os.WriteFile(filepath.Join(dir, names[i]), data, 0o600); err != nil {

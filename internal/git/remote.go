@@ -261,8 +261,8 @@ func (r *Repo) AddRemote(ctx context.Context, name, u string) error {
 	}
 	for _, kv := range [][2]string{{"url", u}, {"fetch", "+refs/heads/" + branch + ":" + trackingRef(name, branch)}, {backupKey, "true"}} {
 		if _, err := r.Run(ctx, nil, "config", "remote."+name+"."+kv[0], kv[1]); err != nil {
-			r.Run(ctx, nil, "config", "--remove-section", "remote."+name)
-			return errs.Wrap("git.remote", errs.Other, err, "The backup could not be recorded in .git/config")
+			_, rerr := r.Run(ctx, nil, "config", "--remove-section", "remote."+name)
+			return errs.Wrap("git.remote", errs.Other, errors.Join(err, rerr), "The backup could not be recorded in .git/config")
 		}
 	}
 	return nil
@@ -461,11 +461,11 @@ func Clone(ctx context.Context, u, dir string, o CloneOptions) (*Repo, error) {
 		// The folder was empty or absent: everything in it is Clone's own.
 		if ents, err := os.ReadDir(dir); err == nil {
 			for _, e := range ents {
-				os.RemoveAll(filepath.Join(dir, e.Name()))
+				_ = os.RemoveAll(filepath.Join(dir, e.Name())) // undoing a failed clone; its error is the one returned
 			}
 		}
 		if !existed {
-			os.Remove(dir)
+			_ = os.Remove(dir)
 		}
 	}()
 	if err := r.Init(ctx); err != nil {

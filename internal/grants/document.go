@@ -9,6 +9,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/boxmem/box/internal/errs"
 )
 
 // Client ID Metadata Documents (draft-ietf-oauth-client-id-metadata-document, preferred by the MCP
@@ -95,8 +97,11 @@ func ParseDocument(clientID string, body []byte) (Client, error) {
 		return Client{}, refuse("invalid_client_metadata", "The client metadata document at %s carries a client_secret, which a published document must not.", clientID)
 	}
 	if err := checkMetadata(d.RedirectURIs, d.TokenEndpointAuthMethod, d.GrantTypes, d.ResponseTypes); err != nil {
-		r := err.(*Refusal)
-		r.Description = fmt.Sprintf("In the client metadata document at %s: %s", clientID, r.Description)
+		var r *errs.Error
+		if !errors.As(err, &r) {
+			return Client{}, err
+		}
+		r.Msg = fmt.Sprintf("In the client metadata document at %s: %s", clientID, r.Msg)
 		return Client{}, r
 	}
 	name := d.ClientName

@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"errors"
 	"net/url"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/state"
 )
 
 // Seeds are in testdata/fuzz/<Name>/; run one with go test -fuzz=^FuzzName$ ./internal/grants.
@@ -22,8 +23,7 @@ func FuzzParseScope(f *testing.F) {
 	f.Fuzz(func(t *testing.T, scope string) {
 		got, err := parseScope(scope)
 		if err != nil {
-			var ref *Refusal
-			if !errors.As(err, &ref) || ref.Code != "invalid_scope" {
+			if errs.CodeOf(err) != "invalid_scope" {
 				t.Fatalf("parseScope(%q): %v", scope, err)
 			}
 			if !slices.ContainsFunc(strings.Fields(scope), func(s string) bool { return s != "offline_access" && !slices.Contains(Scopes, s) }) {
@@ -86,15 +86,12 @@ const fuzzResource = "https://box.example/mcp"
 // fuzzStore is a store with three clients: one loopback URI, two URIs (an unknown host and claude.ai),
 // and one that is not registered.
 func fuzzStore(f *testing.F) (*Store, []Client) {
-	dir := f.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".box"), 0o700); err != nil {
-		f.Fatal(err)
-	}
-	s, err := Open(dir, nil)
+	st, err := state.Open(f.TempDir(), state.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { s.Close() })
+	f.Cleanup(func() { st.Close() })
+	s := NewStore(st)
 	var cs []Client
 	for _, uris := range [][]string{{"http://127.0.0.1:9/callback"}, {"https://assistant.example/cb", "https://claude.ai/api/mcp/auth_callback"}} {
 		r, err := s.Register(context.Background(), oauthex.ClientRegistrationMetadata{ClientName: "fuzz", RedirectURIs: uris}, "fuzz")
@@ -120,14 +117,14 @@ func FuzzAuthorize(f *testing.F) {
 			Challenge: q.Get("code_challenge"), Method: q.Get("code_challenge_method"), Resource: q.Get("resource"), Scope: q.Get("scope")}
 		r, err := s.Authorize(ctx, a, fuzzResource)
 		if err != nil {
-			var ref *Refusal
-			if !errors.As(err, &ref) {
+			code := errs.CodeOf(err)
+			if code == "" {
 				t.Fatalf("not a refusal: %v", err)
 			}
-			if !slices.Contains([]string{"invalid_client", "invalid_request", "unsupported_response_type", "invalid_target", "invalid_scope"}, ref.Code) {
-				t.Fatalf("unexpected code %q", ref.Code)
+			if !slices.Contains([]string{"invalid_client", "invalid_request", "unsupported_response_type", "invalid_target", "invalid_scope"}, code) {
+				t.Fatalf("unexpected code %q", code)
 			}
-			if ref.Redirect {
+			if errors.Is(err, ErrToClient) {
 				t.Fatalf("a refusal to be sent to %q, which the owner never approved for %s", a.RedirectURI, c.ID)
 			}
 			return
@@ -166,8 +163,7 @@ func FuzzParseDocument(f *testing.F) {
 	f.Fuzz(func(t *testing.T, clientID string, body []byte) {
 		c, err := ParseDocument(clientID, body)
 		if err != nil {
-			var ref *Refusal
-			if !errors.As(err, &ref) || (ref.Code != "invalid_client" && ref.Code != "invalid_client_metadata" && ref.Code != "invalid_redirect_uri") {
+			if code := errs.CodeOf(err); code != "invalid_client" && code != "invalid_client_metadata" && code != "invalid_redirect_uri" {
 				t.Fatalf("ParseDocument(%q): %v", clientID, err)
 			}
 			return

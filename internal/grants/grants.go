@@ -18,7 +18,6 @@ import (
 	"fmt"
 	"net/netip"
 	"net/url"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -26,12 +25,13 @@ import (
 	"unicode"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/state"
 )
 
-// Lifetimes.
+// Lifetimes (README.md, "Connecting assistants").
 const (
 	CodeLife    = 60 * time.Second
 	AccessLife  = 30 * 24 * time.Hour
@@ -70,19 +70,38 @@ const (
 	RefreshPrefix = "mbo_rt_"
 )
 
-// Refusal is an OAuth error: the code of RFC 6749 §5.2 (or RFC 8707's invalid_target) and one sentence.
-// Redirect says whether /authorize may send it back to the client's redirect URI: only to one the owner
-// already approved for that client (RFC 9700 §4.11.2), never to one merely registered.
-type Refusal struct {
-	Code        string
-	Description string
-	Redirect    bool
+// ErrToClient marks a refusal of /authorize that may go back to the client at its redirect URI: only to
+// one the owner already approved for that client (RFC 9700 §4.11.2), never to one merely registered. Any
+// other refusal is shown to the person, never redirected.
+var ErrToClient = errors.New("grants: the refusal goes back to the client")
+
+// Refuse is an OAuth refusal: an errs.Error whose Code is RFC 6749 §5.2's (or RFC 8707's invalid_target)
+// and whose sentence is the error_description.
+func Refuse(code, format string, a ...any) *errs.Error {
+	return &errs.Error{Op: "grants", Kind: kindOf(code), Code: code, Msg: fmt.Sprintf(format, a...)}
 }
 
-func (e *Refusal) Error() string { return e.Code + ": " + e.Description }
+func refuse(code, format string, a ...any) *errs.Error { return Refuse(code, format, a...) }
 
-func refuse(code, format string, a ...any) *Refusal {
-	return &Refusal{Code: code, Description: fmt.Sprintf(format, a...)}
+// toClient marks r as one /authorize may send back to the client, when the redirect URI is approved.
+func toClient(r *errs.Error, approved bool) *errs.Error {
+	if approved {
+		r.Err = ErrToClient
+	}
+	return r
+}
+
+// kindOf is the box's kind for an OAuth error code.
+func kindOf(code string) errs.Kind {
+	switch code {
+	case "invalid_client", "invalid_token":
+		return errs.Unauthorized
+	case "temporarily_unavailable":
+		return errs.Limited
+	case "access_denied":
+		return errs.Refused
+	}
+	return errs.Invalid
 }
 
 // Client is a registered OAuth client.
@@ -161,54 +180,9 @@ type Store struct {
 	fresh map[string]time.Time // metadata-document clients: until when the stored copy is used unfetched
 }
 
-const schema = `
-CREATE TABLE IF NOT EXISTS oauth_clients(id TEXT PRIMARY KEY, name TEXT NOT NULL, redirect_uris TEXT NOT NULL, created INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS oauth_requests(id TEXT PRIMARY KEY, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, state TEXT NOT NULL,
-	challenge TEXT NOT NULL, resource TEXT NOT NULL, scopes TEXT NOT NULL, expires INTEGER NOT NULL);
-CREATE TABLE IF NOT EXISTS oauth_grants(id TEXT PRIMARY KEY, client_id TEXT NOT NULL, client TEXT NOT NULL, host TEXT NOT NULL,
-	memory INTEGER NOT NULL, messages INTEGER NOT NULL, build INTEGER NOT NULL, created INTEGER NOT NULL,
-	build_until INTEGER NOT NULL DEFAULT 0, issued INTEGER NOT NULL DEFAULT 0, revoked INTEGER NOT NULL DEFAULT 0,
-	last_used INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS oauth_codes(hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL,
-	challenge TEXT NOT NULL, resource TEXT NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS oauth_tokens(hash TEXT PRIMARY KEY, grant_id TEXT NOT NULL, kind TEXT NOT NULL, scope TEXT NOT NULL,
-	resource TEXT NOT NULL, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
-CREATE INDEX IF NOT EXISTS oauth_tokens_grant ON oauth_tokens(grant_id);
-
--- Added with per-source limits: one row per new client (registered, or first known by its metadata
--- document), by source (an IPv4 /24 or IPv6 /56); rows older than an hour are dropped.
-CREATE TABLE IF NOT EXISTS oauth_client_sources(source TEXT NOT NULL, created INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS oauth_client_sources_source ON oauth_client_sources(source, created);
--- Added with error redirects: the redirect URIs the owner approved for each client; /authorize sends an
--- error back only to one of these.
-CREATE TABLE IF NOT EXISTS oauth_approved_redirects(client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, PRIMARY KEY(client_id, redirect_uri));
--- Added with the issuer fixed at /authorize: a column of oauth_requests in a migration.
-CREATE TABLE IF NOT EXISTS oauth_request_issuers(id TEXT PRIMARY KEY, issuer TEXT NOT NULL);
-`
-
-// Open opens the OAuth tables of <root>/.box/state.db (keys.Open makes the file). now may be nil.
-func Open(root string, now func() time.Time) (*Store, error) {
-	if now == nil {
-		now = time.Now
-	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(root, ".box", "state.db")+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("grants.open: %w", err)
-	}
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("grants.open: %w", err)
-	}
-	return &Store{db: db, now: now}, nil
-}
-
-// Close closes the tables.
-func (s *Store) Close() error { return s.db.Close() }
+// NewStore is the OAuth tables of the state store st (which owns the file and its schema), stamped with
+// st's clock.
+func NewStore(st *state.Store) *Store { return &Store{db: st.DB(), now: st.Now} }
 
 func random() string {
 	b := make([]byte, 32)
@@ -325,38 +299,38 @@ func (s *Store) addClient(ctx context.Context, c Client, source string, update b
 	uris, _ := json.Marshal(c.RedirectURIs)
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("grants.client: %w", err)
+		return errs.Wrap("grants.client", errs.Other, err, "")
 	}
 	defer tx.Rollback()
 	if update {
 		res, err := tx.ExecContext(ctx, `UPDATE oauth_clients SET name=?, redirect_uris=? WHERE id=?`, c.Name, string(uris), c.ID)
 		if err != nil {
-			return fmt.Errorf("grants.client: %w", err)
+			return errs.Wrap("grants.client", errs.Other, err, "")
 		}
 		if n, _ := res.RowsAffected(); n == 1 {
 			return tx.Commit()
 		}
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM oauth_client_sources WHERE created <= ?`, now.Add(-time.Hour).Unix()); err != nil {
-		return fmt.Errorf("grants.client: %w", err)
+		return errs.Wrap("grants.client", errs.Other, err, "")
 	}
 	var n int
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM oauth_client_sources WHERE source=?`, source).Scan(&n); err != nil {
-		return fmt.Errorf("grants.client: %w", err)
+		return errs.Wrap("grants.client", errs.Other, err, "")
 	}
 	if n >= NewClientsPerHour {
 		return refuse("temporarily_unavailable", "This box accepts %d new clients an hour from one network; try again later.", NewClientsPerHour)
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_client_sources(source, created) VALUES(?,?)`, source, now.Unix()); err != nil {
-		return fmt.Errorf("grants.client: %w", err)
+		return errs.Wrap("grants.client", errs.Other, err, "")
 	}
 	if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_clients(id,name,redirect_uris,created) VALUES(?,?,?,?)`, c.ID, c.Name, string(uris), now.Unix()); err != nil {
-		return fmt.Errorf("grants.client: %w", err)
+		return errs.Wrap("grants.client", errs.Other, err, "")
 	}
 	if _, err := tx.ExecContext(ctx, `DELETE FROM oauth_clients WHERE id IN (SELECT id FROM oauth_clients c
 		WHERE NOT EXISTS (SELECT 1 FROM oauth_grants g WHERE g.client_id=c.id) AND NOT EXISTS (SELECT 1 FROM oauth_requests r WHERE r.client_id=c.id)
 		ORDER BY created DESC, rowid DESC LIMIT -1 OFFSET ?)`, MaxIdleClients); err != nil {
-		return fmt.Errorf("grants.client: %w", err)
+		return errs.Wrap("grants.client", errs.Other, err, "")
 	}
 	return tx.Commit()
 }
@@ -387,9 +361,11 @@ func (s *Store) Client(ctx context.Context, id string) (Client, error) {
 		return c, refuse("invalid_client", "This client is not registered with this box; register it again.")
 	}
 	if err != nil {
-		return c, fmt.Errorf("grants.client: %w", err)
+		return c, errs.Wrap("grants.client", errs.Other, err, "")
 	}
-	json.Unmarshal([]byte(uris), &c.RedirectURIs)
+	if err := json.Unmarshal([]byte(uris), &c.RedirectURIs); err != nil {
+		return c, errs.Wrap("grants.client", errs.Other, err, "")
+	}
 	c.Created = time.Unix(created, 0).UTC()
 	return c, nil
 }
@@ -439,9 +415,7 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 		return Request{}, err
 	}
 	back := func(code, format string, v ...any) (Request, error) {
-		r := refuse(code, format, v...)
-		r.Redirect = approved
-		return Request{}, r
+		return Request{}, toClient(refuse(code, format, v...), approved)
 	}
 	switch {
 	case a.ResponseType != "code":
@@ -456,10 +430,9 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 		return back("invalid_target", "The resource must be this box's MCP endpoint, %s.", resource)
 	}
 	scopes, err := parseScope(a.Scope)
-	if err != nil {
-		r := err.(*Refusal)
-		r.Redirect = approved
-		return Request{}, r
+	var r0 *errs.Error
+	if errors.As(err, &r0) {
+		return Request{}, toClient(r0, approved)
 	}
 	if !Known(a.RedirectURI) && (slices.Contains(scopes, ScopeMessages) || slices.Contains(scopes, ScopeBuild)) {
 		return back("invalid_scope", "messages.read and box.build are offered only to Claude, ChatGPT or an app on the owner's own computer.")
@@ -476,7 +449,7 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 func (s *Store) keep(ctx context.Context, r Request) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("grants.authorize: %w", err)
+		return errs.Wrap("grants.authorize", errs.Other, err, "")
 	}
 	defer tx.Rollback()
 	for _, q := range []struct {
@@ -492,7 +465,7 @@ func (s *Store) keep(ctx context.Context, r Request) error {
 		{`INSERT INTO oauth_request_issuers(id, issuer) VALUES(?,?)`, []any{hash(r.ID), r.Issuer}},
 	} {
 		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-			return fmt.Errorf("grants.authorize: %w", err)
+			return errs.Wrap("grants.authorize", errs.Other, err, "")
 		}
 	}
 	return tx.Commit()
@@ -518,13 +491,13 @@ func redirectMatches(registered, asked string) bool {
 func (s *Store) approvedRedirect(ctx context.Context, clientID, redirect string) (bool, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT redirect_uri FROM oauth_approved_redirects WHERE client_id=?`, clientID)
 	if err != nil {
-		return false, fmt.Errorf("grants.authorize: %w", err)
+		return false, errs.Wrap("grants.authorize", errs.Other, err, "")
 	}
 	defer rows.Close()
 	for rows.Next() {
 		var u string
 		if err := rows.Scan(&u); err != nil {
-			return false, fmt.Errorf("grants.authorize: %w", err)
+			return false, errs.Wrap("grants.authorize", errs.Other, err, "")
 		}
 		if redirectMatches(u, redirect) {
 			return true, nil
@@ -572,7 +545,7 @@ func (s *Store) Pending(ctx context.Context, id string) (Request, error) {
 		return Request{}, refuse("invalid_request", "This request to connect has expired or was already answered; start connecting again from the assistant.")
 	}
 	if err != nil {
-		return Request{}, fmt.Errorf("grants.pending: %w", err)
+		return Request{}, errs.Wrap("grants.pending", errs.Other, err, "")
 	}
 	r.Scopes, r.Expires = strings.Fields(scopes), time.Unix(exp, 0).UTC()
 	return r, nil
@@ -586,13 +559,13 @@ func (s *Store) take(ctx context.Context, id string) (Request, error) {
 	}
 	res, err := s.db.ExecContext(ctx, `DELETE FROM oauth_requests WHERE id=?`, hash(id))
 	if err != nil {
-		return r, fmt.Errorf("grants.take: %w", err)
+		return r, errs.Wrap("grants.take", errs.Other, err, "")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		return r, refuse("invalid_request", "This request to connect was already answered.")
 	}
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM oauth_request_issuers WHERE id=?`, hash(id)); err != nil {
-		return r, fmt.Errorf("grants.take: %w", err)
+		return r, errs.Wrap("grants.take", errs.Other, err, "")
 	}
 	return r, nil
 }
@@ -617,19 +590,19 @@ func (s *Store) Approve(ctx context.Context, id string, caps keys.Caps) (Request
 	code := random()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return r, "", fmt.Errorf("grants.approve: %w", err)
+		return r, "", errs.Wrap("grants.approve", errs.Other, err, "")
 	}
 	defer tx.Rollback()
 	if _, err := tx.Exec(`INSERT INTO oauth_grants(id,client_id,client,host,memory,messages,build,created,build_until) VALUES(?,?,?,?,?,?,?,?,?)`,
 		g.ID, g.ClientID, g.Client, g.Host, caps.Memory, caps.Messages, caps.Build, now.Unix(), unix(g.BuildUntil)); err != nil {
-		return r, "", fmt.Errorf("grants.approve: %w", err)
+		return r, "", errs.Wrap("grants.approve", errs.Other, err, "")
 	}
 	if _, err := tx.Exec(`INSERT INTO oauth_codes(hash,grant_id,client_id,redirect_uri,challenge,resource,expires) VALUES(?,?,?,?,?,?,?)`,
 		hash(code), g.ID, r.ClientID, r.RedirectURI, r.Challenge, r.Resource, s.now().Add(CodeLife).UnixNano()); err != nil {
-		return r, "", fmt.Errorf("grants.approve: %w", err)
+		return r, "", errs.Wrap("grants.approve", errs.Other, err, "")
 	}
 	if _, err := tx.Exec(`INSERT OR IGNORE INTO oauth_approved_redirects(client_id, redirect_uri) VALUES(?,?)`, r.ClientID, r.RedirectURI); err != nil {
-		return r, "", fmt.Errorf("grants.approve: %w", err)
+		return r, "", errs.Wrap("grants.approve", errs.Other, err, "")
 	}
 	return r, code, tx.Commit()
 }
@@ -653,7 +626,7 @@ func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect
 		return Tokens{}, refuse("invalid_grant", "This authorization code is not known to this box.")
 	}
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.exchange: %w", err)
+		return Tokens{}, errs.Wrap("grants.exchange", errs.Other, err, "")
 	}
 	if used != 0 {
 		return Tokens{}, s.reused(ctx, grantID, "This authorization code was already used; the connection it made is ended.")
@@ -710,7 +683,7 @@ func (s *Store) Refresh(ctx context.Context, clientID, refresh, scope string) (T
 		return Tokens{}, refuse("invalid_grant", "This refresh token is not known to this box.")
 	}
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.refresh: %w", err)
+		return Tokens{}, errs.Wrap("grants.refresh", errs.Other, err, "")
 	}
 	g, err := s.grant(ctx, grantID)
 	if err != nil {
@@ -762,19 +735,19 @@ func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource, s
 	now := s.now()
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+		return Tokens{}, errs.Wrap("grants.issue", errs.Other, err, "")
 	}
 	defer tx.Rollback()
 	res, err := tx.ExecContext(ctx, spend, key)
 	if err != nil {
-		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+		return Tokens{}, errs.Wrap("grants.issue", errs.Other, err, "")
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
 		tx.Rollback()
 		return Tokens{}, s.reused(ctx, g.ID, reuse)
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE oauth_grants SET issued=1 WHERE id=?`, g.ID); err != nil {
-		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+		return Tokens{}, errs.Wrap("grants.issue", errs.Other, err, "")
 	}
 	for _, row := range []struct {
 		tok, kind string
@@ -782,11 +755,11 @@ func (s *Store) issue(ctx context.Context, g Grant, scopes []string, resource, s
 	}{{t.Access, "access", now.Add(AccessLife)}, {t.Refresh, "refresh", now.Add(RefreshLife)}} {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO oauth_tokens(hash,grant_id,kind,scope,resource,expires) VALUES(?,?,?,?,?,?)`,
 			hash(row.tok), g.ID, row.kind, t.Scope, resource, row.exp.Unix()); err != nil {
-			return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+			return Tokens{}, errs.Wrap("grants.issue", errs.Other, err, "")
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return Tokens{}, fmt.Errorf("grants.issue: %w", err)
+		return Tokens{}, errs.Wrap("grants.issue", errs.Other, err, "")
 	}
 	return t, nil
 }
@@ -829,7 +802,7 @@ func (s *Store) Verify(ctx context.Context, access, resource string) (Grant, err
 		return Grant{}, refuse("invalid_token", "This access token is not known to this box; connect again.")
 	}
 	if err != nil {
-		return Grant{}, fmt.Errorf("grants.verify: %w", err)
+		return Grant{}, errs.Wrap("grants.verify", errs.Other, err, "")
 	}
 	g, err := s.grant(ctx, grantID)
 	if err != nil {
@@ -847,7 +820,9 @@ func (s *Store) Verify(ctx context.Context, access, resource string) (Grant, err
 	tc := scopeCaps(strings.Fields(scope))
 	g.Caps = keys.Caps{Memory: eff.Memory && tc.Memory, Messages: eff.Messages && tc.Messages, Build: eff.Build && tc.Build}
 	if s.now().Sub(g.LastUsed) > time.Minute {
-		s.db.ExecContext(ctx, `UPDATE oauth_grants SET last_used=? WHERE id=?`, s.now().Unix(), g.ID)
+		if _, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET last_used=? WHERE id=?`, s.now().Unix(), g.ID); err != nil {
+			return g, errs.Wrap("grants.verify", errs.Other, err, "")
+		}
 	}
 	return g, nil
 }
@@ -876,7 +851,7 @@ func (s *Store) grant(ctx context.Context, id string) (Grant, error) {
 		return g, refuse("invalid_grant", "This connection is not known to this box.")
 	}
 	if err != nil {
-		return g, fmt.Errorf("grants.grant: %w", err)
+		return g, errs.Wrap("grants.grant", errs.Other, err, "")
 	}
 	return g, nil
 }
@@ -885,14 +860,14 @@ func (s *Store) grant(ctx context.Context, id string) (Grant, error) {
 func (s *Store) List(ctx context.Context) ([]Grant, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT `+grantColumns+` FROM oauth_grants WHERE issued=1 ORDER BY created DESC, id`)
 	if err != nil {
-		return nil, fmt.Errorf("grants.list: %w", err)
+		return nil, errs.Wrap("grants.list", errs.Other, err, "")
 	}
 	defer rows.Close()
 	out := []Grant{}
 	for rows.Next() {
 		g, err := scanGrant(rows)
 		if err != nil {
-			return nil, fmt.Errorf("grants.list: %w", err)
+			return nil, errs.Wrap("grants.list", errs.Other, err, "")
 		}
 		g.Caps = s.effective(g)
 		out = append(out, g)
@@ -917,7 +892,7 @@ func (s *Store) Revoke(ctx context.Context, id string) (Grant, bool, error) {
 func (s *Store) revoke(ctx context.Context, id string) (bool, error) {
 	res, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE id=? AND revoked=0`, s.now().Unix(), id)
 	if err != nil {
-		return false, fmt.Errorf("grants.revoke: %w", err)
+		return false, errs.Wrap("grants.revoke", errs.Other, err, "")
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
@@ -931,19 +906,29 @@ func (s *Store) RevokeCode(ctx context.Context, code string) error {
 		return refuse("invalid_grant", "This authorization code is not known to this box.")
 	}
 	if err != nil {
-		return fmt.Errorf("grants.revokecode: %w", err)
+		return errs.Wrap("grants.revokecode", errs.Other, err, "")
 	}
 	_, err = s.revoke(ctx, grantID)
 	return err
 }
 
-// RevokeAll disconnects every OAuth connection, with tokens or with a code still unused (erase).
-func (s *Store) RevokeAll(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET revoked=? WHERE revoked=0`, s.now().Unix())
+// DeleteAll ends every OAuth connection and forgets every client, request, code and token, names
+// included (erase): a client's next call is refused, and nothing of it is kept.
+func (s *Store) DeleteAll(ctx context.Context) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
-		return 0, fmt.Errorf("grants.revokeall: %w", err)
+		return errs.Wrap("grants.deleteall", errs.Other, err, "")
 	}
-	return res.RowsAffected()
+	for _, t := range []string{"oauth_tokens", "oauth_codes", "oauth_grants", "oauth_request_issuers", "oauth_requests",
+		"oauth_approved_redirects", "oauth_client_sources", "oauth_clients"} {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM `+t); err != nil {
+			return errs.Wrap("grants.deleteall", errs.Other, errors.Join(err, tx.Rollback()), "The OAuth connections could not be removed")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return errs.Wrap("grants.deleteall", errs.Other, err, "The OAuth connections could not be removed")
+	}
+	return nil
 }
 
 // RevokeToken answers RFC 7009 for a public client: a refresh token ends its whole family (the
@@ -956,7 +941,7 @@ func (s *Store) RevokeToken(ctx context.Context, clientID, token string) (Grant,
 		return Grant{}, false, nil
 	}
 	if err != nil {
-		return Grant{}, false, fmt.Errorf("grants.revoketoken: %w", err)
+		return Grant{}, false, errs.Wrap("grants.revoketoken", errs.Other, err, "")
 	}
 	g, err := s.grant(ctx, grantID)
 	if err != nil {
@@ -967,7 +952,7 @@ func (s *Store) RevokeToken(ctx context.Context, clientID, token string) (Grant,
 	}
 	if kind == "access" {
 		if _, err := s.db.ExecContext(ctx, `UPDATE oauth_tokens SET expires=0 WHERE hash=?`, hash(token)); err != nil {
-			return Grant{}, false, fmt.Errorf("grants.revoketoken: %w", err)
+			return Grant{}, false, errs.Wrap("grants.revoketoken", errs.Other, err, "")
 		}
 		return g, false, nil
 	}

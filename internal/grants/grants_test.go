@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/state"
 )
 
 func TestKnownHosts(t *testing.T) {
@@ -34,11 +35,12 @@ func TestRegisterRedirects(t *testing.T) {
 	if err := os.Mkdir(filepath.Join(dir, ".box"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	s, err := grants.Open(dir, nil)
+	st, err := state.Open(dir, state.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer s.Close()
+	defer st.Close()
+	s := grants.NewStore(st)
 	for uri, ok := range map[string]bool{
 		"https://x.example/cb":     true,
 		"http://127.0.0.1:1/cb":    true,

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
-	"github.com/boxmem/box/internal/memory"
 )
 
 // Usage is what one session cost, read from its transcript.
@@ -34,7 +34,7 @@ func ReadTranscript(path string) (Usage, error) {
 	if err != nil {
 		return Usage{}, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
 	var u Usage
 	seen := map[string]bool{}
 	sc := bufio.NewScanner(f)
@@ -127,16 +127,15 @@ func (s *session) sessionEnd(ctx context.Context) error {
 		s.logf("%s in %s", summary, s.project)
 		return nil
 	}
-	m, err := memory.Open(ctx, s.root, memory.Options{Now: s.now})
+	sv, err := s.services(ctx)
 	if err != nil {
 		return err
 	}
-	defer m.Close()
-	_, err = m.Box().Do(ctx, box.Change{
+	_, err = sv.Memory.Box().Do(ctx, box.Change{
 		Actor: box.Actor{Who: who, Via: "hook", Trust: "outside"}, Op: "session", Summary: summary,
 		Reason: "the session ended", Apply: func(*box.Tx) error { return nil },
 	})
-	return err
+	return errors.Join(err, sv.Close())
 }
 
 func orDefault(s, d string) string {
@@ -153,7 +152,7 @@ func (s *session) prune() {
 		ents, _ := os.ReadDir(dir)
 		for _, e := range ents {
 			if fi, err := e.Info(); err == nil && fi.ModTime().Before(cut) && e.Name() != s.id {
-				os.RemoveAll(filepath.Join(dir, e.Name()))
+				_ = os.RemoveAll(filepath.Join(dir, e.Name()))
 			}
 		}
 	}

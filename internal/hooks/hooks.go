@@ -32,7 +32,7 @@ const (
 // Events lists every event in the order a session fires them.
 var Events = []string{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PreCompact, Stop, SessionEnd}
 
-// Caps are the token caps per emission (DESIGN §9, seed 002).
+// Caps are the token caps per emission (docs/HOOKS.md, "What each hook does").
 const (
 	CapStart   = 600
 	CapRecord  = 1200
@@ -129,6 +129,9 @@ type Env struct {
 	// Budget is the timeout the agent gives the hook (box wire writes it); Run answers within it less a
 	// fifth. Zero means 10 s.
 	Budget time.Duration
+	// Open opens the owner's box services (the composition root's light mode) for the hooks that read or
+	// write the memory; nil makes those hooks answer nothing.
+	Open func(ctx context.Context, root string) (*Services, error)
 }
 
 // Run answers one hook event. It never fails: a missing, frozen or broken box, a bad payload, a panic or
@@ -225,6 +228,6 @@ func (s *session) logf(format string, args ...any) {
 	if err != nil {
 		return
 	}
-	defer f.Close()
-	fmt.Fprintf(f, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), s.id, strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "\n    "))
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
+	_, _ = fmt.Fprintf(f, "%s %s %s\n", time.Now().UTC().Format(time.RFC3339), s.id, strings.ReplaceAll(fmt.Sprintf(format, args...), "\n", "\n    "))
 }

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/goldenfile"
@@ -64,8 +65,20 @@ func newFixture(t testing.TB) fixture {
 	}
 	f.transcript = filepath.Join(tmp, "transcript.jsonl")
 	mustWrite(t, f.transcript, string(data))
-	f.env = Env{BoxFlag: f.box, Now: func() time.Time { return fixedNow }}
+	now := func() time.Time { return fixedNow }
+	f.env = Env{BoxFlag: f.box, Now: now, Open: opener(now)}
 	return f
+}
+
+// opener opens the box's services for a hook as box hook does: the composition root in its light mode.
+func opener(now func() time.Time) func(context.Context, string) (*Services, error) {
+	return func(ctx context.Context, root string) (*Services, error) {
+		a, err := app.Open(ctx, root, app.Options{Mode: app.Hook, Now: now})
+		if err != nil {
+			return nil, err
+		}
+		return &Services{Memory: a.Memory, Quiet: a.State.Quiet, Close: a.Close}, nil
+	}
 }
 
 func mustWrite(t testing.TB, path, text string) {

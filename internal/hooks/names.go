@@ -35,7 +35,7 @@ var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": tru
 func boxRows(root string) []Row {
 	var rows []Row
 	for _, area := range []string{"_content", "_config"} {
-		filepath.WalkDir(filepath.Join(root, area), func(p string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(filepath.Join(root, area), func(p string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return nil
 			}
@@ -99,14 +99,14 @@ func (s *session) codeRows() []Row {
 	cache := filepath.Join(s.root, ".box", "cache", "names-"+hash(s.project)[:12]+".json")
 	var ix codeIndex
 	if data, err := os.ReadFile(cache); err == nil {
-		json.Unmarshal(data, &ix)
+		_ = json.Unmarshal(data, &ix)
 	}
 	if ix.Root != s.project || ix.Files == nil {
 		ix = codeIndex{Root: s.project, Files: map[string]codeFile{}}
 	}
 	next := codeIndex{Root: s.project, Files: map[string]codeFile{}}
 	changed := false
-	filepath.WalkDir(s.project, func(p string, d fs.DirEntry, err error) error {
+	_ = filepath.WalkDir(s.project, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
@@ -144,7 +144,7 @@ func (s *session) codeRows() []Row {
 	})
 	if changed || len(next.Files) != len(ix.Files) {
 		if data, err := json.Marshal(next); err == nil && os.MkdirAll(filepath.Dir(cache), 0o755) == nil {
-			writeFile(cache, data)
+			_ = writeFile(cache, data)
 		}
 	}
 	var rows []Row

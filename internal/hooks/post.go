@@ -31,7 +31,7 @@ func (s *session) postToolUse(ctx context.Context) (Result, error) {
 	case t == "Bash" || t == "shell":
 		cmd := string(s.in.toolArgs().Command)
 		if cmd != "" {
-			s.update(func(r *Record) {
+			_ = s.update(func(r *Record) {
 				r.Commands = append(r.Commands, oneLine(cmd, 300))
 				if len(r.Commands) > maxCommands {
 					r.Commands = r.Commands[len(r.Commands)-maxCommands:]
@@ -57,7 +57,7 @@ func (s *session) postEdit(ctx context.Context) (Result, error) {
 		}
 	}
 	if len(edited) > 0 {
-		s.update(func(r *Record) { r.Edited = uniq(append(r.Edited, edited...)) })
+		_ = s.update(func(r *Record) { r.Edited = uniq(append(r.Edited, edited...)) })
 	}
 	res, err := validate.Hook(ctx, p, box.Find)
 	if err != nil {

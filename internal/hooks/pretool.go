@@ -59,7 +59,7 @@ func (s *flexString) UnmarshalJSON(b []byte) error {
 // ToolArgs decodes a payload's tool_input; anything it does not understand is left empty.
 func (in Input) toolArgs() toolArgs {
 	var a toolArgs
-	json.Unmarshal(in.ToolInput, &a)
+	_ = json.Unmarshal(in.ToolInput, &a)
 	return a
 }
 
@@ -135,7 +135,7 @@ func (s *session) briefRegions(host string) []Region {
 		return nil
 	}
 	var b Brief
-	s.load("brief-"+rec.Brief+".json", &b)
+	_ = s.load("brief-"+rec.Brief+".json", &b)
 	var out []Region
 	for _, r := range b.Regions {
 		if r.File == host {
@@ -155,7 +155,7 @@ func measure(host string) (int64, int, error) {
 	if err != nil {
 		return 0, 0, err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
 	buf := make([]byte, 256<<10)
 	lines, read := 0, 0
 	for read < 64<<20 {
@@ -266,7 +266,7 @@ func (s *session) preWrite() (Result, error) {
 			continue
 		}
 		verdict := map[string]any{"time": s.now().UTC(), "path": e.Path, "tool": s.in.ToolName, "verdict": "out-of-scope", "scope": rec.Scope, "phase": s.settings.Scope}
-		s.appendLine(scopeLog, verdict)
+		_ = s.appendLine(scopeLog, verdict)
 		if s.settings.Scope == "enforce" && s.once("scope\x00"+e.Path) {
 			text := fmt.Sprintf("%s is outside the scope the task's brief declared (%s). Stay in scope; if the task really needs this file, say why and repeat the edit.",
 				s.display(e.Path), strings.Join(s.displayAll(rec.Scope), ", "))

@@ -3,6 +3,7 @@ package hooks
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/memory"
 )
 
 // Brief is the located brief for one task prompt: which notes, files and lines matter and why, never
@@ -105,7 +107,7 @@ func (s *session) promptSubmit(ctx context.Context) (Result, error) {
 		if b.Text != "" {
 			parts = append(parts, Trim(b.Text, CapPrompt))
 		}
-		s.update(func(r *Record) {
+		_ = s.update(func(r *Record) {
 			r.Task = oneLine(s.in.Prompt, 2000)
 			if b.Text != "" {
 				r.Brief, r.Scope = b.Key, b.Scope
@@ -120,7 +122,7 @@ func (s *session) brief(ctx context.Context) (Brief, error) {
 	key := hash(s.root + "\x00" + s.project + "\x00" + strings.TrimSpace(s.in.Prompt))[:16]
 	name := "brief-" + key + ".json"
 	var b Brief
-	if s.load(name, &b); b.Key == key {
+	if err := s.load(name, &b); err == nil && b.Key == key {
 		return b, nil
 	}
 	b, err := s.buildBrief(ctx, key)
@@ -156,28 +158,30 @@ func (s *session) buildBrief(ctx context.Context, key string) (Brief, error) {
 	}
 	byPath := map[string]*agg{}
 	if len(words) > 0 {
-		r, err := s.openReader(ctx)
+		sv, err := s.services(ctx)
 		if err != nil {
 			return Brief{}, err
 		}
-		defer r.Close()
 		for _, w := range words {
-			hits, err := r.search(ctx, w, 5)
+			res, err := sv.Memory.Search(ctx, memory.SearchInput{Words: w, Limit: 5})
 			if err != nil {
-				return Brief{}, err
+				return Brief{}, errors.Join(err, sv.Close())
 			}
-			for _, h := range hits {
-				p, _, _ := strings.Cut(h.path, "#")
+			for _, h := range res.Hits {
+				p, _, _ := strings.Cut(h.Path, "#")
 				a := byPath[p]
 				if a == nil {
-					a = &agg{path: p, kind: h.kind, title: h.title}
+					a = &agg{path: p, kind: h.Kind, title: h.Title}
 					byPath[p] = a
 				}
 				if !slices.Contains(a.words, w) {
-					a.score += h.score + 1
+					a.score += h.Score + 1
 					a.words = append(a.words, w)
 				}
 			}
+		}
+		if err := sv.Close(); err != nil {
+			return Brief{}, err
 		}
 	}
 	hits := make([]*agg, 0, len(byPath))
@@ -258,7 +262,7 @@ func locate(host string, words []string) (int, int) {
 	if err != nil {
 		return 1, 1
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 64<<10), 4<<20)
 	start, end, n := 0, 0, 0

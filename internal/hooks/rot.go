@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/memory"
 )
 
 // maxRot is how many rotten lines the notice names.
@@ -20,14 +21,24 @@ var (
 	wikiRe     = regexp.MustCompile(`\[\[([^\]|#]+)`)
 )
 
-// rot lists lines of the memory and of the agent guides that name a box path, a repo path or a note that
-// no longer exists: the claim is in the window already, so the correction goes beside it.
-func (s *session) rot() []string {
-	type doc struct{ host, dir string }
-	docs := []doc{{filepath.Join(s.root, filepath.FromSlash(strings.TrimPrefix(layout.Router, "/"))), s.root}}
+// rot lists lines of the router and of the agent guides that name a box path, a repo path or a note that
+// no longer exists: the claim is in the window already, so the correction goes beside it. The router
+// comes from the memory (router is its text); whether a note exists is the memory's to say.
+func (s *session) rot(m *memory.Memory, router string) []string {
+	type doc struct{ name, text, dir string }
+	docs := []doc{{layout.Router, router, s.root}}
 	for _, base := range uniq([]string{s.root, s.project}) {
 		for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
-			docs = append(docs, doc{filepath.Join(base, name), base})
+			host := filepath.Join(base, name)
+			read := os.ReadFile
+			if base == s.root { // the box's own files are read under the box's escape check
+				read = func(string) ([]byte, error) { return layout.ReadFile(s.root, "/"+name) }
+			}
+			data, err := read(host)
+			if err != nil {
+				continue
+			}
+			docs = append(docs, doc{s.display(host), string(data), base})
 		}
 	}
 	guide := map[string]bool{}
@@ -36,27 +47,16 @@ func (s *session) rot() []string {
 	}
 	var out []string
 	for _, d := range docs {
-		read := os.ReadFile
-		if d.dir == s.root { // the box's own files are read under the box's escape check
-			read = func(h string) ([]byte, error) {
-				rel, _ := filepath.Rel(s.root, h)
-				return layout.ReadFile(s.root, "/"+filepath.ToSlash(rel))
-			}
-		}
-		data, err := read(d.host)
-		if err != nil {
-			continue
-		}
 		fence := false
-		for i, line := range strings.Split(string(data), "\n") {
+		for i, line := range strings.Split(d.text, "\n") {
 			if strings.HasPrefix(strings.TrimSpace(line), "```") {
 				fence = !fence
 			}
 			if fence || guide[line] {
 				continue
 			}
-			for _, missing := range s.missing(line, d.dir) {
-				out = append(out, fmt.Sprintf("- %s:%d names %s", s.display(d.host), i+1, missing))
+			for _, missing := range s.missing(m, line, d.dir) {
+				out = append(out, fmt.Sprintf("- %s:%d names %s", d.name, i+1, missing))
 				if len(out) >= maxRot {
 					return out
 				}
@@ -67,7 +67,7 @@ func (s *session) rot() []string {
 }
 
 // missing returns the paths line names that do not exist; dir is what relative paths are read against.
-func (s *session) missing(line, dir string) []string {
+func (s *session) missing(mem *memory.Memory, line, dir string) []string {
 	var out []string
 	check := func(name, host string) {
 		if _, err := os.Stat(host); err != nil {
@@ -108,25 +108,21 @@ func (s *session) missing(line, dir string) []string {
 		if name == "" || strings.ContainsAny(name, "<>*") {
 			continue
 		}
-		if !s.noteExists(name) {
+		if !mem.Has(name) && !s.fileExists(name) {
 			out = append(out, "[["+name+"]]")
 		}
 	}
 	return out
 }
 
-// noteExists reports whether a wikilink target names a note, a map, a map's letter index or a file.
-func (s *session) noteExists(name string) bool {
-	mem := filepath.Join(s.root, "_content", "memory")
-	for _, p := range []string{
-		filepath.Join(mem, "notes", name+".md"), filepath.Join(mem, "maps", name+".md"), filepath.Join(mem, "maps", name),
-		filepath.Join(mem, name+".md"), filepath.Join(s.root, filepath.FromSlash(strings.TrimPrefix(name, "/"))),
-	} {
-		if _, err := os.Stat(p); err == nil {
-			return true
-		}
+// fileExists reports whether a wikilink names a file by its box path.
+func (s *session) fileExists(name string) bool {
+	host, err := layout.Host(s.root, "/"+strings.TrimPrefix(name, "/"))
+	if err != nil {
+		return false
 	}
-	return false
+	_, err = os.Stat(host)
+	return err == nil
 }
 
 // cleanRef drops a fragment, a query and trailing punctuation; "" for a template or a glob.

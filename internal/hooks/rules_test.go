@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/state"
 )
 
 func TestTokensAndTrim(t *testing.T) {
@@ -248,14 +248,16 @@ func TestFailOpen(t *testing.T) {
 		t.Errorf("broken box: answered %+v", r)
 	}
 	// a frozen box says nothing, and the log says why
-	st, err := keys.Open(f.box, nil)
+	st, err := state.Open(f.box, state.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := st.SetFrozen(context.Background(), true); err != nil {
 		t.Fatal(err)
 	}
-	st.Close()
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
 	if r := Run(context.Background(), SessionStart, start, f.env); r.Out != nil {
 		t.Errorf("frozen box: answered %+v", r)
 	}

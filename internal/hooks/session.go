@@ -161,11 +161,11 @@ func (s *session) locked(fn func() error) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
 		return err
 	}
-	defer unix.Flock(int(f.Fd()), unix.LOCK_UN)
+	defer func() { _ = unix.Flock(int(f.Fd()), unix.LOCK_UN) }() // the close below releases it anyway
 	return fn()
 }
 
@@ -207,7 +207,7 @@ func writeFile(path string, data []byte) error {
 		err = os.Rename(f.Name(), path)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		_ = os.Remove(f.Name())
 	}
 	return err
 }
@@ -231,7 +231,7 @@ func (s *session) update(fn func(r *Record)) error {
 
 func (s *session) record() Record {
 	var r Record
-	s.load(recordFile, &r)
+	_ = s.load(recordFile, &r)
 	return r
 }
 
@@ -239,9 +239,9 @@ func (s *session) record() Record {
 // same call repeated goes through, so a guard can never wedge a session.
 func (s *session) once(key string) bool {
 	fresh := false
-	s.locked(func() error {
+	_ = s.locked(func() error {
 		seen := map[string]bool{}
-		s.load(seenFile, &seen)
+		_ = s.load(seenFile, &seen)
 		if seen[key] {
 			return nil
 		}
@@ -265,7 +265,7 @@ func (s *session) appendLine(name string, v any) error {
 	if err != nil {
 		return err
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
 	_, err = f.Write(append(data, '\n'))
 	return err
 }

@@ -8,8 +8,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/boxmem/box/internal/index"
-	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 )
@@ -17,115 +15,59 @@ import (
 // errQuiet is a box that must not talk (frozen or locked): the hooks answer nothing, by design.
 var errQuiet = errors.New("the box is frozen or locked")
 
-// reader is the memory as the hooks read it. Normally the index as it stands (.box/index.db): the box's
-// own writes, the server's file watcher and every CLI read keep it current, and a hook must not pay the
-// reconcile walk (100–300 ms on 10k notes) on every prompt. An index that is missing or unusable is
-// rebuilt through memory.Open, once, in the hook's time.
-type reader struct {
-	ix *index.Index
-	m  *memory.Memory
+// errNoServices is a hook run without the composition root's services (nothing to read the memory with).
+var errNoServices = errors.New("no services to read the memory with")
+
+// Services are what a hook reads and writes the owner's box through: the composition root opens them
+// in its light mode (the memory's index as it stands, no reconcile walk, no watcher), only when a hook
+// needs them.
+type Services struct {
+	Memory *memory.Memory
+	// Quiet is nil when the box may talk, an error when it is frozen or locked (or the flags cannot be read).
+	Quiet func(ctx context.Context) error
+	Close func() error
 }
 
-// hit is one search result, from either source.
-type hit struct {
-	path, kind, title string
-	score             float64
-}
-
-// openReader opens the owner's memory for reading, unless the owner froze or locked the box.
-func (s *session) openReader(ctx context.Context) (*reader, error) {
-	if _, err := os.Stat(filepath.Join(s.root, ".box", "state.db")); err == nil {
-		st, err := keys.Open(s.root, s.now)
-		if err != nil {
-			return nil, err
-		}
-		frozen, ferr := st.Frozen(ctx)
-		locked, lerr := st.Flag(ctx, keys.FlagLocked)
-		st.Close()
-		if err := errors.Join(ferr, lerr); err != nil {
-			return nil, err
-		}
-		if frozen || locked {
-			return nil, errQuiet
-		}
+// services opens the owner's box for a hook, unless the owner froze or locked it.
+func (s *session) services(ctx context.Context) (*Services, error) {
+	if s.env.Open == nil {
+		return nil, errNoServices
 	}
-	if ix, err := index.Open(filepath.Join(s.root, ".box", "index.db")); err == nil {
-		if !ix.NeedsRebuild() {
-			return &reader{ix: ix}, nil
-		}
-		ix.Close()
-	}
-	m, err := memory.Open(ctx, s.root, memory.Options{Now: s.now})
+	sv, err := s.env.Open(ctx, s.root)
 	if err != nil {
 		return nil, err
 	}
-	return &reader{m: m}, nil
-}
-
-func (r *reader) Close() error {
-	if r.m != nil {
-		return r.m.Close()
+	if err := sv.Quiet(ctx); err != nil {
+		return nil, errors.Join(errQuiet, err, sv.Close())
 	}
-	return r.ix.Close()
-}
-
-// counts returns how many notes and unfiled inbox lines the memory holds.
-func (r *reader) counts(ctx context.Context) (notes, inbox int, err error) {
-	if r.m != nil {
-		ov, err := r.m.Overview(ctx)
-		return len(ov.Notes) + ov.MoreNotes, ov.Inbox, err
-	}
-	if _, notes, err = r.ix.List(ctx, []string{memory.KindNote}, 1); err != nil {
-		return 0, 0, err
-	}
-	_, inbox, err = r.ix.List(ctx, []string{memory.KindInbox}, 1)
-	return notes, inbox, err
-}
-
-// search runs one query with the rules of DESIGN §5.
-func (r *reader) search(ctx context.Context, words string, limit int) ([]hit, error) {
-	var out []hit
-	if r.m != nil {
-		res, err := r.m.Search(ctx, memory.SearchInput{Words: words, Limit: limit})
-		for _, h := range res.Hits {
-			out = append(out, hit{h.Path, h.Kind, h.Title, h.Score})
-		}
-		return out, err
-	}
-	hits, err := r.ix.Search(ctx, index.Query{Text: words, Limit: limit})
-	for _, h := range hits {
-		out = append(out, hit{h.Path, h.Kind, h.Title, h.Score})
-	}
-	return out, err
+	return sv, nil
 }
 
 // sessionStart says what the box holds and what no longer exists; after a compaction it restates the
 // session record and the rules instead.
-func (s *session) sessionStart(ctx context.Context) (Result, error) {
+func (s *session) sessionStart(ctx context.Context) (res Result, err error) {
 	if s.in.Source == "compact" {
 		return addContext(SessionStart, s.restate(SessionStart, true)), nil
 	}
-	r, err := s.openReader(ctx)
+	sv, err := s.services(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	defer r.Close()
-	notes, inbox, err := r.counts(ctx)
+	defer func() { err = errors.Join(err, sv.Close()) }()
+	sum, err := sv.Memory.Summary(ctx)
 	if err != nil {
 		return Result{}, err
 	}
-	maps := countFiles(s.host(layout.MapsDir), ".md")
-	router, _ := layout.ReadFile(s.root, layout.Router)
 	var b strings.Builder
 	fmt.Fprintf(&b, "The owner's box (their memory) is at %s: %d notes, %d maps, %d inbox lines not yet filed.\n",
-		s.root, notes, maps, inbox)
+		s.root, sum.Notes, sum.Maps, sum.Inbox)
 	b.WriteString("Look things up with the box MCP tools (memory_search, memory_read_note) or `box search WORDS`; save a durable fact with memory_remember (one plain fact, never a secret).\n")
-	if rot := s.rot(); len(rot) > 0 {
+	if rot := s.rot(sv.Memory, sum.Router); len(rot) > 0 {
 		b.WriteString("\nRot: these lines name paths that no longer exist; trust them less:\n")
 		b.WriteString(Trim(strings.Join(rot, "\n"), 220) + "\n")
 	}
 	head := b.String()
-	text := strings.TrimSpace(stripFrontmatter(string(router)))
+	text := strings.TrimSpace(stripFrontmatter(sum.Router))
 	if left := CapStart - Tokens(head) - 12; text != "" && left > 20 {
 		head += "\nRouter " + layout.Router + ":\n" + Trim(text, left)
 	}
@@ -139,16 +81,16 @@ func (s *session) restate(by string, atStart bool) string {
 	var mk Marker
 	var rec Record
 	answer := false
-	s.locked(func() error {
-		s.load(markerFile, &mk)
+	_ = s.locked(func() error {
+		_ = s.load(markerFile, &mk)
 		if mk.Answered >= mk.Compactions {
 			if !atStart {
 				return nil
 			}
 			mk.Compactions = mk.Answered + 1 // a compaction PreCompact did not see
-			s.load(recordFile, &rec)
+			_ = s.load(recordFile, &rec)
 		} else if err := s.load(frozenFile, &rec); err != nil || rec.Updated.IsZero() {
-			s.load(recordFile, &rec)
+			_ = s.load(recordFile, &rec)
 		}
 		answer = true
 		mk.Answered, mk.By = mk.Compactions, by
@@ -236,21 +178,4 @@ func stripFrontmatter(text string) string {
 		return strings.TrimPrefix(rest, "\n")
 	}
 	return text
-}
-
-// countFiles counts the files with the suffix directly in dir.
-func countFiles(dir, suffix string) int {
-	ents, _ := os.ReadDir(dir)
-	n := 0
-	for _, e := range ents {
-		if !e.IsDir() && strings.HasSuffix(e.Name(), suffix) {
-			n++
-		}
-	}
-	return n
-}
-
-// host is the host path of a box path in the owner's box.
-func (s *session) host(boxPath string) string {
-	return filepath.Join(s.root, filepath.FromSlash(strings.TrimPrefix(boxPath, "/")))
 }

@@ -121,8 +121,8 @@ func (s *session) preCompact(ctx context.Context) error {
 	return s.locked(func() error {
 		var rec Record
 		var mk Marker
-		s.load(recordFile, &rec)
-		s.load(markerFile, &mk)
+		_ = s.load(recordFile, &rec)
+		_ = s.load(markerFile, &mk)
 		rec.Gates = gates
 		rec.Updated = s.now().UTC()
 		if err := s.save(frozenFile, rec); err != nil {

@@ -69,7 +69,7 @@ func (r *reader) export(from string, memories func(a *archive) error, conversati
 	if err != nil {
 		return err
 	}
-	defer a.Close()
+	defer func() { _ = a.Close() }() // read only
 	if err := memories(a); err != nil {
 		return err
 	}

@@ -31,7 +31,7 @@ func (r *reader) walk(fn func(f folderFile) error) error {
 	if err != nil {
 		return r.bad(r.src.Name, "the folder cannot be opened (%v)", err)
 	}
-	defer root.Close()
+	defer func() { _ = root.Close() }() // read only
 	var files []folderFile
 	err = fs.WalkDir(root.FS(), ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {

@@ -80,15 +80,15 @@ func (r *reader) mem0File() (io.Reader, string, func(), error) {
 	}
 	p := a.find("memories.json")
 	if p == "" {
-		a.Close()
+		_ = a.Close() // read only
 		return nil, "", nil, r.bad(r.src.Name, "it holds no memories.json")
 	}
 	f, err := a.open(p)
 	if err != nil {
-		a.Close()
+		_ = a.Close() // read only
 		return nil, "", nil, err
 	}
-	return f, p, func() { f.Close(); a.Close() }, nil
+	return f, p, func() { _ = f.Close(); _ = a.Close() }, nil // read only
 }
 
 // isZip reports a file that starts like a zip archive.
@@ -97,7 +97,7 @@ func isZip(p string) bool {
 	if err != nil {
 		return false
 	}
-	defer f.Close()
+	defer func() { _ = f.Close() }() // read only
 	var b [4]byte
 	n, _ := io.ReadFull(f, b[:])
 	return n == 4 && string(b[:]) == "PK\x03\x04"

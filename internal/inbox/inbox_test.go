@@ -280,6 +280,8 @@ func TestFileNames(t *testing.T) {
 		{"2026-11-29-02.md", "", 0, false},
 		{"2026-11-29-x.md", "", 0, false},
 		{"2026-13-29.md", "", 0, false},
+		{"2028-02-29.md", "2028-02-29", 1, true}, // a leap day
+		{"2027-02-29.md", "", 0, false},          // not one
 		{"notes.md", "", 0, false},
 	} {
 		date, n, ok := ParseFileName(c.name)

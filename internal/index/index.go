@@ -107,13 +107,13 @@ func Open(path string) (*Index, error) {
 	if err != nil && busy(err) {
 		// Another process holds the file: that is no reason to distrust it.
 		if ix != nil {
-			ix.Close()
+			_ = ix.Close()
 		}
 		return nil, errs.Wrap("index.open", errs.Busy, err, "The search index is busy; try again")
 	}
 	if err != nil || fresh {
 		if ix != nil {
-			ix.Close()
+			_ = ix.Close()
 		}
 		if !fresh {
 			removeDB(path)
@@ -124,7 +124,7 @@ func Open(path string) (*Index, error) {
 		ix.needsRebuild = true
 	}
 	if err := ix.init(); err != nil {
-		ix.Close()
+		_ = ix.Close()
 		return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be created")
 	}
 	return ix, nil
@@ -138,7 +138,7 @@ func busy(err error) bool {
 
 func removeDB(path string) {
 	for _, suffix := range []string{"", "-wal", "-shm", "-journal"} {
-		os.Remove(path + suffix)
+		_ = os.Remove(path + suffix)
 	}
 }
 
@@ -168,12 +168,12 @@ func open(path string) (*Index, error) {
 	ix := &Index{path: path, wdb: wdb}
 	// Creating the schema before any reader connects means readers never see a half-made file.
 	if _, err := wdb.Exec(`PRAGMA user_version`); err != nil {
-		wdb.Close()
+		_ = wdb.Close()
 		return nil, err
 	}
 	rdb, err := sql.Open("sqlite", dsn(path, false))
 	if err != nil {
-		wdb.Close()
+		_ = wdb.Close()
 		return nil, err
 	}
 	n := max(4, runtime.GOMAXPROCS(0))
@@ -273,8 +273,8 @@ func lockBeside(path string) (func(), error) {
 		return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be locked")
 	}
 	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
+		_ = f.Close()
 		return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be locked")
 	}
-	return func() { f.Close() }, nil // closing the descriptor releases the lock
+	return func() { _ = f.Close() }, nil // closing the descriptor releases the lock
 }

@@ -28,7 +28,7 @@ func Watch(ctx context.Context, root string, onChange func(paths []string)) erro
 	if err != nil {
 		return errs.Wrap("index.watch", errs.Other, err, "The file watcher could not start")
 	}
-	defer w.Close()
+	defer func() { _ = w.Close() }() // the watch is over either way
 	root, err = filepath.Abs(root)
 	if err != nil {
 		return errs.Wrap("index.watch", errs.Other, err, "")
@@ -66,7 +66,7 @@ func Watch(ctx context.Context, root string, onChange func(paths []string)) erro
 			if ev.Has(fsnotify.Create) {
 				if fi, err := os.Stat(ev.Name); err == nil && fi.IsDir() {
 					// Files may land in a new folder before it is watched: report what is there.
-					addTree(w, ev.Name, note)
+					_ = addTree(w, ev.Name, note)
 					continue
 				}
 			}

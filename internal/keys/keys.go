@@ -1,5 +1,5 @@
-// Package keys owns the box's runtime state in <box>/.box/state.db: the connections of other assistants
-// (mbx_ keys, stored only as SHA-256), their checkboxes and last use, and the frozen and locked flags.
+// Package keys owns the connections of other assistants in the box's state store: mbx_ keys (stored only
+// as SHA-256), their checkboxes and last use. It opens no file (package state does) and decides no switch.
 package keys
 
 import (
@@ -10,15 +10,12 @@ import (
 	"encoding/base32"
 	"encoding/hex"
 	"errors"
-	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
-	_ "modernc.org/sqlite" // registers the "sqlite" driver
+	"github.com/boxmem/box/internal/state"
 )
 
 // Prefix starts every key the box makes.
@@ -68,14 +65,10 @@ type Connection struct {
 	LastClient string    `json:"lastClient,omitempty"`
 }
 
-// Store is the open state.db of one box. It is safe for concurrent use.
+// Store is the connections table of the box's state store. It is safe for concurrent use.
 type Store struct {
-	db   *sql.DB
-	root string
-	now  func() time.Time
-
-	fmu   sync.Mutex
-	flags flagCache
+	db  *sql.DB
+	now func() time.Time
 
 	mu    sync.Mutex
 	uses  map[string]use // last uses not yet written, by connection id
@@ -92,62 +85,22 @@ type use struct {
 // flushEvery is how often last uses are written: one write per interval, not one per call.
 const flushEvery = 5 * time.Second
 
-const schema = `
-CREATE TABLE IF NOT EXISTS connections(
-	id TEXT PRIMARY KEY,
-	name TEXT NOT NULL,
-	hash TEXT NOT NULL UNIQUE,
-	memory INTEGER NOT NULL,
-	messages INTEGER NOT NULL,
-	build INTEGER NOT NULL,
-	created INTEGER NOT NULL,
-	expires INTEGER NOT NULL,
-	revoked INTEGER NOT NULL DEFAULT 0,
-	last_used INTEGER NOT NULL DEFAULT 0,
-	last_host TEXT NOT NULL DEFAULT '',
-	last_client TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS flags(name TEXT PRIMARY KEY, value INTEGER NOT NULL);
-`
-
-// Open opens or creates <root>/.box/state.db. now may be nil for the wall clock.
-func Open(root string, now func() time.Time) (*Store, error) {
-	if now == nil {
-		now = time.Now
-	}
-	path := filepath.Join(root, ".box", "state.db")
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, errs.Wrap("keys.open", errs.Other, err, "")
-	}
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	q.Set("_txlock", "immediate")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, errs.Wrap("keys.open", errs.Other, err, "")
-	}
-	db.SetMaxOpenConns(16) // every call reads a key; WAL readers do not block each other
-	db.SetMaxIdleConns(16)
-	if _, err := db.Exec(schema); err != nil {
-		db.Close()
-		return nil, errs.Wrap("keys.open", errs.Other, err, "The box's state file could not be opened")
-	}
-	os.Chmod(path, 0o600)
-	s := &Store{db: db, root: root, now: now, uses: map[string]use{}, stop: make(chan struct{}), done: make(chan struct{})}
+// NewStore is the connections of the state store st (which owns the file and its schema), stamped with
+// st's clock.
+func NewStore(st *state.Store) *Store {
+	s := &Store{db: st.DB(), now: st.Now, uses: map[string]use{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.flushLoop()
-	return s, nil
+	return s
 }
 
-// Close writes the pending last uses and closes the file.
+// Close writes the pending last uses; the state store itself is closed by whoever opened it.
 func (s *Store) Close() error {
 	s.close.Do(func() { close(s.stop); <-s.done })
-	s.flush()
-	return s.db.Close()
+	return s.flush()
 }
 
-// New makes a key with the given checkboxes and returns it in plain text, once.
+// New makes a key with the given checkboxes and returns it in plain text, once. Whether a key may be made
+// at all is the gate's to say (the access switch): callers ask it first.
 func (s *Store) New(ctx context.Context, name string, caps Caps) (Connection, string, error) {
 	name = strings.TrimSpace(name)
 	if name == "" || len(name) > 80 {
@@ -155,12 +108,6 @@ func (s *Store) New(ctx context.Context, name string, caps Caps) (Connection, st
 	}
 	if Reserved(name) {
 		return Connection{}, "", errs.E("keys.new", errs.Invalid, "%q is the owner's own name in the diary and on cards; name the key for the assistant that uses it", name)
-	}
-	if never, err := s.accessNever(); err != nil {
-		return Connection{}, "", err
-	} else if never {
-		return Connection{}, "", errs.E("keys.new", errs.Refused,
-			"No new key was made: \"Give other assistants access\" is set to Never; the owner changes it in Settings → What I may do (_config/switches.card, access)")
 	}
 	token := Prefix + random(32)
 	now := s.now().UTC().Truncate(time.Second)
@@ -207,7 +154,9 @@ func scan(row interface{ Scan(...any) error }) (Connection, error) {
 
 // List returns every connection, newest first, with its last use.
 func (s *Store) List(ctx context.Context) ([]Connection, error) {
-	s.flush()
+	if err := s.flush(); err != nil {
+		return nil, err
+	}
 	rows, err := s.db.QueryContext(ctx, `SELECT `+columns+` FROM connections ORDER BY created DESC, id`)
 	if err != nil {
 		return nil, errs.Wrap("keys.list", errs.Other, err, "")
@@ -292,29 +241,47 @@ func (s *Store) flushLoop() {
 		case <-s.stop:
 			return
 		case <-t.C:
-			s.flush()
+			_ = s.flush() // see flush: a lost last-use time fails no call
+
 		}
 	}
 }
 
-// flush writes the pending last uses in one transaction.
-func (s *Store) flush() {
+// flush writes the pending last uses in one transaction. A failure is reported to Close and List; the
+// background loop drops it, since a lost last-use time is not worth failing a call for.
+func (s *Store) flush() error {
 	s.mu.Lock()
 	pending := s.uses
 	s.uses = map[string]use{}
 	s.mu.Unlock()
 	if len(pending) == 0 {
-		return
+		return nil
 	}
 	tx, err := s.db.Begin()
 	if err != nil {
-		return // a lost last-use time is not worth failing a call for
+		return errs.Wrap("keys.flush", errs.Other, err, "")
 	}
 	for id, u := range pending {
-		tx.Exec(`UPDATE connections SET last_used=?, last_host=CASE WHEN ?='' THEN last_host ELSE ? END,
-			last_client=CASE WHEN ?='' THEN last_client ELSE ? END WHERE id=?`, u.at.Unix(), u.host, u.host, u.client, u.client, id)
+		if _, err := tx.Exec(`UPDATE connections SET last_used=?, last_host=CASE WHEN ?='' THEN last_host ELSE ? END,
+			last_client=CASE WHEN ?='' THEN last_client ELSE ? END WHERE id=?`, u.at.Unix(), u.host, u.host, u.client, u.client, id); err != nil {
+			return errs.Wrap("keys.flush", errs.Other, errors.Join(err, tx.Rollback()), "")
+		}
 	}
-	tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return errs.Wrap("keys.flush", errs.Other, err, "")
+	}
+	return nil
+}
+
+// DeleteAll ends every connection and forgets it, names included (erase): nothing of them is kept.
+func (s *Store) DeleteAll(ctx context.Context) error {
+	s.mu.Lock()
+	s.uses = map[string]use{}
+	s.mu.Unlock()
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM connections`); err != nil {
+		return errs.Wrap("keys.deleteall", errs.Other, err, "The keys could not be removed")
+	}
+	return nil
 }
 
 // Reserved reports a name an assistant may not take: "owner" is how the diary and the cards name the

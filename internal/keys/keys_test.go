@@ -2,6 +2,7 @@ package keys
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,15 +10,21 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/state"
 )
 
 func mustOpen(tb testing.TB, root string, now func() time.Time) *Store {
 	tb.Helper()
-	s, err := Open(root, now)
+	st, err := state.Open(root, state.Options{Now: now})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	tb.Cleanup(func() { s.Close() })
+	s := NewStore(st)
+	tb.Cleanup(func() {
+		if err := errors.Join(s.Close(), st.Close()); err != nil {
+			tb.Error(err)
+		}
+	})
 	return s
 }
 
@@ -81,29 +88,6 @@ func TestVerifyRefusals(t *testing.T) {
 	}
 }
 
-func TestAccessNeverRefusesNewKeys(t *testing.T) {
-	for _, tc := range []struct {
-		file string
-		ok   bool
-	}{
-		{"", true},
-		{"---\nchange: Just do it\naccess: Ask me\n---\n", true},
-		{"---\naccess: Never # the owner said no\n---\n", false},
-		{"access: never\n", false},
-	} {
-		root := t.TempDir()
-		if tc.file != "" {
-			os.MkdirAll(filepath.Join(root, "_config"), 0o755)
-			os.WriteFile(filepath.Join(root, "_config", "switches.card"), []byte(tc.file), 0o644)
-		}
-		s := mustOpen(t, root, nil)
-		_, _, err := s.New(context.Background(), "x", Caps{})
-		if tc.ok != (err == nil) || (err != nil && (!errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "set to Never"))) {
-			t.Errorf("%q: %v", tc.file, err)
-		}
-	}
-}
-
 func TestLastUseIsCoalesced(t *testing.T) {
 	root := t.TempDir()
 	s := mustOpen(t, root, nil)
@@ -121,27 +105,5 @@ func TestLastUseIsCoalesced(t *testing.T) {
 	list, _ := s.List(ctx) // List flushes first
 	if list[0].LastUsed.IsZero() || list[0].LastHost != "127.0.0.1" || list[0].LastClient != "claude-code" {
 		t.Fatalf("%+v", list[0])
-	}
-}
-
-func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
-	root := t.TempDir()
-	a, b := mustOpen(t, root, nil), mustOpen(t, root, nil)
-	ctx := context.Background()
-	if err := a.SetFrozen(ctx, true); err != nil {
-		t.Fatal(err)
-	}
-	a.SetLocked(ctx, true)
-	a.SetLocked(ctx, false)
-	if f, _ := b.Frozen(ctx); !f {
-		t.Error("frozen not seen by the other store")
-	}
-	if l, _ := b.Locked(ctx); l {
-		t.Error("locked still set")
-	}
-	a.SetFrozen(ctx, false) // b read the flags a moment ago: it sees the change within flagTTL
-	time.Sleep(flagTTL + 50*time.Millisecond)
-	if f, _ := b.Frozen(ctx); f {
-		t.Error("an unfreeze by another store is not seen after flagTTL")
 	}
 }

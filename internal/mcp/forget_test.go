@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,25 +11,32 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/state"
+	"github.com/boxmem/box/internal/todo"
+	"github.com/boxmem/box/internal/validate"
 )
 
 // fixedAt is the memory's clock in these tests, so an inbox line's time is known.
 var fixedAt = time.Date(2026, 11, 29, 14, 3, 22, 0, time.Local)
 
-// testBox is a real box in a temp folder: its git repository, its memory and its state.db.
+// testBox is a real box in a temp folder, composed as the composition root composes it (package app
+// cannot be imported here: it imports this package): one box handle, its memory, state store, keys and gate.
 type testBox struct {
-	box  *box.Box
-	mem  *memory.Memory
-	keys *keys.Store
+	box   *box.Box
+	mem   *memory.Memory
+	state *state.Store
+	keys  *keys.Store
+	gate  *gate.Gate
 }
 
 // newTestBox makes a box as `box init` does, with files (box path → text) in its first commit, and
-// opens its memory and key store; all are closed when the test ends.
+// composes its services; all are closed when the test ends.
 func newTestBox(t *testing.T, files map[string]string) *testBox {
 	t.Helper()
 	ctx := context.Background()
@@ -36,27 +44,38 @@ func newTestBox(t *testing.T, files map[string]string) *testBox {
 	for p, s := range files {
 		seed[p] = []byte(s)
 	}
-	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "box", Files: seed})
+	var v *validate.Validator
+	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "box", Files: seed,
+		Options: memory.BoxOptions(box.Options{Now: func() time.Time { return fixedAt }, Validate: func(root string, paths []string, files map[string][]byte) []finding.Finding {
+			if v == nil {
+				v = validate.New(root, validate.Options{})
+			}
+			return v.Writes(root, paths, files)
+		}})})
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { b.Close() })
-	m, err := memory.Open(ctx, b.Root, memory.Options{Now: func() time.Time { return fixedAt }})
-	if err != nil {
+	tb := &testBox{box: b}
+	if tb.mem, err = memory.New(ctx, b, memory.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { m.Close() })
-	ks, err := keys.Open(b.Root, nil)
-	if err != nil {
+	if tb.state, err = state.Open(b.Root, state.Options{}); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { ks.Close() })
-	return &testBox{box: b, mem: m, keys: ks}
+	tb.keys = keys.NewStore(tb.state)
+	tb.gate = gate.New(b)
+	tb.gate.Register("forget", tb.mem.ForgetOp())
+	t.Cleanup(func() {
+		if err := errors.Join(tb.keys.Close(), tb.state.Close(), tb.mem.Close(), b.Close()); err != nil {
+			t.Error(err)
+		}
+	})
+	return tb
 }
 
 // service is the MCP service over this box, as the server builds it.
 func (tb *testBox) service() *Service {
-	return New(Config{Memory: tb.mem, State: tb.keys, Gate: gate.New(tb.box, nil), Root: tb.box.Root, Address: "https://box.example"})
+	return New(Config{Memory: tb.mem, Todos: todo.New(tb.box), State: tb.state, Gate: tb.gate, Address: "https://box.example"})
 }
 
 // file reads a box path from disk.
@@ -110,22 +129,12 @@ func TestAssistantForgetPastFiveBecomesACard(t *testing.T) {
 // With "Change my box" at Never, an assistant's writes are refused in one sentence and nothing is written.
 func TestChangeNeverRefusesAssistantWrites(t *testing.T) {
 	ctx := context.Background()
-	root := t.TempDir()
-	b, err := box.Init(ctx, root, box.InitOptions{HookBinary: "box", Files: map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}})
-	if err != nil {
+	tb := newTestBox(t, nil)
+	m := tb.mem
+	if _, err := tb.gate.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
-	defer b.Close()
-	m, err := memory.Open(ctx, b.Root, memory.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close()
-	g := gate.New(b, nil)
-	if _, err := g.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
-		t.Fatal(err)
-	}
-	cs := connect(t, New(Config{Memory: m, Gate: g, Root: b.Root}), Conn{Who: "Claude", Host: "claude.ai", Caps: keys.Caps{Memory: true}}, "Claude")
+	cs := connect(t, tb.service(), Conn{Who: "Claude", Host: "claude.ai", Caps: keys.Caps{Memory: true}}, "Claude")
 	for _, call := range []struct {
 		tool string
 		args map[string]any

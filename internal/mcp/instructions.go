@@ -6,7 +6,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 )
 
-// instructions is the initialize text: which checkboxes this connection has, and seed 003 §3a condensed.
+// instructions is the initialize text: which checkboxes this connection has, and the rules of docs/GATE.md and docs/MEMORY.md condensed.
 func instructions(c Conn) string {
 	var b strings.Builder
 	b.WriteString("This is Box: the owner's own memory, kept as plain notes on their own machine and shared by every assistant they use. " +

@@ -1,23 +1,22 @@
-// Package mcp owns the box's MCP surface on the official Go SDK: the tools of DESIGN §9, their checkboxes,
+// Package mcp owns the box's MCP surface on the official Go SDK: its tools, their checkboxes,
 // the initialize instructions and the one mapping from box errors to isError sentences. No HTTP, no storage.
 package mcp
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"github.com/boxmem/box/internal/errs"
-	"github.com/boxmem/box/internal/gate"
 	"strings"
 	"sync"
-	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
 
@@ -25,6 +24,7 @@ import (
 type Memory interface {
 	Remember(ctx context.Context, a memory.Actor, in memory.RememberInput) (memory.RememberResult, error)
 	Forget(ctx context.Context, a memory.Actor, in memory.ForgetInput) (memory.ForgetResult, error)
+	ForgetPreview(ctx context.Context, words string) ([]memory.Match, error)
 	Search(ctx context.Context, in memory.SearchInput) (memory.SearchResult, error)
 	Read(ctx context.Context, name string) (memory.Note, error)
 	Overview(ctx context.Context) (memory.Overview, error)
@@ -42,33 +42,30 @@ type Todos interface {
 
 var _ Todos = (*todo.Store)(nil)
 
-// State reports the box-wide flags; *keys.Store is the real one.
+// State reports the box-wide flags; *state.Store is the real one.
 type State interface {
-	Frozen(ctx context.Context) (bool, error)
-	Locked(ctx context.Context) (bool, error)
+	Quiet(ctx context.Context) error
 }
 
-var _ State = (*keys.Store)(nil)
+var _ State = (*state.Store)(nil)
 
-// Config is what the tools are built on.
+// Config is what the tools are built on: the process's one memory, to-dos, state and gate.
 type Config struct {
-	Memory  Memory // nil while it opens (see Service.Opening) or when it could not be opened: its tools then say so
+	Memory  Memory
 	Todos   Todos
 	State   State
 	Version string
 	// Address is the box's public address for the locked sentence ("…open it with their passkey at <Address>").
 	Address string
-	// Gate makes the approval card when an assistant asks to forget more than memory.MaxForgetUnconfirmed
-	// lines; Root is the box it reads those lines from. Without a gate such a forget is refused.
+	// Gate decides the "Change my box" switch for writes and makes the approval card when an assistant
+	// asks to forget more than memory.MaxForgetUnconfirmed lines.
 	Gate *gate.Gate
-	Root string
 }
 
 // Service holds what every connection's server shares.
 type Service struct {
 	Config
 	schemas *sdk.SchemaCache
-	mem     atomic.Pointer[memState]
 	mu      sync.Mutex
 	servers map[Conn]*sdk.Server // made once per connection as it calls, not once per request
 }
@@ -90,30 +87,7 @@ func New(c Config) *Service {
 	if c.Version == "" {
 		c.Version = "dev"
 	}
-	s := &Service{Config: c, schemas: sdk.NewSchemaCache(), servers: map[Conn]*sdk.Server{}}
-	s.mem.Store(&memState{m: c.Memory})
-	return s
-}
-
-// memState is the memory as the tools find it: open, still opening, or failed.
-type memState struct {
-	m       Memory
-	opening chan struct{} // closed by Opened; nil once open or failed
-}
-
-// Opening says the memory is being opened in the background: the server answers at once meanwhile, and
-// a memory tool waits a moment for it, then says it is still opening.
-func (s *Service) Opening() { s.mem.Store(&memState{opening: make(chan struct{})}) }
-
-// Opened hands over the memory once it is open; with an error its tools say it could not be opened.
-func (s *Service) Opened(m Memory, err error) {
-	if err != nil {
-		m = nil
-	}
-	old := s.mem.Swap(&memState{m: m})
-	if old != nil && old.opening != nil {
-		close(old.opening)
-	}
+	return &Service{Config: c, schemas: sdk.NewSchemaCache(), servers: map[Conn]*sdk.Server{}}
 }
 
 // ServerFor is Server, kept for the connection: stateless HTTP asks for one on every request, and adding the
@@ -164,30 +138,21 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		if ss.svc.State != nil { // read failures refuse: the gate fails closed
-			locked, err := ss.svc.State.Locked(ctx)
-			if locked {
+		if err := ss.svc.State.Quiet(ctx); err != nil { // a flag it cannot read refuses: closed, not open
+			if errs.Is(err, errs.Locked) {
 				return nil, LockedError(ss.svc.Address)
 			}
-			frozen, ferr := ss.svc.State.Frozen(ctx)
-			if err = errors.Join(err, ferr); err != nil {
-				return refusalResult(sentence(err).Error()), nil
-			}
-			if frozen {
-				return refusalResult(FrozenSentence), nil
-			}
+			return refusalResult(sentence(err).Error()), nil
 		}
 		if t, ok := byName[call.Params.Name]; ok && !has(ss.conn.Caps, t.cap) {
 			return refusalResult(needs(t.name, t.cap)), nil
 		}
-		if t, ok := byName[call.Params.Name]; ok && t.cap == memoryCB && ss.svc.Gate != nil {
+		if t, ok := byName[call.Params.Name]; ok && t.cap == memoryCB {
 			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone.
-			sw, err := ss.svc.Gate.Switches(ctx)
-			if err != nil {
-				return refusalResult(sentence(err).Error()), nil
-			}
-			if sw[gate.Change] == gate.Never {
+			if err := ss.svc.Gate.Refuses(ctx, gate.Change); errs.Is(err, errs.Refused) {
 				return refusalResult(ChangeNeverSentence), nil
+			} else if err != nil {
+				return refusalResult(sentence(err).Error()), nil
 			}
 		}
 		return next(ctx, method, req)
@@ -208,12 +173,7 @@ func (ss *session) actor(req *sdk.CallToolRequest) memory.Actor {
 	if who == "" {
 		who = "an assistant"
 	}
-	return memory.Actor{Who: who, Via: "mcp", Host: ss.conn.Host, Trust: "outside"}
-}
-
-func (ss *session) boxActor(req *sdk.CallToolRequest) box.Actor {
-	a := ss.actor(req)
-	return box.Actor{Who: a.Who, Via: a.Via, Host: a.Host, Trust: a.Trust}
+	return memory.Actor{Who: who, Via: "mcp", Host: ss.conn.Host, Conn: ss.conn.KeyID, Trust: "outside"}
 }
 
 func refusalResult(sentence string) *sdk.CallToolResult {
@@ -244,19 +204,15 @@ func LockedError(address string) *JSONRPCError {
 const ChangeNeverSentence = "Nothing was saved: the owner set \"Change my box\" to Never, so the box takes no changes to memory or to-dos. Tell the owner; they change it in Settings → What I may do."
 
 // askToForget turns an assistant's confirmed forget of more than five lines into an approval card bound
-// to exactly the lines it matches now; the owner approves it with their passkey (DESIGN §8: anything
-// another assistant proposes is a card that says who sent it).
+// to exactly the lines it matches now, by id; the owner approves it with their passkey (docs/GATE.md:
+// anything another assistant proposes is a card that says who sent it).
 func (ss *session) askToForget(ctx context.Context, req *sdk.CallToolRequest, words string) (string, error) {
-	g := ss.svc.Gate
-	if g == nil {
-		return "", errs.E("mcp.forget", errs.Refused, "Forgetting more than %d lines needs the owner's approval, and this connection cannot ask for it; tell the owner to run `box forget %s --yes` themselves.", memory.MaxForgetUnconfirmed, words)
-	}
-	lines, err := gate.ForgetLines(ctx, ss.svc.Root, words)
+	lines, err := ss.svc.Memory.ForgetPreview(ctx, words)
 	if err != nil {
 		return "", err
 	}
 	a := ss.actor(req)
-	out, err := g.Propose(ctx, gate.ForgetAction(words, lines), gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host})
+	out, err := ss.svc.Gate.Propose(ctx, memory.ForgetAction(words, lines), gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host, Conn: a.Conn})
 	if err != nil {
 		return "", err
 	}

@@ -280,7 +280,7 @@ func TestFrozenAndLockedOverStdio(t *testing.T) {
 	if out, isErr := text(t, cs, "memory_overview", nil); isErr {
 		t.Fatalf("an open box refused: %s", out)
 	}
-	if err := tb.keys.SetFrozen(ctx, true); err != nil {
+	if err := tb.state.SetFrozen(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	for _, tool := range []string{"memory_overview", "memory_remember"} {
@@ -291,7 +291,7 @@ func TestFrozenAndLockedOverStdio(t *testing.T) {
 	if days, _ := filepath.Glob(filepath.Join(tb.box.Root, filepath.FromSlash(strings.TrimPrefix(layout.InboxDir, "/")), "*.md")); len(days) > 0 {
 		t.Errorf("a frozen box took a remember: %v", days)
 	}
-	if err := tb.keys.SetLocked(ctx, true); err != nil {
+	if err := tb.state.SetLocked(ctx, true); err != nil {
 		t.Fatal(err)
 	}
 	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "memory_overview"})
@@ -300,7 +300,7 @@ func TestFrozenAndLockedOverStdio(t *testing.T) {
 		we.Message != "This box is locked. Ask its owner to open it with their passkey at https://box.example." {
 		t.Errorf("locked: %v", err)
 	}
-	if err := errors.Join(tb.keys.SetLocked(ctx, false), tb.keys.SetFrozen(ctx, false)); err != nil {
+	if err := errors.Join(tb.state.SetLocked(ctx, false), tb.state.SetFrozen(ctx, false)); err != nil {
 		t.Fatal(err)
 	}
 	if out, isErr := text(t, cs, "memory_overview", nil); isErr {
@@ -309,7 +309,7 @@ func TestFrozenAndLockedOverStdio(t *testing.T) {
 }
 
 func TestUnpluggedSourcesAndBuildsSayWhere(t *testing.T) {
-	cs := connect(t, New(Config{}), Conn{Caps: keys.All}, "c")
+	cs := connect(t, newTestBox(t, nil).service(), Conn{Caps: keys.All}, "c")
 	if out, isErr := text(t, cs, "whatsapp_recent", nil); !isErr || !strings.HasPrefix(out, "WhatsApp isn't plugged into the box") || !strings.Contains(out, "Tell the owner") {
 		t.Errorf("whatsapp: %v %q", isErr, out)
 	}
@@ -324,22 +324,5 @@ func TestUnpluggedSourcesAndBuildsSayWhere(t *testing.T) {
 		if tl.Description == "" || tl.InputSchema == nil || tl.Annotations == nil {
 			t.Errorf("%s lacks a description, schema or annotations", tl.Name)
 		}
-	}
-}
-
-func TestMemoryStillOpeningIsWaitedForThenAnswered(t *testing.T) {
-	tb := newTestBox(t, nil)
-	svc := New(Config{})
-	svc.Opening()
-	cs := connect(t, svc, Conn{Caps: keys.All}, "c")
-	go func() { svc.Opened(tb.mem, nil) }()
-	var o memory.Overview
-	call(t, cs, "memory_overview", nil, &o)
-	if !strings.Contains(o.Router, "# Memory") {
-		t.Fatalf("a call during opening was answered with %+v", o)
-	}
-	svc.Opened(nil, errors.New("disk gone"))
-	if out, isErr := text(t, cs, "memory_overview", nil); !isErr || !strings.Contains(out, "can't be opened") {
-		t.Fatalf("failed memory: %v %s", isErr, out)
 	}
 }

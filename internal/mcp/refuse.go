@@ -1,7 +1,6 @@
 package mcp
 
 import (
-	"errors"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
@@ -43,7 +42,7 @@ func (b checkbox) label() string {
 	return "Reading memory"
 }
 
-// FrozenSentence is the refusal of every call while the owner has frozen the box (seed 003 §4).
+// FrozenSentence is the refusal of every call while the owner has frozen the box (docs/GATE.md).
 const FrozenSentence = "This box is frozen: the owner froze it on purpose, so nothing can be read or done until they unfreeze it in Settings → Safety; stop and tell them, don't retry."
 
 func needs(tool string, b checkbox) string {
@@ -51,23 +50,17 @@ func needs(tool string, b checkbox) string {
 		b.label() + " ticked in Settings → Other assistants (`box keys new --" + string(b) + "`)."
 }
 
-// refusal is an error whose text is the one sentence a client is shown.
-type refusal string
-
-func (r refusal) Error() string { return string(r) }
+// refusal is a refusal whose text is the one sentence a client is shown.
+func refusal(sentence string) error { return errs.E("mcp", errs.Refused, "%s", sentence) }
 
 // sentence maps a box error to its isError sentence, once for every tool: what happened, what to tell the
 // owner, where they fix it. Rule refusals carry their own sentence; unexpected failures never leak internals.
 func sentence(err error) error {
-	var r refusal
-	if errors.As(err, &r) {
-		return r
-	}
-	msg := userMessage(err)
-	switch errs.KindOf(err) {
+	msg := errs.Sentence(err)
+	switch k := errs.KindOf(err); k {
 	case errs.Invalid, errs.Refused, errs.NotFound, errs.Exists, errs.Conflict, errs.Limited, errs.Forbidden:
 		if msg != "" {
-			return refusal(period(msg))
+			return errs.E("mcp", k, "%s", period(msg))
 		}
 	case errs.Busy:
 		return refusal("The box is busy with another write; try again in a moment.")
@@ -77,21 +70,6 @@ func sentence(err error) error {
 		return refusal(LockedSentence(""))
 	}
 	return refusal("Something went wrong inside the box, so nothing was done; tell the owner, who can see what happened in the Diary or with `box status`.")
-}
-
-// userMessage is the sentence of the outermost box error that has one.
-func userMessage(err error) string {
-	for err != nil {
-		var e *errs.Error
-		if !errors.As(err, &e) {
-			return ""
-		}
-		if e.Msg != "" {
-			return e.Msg
-		}
-		err = e.Err
-	}
-	return ""
 }
 
 func period(s string) string {

@@ -28,7 +28,7 @@ func ServerMemory(t testing.TB, file string) *sdk.ClientSession {
 	if err != nil {
 		t.Fatalf("starting server-memory through scripts/node.sh: %v", err)
 	}
-	t.Cleanup(func() { cs.Close() })
+	t.Cleanup(func() { _ = cs.Close() })
 	return cs
 }
 

@@ -144,7 +144,7 @@ type diskView struct{ m *Memory }
 func (d diskView) Read(p string) ([]byte, error) {
 	data, err := d.m.read(p)
 	if err != nil {
-		return nil, fmt.Errorf("memory: %s: %w", p, err)
+		return nil, errs.Wrap("memory.read", errs.Other, err, "cannot read "+p)
 	}
 	return data, nil
 }
@@ -472,7 +472,7 @@ func (ap *applier) refreshRouter() error {
 		return nil
 	}
 	var links []note.MapLink
-	ap.eachMap(func(name string, _ []byte, mp *note.Map) error {
+	if err := ap.eachMap(func(name string, _ []byte, mp *note.Map) error {
 		n := len(mp.Entries)
 		if mp.IsIndex() {
 			n = 0
@@ -490,7 +490,9 @@ func (ap *applier) refreshRouter() error {
 		}
 		links = append(links, note.MapLink{Name: name, Title: title, Count: n})
 		return nil
-	})
+	}); err != nil {
+		return err
+	}
 	sort.SliceStable(links, func(i, j int) bool {
 		if links[i].Count != links[j].Count {
 			return links[i].Count > links[j].Count

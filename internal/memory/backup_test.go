@@ -40,11 +40,7 @@ func TestBackupAndRestoreKeepsEveryLine(t *testing.T) {
 	if _, err := git.Clone(ctx, dst, root, git.CloneOptions{Remote: "usb"}); err != nil {
 		t.Fatal(err)
 	}
-	back, err := Open(ctx, root, Options{Now: m.now})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer back.Close()
+	back := openAt(t, root, Options{}, m.now)
 	for _, w := range words {
 		if hs := hits(t, back, SearchInput{Words: w}); len(hs) != 1 {
 			t.Errorf("the restored box does not find the line about the %s: %+v", w, hs)

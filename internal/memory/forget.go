@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
@@ -19,14 +21,15 @@ import (
 
 // Forget removes the inbox lines, note facts (Key facts and Timeline) and core facts that contain every
 // word as a whole word. A query of stopwords alone matches nothing; more than MaxForgetUnconfirmed
-// matches need Confirm; what is removed goes to the trash in the same commit, and undo restores it.
+// matches need Confirm. It removes exactly the lines it listed, by id: a line that arrives meanwhile is
+// left alone. What is removed goes to the trash in the same commit, and undo restores it.
 func (m *Memory) Forget(ctx context.Context, a Actor, in ForgetInput) (ForgetResult, error) {
 	a = normalize(a)
 	words := secret.Words(in.Words)
 	if len(words) == 0 {
 		return ForgetResult{Matched: []Match{}, Text: fmt.Sprintf("Nothing was forgotten: %q names no line; say which words the line contains (like \"Leo swim\").", strings.TrimSpace(in.Words))}, nil
 	}
-	matched, err := m.findForget(ctx, words)
+	matched, err := m.ForgetPreview(ctx, in.Words)
 	if err != nil {
 		return ForgetResult{}, err
 	}
@@ -41,28 +44,28 @@ func (m *Memory) Forget(ctx context.Context, a Actor, in ForgetInput) (ForgetRes
 		res.Text = fmt.Sprintf("%d lines match %q; nothing was removed. Confirm to remove them all (box forget --yes), or use more words.", len(matched), q)
 		return res, nil
 	}
-	date := m.now().Format("2006-01-02")
-	r, err := m.box.Do(ctx, box.Change{Actor: a, Op: "forget", Switch: "change",
-		Summary: fmt.Sprintf("%s forgot %d %s matching %q", a.Who, len(matched), plural(len(matched), "line", "lines"), q),
-		Apply: func(tx *box.Tx) error {
-			n, err := forgetApply(tx, words, matched, date, a, m.now().UTC().Format("2006-01-02T15:04:05Z"))
-			if err == nil && n == 0 {
-				err = errs.E("memory.forget", errs.Conflict, "The matching lines changed while forgetting; nothing was removed, so try again.")
-			}
-			res.Removed = n
-			return err
-		}})
+	c := m.forgetChange(a, q, matched, &res.Removed)
+	r, err := m.box.Do(ctx, c)
 	if err != nil {
 		return ForgetResult{}, err
 	}
 	res.Entry = r.EntryID
-	res.Text = fmt.Sprintf("Forgot %d %s matching %q; they are in the trash, and box undo brings them back.", res.Removed, plural(res.Removed, "line", "lines"), q)
+	res.Text = forgotText(res.Removed, q)
 	return res, nil
 }
 
-// findForget reads every memory file that could hold all the words and lists the matching lines.
-func (m *Memory) findForget(ctx context.Context, words []string) ([]Match, error) {
-	var out []Match
+func forgotText(n int, q string) string {
+	return fmt.Sprintf("Forgot %d %s matching %q; they are in the trash, and box undo brings them back.", n, plural(n, "line", "lines"), q)
+}
+
+// ForgetPreview lists the lines forget would remove for words, each with its file and id, and removes
+// nothing: an approval card binds exactly these.
+func (m *Memory) ForgetPreview(ctx context.Context, words string) ([]Match, error) {
+	ws := secret.Words(words)
+	if len(ws) == 0 {
+		return []Match{}, nil
+	}
+	out := []Match{}
 	err := filepath.WalkDir(m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
 		if err != nil || ctx.Err() != nil {
 			return ctx.Err()
@@ -72,13 +75,130 @@ func (m *Memory) findForget(ctx context.Context, words []string) ([]Match, error
 			return nil
 		}
 		data, err := m.read(p)
-		if err != nil || !mayMatch(data, words) {
+		if err != nil || !mayMatch(data, ws) {
 			return nil
 		}
-		out = append(out, forgetMatches(p, data, words)...)
+		out = append(out, linesOf(p, data, func(f note.Fact) bool { return secret.MatchesAll(f.Text, ws) })...)
 		return nil
 	})
-	return out, err
+	if err != nil {
+		return nil, errs.Wrap("memory.forget", errs.Other, err, "The memory could not be read to find the lines")
+	}
+	sortMatches(out)
+	return out, nil
+}
+
+// Present returns the lines of ms that are still in the memory exactly as listed (same file, id and
+// text): what a forget card can still remove. A line removed or changed since is left out.
+func (m *Memory) Present(ctx context.Context, ms []Match) ([]Match, error) {
+	want := matchSet(ms)
+	out := []Match{}
+	for _, p := range want.paths() {
+		data, err := m.read(p)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, errs.Wrap("memory.forget", errs.Other, err, "The memory could not be read to check the lines")
+		}
+		out = append(out, linesOf(p, data, want.has(p))...)
+	}
+	sortMatches(out)
+	return out, nil
+}
+
+// ForgetAction is the exact action "forget these lines": the words and every line they matched, by file
+// and id. A card binds its hash; approving it removes those lines and no other, so a line that arrived
+// after the card was made stays. Forgetting is a change to memory (switch change), shown as Delete for good.
+func ForgetAction(words string, ms []Match) gate.Action {
+	ms = append([]Match(nil), ms...)
+	sortMatches(ms)
+	lines := make([]any, 0, len(ms))
+	for _, mt := range ms {
+		lines = append(lines, map[string]any{"path": mt.Path, "id": mt.ID, "text": mt.Text})
+	}
+	q := strings.Join(secret.Words(words), " ")
+	return gate.Action{Kind: "delete", Switch: gate.Change,
+		Summary: fmt.Sprintf("forget %d %s matching %q (they go to the trash; Undo brings them back)", len(ms), plural(len(ms), "line", "lines"), q),
+		Payload: map[string]any{"op": "forget", "words": q, "lines": lines}}
+}
+
+// forgetPayload reads the words and lines back from a forget action (as stored on a card).
+func forgetPayload(a gate.Action) (string, []Match) {
+	p, _ := a.Payload.(map[string]any)
+	words, _ := p["words"].(string)
+	var ms []Match
+	ls, _ := p["lines"].([]any)
+	for _, l := range ls {
+		if lm, ok := l.(map[string]any); ok {
+			path, _ := lm["path"].(string)
+			id, _ := lm["id"].(string)
+			text, _ := lm["text"].(string)
+			ms = append(ms, Match{Path: path, ID: id, Text: text})
+		}
+	}
+	return words, ms
+}
+
+// ForgetOp is how an approved forget card runs (the gate calls it): the card's lines still present are
+// the action now, and running it removes exactly those.
+func (m *Memory) ForgetOp() gate.Op {
+	return gate.Op{
+		Current: func(ctx context.Context, stored gate.Action) (gate.Action, error) {
+			words, ms := forgetPayload(stored)
+			now, err := m.Present(ctx, ms)
+			if err != nil {
+				return gate.Action{}, err
+			}
+			return ForgetAction(words, now), nil
+		},
+		Run: func(_ context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
+			words, ms := forgetPayload(a)
+			n := 0
+			ch := m.forgetChange(normalize(c.Proposer()), words, ms, &n)
+			return gate.Effect{Change: &ch, Text: func() string { return forgotText(n, words) }}, nil
+		},
+	}
+}
+
+// matchKeys is a set of lines by file, then "id\x00text".
+type matchKeys map[string]map[string]bool
+
+func matchSet(ms []Match) matchKeys {
+	k := matchKeys{}
+	for _, mt := range ms {
+		if k[mt.Path] == nil {
+			k[mt.Path] = map[string]bool{}
+		}
+		k[mt.Path][mt.ID+"\x00"+mt.Text] = true
+	}
+	return k
+}
+
+func (k matchKeys) paths() []string {
+	ps := make([]string, 0, len(k))
+	for p := range k {
+		ps = append(ps, p)
+	}
+	sort.Strings(ps)
+	return ps
+}
+
+// has matches a line of file p that is in the set with the same id and text.
+func (k matchKeys) has(p string) func(note.Fact) bool {
+	return func(f note.Fact) bool { return k[p][f.ID+"\x00"+f.Text] }
+}
+
+func sortMatches(ms []Match) {
+	sort.SliceStable(ms, func(i, j int) bool {
+		if ms[i].Path != ms[j].Path {
+			return ms[i].Path < ms[j].Path
+		}
+		if ms[i].ID != ms[j].ID {
+			return ms[i].ID < ms[j].ID
+		}
+		return ms[i].Text < ms[j].Text
+	})
 }
 
 // mayMatch is a cheap filter: every word appears somewhere in the folded text.
@@ -92,26 +212,26 @@ func mayMatch(data []byte, words []string) bool {
 	return true
 }
 
-// forgetMatches lists the lines of one file that forget would remove.
-func forgetMatches(p string, data []byte, words []string) []Match {
+// linesOf lists the lines of one memory file (inbox lines, note facts, core facts) that match.
+func linesOf(p string, data []byte, match func(note.Fact) bool) []Match {
 	var out []Match
 	typ, _, _ := typeOf(p, data)
 	switch typ {
 	case "inbox-day":
 		for _, l := range inbox.LinesOf(data) {
-			if secret.MatchesAll(l.Text, words) {
+			if match(note.Fact{ID: l.ID, Text: l.Text}) {
 				out = append(out, Match{Path: p, ID: l.ID, Text: l.Text})
 			}
 		}
 	case "note":
-		_, removed := note.RemoveFactsMatching(data, func(t string) bool { return secret.MatchesAll(t, words) })
+		_, removed := note.RemoveFactsMatching(data, match)
 		for _, r := range removed {
 			out = append(out, Match{Path: p, ID: r.Fact.ID, Text: r.Fact.Text})
 		}
 	case "router":
 		if r, err := note.ParseRouter(data); err == nil {
 			for _, f := range r.CoreFacts {
-				if secret.MatchesAll(f.Text, words) {
+				if match(f) {
 					out = append(out, Match{Path: p, ID: f.ID, Text: f.Text})
 				}
 			}
@@ -148,47 +268,53 @@ func addTrash(tx *box.Tx, date string, recs []trashRecord) error {
 		data = append(data, '\n')
 	}
 	for _, r := range recs {
-		line, _ := json.Marshal(r)
+		line, err := json.Marshal(r)
+		if err != nil {
+			return errs.Wrap("memory.trash", errs.Other, err, "")
+		}
 		data = append(append(data, line...), '\n')
 	}
 	return tx.Write(p, data)
 }
 
-// forgetApply removes, inside the change, exactly the matches found (those still there) and trashes them.
-func forgetApply(tx *box.Tx, words []string, matched []Match, date string, a Actor, now string) (int, error) {
-	want := map[string]map[string]bool{} // path → text → planned
-	wantID := map[string]bool{}          // path#id of the inbox lines planned: a line that arrived since with the same text stays
-	for _, mt := range matched {
-		if want[mt.Path] == nil {
-			want[mt.Path] = map[string]bool{}
-		}
-		want[mt.Path][mt.Text] = true
-		if mt.ID != "" {
-			wantID[mt.Path+"#"+mt.ID] = true
-		}
-	}
-	paths := make([]string, 0, len(want))
-	for p := range want {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+// forgetChange is the change that removes exactly the lines listed (by file, id and text) that are
+// still there, and trashes them; *removed counts them once it has run. A listed line that is gone or
+// changed is skipped; if none is left, the change refuses with Conflict and writes nothing.
+func (m *Memory) forgetChange(a Actor, q string, ms []Match, removed *int) box.Change {
+	return box.Change{Actor: a, Op: "forget", Switch: gate.Change,
+		Summary: fmt.Sprintf("%s forgot %d %s matching %q", a.Who, len(ms), plural(len(ms), "line", "lines"), q),
+		Apply: func(tx *box.Tx) error {
+			n, err := forgetApply(tx, matchSet(ms), m.now().Format("2006-01-02"), a, m.now().UTC().Format("2006-01-02T15:04:05Z"))
+			if err == nil && n == 0 {
+				err = errs.E("memory.forget", errs.Conflict, "The matching lines changed while forgetting; nothing was removed, so try again.")
+			}
+			*removed = n
+			return err
+		}}
+}
+
+// forgetApply removes, inside the change, exactly the lines in want that are still there, and trashes them.
+func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (int, error) {
 	var trash []trashRecord
 	rec := func(p, section, id, line string) {
 		trash = append(trash, trashRecord{Time: now, Op: "forget", By: a.Who, Path: p, Section: section, ID: id, Line: line})
 	}
-	for _, p := range paths {
+	for _, p := range want.paths() {
 		data, err := readOr(tx, p, nil)
-		if err != nil || data == nil {
+		if err != nil {
+			return 0, err
+		}
+		if data == nil {
 			continue
 		}
-		planned := func(text string) bool { return want[p][text] && secret.MatchesAll(text, words) }
+		planned := want.has(p)
 		typ, _, _ := typeOf(p, data)
 		var out []byte
 		switch typ {
 		case "inbox-day":
 			var ids []string
 			for _, l := range inbox.LinesOf(data) {
-				if wantID[p+"#"+l.ID] && planned(l.Text) {
+				if planned(note.Fact{ID: l.ID, Text: l.Text}) {
 					ids = append(ids, l.ID)
 				}
 			}
@@ -199,7 +325,7 @@ func forgetApply(tx *box.Tx, words []string, matched []Match, date string, a Act
 			}
 		case "note":
 			var removed []note.Removed
-			out, removed = note.RemoveFactsMatching(data, func(t string) bool { return planned(t) })
+			out, removed = note.RemoveFactsMatching(data, planned)
 			for _, r := range removed {
 				rec(p, r.Section, r.Fact.ID, r.Line)
 			}
@@ -210,7 +336,7 @@ func forgetApply(tx *box.Tx, words []string, matched []Match, date string, a Act
 			}
 			var kept []note.Fact
 			for _, f := range r.CoreFacts {
-				if planned(f.Text) {
+				if planned(f) {
 					rec(p, "Core facts", f.ID, "- [core] "+f.Text)
 					continue
 				}

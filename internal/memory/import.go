@@ -277,7 +277,7 @@ func (p *importPrep) doc(d imports.Doc) error {
 	data := d.Data
 	if !d.Binary {
 		data = p.blankSecrets(d.Where, data)
-		if fs := p.m.validate(p.m.root, []string{bp}, map[string][]byte{bp: data}); len(fs) > 0 {
+		if fs := p.m.box.Refusals([]string{bp}, map[string][]byte{bp: data}); len(fs) > 0 {
 			p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "the box would refuse it as " + bp + ": " + fs[0].Message + "; fix it in the source and import again"})
 			return nil
 		}

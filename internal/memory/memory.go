@@ -20,35 +20,44 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
-	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
-	"github.com/boxmem/box/internal/schema"
 )
 
-// Options tune Open.
+// Mode is how the memory keeps its index current.
+type Mode int
+
+const (
+	// Reads reconciles the index on the first read, in the caller's time: a stat walk that reloads only
+	// changed files (a CLI verb).
+	Reads Mode = iota
+	// Watch keeps the index current with a file watcher and reconciles it in the background, so opening
+	// returns at once and search says "indexing" until it is done (box serve, box mcp).
+	Watch
+	// Light reads the index as it stands: the box's own writes, the server's watcher and every CLI read
+	// keep it current, and a hook must not pay the reconcile walk on every prompt. Only an index that is
+	// missing or unusable is rebuilt, once, in the caller's time.
+	Light
+)
+
+// Options tune New.
 type Options struct {
-	// Watch keeps the index current with a file watcher, and reconciles it in the background so Open
-	// returns at once (the server). Without it (the CLI) the index is reconciled on the first read, in
-	// the caller's time: a stat walk that reloads only changed files.
-	Watch bool
-	Now   func() time.Time // the clock; nil = time.Now
+	Mode Mode
 	// Progress hears a reconcile or reindex that has files to load (a progress bar); may be nil.
 	Progress func(done, total int)
 }
 
-// Memory is an open memory over one box. It is safe for concurrent use.
+// Memory is the memory of one box. It is safe for concurrent use.
 type Memory struct {
-	root    string
-	box     *box.Box
-	schemas *schema.Registry
-	now     func() time.Time
-	opts    Options
+	root string
+	box  *box.Box
+	now  func() time.Time
+	opts Options
 
 	ixMu sync.Mutex
 	ix   *index.Index // opened on first use: a `box remember` whose line another process commits never needs it
 
-	fresh    sync.Once   // the CLI's one reconcile
+	fresh    sync.Once   // the one reconcile of Reads (and of Light, when the index needs a rebuild)
 	indexing atomic.Bool // a background reconcile is running
 	missed   atomic.Bool // an index update after a commit failed: the next read reconciles
 	stop     context.CancelFunc
@@ -58,26 +67,22 @@ type Memory struct {
 // indexFile is the index inside the box's runtime folder.
 const indexFile = ".box/index.db"
 
-// Open opens the memory of the box at root: the box with schema validation and the index update wired
-// into every write, and the index (rebuilt when missing, corrupt or of another version).
-func Open(ctx context.Context, root string, opts Options) (*Memory, error) {
-	const op = "memory.open"
-	m := &Memory{opts: opts, now: opts.Now}
-	if m.now == nil {
-		m.now = time.Now
-	}
-	b, err := box.OpenWith(root, box.Options{Validate: m.validate, AfterCommit: m.afterCommit, Spool: m.spoolOps(), Settle: settleDay})
-	if err != nil {
-		return nil, err
-	}
-	m.box, m.root = b, b.Root
-	if m.schemas, err = schema.Load(m.root); err != nil {
-		b.Close()
-		return nil, errs.Wrap(op, errs.Other, err, "The box's schemas could not be read")
-	}
-	if opts.Watch {
+// BoxOptions are the write-transaction options the memory needs of the box handle it writes through:
+// its spooled ops (so other processes' remembers batch with ours) and the inbox day's settling after a
+// line-merging undo. The composition root adds them when it opens the box.
+func BoxOptions(o box.Options) box.Options {
+	o.Spool = spoolOps()
+	o.Settle = settleDay
+	return o
+}
+
+// New is the memory of the box b (opened with BoxOptions), on b's clock. It subscribes the index to b's
+// commits; with Watch it also starts the watcher and a background reconcile, which Close stops.
+func New(ctx context.Context, b *box.Box, opts Options) (*Memory, error) {
+	m := &Memory{root: b.Root, box: b, now: b.Now, opts: opts}
+	b.Subscribe(m.afterCommit)
+	if opts.Mode == Watch {
 		if _, err := m.index(); err != nil {
-			b.Close()
 			return nil, err
 		}
 		wctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -91,7 +96,7 @@ func Open(ctx context.Context, root string, opts Options) (*Memory, error) {
 	return m, nil
 }
 
-// Close stops the watcher and closes the index and the box.
+// Close stops the watcher and closes the index; the box is its opener's to close.
 func (m *Memory) Close() error {
 	if m.stop != nil {
 		m.stop()
@@ -99,14 +104,18 @@ func (m *Memory) Close() error {
 	m.bg.Wait()
 	m.ixMu.Lock()
 	defer m.ixMu.Unlock()
-	var err error
-	if m.ix != nil {
-		err = m.ix.Close()
+	if m.ix == nil {
+		return nil
 	}
-	return errors.Join(err, m.box.Close())
+	ix := m.ix
+	m.ix = nil
+	return ix.Close()
 }
 
-// Box is the open box the memory writes through.
+// Indexing reports whether a background reconcile is still bringing the index up to date.
+func (m *Memory) Indexing() bool { return m.indexing.Load() }
+
+// Box is the box the memory writes through.
 func (m *Memory) Box() *box.Box { return m.box }
 
 // withIndex runs fn with the index, opening it first if need be.
@@ -131,10 +140,22 @@ func (m *Memory) index() (*index.Index, error) {
 	return m.ix, nil
 }
 
-// ensureFresh reconciles the index once, in the caller's time (the CLI). With Watch it does nothing:
-// the background reconcile reports Indexing until it is done.
+// ensureFresh reconciles the index once, in the caller's time (Reads; Light only when the index needs a
+// rebuild). With Watch it does nothing: the background reconcile reports Indexing until it is done. A
+// reconcile that fails leaves the index as it was (search still answers from it) and is tried again on
+// the next read.
 func (m *Memory) ensureFresh(ctx context.Context) {
-	m.fresh.Do(func() { m.reconcile(ctx, m.opts.Progress) })
+	m.fresh.Do(func() {
+		if m.opts.Mode == Light {
+			ix, err := m.index()
+			if err != nil || !ix.NeedsRebuild() {
+				return
+			}
+		}
+		if _, err := m.reconcile(ctx, m.opts.Progress); err != nil {
+			m.missed.Store(true)
+		}
+	})
 	if m.missed.CompareAndSwap(true, false) {
 		if _, err := m.reconcile(ctx, nil); err != nil {
 			m.missed.Store(true) // still behind: try again on the next read
@@ -168,7 +189,9 @@ func (m *Memory) reconcile(ctx context.Context, progress func(done, total int)) 
 func (m *Memory) watchLoop(ctx context.Context) {
 	defer m.bg.Done()
 	for ctx.Err() == nil {
-		index.Watch(ctx, m.root, m.onChange)
+		if err := index.Watch(ctx, m.root, m.onChange); err != nil {
+			m.missed.Store(true) // changes made while no watcher ran: the next read reconciles
+		}
 		select {
 		case <-ctx.Done():
 		case <-time.After(time.Second):
@@ -180,7 +203,9 @@ func (m *Memory) watchLoop(ctx context.Context) {
 func (m *Memory) catchUp(ctx context.Context) {
 	defer m.bg.Done()
 	defer m.indexing.Store(false)
-	m.reconcile(ctx, m.opts.Progress)
+	if _, err := m.reconcile(ctx, m.opts.Progress); err != nil {
+		m.missed.Store(true) // the next read tries again
+	}
 }
 
 // onChange reindexes the paths the watcher reports; a path that is gone is a file or a folder removed.
@@ -188,13 +213,16 @@ func (m *Memory) onChange(paths []string) {
 	var files []string
 	for _, p := range paths {
 		if _, err := m.stat(p); err != nil && !strings.HasSuffix(p, ".md") {
-			m.withIndex(func(ix *index.Index) error {
+			err := m.withIndex(func(ix *index.Index) error {
 				have, err := ix.FilesUnder(context.Background(), p+"/")
 				if err != nil {
 					return err
 				}
 				return ix.DeleteFiles(slices.Collect(maps.Keys(have)))
 			})
+			if err != nil {
+				m.missed.Store(true)
+			}
 			continue
 		}
 		files = append(files, p)
@@ -343,7 +371,7 @@ func (m *Memory) stamps(ctx context.Context, ix *index.Index) (map[string]index.
 // lineStamp stamps an inbox line by what it says, who said it and when.
 func lineStamp(d index.Doc) index.FileStamp {
 	h := fnv.New64a()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", d.Body, d.Who, d.Trust, d.Date.Unix())
+	_, _ = fmt.Fprintf(h, "%s\x00%s\x00%s\x00%d", d.Body, d.Who, d.Trust, d.Date.Unix()) // a hash never fails to write
 	return index.FileStamp{Size: int64(len(d.Body)), Hash: strconv.FormatUint(h.Sum64(), 36)}
 }
 
@@ -387,34 +415,6 @@ func (m *Memory) host(p string) string {
 func (m *Memory) boxPath(h string) string {
 	rel, _ := filepath.Rel(m.root, h)
 	return "/" + filepath.ToSlash(rel)
-}
-
-// validate is box's Validate: schema checks of the cards a change writes. A finding the file already
-// had on disk does not refuse the change (a hand-broken file is reported by validate, not frozen).
-func (m *Memory) validate(root string, paths []string, files map[string][]byte) []finding.Finding {
-	var out []finding.Finding
-	for _, p := range paths {
-		data, ok := files[p]
-		if !ok || !(strings.HasSuffix(p, ".md") || strings.HasSuffix(p, ".card")) {
-			continue
-		}
-		fs := m.schemas.CheckFile(p, data)
-		if !finding.HasErrors(fs) {
-			continue
-		}
-		before := map[string]bool{}
-		if old, err := m.read(p); err == nil {
-			for _, f := range m.schemas.CheckFile(p, old) {
-				before[f.Code+f.Message] = true
-			}
-		}
-		for _, f := range fs {
-			if !before[f.Code+f.Message] {
-				out = append(out, f)
-			}
-		}
-	}
-	return out
 }
 
 // Reindex rebuilds the index from the tree; progress is called as files are read. The index is emptied

@@ -553,7 +553,7 @@ func retarget(r ref.Ref, old, kept string) string {
 func (ap *applier) mentioning(old string) []string {
 	if ap.mentions == nil {
 		ap.mentions = map[string][]string{}
-		filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error {
+		_ = filepath.WalkDir(ap.m.host("/_content"), func(h string, d fs.DirEntry, err error) error { // its callback stops on nothing: a file it cannot read mentions no one
 			switch p := ap.m.boxPath(h); {
 			case err != nil:
 			case d.IsDir() && hidden(d.Name()):

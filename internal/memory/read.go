@@ -150,6 +150,50 @@ func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 	return o, nil
 }
 
+// Summary is what the memory holds, in a few numbers and the router: what an agent session is told at
+// its start. It reads the router file and counts from the index, so it costs the same at any size.
+type Summary struct {
+	Router string `json:"router"`
+	Notes  int    `json:"notes"`
+	Maps   int    `json:"maps"`
+	Inbox  int    `json:"inbox"`
+}
+
+// Summary counts the notes, maps and unfiled inbox lines and reads the router.
+func (m *Memory) Summary(ctx context.Context) (Summary, error) {
+	m.ensureFresh(ctx)
+	data, err := m.read(layout.Router)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return Summary{}, errs.Wrap("memory.summary", errs.Other, err, "")
+	}
+	s := Summary{Router: string(data)}
+	err = m.withIndex(func(ix *index.Index) (err error) {
+		if _, s.Notes, err = ix.List(ctx, []string{KindNote}, 0); err != nil {
+			return err
+		}
+		if _, s.Maps, err = ix.List(ctx, []string{KindMap}, 0); err != nil {
+			return err
+		}
+		_, s.Inbox, err = ix.List(ctx, []string{KindInbox}, 0)
+		return err
+	})
+	return s, err
+}
+
+// Has reports whether a name a wikilink or a reader would use (entity-leo, moc-people, moc-people/a,
+// MEMORY) names a note, map, letter map or the router that exists.
+func (m *Memory) Has(name string) bool {
+	p, err := resolveName(name)
+	if err != nil {
+		return false
+	}
+	if _, err := m.stat(p); err == nil {
+		return true
+	}
+	fi, err := m.stat(strings.TrimSuffix(p, ".md")) // a split map's letter folder
+	return err == nil && fi.IsDir()
+}
+
 // noteKind is entity or topic, from the note's name.
 func noteKind(p string) string {
 	if strings.HasPrefix(filepath.Base(p), "entity-") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
@@ -34,7 +35,7 @@ type coreArgs struct {
 	Date string    `json:"date"`
 }
 
-func (m *Memory) spoolOps() map[string]box.SpoolFunc {
+func spoolOps() map[string]box.SpoolFunc {
 	return map[string]box.SpoolFunc{
 		spoolRemember: func(raw json.RawMessage) (func(*box.Tx) error, error) {
 			var a rememberArgs
@@ -56,39 +57,86 @@ func (m *Memory) spoolOps() map[string]box.SpoolFunc {
 // Remember saves one plain fact as one inbox line (or, for the owner's --core, a core fact of the
 // router). Refusals are one plain sentence and write nothing.
 func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (RememberResult, error) {
+	c, res, err := m.rememberChange(a, in)
+	if err != nil {
+		return RememberResult{}, err
+	}
+	r, err := m.box.Do(ctx, c)
+	if err != nil {
+		return RememberResult{}, err
+	}
+	res.Entry = r.EntryID
+	return res, nil
+}
+
+// CheckRemember refuses what Remember would refuse for its text, before anything is written anywhere:
+// a surface that makes a card first must not carry a secret into the card, its diary line or git.
+func CheckRemember(text string) error { return secret.CheckRemember(strings.TrimSpace(text)) }
+
+// rememberChange checks the fact and returns the change that saves it, as a spooled op (so many
+// processes share commits), and its result but for the diary entry.
+func (m *Memory) rememberChange(a Actor, in RememberInput) (box.Change, RememberResult, error) {
 	const op = "memory.remember"
 	a = normalize(a)
 	text := strings.TrimSpace(in.Text)
 	if err := secret.CheckRemember(text); err != nil {
-		return RememberResult{}, err
+		return box.Change{}, RememberResult{}, err
 	}
 	if in.Core && a.Trust != inbox.Own {
-		return RememberResult{}, errs.E(op, errs.Refused, "Only the owner's own words can be a core fact; save it as a plain fact instead, and the owner can make it core.")
+		return box.Change{}, RememberResult{}, errs.E(op, errs.Refused, "Only the owner's own words can be a core fact; save it as a plain fact instead, and the owner can make it core.")
 	}
 	now := m.now()
 	date := now.Format("2006-01-02")
 	id := inbox.NewID()
 	if in.Core {
-		args, _ := json.Marshal(coreArgs{Fact: note.Fact{Text: text, ID: id}, Date: date})
-		res, err := m.box.Do(ctx, box.Change{Actor: a, Op: "remember", Switch: "change",
-			Summary: a.Who + " remembered a core fact: " + short(text), Spool: &box.SpoolOp{Name: spoolCore, Args: args}})
+		args, err := json.Marshal(coreArgs{Fact: note.Fact{Text: text, ID: id}, Date: date})
 		if err != nil {
-			return RememberResult{}, err
+			return box.Change{}, RememberResult{}, errs.Wrap(op, errs.Other, err, "")
 		}
-		return RememberResult{ID: id, Path: layout.Router, Entry: res.EntryID, Text: "Saved as a core fact: " + text}, nil
+		return box.Change{Actor: a, Op: "remember", Switch: gate.Change,
+				Summary: a.Who + " remembered a core fact: " + short(text), Spool: &box.SpoolOp{Name: spoolCore, Args: args}},
+			RememberResult{ID: id, Path: layout.Router, Text: "Saved as a core fact: " + text}, nil
 	}
 	l := inbox.Line{ID: id, Time: now.Format("15:04:05"), Who: lineWho(a), Via: lineVia(a), Trust: a.Trust, Text: text}
 	if err := l.Validate(); err != nil {
-		return RememberResult{}, err
+		return box.Change{}, RememberResult{}, err
 	}
 	day := m.dayFile(date)
-	args, _ := json.Marshal(rememberArgs{Day: day, Date: date, Line: l})
-	res, err := m.box.Do(ctx, box.Change{Actor: a, Op: "remember", Switch: "change",
-		Summary: a.Who + " remembered: " + short(text), Spool: &box.SpoolOp{Name: spoolRemember, Args: args}})
+	args, err := json.Marshal(rememberArgs{Day: day, Date: date, Line: l})
 	if err != nil {
-		return RememberResult{}, err
+		return box.Change{}, RememberResult{}, errs.Wrap(op, errs.Other, err, "")
 	}
-	return RememberResult{ID: id, Path: day, Entry: res.EntryID, Text: "Saved to the inbox: " + text}, nil
+	return box.Change{Actor: a, Op: "remember", Switch: gate.Change,
+			Summary: a.Who + " remembered: " + short(text), Spool: &box.SpoolOp{Name: spoolRemember, Args: args}},
+		RememberResult{ID: id, Path: day, Text: "Saved to the inbox: " + text}, nil
+}
+
+// RememberAction is the exact action "save this fact", for a "Save this?" card.
+func RememberAction(text string) gate.Action {
+	text = strings.TrimSpace(text)
+	return gate.Action{Kind: "save", Switch: gate.Change, Summary: text, Payload: map[string]any{"op": "remember", "text": text}}
+}
+
+// RememberOp is how an approved "Save this?" card runs (the gate calls it): what the card shows is what
+// is saved, under the name of whoever proposed it.
+func (m *Memory) RememberOp() gate.Op {
+	return gate.Op{
+		Current: func(_ context.Context, stored gate.Action) (gate.Action, error) { return stored, nil },
+		Run: func(_ context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
+			p, _ := a.Payload.(map[string]any)
+			text, _ := p["text"].(string)
+			ch, res, err := m.rememberChange(c.Proposer(), RememberInput{Text: text})
+			if err != nil {
+				return gate.Effect{}, err
+			}
+			// Inside an approval the line joins the card's commit, so it is applied here, not spooled.
+			if ch.Apply, err = spoolOps()[ch.Spool.Name](ch.Spool.Args); err != nil {
+				return gate.Effect{}, err
+			}
+			ch.Spool = nil
+			return gate.Effect{Change: &ch, Text: func() string { return res.Text }}, nil
+		},
+	}
 }
 
 // dayFile is the inbox file today's line goes to: the day's last part, or a new part once that one has

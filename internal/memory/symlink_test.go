@@ -98,7 +98,7 @@ func TestIndexSkipsLinksOutOfTheBox(t *testing.T) {
 		t.Errorf("overview counts %d inbox lines from a linked day (%v)", o.Inbox, err)
 	}
 	remember(t, m, own, "Leo saw the "+outsideSecret+" at the lake.")
-	ms, err := m.findForget(ctx, []string{outsideSecret})
+	ms, err := m.ForgetPreview(ctx, outsideSecret)
 	if err != nil || len(ms) != 1 || !strings.Contains(ms[0].Text, "lake") {
 		t.Errorf("forget lists %+v %v; only the line inside the box may be listed", ms, err)
 	}
@@ -130,12 +130,10 @@ func openWatched(t *testing.T) (*Memory, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Close()
-	m, err := Open(context.Background(), dir, Options{Watch: true})
-	if err != nil {
+	if err := b.Close(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { m.Close() })
+	m := openAt(t, dir, Options{Mode: Watch}, nil)
 	waitFor(t, func() bool { return !m.indexing.Load() })
 	return m, dir
 }

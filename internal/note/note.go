@@ -332,9 +332,10 @@ type Removed struct {
 	Fact    Fact   // the text and id (for a timeline line, the text without date)
 }
 
-// RemoveFactsMatching removes the Key facts and Timeline lines whose text matches (forget), and
-// returns them. Other lines are untouched; no match returns data unchanged.
-func RemoveFactsMatching(data []byte, match func(text string) bool) ([]byte, []Removed) {
+// RemoveFactsMatching removes the Key facts and Timeline lines that match (forget), and returns them.
+// match sees a timeline line's text without its date. Other lines are untouched; no match returns data
+// unchanged.
+func RemoveFactsMatching(data []byte, match func(f Fact) bool) ([]byte, []Removed) {
 	d, err := parseDoc("note.forget", data)
 	if err != nil {
 		return data, nil
@@ -357,7 +358,7 @@ func RemoveFactsMatching(data []byte, match func(text string) bool) ([]byte, []R
 			} else {
 				f, ok = parseFact(l)
 			}
-			if ok && match(f.Text) {
+			if ok && match(f) {
 				removed = append(removed, Removed{Section: s.name(), Line: l, Fact: f})
 				continue
 			}

@@ -140,18 +140,18 @@ func diffLines(a, b []byte) (added, removed []string) {
 func TestRemoveFactsMatching(t *testing.T) {
 	data, _ := os.ReadFile("testdata/note-leo.md")
 	words := secret.Words("swim thursdays")
-	out, removed := RemoveFactsMatching(data, func(s string) bool { return secret.MatchesAll(s, words) })
+	out, removed := RemoveFactsMatching(data, func(f Fact) bool { return secret.MatchesAll(f.Text, words) })
 	if len(removed) != 1 || removed[0].Section != "Timeline" || removed[0].Fact.ID != "k3f9a2qd" {
 		t.Fatalf("removed %+v", removed)
 	}
 	if _, rm := diffLines(data, out); len(rm) != 1 {
 		t.Errorf("removed lines %q", rm)
 	}
-	out, removed = RemoveFactsMatching(data, func(s string) bool { return secret.MatchesAll(s, secret.Words("it")) })
+	out, removed = RemoveFactsMatching(data, func(f Fact) bool { return secret.MatchesAll(f.Text, secret.Words("it")) })
 	if len(removed) != 0 || !bytes.Equal(out, data) {
 		t.Error("a stopword query removed something")
 	}
-	_, removed = RemoveFactsMatching(data, func(s string) bool { return secret.MatchesAll(s, secret.Words("leo")) })
+	_, removed = RemoveFactsMatching(data, func(f Fact) bool { return secret.MatchesAll(f.Text, secret.Words("leo")) })
 	if len(removed) != 3 {
 		t.Errorf("forget leo removed %d lines, want 3", len(removed))
 	}

@@ -135,7 +135,8 @@ func TestClientNameCannotForgeALine(t *testing.T) {
 	}
 }
 
-// Erase signs out every connection: OAuth ones too, and a connection whose code is not yet exchanged.
+// Erase signs out every connection: OAuth ones too, and a connection whose code is not yet exchanged
+// (erase forgets the clients too, so the code's client is not known any more).
 func TestEraseEndsOAuthConnections(t *testing.T) {
 	f := newFx(t)
 	f.owner()
@@ -162,7 +163,7 @@ func TestEraseEndsOAuthConnections(t *testing.T) {
 	if st, _ := f.mcpStatus(tk["access_token"].(string)); st != 401 {
 		t.Fatalf("after erase /mcp answers %d", st)
 	}
-	if st, out := f.exchange(late, code); st != 400 || out["error"] != "invalid_grant" {
+	if st, out := f.exchange(late, code); st != 401 || out["error"] != "invalid_client" {
 		t.Fatalf("a code approved before erase: %d %v", st, out)
 	}
 }

@@ -34,12 +34,11 @@ func (s *Server) document(r *http.Request, clientID string) error {
 	res, err := s.cfg.Fetch.Get(r.Context(), clientID, http.Header{"Accept": {"application/json"}})
 	if err != nil {
 		s.cfg.Logger.Info("oauth: client metadata document not fetched", "client_id", clientID, "err", err)
-		return &grants.Refusal{Code: "invalid_client", Description: "The box could not fetch this client's metadata document at " +
-			clientID + ": " + sentence(err)}
+		return grants.Refuse("invalid_client", "The box could not fetch this client's metadata document at %s: %s", clientID, sentence(err))
 	}
 	if res.Status != http.StatusOK {
-		return &grants.Refusal{Code: "invalid_client", Description: "The client's metadata document at " + clientID + " answered " +
-			strconv.Itoa(res.Status) + " " + http.StatusText(res.Status) + "; it must be served there with 200 (the box follows no redirect)."}
+		return grants.Refuse("invalid_client", "The client's metadata document at %s answered %s %s; it must be served there with 200 (the box follows no redirect).",
+			clientID, strconv.Itoa(res.Status), http.StatusText(res.Status))
 	}
 	c, err := grants.ParseDocument(clientID, res.Body)
 	if err != nil {

@@ -17,16 +17,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/egresstest"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
-	"github.com/boxmem/box/internal/mcp"
 	"github.com/boxmem/box/internal/oauth"
 	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/server"
-	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/web"
 )
 
@@ -39,6 +38,7 @@ type fx struct {
 	docs   *docNet // where clients' metadata documents are served
 	grants *grants.Store
 	keys   *keys.Store
+	gate   *gate.Gate
 	web    *web.Web
 	key    *passkeytest.Key
 	c      *http.Client
@@ -48,19 +48,14 @@ type fx struct {
 func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "true"})
+	jar, _ := cookiejar.New(nil) // the owner's browser: signed in once owner() made the passkey
+	f := &fx{t: t, clock: passkeytest.NewClock(),
+		c: &http.Client{Timeout: 20 * time.Second, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	jar, _ := cookiejar.New(nil) // the owner's browser: signed in once owner() made the passkey
-	f := &fx{t: t, root: b.Root, clock: passkeytest.NewClock(),
-		c: &http.Client{Timeout: 20 * time.Second, Jar: jar, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}}
-	if f.keys, err = keys.Open(b.Root, nil); err != nil {
-		t.Fatal(err)
-	}
-	if f.grants, err = grants.Open(b.Root, f.clock.Now); err != nil {
-		t.Fatal(err)
-	}
+	f.root, f.keys, f.grants, f.gate = a.Root, a.Keys, a.Grants, a.Gate
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -68,24 +63,23 @@ func newFx(t *testing.T, tune ...func(*server.Server)) *fx {
 	_, port, _ := net.SplitHostPort(ln.Addr().String())
 	f.base, f.ip = "http://localhost:"+port, "http://127.0.0.1:"+port
 	f.docs = newDocNet(t)
-	srv := &server.Server{Listener: ln, Keys: f.keys, Grants: f.grants, BoxID: b.Marker.ID, Fetch: f.docs.Client(egress.Options{MaxBytes: grants.MaxDocument, Timeout: 2 * time.Second}),
-		MCP: mcp.New(mcp.Config{Todos: todo.New(b), State: f.keys, Address: f.base})}
+	srv, ui, err := a.Server(app.ServeOptions{Listener: ln})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.web = ui
+	srv.Fetch = f.docs.Client(egress.Options{MaxBytes: grants.MaxDocument, Timeout: 2 * time.Second})
 	for _, fn := range tune {
 		fn(srv)
 	}
-	if f.web, err = web.New(web.Config{Box: b, Keys: f.keys, Todos: todo.New(b), Grants: f.grants, Issuer: srv.BaseURL, Now: f.clock.Now}); err != nil {
-		t.Fatal(err)
-	}
-	srv.Web, srv.Gate = f.web.Handler(), f.web.Gate()
 	done := make(chan error, 1)
 	go func() { done <- srv.Run(ctx) }()
 	t.Cleanup(func() {
 		cancel()
 		<-done
-		f.web.Close()
-		f.grants.Close()
-		f.keys.Close()
-		b.Close()
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
 	})
 	f.key = passkeytest.New(t, f.base, "localhost")
 	return f

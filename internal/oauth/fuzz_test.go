@@ -16,8 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/boxmem/box/internal/box"
-	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/oauth"
 )
@@ -29,10 +28,6 @@ const fuzzIssuer = "https://box.example"
 // fuzzServer is the authorization server of a real box, with a clock that moves five minutes at each
 // look so that the hourly registration limit does not hide the rest.
 func fuzzServer(f *testing.F) (http.Handler, *grants.Store) {
-	b, err := box.Init(context.Background(), f.TempDir(), box.InitOptions{HookBinary: "true"})
-	if err != nil {
-		f.Fatal(err)
-	}
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time {
@@ -41,14 +36,14 @@ func fuzzServer(f *testing.F) (http.Handler, *grants.Store) {
 		now = now.Add(5 * time.Minute)
 		return now
 	}
-	g, err := grants.Open(b.Root, clock)
+	a, err := app.Init(context.Background(), f.TempDir(), nil, "true", app.Options{Now: clock})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { g.Close(); b.Close() })
+	f.Cleanup(func() { a.Close() })
 	mux := http.NewServeMux()
-	oauth.New(oauth.Config{Grants: g, Gate: gate.New(b, nil), Issuer: func(*http.Request) string { return fuzzIssuer }}).Mount(mux)
-	return mux, g
+	oauth.New(oauth.Config{Grants: a.Grants, Gate: a.Gate, Issuer: func(*http.Request) string { return fuzzIssuer }}).Mount(mux)
+	return mux, a.Grants
 }
 
 func serve(h http.Handler, req *http.Request) *httptest.ResponseRecorder {

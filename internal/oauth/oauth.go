@@ -18,11 +18,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/boxmem/box/internal/egress"
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 )
 
-// The endpoints, under /mcp/oauth as seed 003 §4 names them. ConsentPath is served by package web.
+// The endpoints, under /mcp/oauth (docs/OAUTH.md). ConsentPath is served by package web.
 const (
 	RegisterPath  = "/mcp/oauth/register"
 	AuthorizePath = "/mcp/oauth/authorize"
@@ -115,9 +116,15 @@ func Metadata(issuer string) *oauthex.AuthServerMeta {
 // metadata serves the document without the empty jwks_uri the SDK type always writes: the box signs no
 // tokens, and RFC 8414 makes the member optional.
 func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
-	b, _ := json.Marshal(Metadata(s.cfg.Issuer(r)))
+	b, err := json.Marshal(Metadata(s.cfg.Issuer(r)))
 	var m map[string]any
-	json.Unmarshal(b, &m)
+	if err == nil {
+		err = json.Unmarshal(b, &m)
+	}
+	if err != nil {
+		s.fail(w, r, errs.Wrap("oauth.metadata", errs.Other, err, ""))
+		return
+	}
 	delete(m, "jwks_uri")
 	writeJSON(w, http.StatusOK, m)
 }
@@ -164,16 +171,19 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req, err := s.cfg.Grants.Authorize(r.Context(), a, issuer+"/mcp")
-	var ref *grants.Refusal
 	switch {
-	case errors.As(err, &ref) && ref.Redirect:
+	case errors.Is(err, grants.ErrToClient):
 		// The owner approved this client and redirect URI before: the error goes back to it (RFC 6749 §4.1.2.1).
 		back := grants.Request{Issuer: issuer, RedirectURI: a.RedirectURI, State: a.State}
 		if back.RedirectURI == "" {
-			c, _ := s.cfg.Grants.Client(r.Context(), a.ClientID)
+			c, cerr := s.cfg.Grants.Client(r.Context(), a.ClientID)
+			if cerr != nil {
+				s.errorPage(w, r, cerr)
+				return
+			}
 			back.RedirectURI = c.RedirectURIs[0]
 		}
-		http.Redirect(w, r, back.Answer(url.Values{"error": {ref.Code}, "error_description": {ref.Description}}), http.StatusFound)
+		http.Redirect(w, r, back.Answer(url.Values{"error": {errs.CodeOf(err)}, "error_description": {errs.Sentence(err)}}), http.StatusFound)
 		return
 	case err != nil:
 		s.errorPage(w, r, err)
@@ -189,7 +199,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if !req.Approved {
-			s.errorPage(w, r, &grants.Refusal{Code: "access_denied", Description: desc})
+			s.errorPage(w, r, grants.Refuse("access_denied", "%s", desc))
 			return
 		}
 		http.Redirect(w, r, req.Answer(url.Values{"error": {"access_denied"}, "error_description": {desc}}), http.StatusFound)
@@ -232,12 +242,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 			r.PostForm.Get("redirect_uri"), r.PostForm.Get("resource"))
 	case "refresh_token":
 		if res := r.PostForm.Get("resource"); res != "" && res != s.cfg.Issuer(r)+"/mcp" {
-			err = &grants.Refusal{Code: "invalid_target", Description: "The resource must be this box's MCP endpoint."}
+			err = grants.Refuse("invalid_target", "The resource must be this box's MCP endpoint.")
 			break
 		}
 		t, err = s.cfg.Grants.Refresh(r.Context(), clientID, r.PostForm.Get("refresh_token"), r.PostForm.Get("scope"))
 	default:
-		err = &grants.Refusal{Code: "unsupported_grant_type", Description: "Use authorization_code or refresh_token."}
+		err = grants.Refuse("unsupported_grant_type", "Use authorization_code or refresh_token.")
 	}
 	if err != nil {
 		s.fail(w, r, err)
@@ -277,7 +287,7 @@ func (s *Server) revoke(w http.ResponseWriter, r *http.Request) {
 func (s *Server) postedClient(w http.ResponseWriter, r *http.Request, what string) (string, error) {
 	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 	if err := r.ParseForm(); err != nil {
-		return "", &grants.Refusal{Code: "invalid_request", Description: "The " + what + " request is not a form."}
+		return "", grants.Refuse("invalid_request", "The %s request is not a form.", what)
 	}
 	clientID := r.PostForm.Get("client_id")
 	if id, _, ok := r.BasicAuth(); ok && clientID == "" {
@@ -292,17 +302,22 @@ func (s *Server) postedClient(w http.ResponseWriter, r *http.Request, what strin
 // errorPage tells the person at the browser why /authorize refused: a small page for a browser, the
 // RFC 6749 §5.2 JSON for anything else, never a redirect.
 func (s *Server) errorPage(w http.ResponseWriter, r *http.Request, err error) {
-	var ref *grants.Refusal
-	if !errors.As(err, &ref) || !strings.Contains(r.Header.Get("Accept"), "text/html") {
+	code := errs.CodeOf(err)
+	if code == "" || !strings.Contains(r.Header.Get("Accept"), "text/html") {
 		s.fail(w, r, err)
 		return
 	}
 	w.Header().Set("Content-Type", "text/html; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Header().Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'")
-	w.WriteHeader(status(ref))
-	errorHTML.Execute(w, ref)
+	w.WriteHeader(status(code))
+	if err := errorHTML.Execute(w, errorView{Code: code, Description: errs.Sentence(err)}); err != nil {
+		s.cfg.Logger.Error("oauth: the error page", "err", err)
+	}
 }
+
+// errorView is what the error page shows.
+type errorView struct{ Code, Description string }
 
 var errorHTML = template.Must(template.New("error").Parse(`<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
@@ -317,18 +332,18 @@ func errBody(code, desc string) map[string]string {
 
 // fail answers an error as RFC 6749 §5.2 JSON.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
-	var ref *grants.Refusal
-	if !errors.As(err, &ref) {
+	code := errs.CodeOf(err)
+	if code == "" {
 		s.cfg.Logger.Error("oauth", "path", r.URL.Path, "err", err)
 		writeJSON(w, http.StatusInternalServerError, errBody("server_error", "Something went wrong inside the box; try again."))
 		return
 	}
-	writeJSON(w, status(ref), errBody(ref.Code, ref.Description))
+	writeJSON(w, status(code), errBody(code, errs.Sentence(err)))
 }
 
 // status is the HTTP status of a refusal: invalid_client is 401, a rate limit 429, the rest 400.
-func status(ref *grants.Refusal) int {
-	switch ref.Code {
+func status(code string) int {
+	switch code {
 	case "invalid_client":
 		return http.StatusUnauthorized
 	case "temporarily_unavailable":
@@ -343,5 +358,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	_ = enc.Encode(v) // the status is sent; a client that went away cannot be told anything more
 }

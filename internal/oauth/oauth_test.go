@@ -359,7 +359,7 @@ func TestAccessNeverRefusesNewConnections(t *testing.T) {
 	fl := f.newFlow(loop)
 	old := f.tokens(fl, "memory.read", keys.Caps{})
 	req := f.request(f.newFlow(loop), "memory.read")
-	if _, err := f.web.Gate().SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "test", Trust: "own"}, gate.Access, gate.Never); err != nil {
+	if _, err := f.gate.SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "test", Trust: "own"}, gate.Access, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	if st, out := f.consent(req, keys.Caps{}); st != 403 {

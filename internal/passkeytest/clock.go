@@ -12,8 +12,12 @@ type Clock struct {
 	now time.Time
 }
 
-// NewClock returns a clock set to the current time.
-func NewClock() *Clock { return &Clock{now: time.Now()} }
+// Start is where every test clock starts: the last second of a leap day, local time, so that no test
+// depends on today's date or time zone and a day boundary is one second away.
+var Start = time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local)
+
+// NewClock returns a clock set to Start.
+func NewClock() *Clock { return &Clock{now: Start} }
 
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {

@@ -15,7 +15,8 @@ func procGroup(cmd *exec.Cmd) {
 
 func killGroup(cmd *exec.Cmd) {
 	if cmd.Process != nil {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Process.Kill()
+		// Best effort: the group or the process may have exited already.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Process.Kill()
 	}
 }

@@ -63,7 +63,7 @@ func (c Config) String() string {
 	return fmt.Sprintf("provider.Config{Kind:%s BaseURL:%s Key:%s}", c.Kind, c.BaseURL, Redact(c.Key))
 }
 func (c Config) GoString() string              { return c.String() }
-func (c Config) Format(f fmt.State, verb rune) { fmt.Fprint(f, c.String()) }
+func (c Config) Format(f fmt.State, verb rune) { _, _ = fmt.Fprint(f, c.String()) }
 func (c Config) LogValue() slog.Value          { return slog.StringValue(c.String()) }
 func (c Config) MarshalJSON() ([]byte, error)  { return json.Marshal(c.String()) }
 
@@ -84,7 +84,7 @@ func (k key) reveal() string {
 
 func (k key) String() string                { return Redact(k.reveal()) }
 func (k key) GoString() string              { return k.String() }
-func (k key) Format(f fmt.State, verb rune) { fmt.Fprint(f, k.String()) }
+func (k key) Format(f fmt.State, verb rune) { _, _ = fmt.Fprint(f, k.String()) }
 func (k key) LogValue() slog.Value          { return slog.StringValue(k.String()) }
 func (k key) MarshalJSON() ([]byte, error)  { return json.Marshal(k.String()) }
 
@@ -93,7 +93,7 @@ type shown struct{ name func() string }
 
 func (s shown) String() string                { return "provider(" + s.name() + ")" }
 func (s shown) GoString() string              { return s.String() }
-func (s shown) Format(f fmt.State, verb rune) { fmt.Fprint(f, s.String()) }
+func (s shown) Format(f fmt.State, verb rune) { _, _ = fmt.Fprint(f, s.String()) }
 func (s shown) LogValue() slog.Value          { return slog.StringValue(s.String()) }
 func (s shown) MarshalJSON() ([]byte, error)  { return json.Marshal(s.String()) }
 

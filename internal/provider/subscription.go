@@ -197,14 +197,14 @@ func (s *Subscription) newRun() (runDir, error) {
 	r := runDir{root: root, work: filepath.Join(root, "work"), tmp: filepath.Join(root, "tmp"), system: filepath.Join(root, "system.md")}
 	for _, d := range []string{r.work, r.tmp} {
 		if err := os.Mkdir(d, 0o700); err != nil {
-			os.RemoveAll(root)
+			_ = os.RemoveAll(root) // the call fails with the Mkdir error either way
 			return runDir{}, errs.Wrap(op, errs.Other, err, "A folder for the call could not be made")
 		}
 	}
 	return r, nil
 }
 
-func (r runDir) remove() { os.RemoveAll(r.root) }
+func (r runDir) remove() { _ = os.RemoveAll(r.root) } // best effort after the call; the folder is private
 
 // privateDirs makes each folder, or closes an existing one, to its owner alone (0700): a CLI's HOME
 // holds its sign-in tokens.

@@ -90,10 +90,10 @@ func (s *Subscription) run(ctx context.Context, cmd *exec.Cmd, line func([]byte)
 	idle.Stop()
 	if ended { // the last event came: the CLI exits by itself, or is ended after a grace
 		grace := time.AfterFunc(5*time.Second, func() { stop(errGrace) })
-		io.Copy(io.Discard, stdout)
+		_, _ = io.Copy(io.Discard, stdout) // draining only: the answer is complete
 		grace.Stop()
 	}
-	cmd.Wait()
+	_ = cmd.Wait() // the exit is read from ProcessState below, beside the stop's cause
 	close(done)
 	once.Do(func() {}) // waits for a stop in flight; none can come after
 	ex := exitInfo{code: -1, stderr: tail.lines()}

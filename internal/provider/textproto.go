@@ -298,7 +298,7 @@ func parseToolBlock(body string) ToolCall {
 	case len(in) == 0 || bytes.Equal(in, []byte("null")):
 	case json.Unmarshal(in, &obj) == nil && obj != nil:
 		var c bytes.Buffer
-		json.Compact(&c, in)
+		_ = json.Compact(&c, in) // cannot fail: in was just parsed as JSON
 		tc.Input = json.RawMessage(c.Bytes())
 	default:
 		tc.BadInput = raw

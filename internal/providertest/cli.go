@@ -74,7 +74,7 @@ func InstallCLI(t testing.TB, bin string, runs ...CLIRun) *CLI {
 	if err := os.MkdirAll(c.state, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	os.Remove(bin)
+	_ = os.Remove(bin)
 	if err := os.Symlink(self, bin); err != nil {
 		t.Fatal(err)
 	}
@@ -132,10 +132,10 @@ func MaybeCLI() {
 func playCLI(name, state string, args []string) int {
 	var runs []CLIRun
 	data, _ := os.ReadFile(filepath.Join(state, "runs.json"))
-	json.Unmarshal(data, &runs)
+	_ = json.Unmarshal(data, &runs)
 	next, _ := os.ReadFile(filepath.Join(state, "next"))
 	n, _ := strconv.Atoi(strings.TrimSpace(string(next)))
-	os.WriteFile(filepath.Join(state, "next"), []byte(strconv.Itoa(n+1)), 0o644)
+	_ = os.WriteFile(filepath.Join(state, "next"), []byte(strconv.Itoa(n+1)), 0o644)
 	run := CLIRun{Fail: "crash", Stderr: "providertest: no run scripted"}
 	if n < len(runs) {
 		run = runs[n]
@@ -153,13 +153,13 @@ func playCLI(name, state string, args []string) int {
 	in, _ := io.ReadAll(os.Stdin)
 	seen.Stdin = string(in)
 	b, _ := json.Marshal(seen)
-	os.WriteFile(filepath.Join(state, fmt.Sprintf("seen-%03d.json", n)), b, 0o644)
+	_ = os.WriteFile(filepath.Join(state, fmt.Sprintf("seen-%03d.json", n)), b, 0o644)
 
 	if run.Stderr != "" {
 		fmt.Fprintln(os.Stderr, run.Stderr)
 	}
 	out := &liner{w: bufio.NewWriter(os.Stdout), pause: run.Pause}
-	defer out.w.Flush()
+	defer func() { _ = out.w.Flush() }()
 	model := run.Model
 	if model == "" {
 		model = flagValue(args, "--model", "-m")
@@ -219,12 +219,12 @@ func (l *liner) send(v any) {
 	}
 	l.n++
 	if s, ok := v.(string); ok {
-		l.w.WriteString(s + "\n")
+		_, _ = l.w.WriteString(s + "\n")
 	} else {
 		b, _ := json.Marshal(v)
-		l.w.Write(append(b, '\n'))
+		_, _ = l.w.Write(append(b, '\n'))
 	}
-	l.w.Flush()
+	_ = l.w.Flush()
 }
 
 const sessionID = "cbc7e384-52f1-40d6-acc9-9d5781bb51a6"
@@ -302,7 +302,7 @@ func playClaudeModels(out *liner, stdin string, run CLIRun) int {
 	var req struct {
 		RequestID string `json:"request_id"`
 	}
-	json.Unmarshal([]byte(strings.TrimSpace(stdin)), &req)
+	_ = json.Unmarshal([]byte(strings.TrimSpace(stdin)), &req)
 	out.send(map[string]any{"type": "control_response", "response": map[string]any{"subtype": "success", "request_id": req.RequestID,
 		"response": map[string]any{"commands": []any{}, "models": []any{
 			map[string]any{"value": "default", "resolvedModel": "claude-standin-5-5", "displayName": "Default (recommended)"},
@@ -380,8 +380,8 @@ func playNPM(args []string, run CLIRun) int {
 			continue
 		}
 		dir := filepath.Join(prefix, "node_modules", filepath.FromSlash(a[:i]))
-		os.MkdirAll(dir, 0o755)
-		os.WriteFile(filepath.Join(dir, "package.json"), []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, a[:i], a[i+1:])), 0o644)
+		_ = os.MkdirAll(dir, 0o755)
+		_ = os.WriteFile(filepath.Join(dir, "package.json"), []byte(fmt.Sprintf(`{"name":%q,"version":%q}`, a[:i], a[i+1:])), 0o644)
 	}
 	fmt.Println("added 4 packages in 22s")
 	return 0
@@ -395,7 +395,7 @@ func systemFile(args []string) string {
 	for i, a := range args {
 		if a == "-c" && i+1 < len(args) && strings.HasPrefix(args[i+1], "model_instructions_file=") {
 			var f string
-			json.Unmarshal([]byte(strings.TrimPrefix(args[i+1], "model_instructions_file=")), &f)
+			_ = json.Unmarshal([]byte(strings.TrimPrefix(args[i+1], "model_instructions_file=")), &f)
 			return f
 		}
 	}

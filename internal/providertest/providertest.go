@@ -204,7 +204,7 @@ func writeFail(w http.ResponseWriter, d dialect, f Fail) {
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(f.Status)
-	fmt.Fprint(w, d.errBody(f))
+	_, _ = fmt.Fprint(w, d.errBody(f))
 }
 
 func (s *Server) list(d dialect, def string) http.HandlerFunc {
@@ -217,7 +217,7 @@ func (s *Server) list(d dialect, def string) http.HandlerFunc {
 			body = s.Models
 		}
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, body)
+		_, _ = fmt.Fprint(w, body)
 	}
 }
 
@@ -283,9 +283,9 @@ func (st *streamer) send(name, data string, text bool) bool {
 	}
 	st.n++
 	if name != "" {
-		fmt.Fprintf(st.w, "event: %s\n", name)
+		_, _ = fmt.Fprintf(st.w, "event: %s\n", name)
 	}
-	fmt.Fprintf(st.w, "data: %s\n\n", data)
+	_, _ = fmt.Fprintf(st.w, "data: %s\n\n", data)
 	st.w.(http.Flusher).Flush()
 	if text && !st.gotText && st.timings != nil {
 		st.gotText = true

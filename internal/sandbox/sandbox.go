@@ -135,7 +135,7 @@ func (r *Runner) run(ctx context.Context, tool string, args json.RawMessage, st 
 	if err != nil {
 		return &Result{}, errs.Wrap(op, errs.Other, err, "the sandbox could not make its empty working folder")
 	}
-	defer os.RemoveAll(dir)
+	defer func() { _ = os.RemoveAll(dir) }() // an empty scratch folder under the system temp folder
 
 	stderr := &tail{}
 	var stdin io.WriteCloser
@@ -159,7 +159,7 @@ func (r *Runner) run(ctx context.Context, tool string, args json.RawMessage, st 
 	go func() {
 		select {
 		case <-ctx.Done():
-			cmd.Process.Kill()
+			_ = cmd.Process.Kill() // gone already is fine: Wait below reports how it ended
 		case <-killed:
 		}
 	}()
@@ -167,9 +167,9 @@ func (r *Runner) run(ctx context.Context, tool string, args json.RawMessage, st 
 
 	done, failure := r.converse(ctx, stdin, stdout, &message{Op: "start", Script: r.cfg.Bundle.Script, Tool: tool, Args: args,
 		TimeoutMs: timeout.Milliseconds(), MemoryMB: m.Limits.Memory}, st, rec)
-	stdin.Close()
+	_ = stdin.Close() // the child reads nothing more; Wait reports how it ended
 	if failure != nil {
-		cmd.Process.Kill()
+		_ = cmd.Process.Kill()
 	}
 	waitErr := cmd.Wait()
 	res.Elapsed = time.Since(began)

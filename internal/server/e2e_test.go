@@ -20,6 +20,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/server"
@@ -87,13 +88,16 @@ func runNode(t testing.TB, timeout time.Duration, args ...string) (string, error
 
 func TestStdioWithTheBuiltBinary(t *testing.T) {
 	bin := boxBinary(t)
-	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{})
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Close()
+	root := a.Root
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(bin, "mcp")
-	cmd.Env = append(os.Environ(), "BOX_DIR="+b.Root)
+	cmd.Env = append(os.Environ(), "BOX_DIR="+root)
 	ctx := context.Background()
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "Codex", Version: "1"}, nil).Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
 	if err != nil {
@@ -109,7 +113,7 @@ func TestStdioWithTheBuiltBinary(t *testing.T) {
 	if text, isErr := mcptest.Call(t, cs, "todos_add", map[string]any{"text": "Renew the passport"}); isErr {
 		t.Fatal(text)
 	}
-	log, _ := exec.Command("git", "-C", b.Root, "log", "-1", "--format=%B").CombinedOutput()
+	log, _ := exec.Command("git", "-C", root, "log", "-1", "--format=%B").CombinedOutput()
 	for _, want := range []string{"Box-Actor: Codex", "Box-Via: mcp", "Box-Trust: outside"} {
 		if !strings.Contains(string(log), want) {
 			t.Errorf("commit lacks %q:\n%s", want, log)

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/mcp"
 )
@@ -178,10 +178,15 @@ func (s *Server) limitBody(next http.Handler) http.Handler {
 	})
 }
 
-// refuseLocked answers every call to a locked box with 503 and JSON-RPC error -32000, data.locked true.
+// refuseLocked answers every call to a locked box with 503 and JSON-RPC error -32000, data.locked true;
+// a lock flag it cannot read answers the same (closed, never open).
 func (s *Server) refuseLocked(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if locked, _ := s.Keys.Locked(r.Context()); locked {
+		locked, err := s.State.Locked(r.Context())
+		if err != nil {
+			s.Logger.Error("the lock flag cannot be read; refusing", "err", err)
+		}
+		if locked || err != nil {
 			e := mcp.LockedError(s.baseURL(r))
 			writeRPCError(w, http.StatusServiceUnavailable, requestID(r), e.Code, e.Message, e.Data)
 			return
@@ -208,10 +213,10 @@ func (s *Server) auth(next http.Handler) http.Handler {
 		c, err := s.connection(r, token)
 		if err != nil {
 			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+metadata)
-			msg := err.Error()
-			var ref *grants.Refusal
-			if errors.As(err, &ref) {
-				msg = ref.Description
+			msg := errs.Sentence(err)
+			if msg == "" {
+				msg = "This key or token could not be checked; try again."
+				s.Logger.Error("auth: a credential could not be checked", "err", err)
 			}
 			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001, msg, nil)
 			return

@@ -20,12 +20,13 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
 	"github.com/boxmem/box/internal/oauth"
+	"github.com/boxmem/box/internal/state"
 )
 
 // DefaultAddr is where box serve listens unless told otherwise: loopback only.
 const DefaultAddr = "127.0.0.1:7317"
 
-// Server is one box's HTTP server. Zero values are sensible defaults; MCP and Keys are required.
+// Server is one box's HTTP server. Zero values are sensible defaults; MCP, Keys and State are required.
 type Server struct {
 	Addr         string       // listen address; DefaultAddr when empty; port 0 picks one
 	Listener     net.Listener // used instead of Addr when set
@@ -33,6 +34,7 @@ type Server struct {
 	MCP          *mcp.Service
 	Web          http.Handler // the owner's web UI, mounted at /; nil serves none
 	Keys         *keys.Store
+	State        *state.Store // the frozen and locked flags
 	// Grants is the OAuth state; with it the box is its own authorization server (package oauth) and
 	// /mcp takes OAuth access tokens besides mbx_ keys.
 	Grants *grants.Store
@@ -135,13 +137,28 @@ func (s *Server) Run(ctx context.Context) error {
 	return err
 }
 
+// health is what /healthz answers.
+type health struct {
+	OK       bool   `json:"ok"`
+	Box      string `json:"box"`
+	Version  string `json:"version"`
+	Indexing bool   `json:"indexing"`
+	Frozen   bool   `json:"frozen"`
+	Locked   bool   `json:"locked"`
+}
+
 func (s *Server) healthz(w http.ResponseWriter, r *http.Request) {
-	indexing := s.Indexing != nil && s.Indexing(r.Context())
-	frozen, _ := s.Keys.Frozen(r.Context())
-	locked, _ := s.Keys.Locked(r.Context())
-	writeJSON(w, http.StatusOK, map[string]any{
-		"ok": true, "box": s.BoxID, "version": s.Version, "indexing": indexing, "frozen": frozen, "locked": locked,
-	})
+	h := health{OK: true, Box: s.BoxID, Version: s.Version, Indexing: s.Indexing != nil && s.Indexing(r.Context())}
+	var ferr, lerr error
+	h.Frozen, ferr = s.State.Frozen(r.Context())
+	h.Locked, lerr = s.State.Locked(r.Context())
+	if err := errors.Join(ferr, lerr); err != nil {
+		s.Logger.Error("healthz: the flags cannot be read", "err", err)
+		h.OK = false
+		writeJSON(w, http.StatusServiceUnavailable, h)
+		return
+	}
+	writeJSON(w, http.StatusOK, h)
 }
 
 // resourceMetadata is the RFC 9728 protected-resource document: the resource is /mcp, and the box is
@@ -163,5 +180,5 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.WriteHeader(status)
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
-	enc.Encode(v)
+	_ = enc.Encode(v) // the status is sent; a client that went away cannot be told anything more
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"github.com/boxmem/box/internal/mcptest"
 	"io"
 	"net"
@@ -15,48 +16,42 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
-	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/server"
+	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
 
-// env is a real box served on 127.0.0.1:0: real git, real state.db, real to-do files, the real memory
-// when it opens.
+// env is a real box served on 127.0.0.1:0, composed by the composition root: real git, real state.db,
+// real to-do files, the real memory.
 type env struct {
-	t    testing.TB
-	root string
-	keys *keys.Store
-	mem  *memory.Memory
-	base string // http://127.0.0.1:port
+	t     testing.TB
+	root  string
+	keys  *keys.Store
+	state *state.Store
+	base  string // http://127.0.0.1:port
 }
 
 func start(t testing.TB, tune ...func(*server.Server)) *env {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{})
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
 	if err != nil {
-		t.Fatalf("box.Init: %v", err)
+		t.Fatalf("app.Init: %v", err)
 	}
-	e := &env{t: t, root: b.Root}
-	if e.keys, err = keys.Open(b.Root, nil); err != nil {
-		t.Fatal(err)
-	}
-	svc := mcp.Config{Todos: todo.New(b), State: e.keys}
-	if m, err := memory.Open(ctx, b.Root, memory.Options{}); err == nil {
-		e.mem, svc.Memory = m, m
-	} else {
-		t.Logf("memory not available, its tools answer isError: %v", err)
-	}
+	e := &env{t: t, root: a.Root, keys: a.Keys, state: a.State}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	e.base = "http://" + ln.Addr().String()
-	svc.Address = e.base
-	srv := &server.Server{Listener: ln, MCP: mcp.New(svc), Keys: e.keys, BoxID: b.Marker.ID}
+	srv, _, err := a.Server(app.ServeOptions{Listener: ln})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.Web = nil // these tests are about /mcp
 	for _, f := range tune {
 		f(srv)
 	}
@@ -67,11 +62,9 @@ func start(t testing.TB, tune ...func(*server.Server)) *env {
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
 		}
-		if e.mem != nil {
-			e.mem.Close()
+		if err := a.Close(); err != nil {
+			t.Errorf("Close: %v", err)
 		}
-		e.keys.Close()
-		b.Close()
 	})
 	return e
 }
@@ -261,14 +254,14 @@ func TestRevokedKeyIsRefusedOnTheNextCall(t *testing.T) {
 
 func TestExpiredKeyIsRefusedWithASentence(t *testing.T) {
 	e := start(t)
-	past, err := keys.Open(e.root, func() time.Time { return time.Now().AddDate(0, -7, 0) })
+	pastState, err := state.Open(e.root, state.Options{Now: func() time.Time { return time.Now().AddDate(0, -7, 0) }})
 	if err != nil {
 		t.Fatal(err)
 	}
+	past := keys.NewStore(pastState)
 	_, key, err := past.New(context.Background(), "Old", keys.Caps{})
-	past.Close()
-	if err != nil {
-		t.Fatal(err)
+	if cerr := errors.Join(past.Close(), pastState.Close()); err != nil || cerr != nil {
+		t.Fatal(err, cerr)
 	}
 	resp := e.post(listTools, map[string]string{"Authorization": "Bearer " + key})
 	body, _ := io.ReadAll(resp.Body)
@@ -282,14 +275,14 @@ func TestFrozenBoxRefusesEveryTool(t *testing.T) {
 	e := start(t)
 	_, key := e.key("Claude", keys.Caps{Memory: true})
 	cs := e.mustConnect(key)
-	e.keys.SetFrozen(context.Background(), true)
+	e.state.SetFrozen(context.Background(), true)
 	for _, tool := range []string{"memory_search", "todos_list", "todos_add"} {
 		text, isErr := mcptest.Call(t, cs, tool, map[string]any{"words": "leo", "text": "x"})
 		if !isErr || text != mcp.FrozenSentence {
 			t.Errorf("%s on a frozen box: isError=%v %q", tool, isErr, text)
 		}
 	}
-	e.keys.SetFrozen(context.Background(), false)
+	e.state.SetFrozen(context.Background(), false)
 	if text, isErr := mcptest.Call(t, cs, "todos_list", nil); isErr {
 		t.Errorf("after unfreezing: %s", text)
 	}
@@ -298,7 +291,7 @@ func TestFrozenBoxRefusesEveryTool(t *testing.T) {
 func TestLockedBoxAnswers503(t *testing.T) {
 	e := start(t)
 	_, key := e.key("Claude", keys.Caps{})
-	e.keys.SetLocked(context.Background(), true)
+	e.state.SetLocked(context.Background(), true)
 	resp := e.post(listTools, map[string]string{"Authorization": "Bearer " + key})
 	var body struct {
 		ID    int `json:"id"`
@@ -396,12 +389,9 @@ func TestLastUseIsRecorded(t *testing.T) {
 }
 
 // TestMemoryToolsOverHTTP is the round trip an assistant makes: remember, find it at once, see who wrote
-// it, forget it. It needs the real memory engine and says so loudly until it opens.
+// it, forget it.
 func TestMemoryToolsOverHTTP(t *testing.T) {
 	e := start(t)
-	if e.mem == nil {
-		t.Skip("SKIPPED: the memory engine does not open yet (internal/memory); the memory round trip did not run")
-	}
 	_, key := e.key("ChatGPT", keys.Caps{Memory: true})
 	cs := e.mustConnect(key)
 	if text, isErr := mcptest.Call(t, cs, "memory_remember", map[string]any{"text": "Leo has swim practice on Thursdays at 5:30."}); isErr {

@@ -35,10 +35,10 @@ func Main(m *testing.M, bin *string) {
 	}
 	if *bin, err = Build(dir); err != nil {
 		fmt.Fprint(os.Stderr, err)
-		os.RemoveAll(dir)
+		_ = os.RemoveAll(dir)
 		os.Exit(1)
 	}
 	code := m.Run()
-	os.RemoveAll(dir)
+	_ = os.RemoveAll(dir)
 	os.Exit(code)
 }

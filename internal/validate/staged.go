@@ -65,7 +65,7 @@ func (v *Validator) indexBlobs(ctx context.Context, want, sizes []string) (map[s
 			if _, err := io.ReadFull(r, b.data); err != nil {
 				return nil, errs.E("validate.staged", errs.Other, "git cat-file cut %s short", p)
 			}
-			r.ReadByte() // the newline after the contents
+			_, _ = r.ReadByte() // the newline after the contents
 		}
 		out[p] = b
 	}

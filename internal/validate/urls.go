@@ -168,7 +168,7 @@ func (v *Validator) request(ctx context.Context, client *http.Client, method, u 
 	if err != nil {
 		return 0, err
 	}
-	resp.Body.Close()
+	_ = resp.Body.Close()
 	return resp.StatusCode, nil
 }
 

@@ -130,9 +130,6 @@ func New(root string, opts Options) *Validator {
 	return &Validator{root: root, opts: opts, git: git.Open(root)}
 }
 
-// Root is the box root the Validator checks.
-func (v *Validator) Root() string { return v.root }
-
 func (v *Validator) registry() (*schema.Registry, error) {
 	v.regOnce.Do(func() {
 		v.reg, v.regErr = schema.Load(v.root)
@@ -207,9 +204,11 @@ func userMsg(err error) string {
 }
 
 // Writes validates the files a write transaction is about to commit (box paths → bytes; nil bytes
-// are deletions); it has the signature of box.Options.Validate. Refs are not checked: they only warn.
-func Writes(root string, paths []string, files map[string][]byte) []finding.Finding {
-	v := New(root, Options{})
+// are deletions); it has the signature of box.Options.Validate, and the composition root gives it to the
+// one box handle of a process, so every writer is checked the same. Refs are not checked: they only warn.
+// An error the file already had on disk does not refuse the change: a hand-broken file is reported by
+// box validate, not frozen against every other edit.
+func (v *Validator) Writes(_ string, paths []string, files map[string][]byte) []finding.Finding {
 	var out []finding.Finding
 	for _, p := range paths {
 		data, ok := files[p]
@@ -220,11 +219,36 @@ func Writes(root string, paths []string, files map[string][]byte) []finding.Find
 			out = append(out, reservedFinding(off))
 			continue
 		}
-		if card.IsCard(p) {
-			out = append(out, v.Data(p, data, nil)...)
+		if !card.IsCard(p) {
+			continue
 		}
+		fs := v.Data(p, data, nil)
+		if !finding.HasErrors(fs) {
+			out = append(out, fs...)
+			continue
+		}
+		out = append(out, v.newFindings(p, fs)...)
 	}
 	finding.Sort(out)
+	return out
+}
+
+// newFindings drops the findings the file at p already has on disk.
+func (v *Validator) newFindings(p string, fs []finding.Finding) []finding.Finding {
+	old, err := os.ReadFile(filepath.Join(v.root, filepath.FromSlash(p)))
+	if err != nil {
+		return fs
+	}
+	had := map[string]bool{}
+	for _, f := range v.Data(p, old, nil) {
+		had[f.Code+"\x00"+f.Message] = true
+	}
+	var out []finding.Finding
+	for _, f := range fs {
+		if !had[f.Code+"\x00"+f.Message] {
+			out = append(out, f)
+		}
+	}
 	return out
 }
 
@@ -405,7 +429,7 @@ func (v *Validator) read(bp string) ([]byte, *finding.Finding) {
 		f := finding.Errorf(bp, 0, CodeNotFound, "cannot read the file: %v", pathErr(err))
 		return nil, &f
 	}
-	defer file.Close()
+	defer func() { _ = file.Close() }() // read only
 	fi, err := file.Stat()
 	if err != nil {
 		f := finding.Errorf(bp, 0, CodeNotFound, "cannot read the file: %v", pathErr(err))
@@ -569,12 +593,12 @@ func (v *Validator) Links(ctx context.Context) (Result, error) {
 	return res.done(), nil
 }
 
-// Canonical is the canonical-form pass over the whole box (ref.Canonical). With fix it rewrites through
-// the box write transaction: under the lock, one commit, a diary line, and an undo.
-func (v *Validator) Canonical(ctx context.Context, fix bool) (ref.Report, error) {
+// Canonical is the canonical-form pass over the whole box (ref.Canonical). With a box to write through
+// (the process's one handle) it rewrites: under the lock, one commit, a diary line, and an undo.
+func (v *Validator) Canonical(ctx context.Context, fix *box.Box) (ref.Report, error) {
 	rep, err := ref.RewriteWith(v.root, nil, nil)
-	if err == nil && fix && rep.FilesChanged > 0 {
-		rep, err = v.canonicalFix(ctx)
+	if err == nil && fix != nil && rep.FilesChanged > 0 {
+		rep, err = v.canonicalFix(ctx, fix)
 	}
 	if err != nil {
 		return rep, errs.Wrap("validate.canonical", errs.Other, err, "")
@@ -585,16 +609,9 @@ func (v *Validator) Canonical(ctx context.Context, fix bool) (ref.Report, error)
 	return rep, nil
 }
 
-func (v *Validator) canonicalFix(ctx context.Context) (ref.Report, error) {
-	// No write validation: the rewrite changes only how refs are written, and a card invalid for another
-	// reason (box validate reports it) must still get its refs fixed.
-	b, err := box.Open(v.root)
-	if err != nil {
-		return ref.Report{}, err
-	}
-	defer b.Close()
+func (v *Validator) canonicalFix(ctx context.Context, b *box.Box) (ref.Report, error) {
 	var rep ref.Report
-	_, err = b.Do(ctx, box.Change{
+	_, err := b.Do(ctx, box.Change{
 		Actor:  box.Actor{Who: "owner", Via: "cli", Trust: "own"},
 		Op:     "canonical",
 		Switch: "change",

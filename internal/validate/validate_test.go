@@ -1,6 +1,7 @@
 package validate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -63,7 +64,7 @@ func codes(fs []finding.Finding) string {
 	return strings.Join(out, " ")
 }
 
-// Every bad input of issue 2 is a finding with the file (and line where there is one).
+// Every bad input is a finding with the file (and line where there is one).
 func TestBadInput(t *testing.T) {
 	root := newBox(t)
 	write(t, root, "_content/docs/target.md", "---\ntitle: T\n---\n")
@@ -96,7 +97,7 @@ func TestBadInput(t *testing.T) {
 
 func TestWrites(t *testing.T) {
 	root := newBox(t)
-	fs := Writes(root, []string{"/_content/a.md", "/_content/b.md", "/_content/gone.md", "/_content/pic.png"}, map[string][]byte{
+	fs := New(root, Options{}).Writes(root, []string{"/_content/a.md", "/_content/b.md", "/_content/gone.md", "/_content/pic.png"}, map[string][]byte{
 		"/_content/a.md":    []byte("---\ntitle: [x\n---\n"),
 		"/_content/b.md":    []byte("---\ntitle: b\n---\n[broken](/nowhere.md)\n"),
 		"/_content/gone.md": nil,
@@ -104,6 +105,22 @@ func TestWrites(t *testing.T) {
 	})
 	if got := codes(fs); got != "/_content/a.md:2:error:invalid-card" {
 		t.Errorf("Writes = %q: want only the malformed card, refs unchecked", got)
+	}
+	// The same error, already in the file on disk, does not refuse a change to it; a new one does.
+	p := filepath.Join(root, "_content", "a.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("---\ntitle: [x\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v := New(root, Options{})
+	if fs := v.Writes(root, []string{"/_content/a.md"}, map[string][]byte{"/_content/a.md": []byte("---\ntitle: [x\n---\nmore text\n")}); finding.HasErrors(fs) {
+		t.Errorf("an error the file already had refused the change: %v", fs)
+	}
+	big := append([]byte("---\ntitle: [x\n---\n"), bytes.Repeat([]byte("a"), 1<<20)...)
+	if fs := v.Writes(root, []string{"/_content/a.md"}, map[string][]byte{"/_content/a.md": big}); codes(fs) != "/_content/a.md:0:error:too-large" {
+		t.Errorf("a change that breaks the file in a new way: %q, want it refused for that", codes(fs))
 	}
 }
 

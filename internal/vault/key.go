@@ -127,7 +127,7 @@ func createKey(path string) error {
 		return errs.Wrap(op, errs.Other, err, "The vault's key could not be made")
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp)
+	defer func() { _ = os.Remove(tmp) }() // gone after the rename; a leftover on failure holds no key in clear
 	_, err = f.Write(append([]byte{keyVersion, bare}, key...))
 	if err == nil {
 		err = f.Chmod(0o600)

@@ -129,7 +129,7 @@ func (v *Vault) Dir() string { return v.dir }
 // String, GoString and Format show the folder and never the box key.
 func (v *Vault) String() string                { return "vault(" + v.dir + ")" }
 func (v *Vault) GoString() string              { return v.String() }
-func (v *Vault) Format(f fmt.State, verb rune) { fmt.Fprint(f, v.String()) }
+func (v *Vault) Format(f fmt.State, verb rune) { _, _ = fmt.Fprint(f, v.String()) }
 func (v *Vault) LogValue() slog.Value          { return slog.StringValue(v.String()) }
 
 // privateDir makes dir with mode 0700, or checks an existing one is not open to other users.
@@ -220,7 +220,7 @@ func (s Secret) GoString() string              { return "vault.Secret(" + s.Last
 func (s Secret) LogValue() slog.Value          { return slog.StringValue(s.Last4()) }
 func (s Secret) MarshalJSON() ([]byte, error)  { return json.Marshal(s.Last4()) }
 func (s Secret) MarshalText() ([]byte, error)  { return []byte(s.Last4()), nil }
-func (s Secret) Format(f fmt.State, verb rune) { fmt.Fprint(f, s.Last4()) }
+func (s Secret) Format(f fmt.State, verb rune) { _, _ = fmt.Fprint(f, s.Last4()) }
 
 func last4(v string) string {
 	if len(v) < 12 {

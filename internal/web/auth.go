@@ -12,20 +12,18 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"net/url"
-	"path/filepath"
 	"sync"
 	"time"
 
 	"github.com/go-webauthn/webauthn/protocol"
 	"github.com/go-webauthn/webauthn/webauthn"
-	_ "modernc.org/sqlite"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/state"
 )
 
-// Session and setup lifetimes (DESIGN §9, seed 003 §1).
+// Session and setup lifetimes: a session ends after 7 days unused or 30 days at most; a setup link lasts
+// 15 minutes; erase needs a passkey assertion made in the last 2 minutes.
 const (
 	SessionIdle   = 7 * 24 * time.Hour
 	SessionMax    = 30 * 24 * time.Hour
@@ -34,8 +32,8 @@ const (
 	ceremonyLife  = 5 * time.Minute
 )
 
-// authStore keeps the owner's passkeys, sessions and setup codes in the box's .box/state.db, in tables of
-// its own (web_*); keys owns the rest of that file.
+// authStore keeps the owner's passkeys, sessions and setup codes in the box's state store, in tables of
+// its own (web_*); package state owns the file and its schema.
 type authStore struct {
 	db  *sql.DB
 	now func() time.Time
@@ -71,35 +69,23 @@ type sealed struct {
 	Expires int64                `json:"e"`
 }
 
-const schemaSQL = `
-CREATE TABLE IF NOT EXISTS web_owner (k TEXT PRIMARY KEY, v TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS web_passkeys (id TEXT PRIMARY KEY, name TEXT NOT NULL, cred TEXT NOT NULL, created INTEGER NOT NULL, last_used INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS web_sessions (hash TEXT PRIMARY KEY, csrf TEXT NOT NULL, created INTEGER NOT NULL, seen INTEGER NOT NULL, uv INTEGER NOT NULL DEFAULT 0);
-CREATE TABLE IF NOT EXISTS web_setup (hash TEXT PRIMARY KEY, expires INTEGER NOT NULL, used INTEGER NOT NULL DEFAULT 0);
-`
-
-func openAuth(root string, now func() time.Time) (*authStore, error) {
-	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "journal_mode(WAL)")
-	q.Add("_pragma", "synchronous(NORMAL)")
-	path := filepath.Join(root, ".box", "state.db")
-	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
-	if err != nil {
-		return nil, fmt.Errorf("web.auth: %w", err)
-	}
-	if _, err := db.Exec(schemaSQL); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("web.auth: %w", err)
-	}
+// newAuth is the passkeys, sessions and setup codes of the state store st (which owns the file and its
+// schema), with a key made for this process that seals the ceremonies in flight.
+func newAuth(st *state.Store, now func() time.Time) (*authStore, error) {
 	key := make([]byte, 32)
-	rand.Read(key)
-	block, _ := aes.NewCipher(key)
-	aead, _ := cipher.NewGCM(block)
-	return &authStore{db: db, now: now, seal: aead, spent: map[string]time.Time{}}, nil
+	if _, err := rand.Read(key); err != nil {
+		return nil, errs.Wrap("web.auth", errs.Other, err, "")
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, errs.Wrap("web.auth", errs.Other, err, "")
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, errs.Wrap("web.auth", errs.Other, err, "")
+	}
+	return &authStore{db: st.DB(), now: now, seal: aead, spent: map[string]time.Time{}}, nil
 }
-
-func (s *authStore) Close() error { return s.db.Close() }
 
 func token() string {
 	b := make([]byte, 32)
@@ -185,9 +171,13 @@ func (s *authStore) passkeys(ctx context.Context) ([]Passkey, error) {
 	return out, rows.Err()
 }
 
+// hasPasskey reports whether the owner has a passkey; a count that cannot be read reads as yes, so the
+// box never offers to make a first passkey it may already have (the setup link stays closed).
 func (s *authStore) hasPasskey(ctx context.Context) bool {
 	var n int
-	s.db.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n)
+	if err := s.db.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil {
+		return true
+	}
 	return n > 0
 }
 
@@ -214,7 +204,9 @@ func (s *authStore) removePasskey(ctx context.Context, id string) error {
 	}
 	defer tx.Rollback()
 	var n int
-	tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n)
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil {
+		return err
+	}
 	if n <= 1 {
 		return errs.E("web.passkey", errs.Refused, "This is your only passkey; add another before removing it, or you could not sign in.")
 	}
@@ -298,17 +290,21 @@ func (s *authStore) session(ctx context.Context, cookie string) (*session, bool)
 	now := s.now()
 	ss.created, ss.seen, ss.uv = time.Unix(c, 0), time.Unix(seen, 0), time.Unix(uv, 0)
 	if now.Sub(ss.seen) > SessionIdle || now.Sub(ss.created) > SessionMax {
-		s.db.ExecContext(ctx, `DELETE FROM web_sessions WHERE hash=?`, ss.hash)
+		// Refused either way; a row the delete missed is refused again, by its dates, next time.
+		_, _ = s.db.ExecContext(ctx, `DELETE FROM web_sessions WHERE hash=?`, ss.hash)
 		return nil, false
 	}
 	if now.Sub(ss.seen) > time.Minute {
-		s.db.ExecContext(ctx, `UPDATE web_sessions SET seen=? WHERE hash=?`, now.Unix(), ss.hash)
+		if _, err := s.db.ExecContext(ctx, `UPDATE web_sessions SET seen=? WHERE hash=?`, now.Unix(), ss.hash); err != nil {
+			return nil, false // a use that cannot be recorded is not let in (closed, not open)
+		}
 	}
 	return ss, true
 }
 
-func (s *authStore) freshUV(ctx context.Context, hash string) {
-	s.db.ExecContext(ctx, `UPDATE web_sessions SET uv=? WHERE hash=?`, s.now().Unix(), hash)
+func (s *authStore) freshUV(ctx context.Context, hash string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE web_sessions SET uv=? WHERE hash=?`, s.now().Unix(), hash)
+	return err
 }
 
 func (s *authStore) endSession(ctx context.Context, hash string) error {

@@ -10,8 +10,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/passkeytest"
 )
 
@@ -117,7 +117,7 @@ func TestBrowser(t *testing.T) {
 	run("change it", chromedp.Navigate(f.base+"/today"), passkeytest.Tap(".change summary"),
 		chromedp.SendKeys(chromedp.CSS(".change textarea"), "Only the old ones"), passkeytest.Tap(".change button"),
 		chromedp.WaitVisible(chromedp.CSS("main > .note")))
-	if w, _ := f.w.Gate().Waiting(context.Background()); len(w) != 0 || len(mustLines(t, f, "leo swims")) != 6 {
+	if w, _ := f.g.Waiting(context.Background()); len(w) != 0 || len(mustLines(t, f, "leo swims")) != 6 {
 		t.Fatalf("declined cards ran or stayed: %d waiting", len(w))
 	}
 	shot("today")
@@ -144,7 +144,7 @@ func TestBrowser(t *testing.T) {
 
 	// Freeze, see it, unfreeze.
 	run("freeze", passkeytest.Tap("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))
-	if frozen, _ := f.k.Frozen(context.Background()); !frozen {
+	if frozen, _ := f.st.Frozen(context.Background()); !frozen {
 		t.Fatal("not frozen")
 	}
 	shot("frozen")
@@ -161,9 +161,9 @@ func TestBrowser(t *testing.T) {
 	}
 }
 
-func mustLines(t *testing.T, f *fx, words string) []gate.Line {
+func mustLines(t *testing.T, f *fx, words string) []memory.Match {
 	t.Helper()
-	l, err := gate.ForgetLines(context.Background(), f.b.Root, words)
+	l, err := f.m.ForgetPreview(context.Background(), words)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,11 +1,11 @@
 package web
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/boxmem/box/internal/state"
 )
 
 // Seeds are in testdata/fuzz/FuzzCeremonyID; run with go test -fuzz=^FuzzCeremonyID$ ./internal/web.
@@ -13,15 +13,15 @@ import (
 // A ceremony id opens only as the box sealed it: made-up ids, and sealed ones with any byte changed, do
 // not; the sealed one opens once finished, never again.
 func FuzzCeremonyID(f *testing.F) {
-	dir := f.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".box"), 0o700); err != nil {
-		f.Fatal(err)
-	}
-	s, err := openAuth(dir, time.Now)
+	st, err := state.Open(f.TempDir(), state.Options{})
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Cleanup(func() { s.Close() })
+	f.Cleanup(func() { st.Close() })
+	s, err := newAuth(st, time.Now)
+	if err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, id string, flip uint16) {
 		if c, err := s.open(id, "login"); err == nil {
 			t.Fatalf("a made-up id opened: %q → %+v", id, c)

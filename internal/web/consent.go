@@ -1,6 +1,7 @@
 package web
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -45,20 +46,16 @@ func (w *Web) accessNever(r *http.Request) (bool, error) {
 func (w *Web) consentPage(rw http.ResponseWriter, r *http.Request) {
 	req, err := w.cfg.Grants.Pending(r.Context(), r.URL.Query().Get("request"))
 	if err != nil {
-		w.render(rw, r, nil, "consent", map[string]any{"Error": refusalText(err)})
+		w.render(rw, r, nil, "consent", &consentData{Error: refusalText(err)})
 		return
 	}
-	never, _ := w.accessNever(r)
-	w.render(rw, r, nil, "consent", map[string]any{"Req": req, "Host": req.Host(), "Offered": req.Offered(), "Asked": req.Asked(),
-		"Never": never, "HasPasskey": w.auth.hasPasskey(r.Context()), "Localhost": w.byName(r)})
+	never, err := w.accessNever(r)
+	never = never || err != nil // switches it cannot read: no new connection (closed, not open)
+	w.render(rw, r, nil, "consent", &consentData{Req: req, Host: req.Host(), Offered: req.Offered(), Asked: req.Asked(),
+		Never: never, HasPasskey: w.auth.hasPasskey(r.Context()), Localhost: w.byName(r)})
 }
 
-func refusalText(err error) string {
-	if ref, ok := err.(*grants.Refusal); ok {
-		return ref.Description
-	}
-	return sentence(err)
-}
+func refusalText(err error) string { return sentence(err) }
 
 func capsKey(c keys.Caps) string {
 	return fmt.Sprintf("memory=%t,messages=%t,build=%t", c.Memory, c.Messages, c.Build)
@@ -101,7 +98,10 @@ func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var caps keys.Caps
-	fmt.Sscanf(c.hash, "memory=%t,messages=%t,build=%t", &caps.Memory, &caps.Messages, &caps.Build)
+	if _, err := fmt.Sscanf(c.hash, "memory=%t,messages=%t,build=%t", &caps.Memory, &caps.Messages, &caps.Build); err != nil {
+		w.fail(rw, r, errs.Wrap("web.consent", errs.Other, err, ""))
+		return
+	}
 	if never, err := w.accessNever(r); err != nil || never {
 		w.fail(rw, r, errs.E("web.consent", errs.Refused, "No assistant was connected: \"Give other assistants access\" is set to Never; change it in Settings → What I may do."))
 		return
@@ -111,11 +111,10 @@ func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, errs.E("web.consent", errs.Conflict, "%s", refusalText(err)))
 		return
 	}
-	if err := w.record(r, "connect", fmt.Sprintf("owner let %s (%s) %s", req.ClientName, req.Host(), capsSentence(caps)),
+	if err := w.record(r, "connect", fmt.Sprintf("owner let %s (%s) %s", req.ClientName, req.Host(), caps.Sentence()),
 		"approved with the owner's passkey on the consent page"); err != nil {
 		// A connection the diary does not know of must not start: end it before its code is used.
-		w.cfg.Grants.RevokeCode(r.Context(), code)
-		w.fail(rw, r, err)
+		w.fail(rw, r, errors.Join(err, w.cfg.Grants.RevokeCode(r.Context(), code)))
 		return
 	}
 	w.log.Info("oauth consent", "client", req.ClientName, "host", req.Host(), "caps", c.hash)
@@ -162,7 +161,7 @@ func (w *Web) disconnect(rw http.ResponseWriter, r *http.Request, _ *session) {
 	back(rw, r, "/settings", g.Client+" is disconnected; its next call is refused.")
 }
 
-// record writes the diary line of an access decision that changes no file (DESIGN §8: every decision is
+// record writes the diary line of an access decision that changes no file (docs/GATE.md: every decision is
 // in the diary), through the box's write transaction. It never names a token.
 func (w *Web) record(r *http.Request, op, summary, reason string) error {
 	_, err := w.cfg.Box.Do(r.Context(), box.Change{Actor: ownerActor, Op: op, Switch: gate.Access, Summary: summary, Reason: reason,

@@ -2,25 +2,19 @@ package web
 
 import (
 	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
-	"fmt"
 	"html/template"
 	"net"
 	"net/http"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
-	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/keys"
-	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/todo"
 )
@@ -35,9 +29,9 @@ var funcs = template.FuncMap{
 		if t.IsZero() {
 			return "never"
 		}
-		return t.Local().Format("2 Jan 15:04")
+		return t.Format("2 Jan 15:04")
 	},
-	"clock":       func(t time.Time) string { return t.Local().Format("15:04") },
+	"clock":       func(t time.Time) string { return t.Format("15:04") },
 	"switchLabel": gate.Label,
 	"covers":      gate.Covers,
 	"choiceLabel": gate.ChoiceLabel,
@@ -61,9 +55,107 @@ func marked(s string) template.HTML {
 	return template.HTML(b.String())
 }
 
+// frame is what every page's frame shows; each page's data embeds it, and render fills it.
+type frame struct {
+	Page     string // the template, for the body's class
+	Tab      string // the tab shown as current
+	Tabs     []tabView
+	Flash    string // the sentence a form came back with
+	CSRF     string
+	SignedIn bool
+	Frozen   bool
+	Waiting  int // cards waiting, for Today's badge
+}
+
+type tabView struct{ ID, Label, Icon string }
+
+// page is the typed data of one template.
+type page interface{ base() *frame }
+
+func (f *frame) base() *frame { return f }
+
+// The pages' data, one type per template (templates_test.go executes every template with each).
+type (
+	signinData struct {
+		frame
+		HasPasskey bool
+		Localhost  string // the same page at http://localhost when the browser came by a bare IP
+	}
+	setupData struct {
+		frame
+		Code, Localhost, Problem string
+	}
+	todayData struct {
+		frame
+		Date  string
+		Cards []cardView
+		Done  []entryView
+		Inbox int
+		Last  *diary.Entry // what Undo would reverse; nil when nothing
+	}
+	todoData struct {
+		frame
+		Lists []todo.List
+	}
+	memoryData struct {
+		frame
+		Q          string
+		Hits       []memory.Hit
+		Router     string
+		Notes      []memory.NoteHook
+		InboxCount int
+		Maps       []string
+		Inbox      []memory.InboxDay
+	}
+	noteData struct {
+		frame
+		Note     memory.Note
+		Editable bool
+	}
+	editData struct {
+		frame
+		memory.Editable
+	}
+	diaryData struct {
+		frame
+		Entries   []entryView
+		Who, What string
+		Whos, Ops []string
+		Since     string // a day ago, for the "undo since" form
+	}
+	chatData struct {
+		frame
+		Q, A string
+	}
+	settingsData struct {
+		frame
+		Switches    []switchView
+		Connections []keys.Connection
+		Ended       []keys.Connection
+		OAuth       []grants.Grant
+		Passkeys    []Passkey
+		Address     string
+		Phrase      string
+	}
+	consentData struct {
+		frame
+		Error      string
+		Req        grants.Request
+		Host       string
+		Offered    keys.Caps
+		Asked      keys.Caps
+		Never      bool
+		HasPasskey bool
+		Localhost  string
+	}
+)
+
+// pageNames are the templates, each drawn inside base.html.
+var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "signin", "setup", "consent"}
+
 func parsePages() (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}
-	for _, name := range []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "signin", "setup", "consent"} {
+	for _, name := range pageNames {
 		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/base.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, err
@@ -73,24 +165,30 @@ func parsePages() (map[string]*template.Template, error) {
 	return out, nil
 }
 
-// render writes a page inside the common frame.
-func (w *Web) render(rw http.ResponseWriter, r *http.Request, ss *session, name string, data map[string]any) {
-	if data == nil {
-		data = map[string]any{}
+// render writes a page inside the common frame: the tabs, the flash sentence, and for a signed-in
+// browser the CSRF token, the frozen banner and the waiting cards' count.
+func (w *Web) render(rw http.ResponseWriter, r *http.Request, ss *session, name string, data page) {
+	f := data.base()
+	f.Page, f.Flash = name, r.URL.Query().Get("note")
+	if f.Tab == "" {
+		f.Tab = name
 	}
-	data["Page"] = name
-	data["Tabs"] = tabs
-	data["Flash"] = r.URL.Query().Get("note")
+	for _, t := range tabs {
+		f.Tabs = append(f.Tabs, tabView(t))
+	}
 	if ss != nil {
-		data["CSRF"] = ss.csrf
-		data["SignedIn"] = true
-		frozen, _ := w.cfg.Keys.Frozen(r.Context())
-		data["Frozen"] = frozen
-		cards, _ := w.gate.Waiting(r.Context())
-		data["Waiting"] = len(cards)
-	}
-	if _, ok := data["Tab"]; !ok {
-		data["Tab"] = name
+		f.CSRF, f.SignedIn = ss.csrf, true
+		frozen, err := w.cfg.State.Frozen(r.Context())
+		if err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+		cards, err := w.gate.Waiting(r.Context())
+		if err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+		f.Frozen, f.Waiting = frozen, len(cards)
 	}
 	var buf bytes.Buffer
 	if err := w.pages[name].ExecuteTemplate(&buf, "base", data); err != nil {
@@ -99,7 +197,9 @@ func (w *Web) render(rw http.ResponseWriter, r *http.Request, ss *session, name 
 	}
 	rw.Header().Set("Content-Type", "text/html; charset=utf-8")
 	rw.Header().Set("Cache-Control", "no-store")
-	rw.Write(buf.Bytes())
+	if _, err := rw.Write(buf.Bytes()); err != nil {
+		w.log.Debug("web: the browser went away", "path", r.URL.Path, "err", err)
+	}
 }
 
 func (w *Web) signinPage(rw http.ResponseWriter, r *http.Request) {
@@ -107,7 +207,7 @@ func (w *Web) signinPage(rw http.ResponseWriter, r *http.Request) {
 		http.Redirect(rw, r, "/today", http.StatusSeeOther)
 		return
 	}
-	w.render(rw, r, nil, "signin", map[string]any{"HasPasskey": w.auth.hasPasskey(r.Context()), "Localhost": w.byName(r)})
+	w.render(rw, r, nil, "signin", &signinData{HasPasskey: w.auth.hasPasskey(r.Context()), Localhost: w.byName(r)})
 }
 
 // byName is the same page at http://localhost:PORT when the browser came by a bare IP address, where
@@ -126,10 +226,9 @@ func (w *Web) byName(r *http.Request) string {
 
 func (w *Web) setupPage(rw http.ResponseWriter, r *http.Request) {
 	code := r.URL.Query().Get("code")
-	err := w.auth.checkSetupCode(r.Context(), code)
-	data := map[string]any{"Code": code, "Localhost": w.byName(r)}
-	if err != nil {
-		data["Problem"] = sentence(err)
+	data := &setupData{Code: code, Localhost: w.byName(r)}
+	if err := w.auth.checkSetupCode(r.Context(), code); err != nil {
+		data.Problem = sentence(err)
 	}
 	w.render(rw, r, nil, "setup", data)
 }
@@ -174,21 +273,34 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		w.fail(rw, r, err)
 		return
 	}
-	var views []cardView
+	data := &todayData{Date: w.now().Format("Monday 2 January")}
 	for _, c := range cards {
-		views = append(views, viewCard(c))
+		data.Cards = append(data.Cards, viewCard(c))
 	}
-	day := diary.Day(w.now())
-	done, _ := w.cfg.Box.Diary(ctx, 50, func(e diary.Entry) bool { return diary.DayOf(e) == day })
-	inboxCount := -1
-	if m := w.cfg.Memory(); m != nil {
-		if o, err := m.Overview(ctx); err == nil {
-			inboxCount = o.Inbox
-		}
+	now := w.now()
+	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	done, err := w.cfg.Box.Diary(ctx, 50, func(e diary.Entry) bool {
+		t, err := time.Parse(time.RFC3339Nano, e.Time)
+		return err == nil && !t.Before(start)
+	})
+	if err != nil {
+		w.fail(rw, r, err)
+		return
 	}
-	last, _ := w.lastUndoable(ctx)
-	w.render(rw, r, ss, "today", map[string]any{"Cards": views, "Done": entryViews(done, nil), "Inbox": inboxCount,
-		"Last": last, "Date": w.now().Local().Format("Monday 2 January")})
+	data.Done = entryViews(done, nil)
+	sum, err := w.cfg.Memory.Summary(ctx)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	data.Inbox = sum.Inbox
+	if last, err := w.cfg.Box.Next(); err == nil {
+		data.Last = &last
+	} else if !errs.Is(err, errs.NotFound) {
+		w.fail(rw, r, err)
+		return
+	}
+	w.render(rw, r, ss, "today", data)
 }
 
 // entryView is one diary line as the owner reads it.
@@ -200,144 +312,70 @@ type entryView struct {
 	Undone   bool
 }
 
-func entryViews(es []diary.Entry, undone map[string]bool) []entryView {
+func entryViews(es []diary.Entry, undone box.Undone) []entryView {
 	out := make([]entryView, 0, len(es))
 	for _, e := range es {
-		t, _ := time.Parse(time.RFC3339, e.Time)
-		out = append(out, entryView{Entry: e, Said: strings.TrimPrefix(e.Summary, e.Actor+" "), At: t, Undoable: len(e.Undo) > 0 && e.Op != "init" && !bookkeeping(e.Op), Undone: undone[e.ID]})
+		t, _ := time.Parse(time.RFC3339, e.Time) // a line with no time shows none
+		out = append(out, entryView{Entry: e, Said: strings.TrimPrefix(e.Summary, e.Actor+" "), At: t, Undoable: box.Undoable(e), Undone: undone[e.ID]})
 	}
 	return out
 }
 
-// bookkeeping ops are the gate's own paper trail: undoing them would not undo anything the owner means.
-func bookkeeping(op string) bool {
-	switch op {
-	case "card", "approve", "decline", "expire", "refuse":
-		return true
-	}
-	return false
-}
-
 func (w *Web) todoPage(rw http.ResponseWriter, r *http.Request, ss *session) {
-	var lists []todo.List
-	if w.cfg.Todos != nil {
-		lists, _ = w.cfg.Todos.Lists(r.Context())
+	lists, err := w.cfg.Todos.Lists(r.Context())
+	if err != nil {
+		w.fail(rw, r, err)
+		return
 	}
-	w.render(rw, r, ss, "todo", map[string]any{"Lists": lists, "HasTodos": w.cfg.Todos != nil})
-}
-
-// inboxDay is one day of unfiled lines.
-type inboxDay struct {
-	Date  string
-	Lines []inbox.Line
+	w.render(rw, r, ss, "todo", &todoData{Lists: lists})
 }
 
 func (w *Web) memoryPage(rw http.ResponseWriter, r *http.Request, ss *session) {
-	data := map[string]any{"Q": r.URL.Query().Get("q")}
-	m := w.cfg.Memory()
-	if m == nil {
-		data["Opening"] = true
-		w.render(rw, r, ss, "memory", data)
+	ctx := r.Context()
+	m := w.cfg.Memory
+	data := &memoryData{Q: r.URL.Query().Get("q")}
+	o, err := m.Overview(ctx)
+	if err != nil {
+		w.fail(rw, r, err)
 		return
 	}
-	ctx := r.Context()
-	if o, err := m.Overview(ctx); err == nil {
-		data["Router"] = o.Router
-		data["Notes"] = o.Notes
-		data["InboxCount"] = o.Inbox
+	data.Router, data.Notes, data.InboxCount = o.Router, o.Notes, o.Inbox
+	if data.Maps, err = m.Maps(ctx); err != nil {
+		w.fail(rw, r, err)
+		return
 	}
-	data["Maps"] = w.mapNames()
-	data["Inbox"] = w.inboxDays(3)
-	if q := strings.TrimSpace(r.URL.Query().Get("q")); q != "" {
-		if res, err := m.Search(ctx, memory.SearchInput{Words: q, Limit: 20}); err == nil {
-			data["Hits"] = res.Hits
+	if data.Inbox, err = m.InboxDays(ctx, 3); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if q := strings.TrimSpace(data.Q); q != "" {
+		res, err := m.Search(ctx, memory.SearchInput{Words: q, Limit: 20})
+		if err != nil {
+			w.fail(rw, r, err)
+			return
 		}
+		data.Hits = res.Hits
 	}
 	w.render(rw, r, ss, "memory", data)
 }
 
-func (w *Web) mapNames() []string {
-	var out []string
-	dir := filepath.Join(w.cfg.Box.Root, "_content", "memory", "maps")
-	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.HasSuffix(p, ".md") {
-			rel, _ := filepath.Rel(dir, p)
-			out = append(out, strings.TrimSuffix(filepath.ToSlash(rel), ".md"))
-		}
-		return nil
-	})
-	sort.Strings(out)
-	return out
-}
-
-// inboxDays reads the newest n inbox day files, newest first.
-func (w *Web) inboxDays(n int) []inboxDay {
-	dir := filepath.Join(w.cfg.Box.Root, "_content", "inbox")
-	ents, _ := os.ReadDir(dir)
-	var out []inboxDay
-	for i := len(ents) - 1; i >= 0 && len(out) < n; i-- {
-		name := ents[i].Name()
-		if !strings.HasSuffix(name, ".md") {
-			continue
-		}
-		data, err := layout.ReadFile(w.cfg.Box.Root, layout.InboxDir+"/"+name)
-		if err != nil {
-			continue
-		}
-		d, err := inbox.ParseDay(data)
-		if err != nil || len(d.Lines()) == 0 {
-			continue
-		}
-		label := strings.TrimSuffix(name, ".md")
-		if date, part, ok := inbox.ParseFileName(name); ok && part > 1 {
-			label = fmt.Sprintf("%s (part %d)", date, part) // a busy day goes on in parts
-		}
-		out = append(out, inboxDay{Date: label, Lines: d.Lines()})
-	}
-	return out
-}
-
 func (w *Web) notePage(rw http.ResponseWriter, r *http.Request, ss *session) {
-	m, err := w.mem()
+	n, err := w.cfg.Memory.Read(r.Context(), r.URL.Query().Get("name"))
 	if err != nil {
 		w.fail(rw, r, err)
 		return
 	}
-	n, err := m.Read(r.Context(), r.URL.Query().Get("name"))
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	w.render(rw, r, ss, "note", map[string]any{"Tab": "memory", "Note": n, "Editable": editable(n.Path)})
-}
-
-func editable(p string) bool {
-	return strings.HasPrefix(p, "/_content/") && strings.HasSuffix(p, ".md")
-}
-
-func sum(b []byte) string {
-	s := sha256.Sum256(b)
-	return hex.EncodeToString(s[:])
+	_, editErr := w.cfg.Memory.ReadForEdit(r.Context(), n.Name)
+	w.render(rw, r, ss, "note", &noteData{frame: frame{Tab: "memory"}, Note: n, Editable: editErr == nil})
 }
 
 func (w *Web) editPage(rw http.ResponseWriter, r *http.Request, ss *session) {
-	m, err := w.mem()
+	e, err := w.cfg.Memory.ReadForEdit(r.Context(), r.URL.Query().Get("name"))
 	if err != nil {
 		w.fail(rw, r, err)
 		return
 	}
-	n, err := m.Read(r.Context(), r.URL.Query().Get("name"))
-	if err != nil {
-		w.fail(rw, r, err)
-		return
-	}
-	data, err := layout.ReadFile(w.cfg.Box.Root, n.Path)
-	if err != nil || !editable(n.Path) {
-		w.fail(rw, r, err)
-		return
-	}
-	w.render(rw, r, ss, "edit", map[string]any{"Tab": "memory", "Name": r.URL.Query().Get("name"), "Path": n.Path,
-		"Text": string(data), "Base": sum(data)})
+	w.render(rw, r, ss, "edit", &editData{frame: frame{Tab: "memory"}, Editable: e})
 }
 
 func (w *Web) diaryPage(rw http.ResponseWriter, r *http.Request, ss *session) {
@@ -348,22 +386,20 @@ func (w *Web) diaryPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		w.fail(rw, r, err)
 		return
 	}
-	undone := map[string]bool{}
+	undone := box.Undone{}
 	whos := map[string]bool{}
 	ops := map[string]bool{}
 	var kept []diary.Entry
 	for _, e := range all {
-		if e.Op == "undo" && !undone[e.ID] {
-			undone[e.UndoOf] = true
-		}
+		undone.Saw(e)
 		whos[e.Actor] = true
 		ops[e.Op] = true
 		if (who == "" || e.Actor == who) && (what == "" || e.Op == what) && len(kept) < 150 {
 			kept = append(kept, e)
 		}
 	}
-	w.render(rw, r, ss, "diary", map[string]any{"Entries": entryViews(kept, undone), "Who": who, "What": what,
-		"Whos": sortedKeys(whos), "Ops": sortedKeys(ops), "Since": w.now().Add(-24 * time.Hour).Local().Format("2006-01-02T15:04")})
+	w.render(rw, r, ss, "diary", &diaryData{Entries: entryViews(kept, undone), Who: who, What: what,
+		Whos: sortedKeys(whos), Ops: sortedKeys(ops), Since: w.now().Add(-24 * time.Hour).Format("2006-01-02T15:04")})
 }
 
 func sortedKeys(m map[string]bool) []string {
@@ -376,7 +412,7 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 func (w *Web) chatPage(rw http.ResponseWriter, r *http.Request, ss *session) {
-	w.render(rw, r, ss, "chat", map[string]any{"Q": r.URL.Query().Get("q"), "A": r.URL.Query().Get("a")})
+	w.render(rw, r, ss, "chat", &chatData{Q: r.URL.Query().Get("q"), A: r.URL.Query().Get("a")})
 }
 
 // switchView is one switch with its current choice.
@@ -392,54 +428,37 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 		w.fail(rw, r, err)
 		return
 	}
-	var views []switchView
+	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase}
 	for _, n := range gate.SwitchNames {
-		views = append(views, switchView{Name: n, Current: sw.Of(n)})
+		data.Switches = append(data.Switches, switchView{Name: n, Current: sw.Of(n)})
 	}
-	conns, _ := w.cfg.Keys.List(ctx)
-	var live, ended []keys.Connection
+	conns, err := w.cfg.Keys.List(ctx)
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
 	for _, c := range conns {
 		if c.Revoked.IsZero() && (c.Expires.IsZero() || c.Expires.After(w.now())) {
-			live = append(live, c)
+			data.Connections = append(data.Connections, c)
 		} else {
-			ended = append(ended, c)
+			data.Ended = append(data.Ended, c)
 		}
 	}
-	var oauthLive []grants.Grant
 	if w.cfg.Grants != nil {
-		all, _ := w.cfg.Grants.List(ctx)
+		all, err := w.cfg.Grants.List(ctx)
+		if err != nil {
+			w.fail(rw, r, err)
+			return
+		}
 		for _, g := range all {
 			if g.Revoked.IsZero() {
-				oauthLive = append(oauthLive, g)
+				data.OAuth = append(data.OAuth, g)
 			}
 		}
 	}
-	pks, _ := w.auth.passkeys(ctx)
-	w.render(rw, r, ss, "settings", map[string]any{"Switches": views, "Connections": live, "Ended": ended, "OAuth": oauthLive,
-		"Passkeys": pks, "Address": w.origin(r) + "/mcp", "Phrase": ErasePhrase})
-}
-
-// lastUndoable is the newest diary entry Undo would reverse: not the gate's paper trail, not already undone.
-func (w *Web) lastUndoable(ctx context.Context) (*diary.Entry, error) {
-	cancelled := map[string]bool{}
-	es, err := w.cfg.Box.Diary(ctx, 1, func(e diary.Entry) bool {
-		if e.Op == "undo" {
-			if !cancelled[e.ID] {
-				cancelled[e.UndoOf] = true
-			}
-			return false
-		}
-		return !cancelled[e.ID] && e.Op != "init" && len(e.Undo) > 0 && !bookkeeping(e.Op)
-	})
-	if err != nil || len(es) == 0 {
-		return nil, err
+	if data.Passkeys, err = w.auth.passkeys(ctx); err != nil {
+		w.fail(rw, r, err)
+		return
 	}
-	return &es[0], nil
+	w.render(rw, r, ss, "settings", data)
 }
-
-// boxPath turns a box path into its host path under the root.
-func (w *Web) hostPath(p string) string {
-	return filepath.Join(w.cfg.Box.Root, filepath.FromSlash(strings.TrimPrefix(p, "/")))
-}
-
-var _ = layout.Router

@@ -313,7 +313,9 @@ func (w *Web) confirmed(r *http.Request, ss *session, b finishBody, purpose stri
 	if _, err := w.verify(r, c, b.Credential, false); err != nil {
 		return nil, err
 	}
-	w.auth.freshUV(r.Context(), ss.hash)
+	if err := w.auth.freshUV(r.Context(), ss.hash); err != nil {
+		return nil, err
+	}
 	return c, nil
 }
 
@@ -326,13 +328,19 @@ func (w *Web) removePasskey(rw http.ResponseWriter, r *http.Request, _ *session)
 }
 
 func (w *Web) signout(rw http.ResponseWriter, r *http.Request, ss *session) {
-	w.auth.endSession(r.Context(), ss.hash)
+	if err := w.auth.endSession(r.Context(), ss.hash); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
 	w.setCookie(rw, r, "", -1)
 	http.Redirect(rw, r, "/signin", http.StatusSeeOther)
 }
 
 func (w *Web) signoutAll(rw http.ResponseWriter, r *http.Request, _ *session) {
-	w.auth.endAllSessions(r.Context())
+	if err := w.auth.endAllSessions(r.Context()); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
 	w.setCookie(rw, r, "", -1)
 	http.Redirect(rw, r, "/signin", http.StatusSeeOther)
 }

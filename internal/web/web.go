@@ -23,6 +23,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
 
@@ -49,15 +50,18 @@ POST /settings/passkeys/{id}/remove /settings/connections/{id}/disconnect /signo
 GET  /mcp/oauth/consent?request=   the OAuth consent page (no sign-in: the passkey approves)
 POST /mcp/oauth/consent/begin /finish /deny   a passkey challenge bound to the request and its checkboxes; approve; refuse`
 
-// Config is what the web UI needs from the composed server.
+// Config is what the web UI is built on: the process's services, from the composition root.
 type Config struct {
-	Box   *box.Box    // the open box: the gate writes its cards through it
-	Keys  *keys.Store // connections and the frozen flag
-	Todos *todo.Store // to-do lists; nil hides the tab's lists
-	Gate  *gate.Gate  // the gate shared with the other surfaces (MCP); nil makes one over Box
-	// Memory returns the memory once it is open, nil while it still opens.
-	Memory func() *memory.Memory
-	Now    func() time.Time // nil: the wall clock
+	Box    *box.Box       // the one box handle: the diary and undo
+	State  *state.Store   // the frozen flag, and the tables of passkeys and sessions
+	Keys   *keys.Store    // connections
+	Todos  *todo.Store    // to-do lists
+	Gate   *gate.Gate     // the one gate of the process, shared with MCP and the OAuth server
+	Memory *memory.Memory // the memory
+	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
+	// passkey first.
+	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
+	Now    func() time.Time // the process's clock
 	Logger *slog.Logger     // nil: discard
 	// Grants is the OAuth state: with it the box serves the consent page and lists OAuth connections.
 	Grants *grants.Store
@@ -78,10 +82,10 @@ type Web struct {
 	log    *slog.Logger
 }
 
-// New opens the web UI's own tables in .box/state.db and parses the templates.
+// New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.Keys == nil {
-		return nil, errors.New("web.new: Box and Keys are required")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos and erase")
 	}
 	now := cfg.Now
 	if now == nil {
@@ -91,21 +95,13 @@ func New(cfg Config) (*Web, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	if cfg.Memory == nil {
-		cfg.Memory = func() *memory.Memory { return nil }
-	}
-	if cfg.Gate == nil {
-		cfg.Gate = gate.New(cfg.Box, now)
-	}
-	a, err := openAuth(cfg.Box.Root, now)
+	a, err := newAuth(cfg.State, now)
 	if err != nil {
 		return nil, err
 	}
-	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log,
-		cookie: "box_" + short(cfg.Box.Marker.ID)}
+	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log, cookie: "box_" + short(cfg.Box.Marker.ID)}
 	if w.pages, err = parsePages(); err != nil {
-		a.Close()
-		return nil, err
+		return nil, errs.Wrap("web.new", errs.Other, err, "The web UI's pages could not be read")
 	}
 	return w, nil
 }
@@ -123,12 +119,6 @@ func short(id string) string {
 	return b.String()
 }
 
-// Close closes the web UI's tables.
-func (w *Web) Close() error { return w.auth.Close() }
-
-// Gate is the gate the web UI decides through, for the other surfaces of the same process.
-func (w *Web) Gate() *gate.Gate { return w.gate }
-
 // SetupLink returns a one-time link (valid 15 minutes) that makes the first passkey, or "" when the box
 // already has one. base is the address the owner opens, like http://localhost:7317.
 func (w *Web) SetupLink(ctx context.Context, base string) (string, error) {
@@ -137,7 +127,7 @@ func (w *Web) SetupLink(ctx context.Context, base string) (string, error) {
 	}
 	code, err := w.auth.newSetupCode(ctx)
 	if err != nil {
-		return "", fmt.Errorf("web.setup: %w", err)
+		return "", errs.Wrap("web.setup", errs.Other, err, "The setup link could not be made")
 	}
 	return strings.TrimSuffix(base, "/") + "/setup?code=" + url.QueryEscape(code), nil
 }
@@ -341,7 +331,7 @@ func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error) {
 	}
 	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	rw.WriteHeader(code)
-	fmt.Fprintln(rw, sentence(err))
+	_, _ = fmt.Fprintln(rw, sentence(err)) // the status is sent; a browser that went away cannot be told more
 }
 
 func writeJSON(rw http.ResponseWriter, code int, v any) {
@@ -350,7 +340,7 @@ func writeJSON(rw http.ResponseWriter, code int, v any) {
 	rw.WriteHeader(code)
 	enc := json.NewEncoder(rw)
 	enc.SetEscapeHTML(true)
-	enc.Encode(v)
+	_ = enc.Encode(v) // the status is sent; a browser that went away cannot be told more
 }
 
 // back redirects a form to the page it came from with a sentence to show.
@@ -373,14 +363,6 @@ func (w *Web) backErr(rw http.ResponseWriter, r *http.Request, to string, err er
 func (w *Web) setCookie(rw http.ResponseWriter, r *http.Request, value string, maxAge int) {
 	http.SetCookie(rw, &http.Cookie{Name: w.cookie, Value: value, Path: "/", HttpOnly: true, Secure: w.secure(r),
 		SameSite: http.SameSiteStrictMode, MaxAge: maxAge})
-}
-
-func (w *Web) mem() (*memory.Memory, error) {
-	m := w.cfg.Memory()
-	if m == nil {
-		return nil, errs.E("web.memory", errs.Busy, "The memory is still opening; try again in a moment.")
-	}
-	return m, nil
 }
 
 var ownerActor = box.Actor{Who: "owner", Via: "web", Trust: "own"}

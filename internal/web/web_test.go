@@ -18,19 +18,23 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/passkeytest"
-	"github.com/boxmem/box/internal/todo"
+	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/web"
 )
 
 type fx struct {
 	t    *testing.T
+	a    *app.App
 	b    *box.Box
 	k    *keys.Store
+	st   *state.Store
+	g    *gate.Gate
 	m    *memory.Memory
 	w    *web.Web
 	srv  *httptest.Server
@@ -41,22 +45,18 @@ type fx struct {
 	clock *passkeytest.Clock
 }
 
+// newFx is the web UI over a new box, composed by the composition root (on a clock the test moves), served
+// on 127.0.0.1:0.
 func newFx(t *testing.T) *fx {
 	t.Helper()
-	ctx := context.Background()
 	f := &fx{t: t, clock: passkeytest.NewClock()}
-	b, err := box.Init(ctx, t.TempDir(), box.InitOptions{HookBinary: "true"})
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.b = b
-	if f.k, err = keys.Open(b.Root, nil); err != nil {
-		t.Fatal(err)
-	}
-	if f.m, err = memory.Open(ctx, b.Root, memory.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	f.w, err = web.New(web.Config{Box: b, Keys: f.k, Todos: todo.New(b), Memory: func() *memory.Memory { return f.m }, Now: f.clock.Now})
+	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
+	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory,
+		Erase: a.Erase, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,10 +67,9 @@ func newFx(t *testing.T) *fx {
 	f.key = passkeytest.New(t, f.base, "localhost")
 	t.Cleanup(func() {
 		f.srv.Close()
-		f.w.Close()
-		f.m.Close()
-		f.k.Close()
-		b.Close()
+		if err := a.Close(); err != nil {
+			t.Error(err)
+		}
 	})
 	return f
 }
@@ -276,7 +275,7 @@ func TestCSRFAndOrigin(t *testing.T) {
 	if r2.StatusCode != 403 {
 		t.Fatalf("cross-origin post: %d", r2.StatusCode)
 	}
-	if frozen, _ := f.k.Frozen(context.Background()); frozen {
+	if frozen, _ := f.st.Frozen(context.Background()); frozen {
 		t.Fatal("a cross-origin post froze the box")
 	}
 	// Signed out: JSON gets 401.
@@ -331,11 +330,11 @@ var claude = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai"}
 // forgetCard is what the MCP surface does when an assistant asks to forget more than 5 lines.
 func forgetCard(t *testing.T, f *fx, words string) gate.ApprovalCard {
 	t.Helper()
-	lines, err := gate.ForgetLines(context.Background(), f.b.Root, words)
+	lines, err := f.m.ForgetPreview(context.Background(), words)
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, err := f.w.Gate().Propose(context.Background(), gate.ForgetAction(words, lines), claude)
+	out, err := f.g.Propose(context.Background(), memory.ForgetAction(words, lines), claude)
 	if err != nil || out.Card == nil {
 		t.Fatalf("propose: %+v %v", out, err)
 	}
@@ -350,7 +349,7 @@ func sixLines(t *testing.T, f *fx) {
 func TestForgetLinesMatchesMemory(t *testing.T) {
 	f := newFx(t)
 	sixLines(t, f)
-	lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims")
+	lines, _ := f.m.ForgetPreview(context.Background(), "leo swims")
 	res, err := f.m.Forget(context.Background(), box.Actor{Who: "owner"}, memory.ForgetInput{Words: "leo swims"})
 	if err != nil || !res.NeedsConfirm {
 		t.Fatalf("forget: %+v %v", res, err)
@@ -373,7 +372,7 @@ func TestApproveCard(t *testing.T) {
 	if st != 200 || !strings.Contains(fmt.Sprint(out["text"]), "Forgot 6 lines") {
 		t.Fatalf("approve: %d %v", st, out)
 	}
-	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims"); len(lines) != 0 {
+	if lines, _ := f.m.ForgetPreview(context.Background(), "leo swims"); len(lines) != 0 {
 		t.Fatalf("still there: %v", lines)
 	}
 	// A replayed assertion runs nothing.
@@ -389,7 +388,7 @@ func TestApproveCard(t *testing.T) {
 	if res.StatusCode != 303 {
 		t.Fatalf("undo: %d", res.StatusCode)
 	}
-	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims"); len(lines) != 6 {
+	if lines, _ := f.m.ForgetPreview(context.Background(), "leo swims"); len(lines) != 6 {
 		t.Fatalf("undo brought back %d lines", len(lines))
 	}
 }
@@ -419,22 +418,35 @@ func TestApproveRefusals(t *testing.T) {
 		t.Fatalf("uv false: %d %v", st, out)
 	}
 	f.key.UV = true
-	// The action changed: one more matching line since the card was made.
-	remember(t, f.m, "Claude", "Leo swims on Sunday.")
+	// The action changed: a line the card lists is gone since it was made (the owner forgot it).
+	if _, err := f.m.Forget(context.Background(), box.Actor{Who: "owner"}, memory.ForgetInput{Words: "leo tuesday"}); err != nil {
+		t.Fatal(err)
+	}
 	body = f.assert(csrf, "approve", a.ID)
 	if st, out := f.call(f.c, "/cards/"+a.ID+"/approve", body, csrf); st != 409 || !strings.Contains(fmt.Sprint(out["text"]), "nothing ran") {
 		t.Fatalf("changed action: %d %v", st, out)
 	}
-	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo swims"); len(lines) != 7 {
+	if lines, _ := f.m.ForgetPreview(context.Background(), "leo swims"); len(lines) != 5 {
 		t.Fatalf("a changed action removed lines: %d left", len(lines))
 	}
+	// A line that arrived after the card was made is not the card's: approving removes exactly the lines
+	// it lists, and the new one stays.
+	a2 := forgetCard(t, f, "leo swims")
+	remember(t, f.m, "Claude", "Leo swims on Sunday.")
+	body = f.assert(csrf, "approve", a2.ID)
+	if st, out := f.call(f.c, "/cards/"+a2.ID+"/approve", body, csrf); st != 200 || !strings.Contains(fmt.Sprint(out["text"]), "Forgot 5 lines") {
+		t.Fatalf("approve after a new line: %d %v", st, out)
+	}
+	if lines, _ := f.m.ForgetPreview(context.Background(), "leo swims"); len(lines) != 1 || lines[0].Text != "Leo swims on Sunday." {
+		t.Fatalf("the line that arrived after the card: %+v", lines)
+	}
 	// A frozen box runs nothing.
-	f.k.SetFrozen(context.Background(), true)
+	f.st.SetFrozen(context.Background(), true)
 	body = f.assert(csrf, "approve", b.ID)
 	if st, out := f.call(f.c, "/cards/"+b.ID+"/approve", body, csrf); st != http.StatusLocked {
 		t.Fatalf("approve while frozen: %d %v", st, out)
 	}
-	f.k.SetFrozen(context.Background(), false)
+	f.st.SetFrozen(context.Background(), false)
 	// Declined with No: nothing runs, the card is archived.
 	if res := f.form(f.c, "/cards/"+b.ID+"/decline", url.Values{"csrf": {csrf}}); res.StatusCode != 303 {
 		t.Fatalf("decline: %d", res.StatusCode)
@@ -442,7 +454,7 @@ func TestApproveRefusals(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(f.b.Root, "_bookkeeping/archive/approvals", b.ID+".approval.card")); err != nil {
 		t.Fatal(err)
 	}
-	if waiting, _ := f.w.Gate().Waiting(context.Background()); len(waiting) != 0 {
+	if waiting, _ := f.g.Waiting(context.Background()); len(waiting) != 0 {
 		t.Fatalf("still waiting: %d", len(waiting))
 	}
 }
@@ -457,7 +469,7 @@ func TestMakeKeyNeedsApproval(t *testing.T) {
 	if conns, _ := f.k.List(context.Background()); len(conns) != 0 {
 		t.Fatal("a key was made before the owner approved")
 	}
-	cards, _ := f.w.Gate().Waiting(context.Background())
+	cards, _ := f.g.Waiting(context.Background())
 	if len(cards) != 1 || cards[0].Kind != "access" {
 		t.Fatalf("cards: %+v", cards)
 	}
@@ -490,7 +502,10 @@ func TestEraseAndFreeze(t *testing.T) {
 	f := newFx(t)
 	csrf := f.signedIn()
 	remember(t, f.m, "Claude", "Leo swims on Monday.")
-	f.k.New(context.Background(), "Claude", keys.Caps{Memory: true})
+	_, secret, err := f.k.New(context.Background(), "Claude", keys.Caps{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if st, out := f.call(f.c, "/settings/erase", map[string]any{"phrase": "erase it"}, csrf); st != 400 {
 		t.Fatalf("wrong phrase: %d %v", st, out)
 	}
@@ -499,18 +514,20 @@ func TestEraseAndFreeze(t *testing.T) {
 	if st, out := f.call(f.c, "/settings/erase", body, csrf); st != 200 {
 		t.Fatalf("erase: %d %v", st, out)
 	}
-	if lines, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo"); len(lines) != 0 {
+	if lines, _ := f.m.ForgetPreview(context.Background(), "leo"); len(lines) != 0 {
 		t.Fatal("erase left memory lines")
 	}
-	conns, _ := f.k.List(context.Background())
-	if len(conns) != 1 || conns[0].Revoked.IsZero() {
-		t.Fatalf("erase must sign out every connection: %+v", conns)
+	if conns, _ := f.k.List(context.Background()); len(conns) != 0 {
+		t.Fatalf("erase must end every connection and forget it: %+v", conns)
+	}
+	if _, err := f.k.Verify(context.Background(), secret); err == nil {
+		t.Fatal("a key made before erase still works")
 	}
 	if st, _ := f.get(f.c, "/today"); st != 200 {
 		t.Fatal("the owner stays signed in; the passkey stays")
 	}
 	f.form(f.c, "/settings/freeze", url.Values{"csrf": {csrf}, "on": {"1"}})
-	if frozen, _ := f.k.Frozen(context.Background()); !frozen {
+	if frozen, _ := f.st.Frozen(context.Background()); !frozen {
 		t.Fatal("not frozen")
 	}
 	if _, out := f.call(f.c, "/chat", map[string]any{"text": "remember Leo swims"}, csrf); !strings.Contains(fmt.Sprint(out["reply"]), "frozen") {
@@ -597,7 +614,7 @@ func TestEditNote(t *testing.T) {
 		t.Fatalf("secret edit: %s", loc)
 	}
 	// So is remembering one, before any card, diary line or commit could carry it.
-	if _, err := f.w.Gate().SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "web", Trust: "own"}, gate.Change, gate.AskMe); err != nil {
+	if _, err := f.g.SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "web", Trust: "own"}, gate.Change, gate.AskMe); err != nil {
 		t.Fatal(err)
 	}
 	f.form(f.c, "/memory/remember", url.Values{"csrf": {csrf}, "text": {"My password is hunter2"}})
@@ -617,10 +634,10 @@ func TestUndoSince(t *testing.T) {
 	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "Undid 2 changes by Claude") {
 		t.Fatalf("undo since: %s", loc)
 	}
-	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "cello"); len(l) != 0 {
+	if l, _ := f.m.ForgetPreview(context.Background(), "cello"); len(l) != 0 {
 		t.Fatal("Claude's line is still there")
 	}
-	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "tea"); len(l) != 1 {
+	if l, _ := f.m.ForgetPreview(context.Background(), "tea"); len(l) != 1 {
 		t.Fatal("ChatGPT's line was undone too")
 	}
 }
@@ -676,10 +693,10 @@ func TestUndoEntryAndPasskeys(t *testing.T) {
 	if res.StatusCode != 303 || !strings.HasPrefix(res.Header.Get("Location"), "/diary") {
 		t.Fatalf("undo entry: %d %s", res.StatusCode, res.Header.Get("Location"))
 	}
-	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "leo"); len(l) != 0 {
+	if l, _ := f.m.ForgetPreview(context.Background(), "leo"); len(l) != 0 {
 		t.Fatal("the entry was not undone")
 	}
-	if l, _ := gate.ForgetLines(context.Background(), f.b.Root, "cello"); len(l) != 1 {
+	if l, _ := f.m.ForgetPreview(context.Background(), "cello"); len(l) != 1 {
 		t.Fatal("undoing one entry touched another")
 	}
 	if _, body := f.get(f.c, "/diary"); !strings.Contains(body, "Undone") {
@@ -765,5 +782,21 @@ func TestCeremonyFloodCannotLockTheOwnerOut(t *testing.T) {
 	f.clock.Advance(5*time.Minute + time.Second)
 	if st, out := f.call(newClient(), "/auth/login/finish", map[string]any{"ceremony": b["ceremony"], "credential": f.key.Get(raw(b["options"]))}, ""); st != 401 {
 		t.Fatalf("a ceremony after five minutes: %d %v", st, out)
+	}
+}
+
+// Today is the owner's local day: what the box did in the last second of a leap day is today's until
+// midnight, and yesterday's two seconds later (the test clock starts at 23:59:59 local, in any zone).
+func TestTodayIsTheLocalDay(t *testing.T) {
+	f := newFx(t)
+	f.signedIn()
+	remember(t, f.m, "Claude", "Leo swims on Monday.")
+	did := `<span class="who">Claude</span> remembered: Leo swims on Monday.`
+	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Tuesday 29 February") || !strings.Contains(body, did) {
+		t.Fatalf("at 23:59:59 on 29 February, Today:\n%s", body)
+	}
+	f.clock.Advance(2 * time.Second)
+	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Wednesday 1 March") || strings.Contains(body, did) {
+		t.Fatalf("two seconds later, on 1 March, Today:\n%s", body)
 	}
 }

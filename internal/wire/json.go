@@ -194,6 +194,6 @@ func (v *value) write(b *bytes.Buffer, depth int) {
 func writeScalar(b *bytes.Buffer, x any) {
 	enc := json.NewEncoder(b)
 	enc.SetEscapeHTML(false)
-	enc.Encode(x)
+	_ = enc.Encode(x)
 	b.Truncate(b.Len() - 1) // Encode's newline
 }

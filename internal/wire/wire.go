@@ -40,7 +40,7 @@ type Plan struct {
 	Warnings []string `json:"warnings,omitempty"` // files left alone, and why
 }
 
-// A hook entry wire installs: the event, its matcher and its timeout (seed 002).
+// A hook entry wire installs: the event, its matcher and its timeout (docs/HOOKS.md).
 type entry struct {
 	event, matcher string
 	timeout        int
@@ -167,7 +167,7 @@ func (p Plan) Apply(dir string) error {
 				return fmt.Errorf("wire: %w", err)
 			}
 			if parent := filepath.Dir(host); parent != filepath.Clean(dir) {
-				os.Remove(parent) // .claude/ or .codex/, only when nothing else is in it
+				_ = os.Remove(parent) // .claude/ or .codex/, only when nothing else is in it
 			}
 			continue
 		}

@@ -1,20 +1,13 @@
-package keys
+package state
 
 import (
-	"bytes"
 	"context"
-	"errors"
-	"os"
-	"strings"
 	"time"
 
-	"go.yaml.in/yaml/v3"
-
 	"github.com/boxmem/box/internal/errs"
-	"github.com/boxmem/box/internal/layout"
 )
 
-// The box-wide flags kept in state.db.
+// The box-wide flags.
 const (
 	FlagFrozen = "frozen" // the owner froze the box: no reading, doing or talking
 	FlagLocked = "locked" // the box's data is locked until the owner opens it with their passkey
@@ -29,7 +22,8 @@ type flagCache struct {
 	flags map[string]bool
 }
 
-// Flag reports a flag; a flag never set is false.
+// Flag reports a flag; a flag never set is false. A read that fails is an error, never false: every
+// caller fails closed on it.
 func (s *Store) Flag(ctx context.Context, name string) (bool, error) {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
@@ -38,7 +32,7 @@ func (s *Store) Flag(ctx context.Context, name string) (bool, error) {
 	}
 	rows, err := s.db.QueryContext(ctx, `SELECT name, value FROM flags`)
 	if err != nil {
-		return false, errs.Wrap("keys.flag", errs.Other, err, "")
+		return false, errs.Wrap("state.flag", errs.Other, err, "The box could not read whether it is frozen or locked")
 	}
 	defer rows.Close()
 	flags := map[string]bool{}
@@ -46,12 +40,12 @@ func (s *Store) Flag(ctx context.Context, name string) (bool, error) {
 		var n string
 		var v bool
 		if err := rows.Scan(&n, &v); err != nil {
-			return false, errs.Wrap("keys.flag", errs.Other, err, "")
+			return false, errs.Wrap("state.flag", errs.Other, err, "The box could not read whether it is frozen or locked")
 		}
 		flags[n] = v
 	}
 	if err := rows.Err(); err != nil {
-		return false, errs.Wrap("keys.flag", errs.Other, err, "")
+		return false, errs.Wrap("state.flag", errs.Other, err, "The box could not read whether it is frozen or locked")
 	}
 	s.flags = flagCache{at: time.Now(), flags: flags}
 	return flags[name], nil
@@ -64,7 +58,7 @@ func (s *Store) SetFlag(ctx context.Context, name string, on bool) error {
 	s.flags = flagCache{}
 	s.fmu.Unlock()
 	if err != nil {
-		return errs.Wrap("keys.setflag", errs.Other, err, "")
+		return errs.Wrap("state.setflag", errs.Other, err, "")
 	}
 	return nil
 }
@@ -81,31 +75,22 @@ func (s *Store) SetFrozen(ctx context.Context, on bool) error { return s.SetFlag
 // SetLocked locks or unlocks the box's data.
 func (s *Store) SetLocked(ctx context.Context, on bool) error { return s.SetFlag(ctx, FlagLocked, on) }
 
-// accessNever reads the access switch from _config/switches.card; a missing file or key is the default, Ask me.
-func (s *Store) accessNever() (bool, error) {
-	b, err := layout.ReadFile(s.root, layout.Switches)
-	if errors.Is(err, os.ErrNotExist) {
-		return false, nil
-	}
+// Quiet is nil when the box may read, do and talk, and an error of kind Locked or Frozen otherwise; a
+// flag that cannot be read is an error too (closed, not open).
+func (s *Store) Quiet(ctx context.Context) error {
+	locked, err := s.Locked(ctx)
 	if err != nil {
-		return false, errs.Wrap("keys.new", errs.Other, err, "")
+		return err
 	}
-	var sw map[string]any
-	if err := yaml.Unmarshal(frontmatter(b), &sw); err != nil {
-		return false, errs.Wrap("keys.new", errs.Invalid, err, "_config/switches.card could not be read, so no key was made; `box validate` shows why")
+	if locked {
+		return errs.E("state.quiet", errs.Locked, "The box is locked; the owner opens it with their passkey.")
 	}
-	v, _ := sw["access"].(string)
-	return strings.EqualFold(strings.TrimSpace(v), "never"), nil
-}
-
-// frontmatter returns the YAML between the --- fences of a card, or the whole file when it has none.
-func frontmatter(b []byte) []byte {
-	rest, ok := bytes.CutPrefix(b, []byte("---\n"))
-	if !ok {
-		return b
+	frozen, err := s.Frozen(ctx)
+	if err != nil {
+		return err
 	}
-	if i := bytes.Index(rest, []byte("\n---")); i >= 0 {
-		return rest[:i+1]
+	if frozen {
+		return errs.E("state.quiet", errs.Frozen, "The box is frozen, so it is not reading, doing or talking; the owner unfreezes it (box unfreeze, or Settings → Safety).")
 	}
-	return rest
+	return nil
 }

@@ -1,0 +1,157 @@
+// Package app is the composition root: per process it opens the box's one handle (clock injected,
+// validation always on, every commit subscriber registered), one state store, one gate, the memory,
+// to-dos, keys, grants and the web UI's passkeys, wires them together and closes them. box serve, box
+// mcp, every CLI verb and the hooks take their services from it; no other package constructs a box
+// handle, a gate or a state store. It holds no rule of its own: it composes (docs/ARCHITECTURE.md).
+package app
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/state"
+	"github.com/boxmem/box/internal/todo"
+	"github.com/boxmem/box/internal/validate"
+)
+
+// Mode is how much of the box a process brings up.
+type Mode int
+
+const (
+	// CLI is a verb's process: the memory reconciles its index on its first read, in the caller's time.
+	CLI Mode = iota
+	// Serve is box serve and box mcp: a file watcher and a background reconcile keep the index current,
+	// and opening returns at once.
+	Serve
+	// Hook is the light mode of box hook: the memory reads its index as it stands (no reconcile walk, no
+	// watcher); only a missing or unusable index is rebuilt.
+	Hook
+)
+
+// Options tune Open.
+type Options struct {
+	Mode Mode
+	// Now is the one clock of the process: the box, the memory, the gate, the state store and the web UI
+	// all take it from here. nil is the wall clock.
+	Now func() time.Time
+	// Progress hears a reconcile or reindex that has files to load (a progress bar); may be nil.
+	Progress func(done, total int)
+}
+
+// App is one process's services over one box. Fields are set by Open and read-only after.
+type App struct {
+	Root   string
+	Box    *box.Box
+	State  *state.Store
+	Gate   *gate.Gate
+	Memory *memory.Memory
+	Todos  *todo.Store
+	Keys   *keys.Store
+	Grants *grants.Store
+
+	opts    Options
+	closers []func() error // in opening order; Close runs them backwards
+	mcp     mcpOnce
+}
+
+// Open opens the box at root (a box already) and composes its services.
+func Open(ctx context.Context, root string, opts Options) (*App, error) {
+	opts = defaults(opts)
+	b, err := box.OpenWith(root, boxOptions(root, opts))
+	if err != nil {
+		return nil, err
+	}
+	return compose(ctx, b, opts)
+}
+
+// Init makes a new box in dir (box init's seed files, with files added or overriding them, and the git
+// hooks calling hookBinary, "" for this binary) and composes its services.
+func Init(ctx context.Context, dir string, files map[string][]byte, hookBinary string, opts Options) (*App, error) {
+	opts = defaults(opts)
+	b, err := box.Init(ctx, dir, box.InitOptions{Files: files, HookBinary: hookBinary, Options: boxOptions(dir, opts)})
+	if err != nil {
+		return nil, err
+	}
+	return compose(ctx, b, opts)
+}
+
+func defaults(o Options) Options {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o
+}
+
+// boxOptions are the write transaction's options for every process: the box's validation of every
+// card a change writes, the memory's spooled ops and settling, and the clock.
+func boxOptions(root string, opts Options) box.Options {
+	v := validate.New(root, validate.Options{Now: opts.Now})
+	return memory.BoxOptions(box.Options{Validate: v.Writes, Now: opts.Now})
+}
+
+// compose builds every service over the one box handle b; on an error it closes what it opened.
+func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) {
+	a := &App{Root: b.Root, Box: b, opts: opts}
+	a.closers = append(a.closers, b.Close)
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, a.Close())
+		}
+	}()
+	if a.State, err = state.Open(b.Root, state.Options{Now: opts.Now}); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.State.Close)
+	a.Keys = keys.NewStore(a.State)
+	a.closers = append(a.closers, a.Keys.Close)
+	a.Grants = grants.NewStore(a.State)
+	mode := memory.Reads
+	switch opts.Mode {
+	case Serve:
+		mode = memory.Watch
+	case Hook:
+		mode = memory.Light
+	}
+	if a.Memory, err = memory.New(ctx, b, memory.Options{Mode: mode, Progress: opts.Progress}); err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, a.Memory.Close)
+	a.Todos = todo.New(b)
+	a.Gate = gate.New(b)
+	a.Gate.Register("forget", a.Memory.ForgetOp())
+	a.Gate.Register("remember", a.Memory.RememberOp())
+	a.Gate.Register("key", a.Keys.Op())
+	return a, nil
+}
+
+// Close closes every service, the last opened first, and reports every failure.
+func (a *App) Close() error {
+	var all []error
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		all = append(all, a.closers[i]())
+	}
+	a.closers = nil
+	return errors.Join(all...)
+}
+
+// Now is the process's clock.
+func (a *App) Now() time.Time { return a.opts.Now() }
+
+// Writable is nil when the box takes writes: not frozen, not locked, and its flags readable (a flag it
+// cannot read refuses). Every owner's write at the CLI asks it first; its errors are Frozen or Locked.
+func (a *App) Writable(ctx context.Context) error {
+	if err := a.State.Quiet(ctx); err != nil {
+		if errs.Is(err, errs.Frozen) || errs.Is(err, errs.Locked) {
+			return err
+		}
+		return errs.Wrap("app.writable", errs.Locked, err, "The box could not read whether it is frozen or locked, so it takes no write")
+	}
+	return nil
+}

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/memory"
+)
+
+// kept are the runtime files of .box/ that erase leaves (the marker, the write lock, and the two
+// databases, which it empties itself); the rest (sessions, sieved outputs, logs, spool, caches) may
+// quote erased text and goes.
+var kept = map[string]bool{"box.json": true, "lock": true, "hooks.json": true,
+	"index.db": true, "index.db-wal": true, "index.db-shm": true, "index.db.lock": true,
+	"state.db": true, "state.db-wal": true, "state.db-shm": true}
+
+// Erase erases the box for the owner (docs/SECURITY.md, "The gate, approvals and erase"): every
+// connection ends first (keys and OAuth grants are deleted, names included), then the memory erases the
+// tree and restarts git's history and the diary, the runtime leftovers go, and the state store is
+// rewritten so no deleted row can be read back. Passkeys stay. Every step runs even when one fails, and
+// every failure is reported.
+func (a *App) Erase(ctx context.Context, who box.Actor) (memory.EraseResult, error) {
+	const op = "app.erase"
+	var all []error
+	if err := a.Keys.DeleteAll(ctx); err != nil {
+		all = append(all, err)
+	}
+	if err := a.Grants.DeleteAll(ctx); err != nil {
+		all = append(all, err)
+	}
+	res, err := a.Memory.Erase(ctx, who)
+	if err != nil {
+		all = append(all, err)
+	}
+	if err := a.wipeRuntime(); err != nil {
+		all = append(all, err)
+	}
+	if err := a.State.Compact(ctx); err != nil {
+		all = append(all, err)
+	}
+	if err := errors.Join(all...); err != nil {
+		return res, errs.Wrap(op, errs.KindOf(err), err, "The erase did not finish; what failed is named here, and erasing again retries every step")
+	}
+	return res, nil
+}
+
+// wipeRuntime removes what .box/ and the scratch folder hold besides what erase keeps.
+func (a *App) wipeRuntime() error {
+	var all []error
+	dir := filepath.Join(a.Root, ".box")
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return errs.Wrap("app.erase", errs.Other, err, "The box's runtime folder could not be read")
+	}
+	for _, e := range ents {
+		if !kept[e.Name()] {
+			all = append(all, os.RemoveAll(filepath.Join(dir, e.Name())))
+		}
+	}
+	all = append(all, os.RemoveAll(filepath.Join(a.Root, "_tmp")))
+	if err := errors.Join(all...); err != nil {
+		return errs.Wrap("app.erase", errs.Other, err, "Some of the box's runtime files could not be removed")
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package app_test
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/memory"
+)
+
+// planted is a phrase no box holds by chance; the test puts it everywhere an erase must reach.
+const planted = "Quokka-Marzipan-Lighthouse"
+
+// After the owner's erase, no erased text can be read back: not from the working tree, not from any git
+// object (every one, reachable or not), not from the trash, the archive, the diary, the index or the
+// state store. The passkeys stay; every connection ends.
+func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
+	claude := memory.Actor{Who: "Claude " + planted, Via: "mcp", Conn: "k_x", Trust: "outside"}
+
+	// The phrase in the inbox, a note (after a tidy), a core fact, the trash, a waiting and a decided card,
+	// a to-do, a page's notes, the diary (summaries), git history, a key's name and the runtime folder.
+	for _, text := range []string{"Leo met " + planted + " in Lisbon.", "Ana knows " + planted + " well."} {
+		if _, err := a.Memory.Remember(ctx, claude, memory.RememberInput{Text: text}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := a.Memory.Tidy(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Leo's school trip goes to the " + planted + " museum.", Core: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Mia said " + planted + " twice."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Memory.Forget(ctx, owner, memory.ForgetInput{Words: "mia twice"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{"Save " + planted + " for later.", "Keep " + planted + " too."} {
+		if _, err := a.Gate.Propose(ctx, memory.RememberAction(text), gate.Asker{Connection: claude.Who, Via: "mcp", Conn: claude.Conn}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cards, err := a.Gate.Waiting(ctx)
+	if err != nil || len(cards) != 2 {
+		t.Fatalf("cards: %v %v", cards, err)
+	}
+	if _, err := a.Gate.Approve(ctx, cards[0].ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Todos.Add(ctx, owner, "", "Call "+planted); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Box.Do(ctx, box.Change{Actor: owner, Op: "edit", Summary: "owner wrote a page note about " + planted,
+		Apply: func(tx *box.Tx) error {
+			return tx.Write("/_content/pages/garden/notes.md", []byte("# Garden\n\n"+planted+" grows here.\n"))
+		}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := a.Keys.New(ctx, "Key for "+planted, keys.Caps{Memory: true}); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(a.Root, ".box", "sessions", "s1", "record.json"), `{"task":"ask about `+planted+`"}`)
+	writeFile(t, filepath.Join(a.Root, "_tmp", "scratch.txt"), planted)
+	if _, err := a.State.DB().ExecContext(ctx, `INSERT INTO web_passkeys(id, name, cred, created) VALUES('pk1', 'My phone', '{}', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Memory.Search(ctx, memory.SearchInput{Words: planted}); err != nil {
+		t.Fatal(err)
+	}
+	if where := findPhrase(t, a.Root); len(where) < 8 {
+		t.Fatalf("the phrase was not planted widely enough to test anything: %v", where)
+	}
+
+	res, err := a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
+	if err != nil {
+		t.Fatalf("erase: %v", err)
+	}
+	if res.Files == 0 || res.Entry == "" {
+		t.Errorf("erase result: %+v", res)
+	}
+	if where := findPhrase(t, a.Root); len(where) > 0 {
+		t.Fatalf("after erase the phrase can still be read back from:\n%s", strings.Join(where, "\n"))
+	}
+	var n int
+	if err := a.State.DB().QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the passkey did not stay: %d %v", n, err)
+	}
+	if conns, err := a.Keys.List(ctx); err != nil || len(conns) != 0 {
+		t.Errorf("a connection survived: %v %v", conns, err)
+	}
+	es, err := a.Box.Diary(ctx, 10, nil)
+	if err != nil || len(es) != 1 || es[0].Op != "erase" || len(es[0].Paths) != 0 || len(es[0].Undo) != 0 {
+		t.Errorf("the diary after erase: %+v %v", es, err)
+	}
+	if out := git(t, a.Root, "rev-list", "--all", "--count"); out != "1" {
+		t.Errorf("git keeps %s commits after erase, want 1", out)
+	}
+	// The box still works: a new fact is saved and found.
+	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Leo swims on Fridays."}); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := a.Memory.Search(ctx, memory.SearchInput{Words: "leo swims"}); err != nil || len(hits.Hits) != 1 {
+		t.Errorf("after erase, search: %+v %v", hits, err)
+	}
+}
+
+// findPhrase lists where the planted phrase can be read: every file under root (the working tree, .git,
+// .box) and every git object, reachable or not, decompressed.
+func findPhrase(t *testing.T, root string) []string {
+	t.Helper()
+	var where []string
+	needle := []byte(planted)
+	words := [][]byte{[]byte("Quokka"), []byte("quokka")} // an index holds words, not phrases
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		if bytes.Contains(data, needle) || bytes.Contains(data, words[0]) || bytes.Contains(data, words[1]) {
+			rel, _ := filepath.Rel(root, p)
+			where = append(where, "file "+rel)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command("git", "-C", root, "cat-file", "--batch-all-objects", "--batch").Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(out, needle) || bytes.Contains(bytes.ToLower(out), []byte("quokka")) {
+		where = append(where, "a git object (git cat-file --batch-all-objects)")
+	}
+	return where
+}
+
+func writeFile(t *testing.T, p, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func git(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}

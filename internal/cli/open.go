@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+
+	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/box"
+)
+
+// boxRoot finds the box, the one way every verb does: --box, else $BOX_DIR, else the nearest box above
+// the working directory. Relative folders are read against the command's working directory.
+func (g *Global) boxRoot() (string, error) {
+	return box.Discover(g.abs(g.BoxFlag), g.abs(g.IO.Getenv("BOX_DIR")), g.IO.Cwd)
+}
+
+// open opens the discovered box's services (the composition root) in mode.
+func (g *Global) open(ctx context.Context, mode app.Mode) (*app.App, error) {
+	root, err := g.boxRoot()
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, root, app.Options{Mode: mode, Progress: g.progress("indexing")})
+}
+
+// read runs fn with the discovered box's services, then closes them.
+func (g *Global) read(ctx context.Context, fn func(a *app.App) error) error {
+	return g.readMode(ctx, app.CLI, fn)
+}
+
+// readMode is read with the services brought up in mode.
+func (g *Global) readMode(ctx context.Context, mode app.Mode, fn func(a *app.App) error) (err error) {
+	a, err := g.open(ctx, mode)
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, a.Close()) }()
+	return fn(a)
+}
+
+// write is read for a verb that changes the box: a frozen or locked box refuses it first (exit 7).
+func (g *Global) write(ctx context.Context, fn func(a *app.App) error) error {
+	return g.read(ctx, func(a *app.App) error {
+		if err := a.Writable(ctx); err != nil {
+			return err
+		}
+		return fn(a)
+	})
+}
+
+// abs makes a folder named on the command line absolute against the command's working directory.
+func (g *Global) abs(dir string) string {
+	if dir == "" || filepath.IsAbs(dir) || g.IO.Cwd == "" {
+		return dir
+	}
+	return filepath.Join(g.IO.Cwd, dir)
+}

@@ -1,0 +1,107 @@
+package memory
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/index"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
+)
+
+// EraseResult says what an erase removed.
+type EraseResult struct {
+	Files int    `json:"files"`
+	Entry string `json:"entry"`
+}
+
+// erased are the folders erase empties (docs/MEMORY.md, "Erase"): everything authored, the lists, pages,
+// connectors, looks and what was published, and the paper trail that quotes them (trash, archive,
+// approvals, usage, jobs). The diary is the box's: Restart starts it again.
+var erased = []string{"/_content", "/_config/pages", "/_config/connectors", "/_config/looks", "/_publish", "/_bookkeeping", "/README.md"}
+
+// Erase removes the memory and everything authored in the box for good: the files go, git's history is
+// restarted from the box as it is left (so no removed text can be read back from any git object), the
+// diary starts again with this one line, and the search index is rebuilt from the empty memory and
+// rewritten so that none of the old text stays in its file. The router is left as a new box has it.
+// The switches, settings, schemas and agent guides stay. Connections are not the memory's: the
+// composition root ends them.
+func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
+	const op = "memory.erase"
+	a = normalize(a)
+	paths, scratch, err := m.erasable()
+	if err != nil {
+		return EraseResult{}, err
+	}
+	r, err := m.box.Restart(ctx, box.Change{Actor: a, Op: "erase", Switch: gate.Delete,
+		Summary: fmt.Sprintf("%s erased the box (%d %s)", a.Who, len(paths), plural(len(paths), "file", "files")),
+		Apply: func(tx *box.Tx) error {
+			for _, p := range paths {
+				if err := tx.Remove(p); err != nil && !errs.Is(err, errs.NotFound) {
+					return err
+				}
+			}
+			return tx.Write(layout.Router, []byte(note.RouterSkeleton))
+		}})
+	if err != nil {
+		return EraseResult{}, err
+	}
+	res := EraseResult{Files: len(paths), Entry: r.EntryID}
+	for _, h := range scratch { // never committed, so not the transaction's to remove
+		if err := os.RemoveAll(h); err != nil {
+			return res, errs.Wrap(op, errs.Other, err, "The files were erased, but a scratch folder could not be removed: "+h)
+		}
+	}
+	if err := m.eraseIndex(ctx); err != nil {
+		return res, errs.Wrap(op, errs.Other, err, "The files and their history were erased, but the search index could not be rebuilt; run box reindex")
+	}
+	return res, nil
+}
+
+// erasable lists the files erase removes (the diary aside), and the scratch folders (_tmp) among them.
+func (m *Memory) erasable() (files, scratch []string, err error) {
+	for _, dir := range erased {
+		err := filepath.WalkDir(m.host(dir), func(h string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) {
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			p := m.boxPath(h)
+			if d.IsDir() {
+				if d.Name() == "_tmp" {
+					scratch = append(scratch, h)
+				}
+				if p == layout.DiaryDir || d.Name() == "_tmp" {
+					return fs.SkipDir
+				}
+				return nil
+			}
+			files = append(files, p)
+			return nil
+		})
+		if err != nil {
+			return nil, nil, errs.Wrap("memory.erase", errs.Other, err, "The box could not be read to erase it; nothing was erased")
+		}
+	}
+	return files, scratch, nil
+}
+
+// eraseIndex empties the index, reads the (now small) memory into it again and rewrites its file.
+func (m *Memory) eraseIndex(ctx context.Context) error {
+	if err := m.withIndex(func(ix *index.Index) error { return ix.Clear(ctx) }); err != nil {
+		return err
+	}
+	if _, err := m.reconcile(ctx, nil); err != nil {
+		return err
+	}
+	return m.withIndex(func(ix *index.Index) error { return ix.Compact(ctx) })
+}
