@@ -402,17 +402,26 @@ func (b *Brain) Status(ctx context.Context) (Status, error) {
 }
 
 func keySentence(name string, e vault.Entry) string {
+	s := "your own " + name + " key"
+	if rest, ok := strings.CutPrefix(name, "The "); ok {
+		s = "your own key for the " + rest // "The model server at 127.0.0.1:8080"
+	}
 	switch {
 	case e.Broken:
-		return "your own " + name + " key, which no longer opens: set it again"
+		return s + ", which no longer opens: set it again"
 	case e.Last4 == "":
-		return "your own " + name + " key"
+		return s
 	}
-	return "your own " + name + " key (…" + e.Last4 + ")"
+	return s + " (…" + strings.TrimPrefix(e.Last4, "…") + ")"
 }
 
 // where is the one line the chat's prompt and Settings say about where messages go.
-func where(name string) string { return "Your messages go to " + name + " to be answered." }
+func where(name string) string {
+	if rest, ok := strings.CutPrefix(name, "The "); ok {
+		name = "the " + rest
+	}
+	return "Your messages go to " + name + " to be answered."
+}
 
 // verdict is the budget's answer for a turn now, given what this month spent.
 func (b *Brain) verdict(s Settings, spent float64, now time.Time) usage.Verdict {
