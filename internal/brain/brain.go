@@ -511,3 +511,16 @@ func (b *Brain) Record(ctx context.Context, who box.Actor, summary string, lines
 		Apply: func(tx *box.Tx) error { return writeLedger(tx, lines) }})
 	return err
 }
+
+// Subscription is the Claude Code or Codex CLI of a subscription brain, in the vault's folder, for
+// what only a terminal or Settings can do with it: install the pinned version, sign in.
+func (b *Brain) Subscription(kind string) (*provider.Subscription, error) {
+	if kind != ClaudeCode && kind != Codex {
+		return nil, errs.E("brain.subscription", errs.Invalid, "%q is not a subscription: use claude-code or codex.", kind)
+	}
+	p, err := b.open(Settings{Provider: kind, Model: "default"}, nil)
+	if err != nil {
+		return nil, err
+	}
+	return p.(*provider.Subscription), nil
+}

@@ -462,7 +462,7 @@ func TestSubscriptionBrain(t *testing.T) {
 	}
 	cli := providertest.InstallCLI(t, bin,
 		providertest.CLIRun{SignedIn: true, Plan: "max"}, // auth status
-		providertest.CLIRun{}, // the model list
+		providertest.CLIRun{},                            // the model list
 		providertest.CLIRun{Model: "claude-standin-sonnet-5-5", Text: []string{"Hello ", "from your plan."}, InputTokens: 900, OutputTokens: 5, Cost: 0.01},
 	)
 	if err := os.WriteFile(filepath.Join(v.Dir(), "subscription", "npm", "package.json"), []byte(`{"dependencies":{"@anthropic-ai/claude-code":"`+provider.ClaudeCodeVersion+`"}}`), 0o600); err != nil {
