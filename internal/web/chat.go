@@ -117,7 +117,7 @@ func (w *Web) setBrain(rw http.ResponseWriter, r *http.Request, _ *session) {
 		FastModel: r.PostFormValue("fast_model"), Key: r.PostFormValue("key")}
 	st, err := w.cfg.Brain.Set(r.Context(), ownerActor, in)
 	if err != nil {
-		w.backErr(rw, r, "/settings#brain", err)
+		w.backErr(rw, r, "/settings", err)
 		return
 	}
 	note := fmt.Sprintf("The brain is set: %s, %s.", st.Name, st.Settings.Model)

@@ -24,6 +24,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
@@ -322,6 +323,9 @@ func sentence(err error) string {
 	var e *errs.Error
 	if errors.As(err, &e) && e.Msg != "" {
 		return e.Msg
+	}
+	if f := provider.FailureOf(err); f != nil {
+		return f.Error() // a provider's failure is its own plain sentence, without the key (docs/BRAIN.md)
 	}
 	return "Something went wrong inside the box; nothing was changed. Try again, and if it keeps happening, look at box serve's log."
 }

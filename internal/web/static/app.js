@@ -244,7 +244,7 @@
       a.textContent = "A \u201cSave this?\u201d card is waiting on Today";
       li.append(document.createElement("br"), a);
     }
-    if (r.brain && r.model) meta(li, r.model + (r.calls ? " \u00b7 " + r.calls + " calls \u00b7 " + (r.costKnown ? "$" + r.cost.toFixed(4) : "cost unknown") : ""));
+    if (r.brain && r.model) meta(li, r.model + (r.calls ? " \u00b7 " + r.calls + " calls \u00b7 " + (r.costKnown ? "$" + r.cost.toFixed(r.cost > 0 && r.cost < 0.01 ? 4 : 2) : "cost unknown") : ""));
     if (r.chat) {
       log.dataset.chat = r.chat;
       const id = document.getElementById("chatid");
@@ -286,7 +286,7 @@
         } else if (e.type === "tool") {
           if (!shown) li.textContent = "\u2026 (" + e.tool.replace(/_/g, " ") + ")";
         } else if (e.type === "note") {
-          bubble("box note", e.text);
+          log.insertBefore(bubble("box note", e.text), li); // the box's note comes before the answer
         } else if (e.type === "done") {
           result = e.result;
         }
