@@ -54,6 +54,9 @@ type Message struct {
 // forge a heading; reading takes it off again. The format round-trips exactly (FuzzHistory).
 var headingPattern = regexp.MustCompile(`^### (You|Box) · (\d{2}:\d{2})((?: · [^\n]*)?)$`)
 
+// headingClock is a heading's time.
+var headingClock = regexp.MustCompile(`^\d{2}:\d{2}$`)
+
 // chatHeader is the first line of a new conversation file.
 func chatHeader(now time.Time) string {
 	return "# Chat · " + now.Format("Monday 2 January 2006") + "\n"
