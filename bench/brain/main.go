@@ -66,6 +66,21 @@ func run(tmp, _ string) error {
 var words = strings.Fields(`swims plays works lives visits likes prefers studies teaches cooks reads paints runs sings
 	Thursday Monday garden school office piano chess football bakery library museum river market Paris Lyon Berlin`)
 
+var syllables = strings.Fields("ka lo mi ren ta vo si na del or bru fen gal hu ji ke la mo ni pe qui ra su te ul ve wi xa yo zo")
+
+// name is a made-up first and last name: distinct enough that a question about one person matches a
+// few notes, as real names do.
+func name(r *rand.Rand) string {
+	part := func(n int) string {
+		var b strings.Builder
+		for i := 0; i < n; i++ {
+			b.WriteString(syllables[r.IntN(len(syllables))])
+		}
+		return strings.ToUpper(b.String()[:1]) + b.String()[1:]
+	}
+	return part(2) + " " + part(3)
+}
+
 // generate writes n person notes and a router with core facts, and commits them; it returns the notes' titles.
 func generate(ctx context.Context, root string, n int) ([]string, error) {
 	if err := benchkit.NewBox(ctx, root); err != nil {
@@ -78,7 +93,7 @@ func generate(ctx context.Context, root string, n int) ([]string, error) {
 	}
 	var titles []string
 	for i := 0; i < n; i++ {
-		title := fmt.Sprintf("Person %d %s", i, words[r.IntN(len(words))])
+		title := name(r)
 		data := note.NewNote("person", title, nil, []string{"moc-people"})
 		data, _ = note.SetDescription(data, fmt.Sprintf("%s, someone the owner knows", title))
 		for f := 0; f < 4; f++ {
@@ -120,7 +135,7 @@ func measure(ctx context.Context, tb testing.TB, tmp, root string, titles []stri
 	var tokens, noteCounts, sys []int
 	for i := 0; i < *asks; i++ {
 		t := titles[r.IntN(len(titles))]
-		msg := fmt.Sprintf("What does %s do on %s?", strings.Join(strings.Fields(t)[:2], " "), words[r.IntN(len(words))])
+		msg := fmt.Sprintf("What does %s do on %s?", t, words[r.IntN(len(words))])
 		srv.Push(providertest.Reply{Text: []string{"ok"}})
 		if _, err := a.Brain.Chat(ctx, brain.ChatInput{Text: msg}, nil); err != nil {
 			return "", err
@@ -141,7 +156,7 @@ func measure(ctx context.Context, tb testing.TB, tmp, root string, titles []stri
 	}
 
 	// Time to the first token: the box's chat path, the provider layer alone, and a bare client.
-	chat, err := firstTokens(*turns, srv, func(msg string, first func()) error {
+	chat, err := firstTokens(*turns, srv, titles, func(msg string, first func()) error {
 		_, err := a.Brain.Chat(ctx, brain.ChatInput{Text: msg}, func(e brain.Event) {
 			if e.Type == "text" {
 				first()
@@ -156,7 +171,7 @@ func measure(ctx context.Context, tb testing.TB, tmp, root string, titles []stri
 	if err != nil {
 		return "", err
 	}
-	prov, err := firstTokens(*turns, srv, func(msg string, first func()) error {
+	prov, err := firstTokens(*turns, srv, titles, func(msg string, first func()) error {
 		_, err := p.Stream(ctx, provider.Request{Model: "model-a", Messages: []provider.Message{{Role: provider.User, Text: msg}}}, func(d provider.Delta) {
 			if d.Text != "" {
 				first()
@@ -167,7 +182,7 @@ func measure(ctx context.Context, tb testing.TB, tmp, root string, titles []stri
 	if err != nil {
 		return "", err
 	}
-	bare, err := firstTokens(*turns, srv, func(msg string, first func()) error { return bareStream(ctx, srv.URL, msg, first) })
+	bare, err := firstTokens(*turns, srv, titles, func(msg string, first func()) error { return bareStream(ctx, srv.URL, msg, first) })
 	if err != nil {
 		return "", err
 	}
@@ -183,13 +198,13 @@ func boolInt(b bool) int {
 
 // firstTokens times n calls: from the call to its first text piece, minus the stand-in's own time from
 // the request's arrival to its first token.
-func firstTokens(n int, srv *providertest.Server, call func(msg string, first func()) error) ([]sample, error) {
+func firstTokens(n int, srv *providertest.Server, titles []string, call func(msg string, first func()) error) ([]sample, error) {
 	var out []sample
 	for i := 0; i < n; i++ {
 		srv.Push(providertest.Reply{Text: []string{"Leo ", "swims ", "on Thursdays."}})
 		var got time.Time
 		start := time.Now()
-		if err := call(fmt.Sprintf("When does person %d swim?", i), func() {
+		if err := call(fmt.Sprintf("When does %s swim?", titles[(i*7919)%len(titles)]), func() {
 			if got.IsZero() {
 				got = time.Now()
 			}
@@ -235,7 +250,7 @@ func table(n int, tokens, sys, noteCounts []int, rows [][]sample) string {
 	fmt.Fprintf(&b, "A generated box of %d person notes (four facts each) and a router with 20 core facts; the brain is set to a local\n"+
 		"stand-in speaking OpenAI's chat completions (internal/providertest), so the provider's own time is known and taken out.\n\n", n)
 	fmt.Fprintf(&b, "**Prompt per turn** (target: router + at most 8 notes, under 4,000 tokens at 10k notes). Each of %d questions names a\n"+
-		"person; tokens are the request's characters / 4 (system prompt, the nine tool definitions, the message).\n\n", len(tokens))
+		"person (made-up names, a few notes each); tokens are the request's characters / 4 (system prompt, the nine tool definitions, the message).\n\n", len(tokens))
 	b.WriteString("| | median | max |\n|---|---:|---:|\n")
 	fmt.Fprintf(&b, "| notes in the prompt | %d | %d |\n", med(noteCounts), slices.Max(noteCounts))
 	fmt.Fprintf(&b, "| system prompt (router + notes + rules), tokens | %d | %d |\n", med(sys), slices.Max(sys))
