@@ -106,6 +106,7 @@ func diedOfMemory(head string) bool {
 		return false
 	}
 	last := head[i:]
-	return strings.HasPrefix(last, "fatal error: runtime: out of memory") || strings.Contains(firstLine(last), "cannot allocate memory") ||
+	first := firstLine(last)
+	return (strings.HasPrefix(last, "fatal error: ") && strings.Contains(first, "out of memory")) || strings.Contains(first, "cannot allocate memory") ||
 		strings.HasPrefix(last, "SIGSEGV: ") || strings.HasPrefix(last, "unexpected fault address ")
 }

@@ -12,6 +12,7 @@ func TestTailLog(t *testing.T) {
 	}{
 		{"plain", "line 1\nline 2\n", "line 1\nline 2\n", false},
 		{"out of memory", "my log\nfatal error: runtime: out of memory\n\nruntime stack:\nruntime.throw(…)\n", "my log\nfatal error: runtime: out of memory\n", true},
+		{"out of arena metadata", "fatal error: out of memory allocating heap arena metadata\n\nruntime stack:\n", "fatal error: out of memory allocating heap arena metadata\n", true},
 		{"fault in the collector", "SIGSEGV: segmentation violation\nPC=0x43a5fd m=0\n\ngoroutine 0 …\n", "SIGSEGV: segmentation violation\n", true},
 		{"a log that mentions it", "ctx said: fatal error: runtime: out of memory\n", "ctx said: fatal error: runtime: out of memory\n", false},
 		{"a goja panic", "panic: runtime error: index out of range\n\ngoroutine 1 …\n", "panic: runtime error: index out of range\n", false},
