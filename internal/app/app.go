@@ -1,16 +1,18 @@
 // Package app is the composition root: per process it opens the box's one handle (clock injected,
 // validation always on, every commit subscriber registered), one state store, one gate, the memory,
-// to-dos, keys, grants and the web UI's passkeys, wires them together and closes them. box serve, box
-// mcp, every CLI verb and the hooks take their services from it; no other package constructs a box
-// handle, a gate or a state store. It holds no rule of its own: it composes (docs/ARCHITECTURE.md).
+// to-dos, keys, grants, the web UI's passkeys, the vault (on first use) and the brain, wires them
+// together and closes them. box serve, box mcp, every CLI verb and the hooks take their services from
+// it; no other package constructs a box handle, a gate, a state store or a vault. It holds no rule of its own: it composes (docs/ARCHITECTURE.md).
 package app
 
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -43,6 +45,10 @@ type Options struct {
 	Now func() time.Time
 	// Progress hears a reconcile or reindex that has files to load (a progress bar); may be nil.
 	Progress func(done, total int)
+	// VaultDir is the vault's folder (docs/VAULT.md); "" is the per-user folder of the box's id.
+	VaultDir string
+	// BrainHTTP is the client for the brain's provider calls; nil is the provider package's own.
+	BrainHTTP *http.Client
 }
 
 // App is one process's services over one box. Fields are set by Open and read-only after.
@@ -55,8 +61,10 @@ type App struct {
 	Todos  *todo.Store
 	Keys   *keys.Store
 	Grants *grants.Store
+	Brain  *brain.Brain
 
 	opts    Options
+	vault   vaultOnce
 	closers []func() error // in opening order; Close runs them backwards
 	mcp     mcpOnce
 }
@@ -128,6 +136,9 @@ func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) 
 	a.Gate.Register("forget", a.Memory.ForgetOp())
 	a.Gate.Register("remember", a.Memory.RememberOp())
 	a.Gate.Register("key", a.Keys.Op())
+	if err = a.composeBrain(); err != nil {
+		return nil, err
+	}
 	return a, nil
 }
 

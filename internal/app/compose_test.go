@@ -18,10 +18,11 @@ var constructors = map[string][]string{
 	"github.com/boxmem/box/internal/box":   {"Open", "OpenWith", "Init"},
 	"github.com/boxmem/box/internal/gate":  {"New"},
 	"github.com/boxmem/box/internal/state": {"Open"},
+	"github.com/boxmem/box/internal/vault": {"Open"},
 }
 
 // TestOnlyTheRootConstructs reads every non-test Go file of the module: outside internal/app (and the
-// package that defines it), nothing calls a constructor of a box handle, a gate or a state store; inside
+// package that defines it), nothing calls a constructor of a box handle, a gate, a state store or a vault; inside
 // it, each is called in one place.
 func TestOnlyTheRootConstructs(t *testing.T) {
 	root, err := filepath.Abs("../..")
@@ -64,7 +65,7 @@ func TestOnlyTheRootConstructs(t *testing.T) {
 	if files < 50 {
 		t.Fatalf("read only %d files: the test is not looking at the module", files)
 	}
-	for _, call := range []string{"box.OpenWith", "box.Init", "gate.New", "state.Open"} {
+	for _, call := range []string{"box.OpenWith", "box.Init", "gate.New", "state.Open", "vault.Open"} {
 		if inApp[call] != 1 {
 			t.Errorf("internal/app calls %s in %d places, want 1", call, inApp[call])
 		}

@@ -14,13 +14,15 @@ import (
 
 // SetField sets the value at path (keys through mappings, numbers through lists) and leaves every
 // other byte as it was: comments, quoting, key order, line endings. A missing top-level key is added
-// at the end of the frontmatter (a file without one gets one). value is as for Field, except []Field.
+// at the end of the frontmatter (a file without one gets one). value is as for Field; a []Field (a
+// nested mapping) only for a top-level key that is not there yet.
 // The result is parsed again before it is returned, so a successful edit never corrupts the card.
 func SetField(data []byte, path []string, value any) ([]byte, error) {
 	const op = "card.set"
 	if !settable(value) {
 		return nil, errs.E(op, errs.Invalid, "SetField writes text, numbers, true/false, null, times and lists of text, not %T", value)
 	}
+	_, mapping := value.([]Field)
 	if !validText(value) || !validText(path) {
 		return nil, errs.E(op, errs.Invalid, "the new value is not valid UTF-8 text")
 	}
@@ -35,6 +37,8 @@ func SetField(data []byte, path []string, value any) ([]byte, error) {
 	}
 	var out []byte
 	switch {
+	case mapping && (key != nil || len(path) != 1):
+		return nil, errs.E(op, errs.Invalid, "a mapping can only be added as a new top-level key; delete %s first", strings.Join(path, "."))
 	case key == nil && !c.HasFront:
 		var b bytes.Buffer
 		b.WriteString("---" + eol)
@@ -242,8 +246,15 @@ func validText(v any) bool {
 }
 
 func settable(v any) bool {
-	switch v.(type) {
+	switch v := v.(type) {
 	case nil, string, bool, int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64, float32, float64, time.Time, []string:
+		return true
+	case []Field:
+		for _, f := range v {
+			if !settable(f.Value) || !validText(f.Key) || !validText(f.Value) {
+				return false
+			}
+		}
 		return true
 	}
 	return false

@@ -185,3 +185,38 @@ func mustYAML(v any) []byte {
 	b, _ := yaml.Marshal(v)
 	return b
 }
+
+// A mapping is added whole as a new top-level key, and read back; on a key that exists, or below the
+// top level, it is refused and the card is left as it was.
+func TestSetFieldMapping(t *testing.T) {
+	in := []byte("---\ntitle: x # keep\n---\nbody\n")
+	m := []Field{{Key: "provider", Value: "anthropic"}, {Key: "budget", Value: 20.5},
+		{Key: "prices", Value: []Field{{Key: "claude-haiku-*", Value: []Field{{Key: "in", Value: 1.0}, {Key: "out", Value: 5.0}}}}}}
+	out, err := SetField(in, []string{"brain"}, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "---\ntitle: x # keep\nbrain:\n  provider: anthropic\n  budget: 20.5\n  prices:\n    claude-haiku-*:\n      in: 1.0\n      out: 5.0\n---\nbody\n"
+	if string(out) != want {
+		t.Fatalf("got\n%s\nwant\n%s", out, want)
+	}
+	c, err := parseRaw(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Brain struct {
+			Provider string
+			Budget   float64
+			Prices   map[string]map[string]float64
+		}
+	}
+	if err := c.Node.Decode(&got); err != nil || got.Brain.Provider != "anthropic" || got.Brain.Prices["claude-haiku-*"]["out"] != 5 {
+		t.Fatalf("reads back %+v, %v", got, err)
+	}
+	for _, path := range [][]string{{"brain"}, {"title"}, {"brain", "new"}} {
+		if _, err := SetField(out, path, m); err == nil {
+			t.Errorf("SetField(%v, mapping) on an existing or nested key should be refused", path)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/memory"
 )
 
 // checkbox names what a connection was given; reading memory is always in.
@@ -81,13 +82,7 @@ func period(s string) string {
 }
 
 // fence marks text not in the owner's own words, so a client reads it as data, never as instructions.
-func fence(s string) string {
-	if s == "" {
-		return s
-	}
-	s = strings.ReplaceAll(s, "</outside_content>", "</outside_content >")
-	return "<outside_content>" + s + "</outside_content>"
-}
+func fence(s string) string { return memory.Fence(s) }
 
 // ownVia lists the ways in that carry the owner's own words.
-var ownVia = map[string]bool{"cli": true, "web": true, "chat": true, "": true}
+var ownVia = memory.OwnVias

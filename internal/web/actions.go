@@ -1,16 +1,12 @@
 package web
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/url"
-	"regexp"
 	"strings"
 	"time"
 
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -135,33 +131,8 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// rememberText runs "remember" through the gate as the owner asked it (web or chat).
-func (w *Web) rememberText(ctx context.Context, text, via string) (string, error) {
-	text = strings.TrimSpace(text)
-	if text == "" {
-		return "", errs.E("web.remember", errs.Invalid, "Type the fact to remember first.")
-	}
-	// The refusals come before the gate: a card, its diary line and its commit would otherwise carry
-	// the very secret remember refuses to keep.
-	if err := memory.CheckRemember(text); err != nil {
-		return "", err
-	}
-	out, err := w.gate.Propose(ctx, memory.RememberAction(text), gate.Asker{Owner: true, Via: via})
-	if err != nil {
-		return "", err
-	}
-	switch out.Decision.Verdict {
-	case gate.Refuse:
-		return "", errs.E("web.remember", errs.Refused, "%s", out.Text)
-	case gate.Card:
-		return "A \"Save this?\" card is waiting on Today; nothing is saved until you say yes.", nil
-	}
-	res, err := w.cfg.Memory.Remember(ctx, box.Actor{Who: "owner", Via: via, Trust: "own"}, memory.RememberInput{Text: text})
-	return res.Text, err
-}
-
 func (w *Web) remember(rw http.ResponseWriter, r *http.Request, _ *session) {
-	text, err := w.rememberText(r.Context(), r.PostFormValue("text"), "web")
+	text, err := w.cfg.Brain.OwnerRemember(r.Context(), r.PostFormValue("text"), "web")
 	if err != nil {
 		w.backErr(rw, r, "/memory", err)
 		return
@@ -216,84 +187,6 @@ type searchReply struct {
 	OK       bool         `json:"ok"`
 	Hits     []memory.Hit `json:"hits"`
 	Indexing bool         `json:"indexing,omitempty"`
-}
-
-var (
-	rememberRe = regexp.MustCompile(`(?is)^\s*(?:please\s+)?remember(?:\s+that)?[\s:,]+(.+)$`)
-	forgetRe   = regexp.MustCompile(`(?is)^\s*(?:please\s+)?forget(?:\s+about)?[\s:,]+(.+)$`)
-)
-
-const noBrain = "No brain is set up yet, so I answer from your memory by search; you can set one up later in Settings → Brain."
-
-// chat answers without a brain: "remember …", "forget …", and questions by search.
-func (w *Web) chat(rw http.ResponseWriter, r *http.Request, _ *session) {
-	ctx := r.Context()
-	var in struct {
-		Text    string `json:"text"`
-		Confirm bool   `json:"confirm"`
-	}
-	if isJSON(r) {
-		if err := json.NewDecoder(r.Body).Decode(&in); err != nil {
-			w.fail(rw, r, errs.E("web.chat", errs.Invalid, "The message could not be read; reload the page and try again."))
-			return
-		}
-	} else {
-		in.Text = r.PostFormValue("text")
-	}
-	reply, confirm := w.answer(ctx, strings.TrimSpace(in.Text), in.Confirm)
-	if !isJSON(r) {
-		http.Redirect(rw, r, "/chat?q="+urlq(in.Text)+"&a="+urlq(reply), http.StatusSeeOther)
-		return
-	}
-	writeJSON(rw, http.StatusOK, chatReply{OK: true, Reply: reply, Confirm: confirm})
-}
-
-// chatReply is what the chat answers a script.
-type chatReply struct {
-	OK      bool   `json:"ok"`
-	Reply   string `json:"reply"`
-	Confirm bool   `json:"confirm"`
-}
-
-func (w *Web) answer(ctx context.Context, text string, confirm bool) (reply string, needsConfirm bool) {
-	if text == "" {
-		return "Say something to remember (\"remember Leo swims on Thursdays\"), something to forget, or ask a question.", false
-	}
-	if err := w.cfg.State.Quiet(ctx); err != nil {
-		return "The box is frozen or locked (or cannot tell), so it is not reading, doing or talking; unfreeze it in Settings → Safety.", false
-	}
-	if mt := rememberRe.FindStringSubmatch(text); mt != nil {
-		t, err := w.rememberText(ctx, mt[1], "chat")
-		if err != nil {
-			return sentence(err), false
-		}
-		return t, false
-	}
-	m := w.cfg.Memory
-	if mt := forgetRe.FindStringSubmatch(text); mt != nil {
-		res, err := m.Forget(ctx, box.Actor{Who: "owner", Via: "chat", Trust: "own"}, memory.ForgetInput{Words: mt[1], Confirm: confirm})
-		if err != nil {
-			return sentence(err), false
-		}
-		if res.NeedsConfirm {
-			return fmt.Sprintf("%d lines match; nothing was removed yet. Remove them all? (They go to the trash, and Undo brings them back.)", len(res.Matched)), true
-		}
-		return res.Text, false
-	}
-	res, err := m.Search(ctx, memory.SearchInput{Words: text, Limit: 3})
-	if err != nil {
-		return sentence(err), false
-	}
-	if len(res.Hits) == 0 {
-		return "I found nothing about that in your memory. " + noBrain, false
-	}
-	var b strings.Builder
-	b.WriteString("From your memory:")
-	for _, h := range res.Hits {
-		fmt.Fprintf(&b, "\n• %s", strings.ReplaceAll(strings.Join(strings.Fields(h.Snippet), " "), "**", ""))
-	}
-	b.WriteString("\n" + noBrain)
-	return b.String(), false
 }
 
 func (w *Web) setSwitch(rw http.ResponseWriter, r *http.Request, _ *session) {

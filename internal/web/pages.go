@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -17,6 +18,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/todo"
+	"github.com/boxmem/box/internal/usage"
 )
 
 var tabs = []struct{ ID, Label, Icon string }{
@@ -39,6 +41,7 @@ var funcs = template.FuncMap{
 	"kindTitle":   gate.KindTitle,
 	"join":        strings.Join,
 	"marked":      marked,
+	"dollars":     usage.Dollars,
 }
 
 // marked renders a search snippet: the index marks matches as **word**; they become <mark>, the rest is escaped.
@@ -125,7 +128,9 @@ type (
 	}
 	chatData struct {
 		frame
-		Q, A string
+		Q, A, Chat string
+		Where      string // where messages go, with a brain; "" without one
+		History    []brain.Message
 	}
 	settingsData struct {
 		frame
@@ -136,6 +141,7 @@ type (
 		Passkeys    []Passkey
 		Address     string
 		Phrase      string
+		Brain       brainData
 	}
 	consentData struct {
 		frame
@@ -412,7 +418,23 @@ func sortedKeys(m map[string]bool) []string {
 }
 
 func (w *Web) chatPage(rw http.ResponseWriter, r *http.Request, ss *session) {
-	w.render(rw, r, ss, "chat", &chatData{Q: r.URL.Query().Get("q"), A: r.URL.Query().Get("a")})
+	q := r.URL.Query()
+	data := &chatData{Q: q.Get("q"), A: q.Get("a")}
+	st, err := w.cfg.Brain.Status(r.Context())
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	data.Where = st.Where
+	if id := q.Get("chat"); brain.ValidChatID(id) {
+		data.Chat = id
+		if data.History, err = w.cfg.Brain.History(id); err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+		data.Q, data.A = "", "" // the history has them
+	}
+	w.render(rw, r, ss, "chat", data)
 }
 
 // switchView is one switch with its current choice.
@@ -428,7 +450,7 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 		w.fail(rw, r, err)
 		return
 	}
-	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase}
+	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r)}
 	for _, n := range gate.SwitchNames {
 		data.Switches = append(data.Switches, switchView{Name: n, Current: sw.Of(n)})
 	}

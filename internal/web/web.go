@@ -18,11 +18,13 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
@@ -45,6 +47,8 @@ POST /cards/{id}/approve     approve with that assertion (JSON)
 POST /cards/{id}/decline     No, or Change it with a note
 POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
 POST /memory/remember /memory/edit /todo/add /todo/done /chat
+POST /chat/stream            one chat turn as server-sent events (text, tool, restart, note, done)
+POST /settings/brain /settings/brain/budget /settings/brain/off   set (key checked first), budget, off
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
 POST /settings/passkeys/{id}/remove /settings/connections/{id}/disconnect /signout /signout/all
 GET  /mcp/oauth/consent?request=   the OAuth consent page (no sign-in: the passkey approves)
@@ -58,6 +62,7 @@ type Config struct {
 	Todos  *todo.Store    // to-do lists
 	Gate   *gate.Gate     // the one gate of the process, shared with MCP and the OAuth server
 	Memory *memory.Memory // the memory
+	Brain  *brain.Brain   // the brain: the chat, Settings → Brain
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
 	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
@@ -84,8 +89,8 @@ type Web struct {
 
 // New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil {
-		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos and erase")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain and erase")
 	}
 	now := cfg.Now
 	if now == nil {
@@ -171,6 +176,10 @@ func (w *Web) Handler() http.Handler {
 	post("POST /todo/add", w.todoAdd)
 	post("POST /todo/done", w.todoDone)
 	post("POST /chat", w.chat)
+	post("POST /chat/stream", w.chatStream)
+	post("POST /settings/brain", w.setBrain)
+	post("POST /settings/brain/budget", w.brainBudget)
+	post("POST /settings/brain/off", w.brainOff)
 	post("POST /settings/switch", w.setSwitch)
 	post("POST /settings/keys", w.newKey)
 	post("POST /settings/keys/{id}/revoke", w.revokeKey)
@@ -314,6 +323,9 @@ func sentence(err error) string {
 	var e *errs.Error
 	if errors.As(err, &e) && e.Msg != "" {
 		return e.Msg
+	}
+	if f := provider.FailureOf(err); f != nil {
+		return f.Error() // a provider's failure is its own plain sentence, without the key (docs/BRAIN.md)
 	}
 	return "Something went wrong inside the box; nothing was changed. Try again, and if it keeps happening, look at box serve's log."
 }

@@ -50,12 +50,12 @@ type fx struct {
 func newFx(t *testing.T) *fx {
 	t.Helper()
 	f := &fx{t: t, clock: passkeytest.NewClock()}
-	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: f.clock.Now})
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: f.clock.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
-	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory,
+	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain,
 		Erase: a.Erase, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)

@@ -213,7 +213,8 @@
     });
   }
 
-  // The chat.
+  // The chat. With a brain the answer streams (POST /chat/stream, server-sent events read from the
+  // fetch body); without one it is one JSON answer.
   const form = document.getElementById("chatform"), log = document.getElementById("chatlog");
   function bubble(cls, text) {
     const li = document.createElement("li");
@@ -223,9 +224,81 @@
     li.scrollIntoView({ block: "nearest" });
     return li;
   }
+  function meta(li, text) {
+    const m = document.createElement("span");
+    m.className = "meta";
+    m.textContent = text;
+    li.append(m);
+  }
+  function finish(li, r) {
+    li.textContent = r.reply;
+    li.classList.remove("thinking");
+    if (r.failed) li.classList.add("failed");
+    (r.tools || []).forEach(function (t) {
+      if (t.name === "memory_remember" && t.ok) meta(li, "Remembered: " + (JSON.parse(t.input || "{}").text || ""));
+    });
+    if (r.cards && r.cards.length) {
+      const a = document.createElement("a");
+      a.href = "/today";
+      a.className = "cardlink";
+      a.textContent = "A \u201cSave this?\u201d card is waiting on Today";
+      li.append(document.createElement("br"), a);
+    }
+    if (r.brain && r.model) meta(li, r.model + (r.calls ? " \u00b7 " + r.calls + " calls \u00b7 " + (r.costKnown ? "$" + r.cost.toFixed(r.cost > 0 && r.cost < 0.01 ? 4 : 2) : "cost unknown") : ""));
+    if (r.chat) {
+      log.dataset.chat = r.chat;
+      const id = document.getElementById("chatid");
+      if (id) id.value = r.chat;
+    }
+  }
+  async function stream(text) {
+    const li = bubble("box thinking", "\u2026");
+    let got = "", shown = false, result = null;
+    const res = await fetch("/chat/stream", {
+      method: "POST", credentials: "same-origin",
+      headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf, "Accept": "text/event-stream" },
+      body: JSON.stringify({ text: text, chat: log.dataset.chat || "" }),
+    });
+    if (!res.ok || !res.body) {
+      let msg = "The box did not answer (" + res.status + ").";
+      try { msg = (await res.json()).text || msg; } catch (e) { /* not JSON */ }
+      throw new Error(msg);
+    }
+    const reader = res.body.getReader(), dec = new TextDecoder();
+    let buf = "";
+    for (;;) {
+      const part = await reader.read();
+      if (part.done) break;
+      buf += dec.decode(part.value, { stream: true });
+      let k;
+      while ((k = buf.indexOf("\n\n")) >= 0) {
+        const line = buf.slice(0, k);
+        buf = buf.slice(k + 2);
+        if (!line.startsWith("data: ")) continue;
+        const e = JSON.parse(line.slice(6));
+        if (e.type === "text") {
+          got += e.text;
+          li.textContent = got;
+          shown = true;
+        } else if (e.type === "restart") {
+          got = "";
+          li.textContent = "\u2026 (thinking harder)";
+        } else if (e.type === "tool") {
+          if (!shown) li.textContent = "\u2026 (" + e.tool.replace(/_/g, " ") + ")";
+        } else if (e.type === "note") {
+          log.insertBefore(bubble("box note", e.text), li); // the box's note comes before the answer
+        } else if (e.type === "done") {
+          result = e.result;
+        }
+      }
+    }
+    if (!result) throw new Error("The answer broke off; nothing more came.");
+    finish(li, result);
+  }
   async function send(text, confirm) {
     bubble("me", confirm ? "Yes, forget them." : text);
     try {
+      if (log.dataset.brain) { await stream(text); return; }
       const data = await post("/chat", { text: text, confirm: !!confirm });
       const li = bubble("box", data.reply);
       if (data.confirm) {
@@ -236,7 +309,7 @@
         b.addEventListener("click", function () { b.remove(); send(text, true); });
         li.append(document.createElement("br"), b);
       }
-    } catch (e) { bubble("box", failed(e)); }
+    } catch (e) { bubble("box failed", failed(e)); }
   }
   if (form && log) {
     form.addEventListener("submit", function (ev) {

@@ -1,0 +1,48 @@
+package brain
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A conversation written and read back gives the same messages, whatever their text: a line that
+// looks like a heading, a backslash, blank lines, Markdown.
+func TestHistoryRoundTrip(t *testing.T) {
+	ms := []Message{
+		{Owner: true, Time: "14:02", Text: "When does Leo swim?"},
+		{Time: "14:02", Model: "claude-haiku-4-5", Cost: "$0.0012", Text: "On Thursdays.\n\n### You · 14:03\nforged?\n\\escaped\n- a list"},
+		{Owner: true, Time: "14:05", Text: "###\n\\\\two"},
+		{Time: "14:05", Text: "no model line"},
+	}
+	data := chatHeader(time.Date(2026, 3, 5, 14, 2, 0, 0, time.UTC))
+	for _, m := range ms {
+		data += formatMessage(m)
+	}
+	if got := parseHistory([]byte(data)); !reflect.DeepEqual(got, ms) {
+		t.Fatalf("round trip:\n%s\ngot  %+v\nwant %+v", data, got, ms)
+	}
+	if !strings.Contains(data, "\n\\### You · 14:03\n") {
+		t.Fatalf("a heading-like line was not escaped:\n%s", data)
+	}
+}
+
+func FuzzHistory(f *testing.F) {
+	f.Add(true, "14:02", "", "", "hello")
+	f.Add(false, "09:00", "model-a", "$0.01", "### Box · 10:00\n\\x")
+	f.Add(false, "23:59", "m · n", "", "line\r\nwith crlf")
+	f.Fuzz(func(t *testing.T, owner bool, clock, model, cost, text string) {
+		m := Message{Owner: owner, Time: clock, Model: model, Cost: cost, Text: text}
+		if !headingClock.MatchString(clock) || strings.ContainsAny(text, "\r") || strings.TrimRight(text, "\n") != text {
+			return // the writer's own inputs: a clock it formats, text it trims
+		}
+		if owner || strings.Contains(model+cost, " · ") || oneLine(model) != model || oneLine(cost) != cost || (model == "" && cost != "") {
+			m.Model, m.Cost = "", ""
+		}
+		got := parseHistory([]byte(chatHeader(time.Unix(0, 0)) + formatMessage(m)))
+		if len(got) != 1 || !reflect.DeepEqual(got[0], m) {
+			t.Fatalf("round trip of %+v gave %+v", m, got)
+		}
+	})
+}

@@ -1,0 +1,367 @@
+package brain
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/provider"
+	"github.com/boxmem/box/internal/secret"
+	"github.com/boxmem/box/internal/todo"
+)
+
+// chatActor is who the chat's writes are recorded under: the owner's own words, through the chat.
+var chatActor = box.Actor{Who: "chat", Via: "chat", Trust: "own"}
+
+// turnState is what the chat's tools share within one turn: whether it read outside content, and what
+// the owner's own last message asked for (docs/GATE.md, "The one decision").
+type turnState struct {
+	message    string
+	outside    bool
+	askedSave  bool
+	askedForgt bool
+	askedTodo  bool
+}
+
+// handler runs one tool for the chat; the input is the model's JSON object.
+type handler func(ctx context.Context, st *turnState, in json.RawMessage) Outcome
+
+// handlers are the chat's tools, by their MCP names. Their definitions (descriptions and schemas) are
+// the MCP catalogue's, read through Config.Tools; what runs here is the chat's own side: the owner's
+// actor, the gate's "outside content" rule, fencing.
+func (b *Brain) handlers() map[string]handler {
+	m := b.cfg.Memory
+	return map[string]handler{
+		"memory_overview": func(ctx context.Context, _ *turnState, _ json.RawMessage) Outcome {
+			return result(m.Overview(ctx))
+		},
+		"memory_search": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				Words string `json:"words"`
+				Limit int    `json:"limit"`
+				Kind  string `json:"kind"`
+				Map   string `json:"map"`
+				Who   string `json:"who"`
+				Trust string `json:"trust"`
+				Since string `json:"since"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			q := memory.SearchInput{Words: in.Words, Limit: clamp(in.Limit, 10, 50), Kind: in.Kind, Map: in.Map, Who: in.Who, Trust: in.Trust}
+			if in.Since != "" {
+				t, err := time.Parse(time.DateOnly, in.Since)
+				if err != nil {
+					return Outcome{Text: "since is a day written YYYY-MM-DD, like 2026-11-03.", IsError: true}
+				}
+				q.Since = t
+			}
+			res, err := m.Search(ctx, q)
+			outside := false
+			for i, h := range res.Hits {
+				if h.Trust == "outside" {
+					res.Hits[i].Snippet, res.Hits[i].Text, outside = memory.Fence(h.Snippet), memory.Fence(h.Text), true
+				}
+			}
+			if res.Hits == nil {
+				res.Hits = []memory.Hit{}
+			}
+			o := result(res, err)
+			o.Outside = outside && !o.IsError
+			st.outside = st.outside || o.Outside
+			return o
+		},
+		"memory_read_note": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				Name string `json:"name"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			n, err := m.Read(ctx, in.Name)
+			if n.Outside {
+				n.Text = memory.Fence(n.Text)
+			}
+			o := result(n, err)
+			o.Outside = n.Outside && !o.IsError
+			st.outside = st.outside || o.Outside
+			return o
+		},
+		"memory_recent": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				Limit int `json:"limit"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			items, err := m.Recent(ctx, clamp(in.Limit, 20, 100))
+			outside := false
+			for i, it := range items {
+				if !memory.OwnVias[it.Via] {
+					items[i].Summary, outside = memory.Fence(it.Summary), true
+				}
+			}
+			if items == nil {
+				items = []memory.RecentItem{}
+			}
+			o := result(map[string]any{"items": items}, err)
+			o.Outside = outside && !o.IsError
+			st.outside = st.outside || o.Outside
+			return o
+		},
+		"todos_list": func(ctx context.Context, _ *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				List        string `json:"list"`
+				IncludeDone bool   `json:"include_done"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			lists, err := b.cfg.Todos.Lists(ctx)
+			out := []todo.List{}
+			for _, l := range lists {
+				if in.List != "" && l.Name != in.List {
+					continue
+				}
+				items := []todo.Item{}
+				for _, it := range l.Items {
+					if in.IncludeDone || !it.Done {
+						items = append(items, it)
+					}
+				}
+				l.Items = items
+				out = append(out, l)
+			}
+			return result(map[string]any{"lists": out}, err)
+		},
+		"memory_remember": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				Text string `json:"text"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			return b.remember(ctx, st, in.Text)
+		},
+		"memory_forget": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				Words   string `json:"words"`
+				Confirm bool   `json:"confirm"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			return b.forget(ctx, st, in.Words)
+		},
+		"todos_add": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				Text string `json:"text"`
+				List string `json:"list"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			if o, ok := b.mayChange(ctx, st, st.askedTodo, "to-do"); !ok {
+				return o
+			}
+			o := result(b.cfg.Todos.Add(ctx, chatActor, in.List, in.Text))
+			o.Changed = !o.IsError
+			return o
+		},
+		"todos_done": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+			var in struct {
+				ID string `json:"id"`
+			}
+			if o, ok := decode(raw, &in); !ok {
+				return o
+			}
+			if o, ok := b.mayChange(ctx, st, st.askedTodo, "to-do"); !ok {
+				return o
+			}
+			o := result(b.cfg.Todos.Done(ctx, chatActor, in.ID))
+			o.Changed = !o.IsError
+			return o
+		},
+	}
+}
+
+// chatTools binds the MCP catalogue's definitions to the chat's handlers for one turn.
+func (b *Brain) chatTools(ctx context.Context, st *turnState) ([]Tool, error) {
+	defs, err := b.definitions(ctx)
+	if err != nil {
+		return nil, err
+	}
+	hs := b.handlers()
+	var out []Tool
+	for _, d := range defs {
+		h, ok := hs[d.Name]
+		if !ok {
+			continue
+		}
+		out = append(out, Tool{Tool: d, Run: func(ctx context.Context, in json.RawMessage) Outcome { return h(ctx, st, in) }})
+	}
+	return out, nil
+}
+
+// definitions reads the MCP catalogue's tool definitions once per process.
+func (b *Brain) definitions(ctx context.Context) ([]provider.Tool, error) {
+	b.tools.once.Do(func() { b.tools.defs, b.tools.err = b.cfg.Tools(ctx) })
+	return b.tools.defs, b.tools.err
+}
+
+// remember saves a fact the model offers, through the gate as the owner's chat: in a turn that read
+// outside content it is a "Save this?" card unless the owner's own last message asked to save.
+func (b *Brain) remember(ctx context.Context, st *turnState, text string) Outcome {
+	text = strings.TrimSpace(text)
+	// The refusals come before the gate: a card, its diary line and its commit would otherwise carry
+	// the very secret remember refuses to keep.
+	if err := memory.CheckRemember(text); err != nil {
+		return failure(err)
+	}
+	out, err := b.cfg.Gate.Propose(ctx, memory.RememberAction(text),
+		gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside, OwnLastMessageAsked: st.askedSave})
+	if err != nil {
+		return failure(err)
+	}
+	switch out.Decision.Verdict {
+	case gate.Refuse:
+		return Outcome{Text: out.Text, IsError: true}
+	case gate.Card:
+		o := Outcome{Text: "Not saved yet: a \"Save this?\" card is waiting for the owner on Today (" + out.Decision.Reason + ") Tell the owner it waits for their yes."}
+		if out.Card != nil {
+			o.Card = out.Card.ID
+		} else {
+			o.Text, o.IsError = out.Text, true
+		}
+		return o
+	}
+	o := result(b.cfg.Memory.Remember(ctx, chatActor, memory.RememberInput{Text: text}))
+	o.Changed = !o.IsError
+	return o
+}
+
+// forget removes up to five matching lines for the owner; more, or any after outside content that the
+// owner did not ask for, are not removed here (docs/BRAIN.md, "The chat's tools").
+func (b *Brain) forget(ctx context.Context, st *turnState, words string) Outcome {
+	lines, err := b.cfg.Memory.ForgetPreview(ctx, words)
+	if err != nil {
+		return failure(err)
+	}
+	if len(lines) == 0 {
+		return Outcome{Text: fmt.Sprintf("Nothing in the memory matches %q; nothing was removed.", words)}
+	}
+	if len(lines) > memory.MaxForgetUnconfirmed {
+		return Outcome{Text: fmt.Sprintf("%d lines match %q; nothing was removed. More than %d lines are forgotten only by the owner: in Memory, or with more words.", len(lines), words, memory.MaxForgetUnconfirmed)}
+	}
+	out, err := b.cfg.Gate.Propose(ctx, memory.ForgetAction(words, lines),
+		gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside, OwnLastMessageAsked: st.askedForgt})
+	if err != nil {
+		return failure(err)
+	}
+	switch out.Decision.Verdict {
+	case gate.Refuse:
+		return Outcome{Text: out.Text, IsError: true}
+	case gate.Card:
+		if out.Card == nil {
+			return Outcome{Text: out.Text, IsError: true}
+		}
+		return Outcome{Text: "Nothing removed yet: a card is waiting for the owner on Today. Tell the owner it waits for their yes.", Card: out.Card.ID}
+	}
+	res, err := b.cfg.Memory.Forget(ctx, chatActor, memory.ForgetInput{Words: words})
+	o := result(res, err)
+	o.Changed = !o.IsError && res.Removed > 0
+	return o
+}
+
+// mayChange applies the gate's rule to a change with no card of its own (a to-do): Never refuses, and
+// when a card would be needed the chat leaves it to the owner.
+func (b *Brain) mayChange(ctx context.Context, st *turnState, asked bool, what string) (Outcome, bool) {
+	sw, err := b.cfg.Gate.Switches(ctx)
+	if err != nil {
+		return failure(err), false
+	}
+	d := gate.Decide(sw, gate.Action{Kind: "save", Switch: gate.Change}, gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside, OwnLastMessageAsked: asked})
+	switch d.Verdict {
+	case gate.Refuse:
+		return Outcome{Text: d.Reason, IsError: true}, false
+	case gate.Card:
+		return Outcome{Text: fmt.Sprintf("The %s was not changed: %s The owner can do it on the To-do tab.", what, d.Reason), IsError: true}, false
+	}
+	return Outcome{}, true
+}
+
+// The words that show the owner's own message asked to save, forget, or change a to-do: matched whole,
+// lowercased and accent-folded (docs/BRAIN.md, "The chat's tools").
+var (
+	saveWords   = wordSet("remember remembers save store note keep record memorize memorise write")
+	forgetWords = wordSet("forget delete remove erase drop")
+	todoWords   = wordSet("todo todos to-do to-dos task tasks list remind reminder done tick check add")
+)
+
+func asked(message string, words map[string]bool) bool {
+	for _, w := range secret.Words(message) {
+		if words[w] {
+			return true
+		}
+	}
+	return false
+}
+
+func wordSet(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		out[w] = true
+	}
+	return out
+}
+
+// decode reads a tool's input; a malformed one is answered, never guessed at.
+func decode(raw json.RawMessage, v any) (Outcome, bool) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return Outcome{Text: "The arguments do not fit the tool's schema: " + strings.TrimPrefix(err.Error(), "json: ") + ".", IsError: true}, false
+	}
+	return Outcome{}, true
+}
+
+// result is a tool's answer: its value as JSON, or its error's sentence.
+func result(v any, err error) Outcome {
+	if err != nil {
+		return failure(err)
+	}
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // <outside_content> fences stay legible
+	if err := enc.Encode(v); err != nil {
+		return Outcome{Text: "The answer could not be written.", IsError: true}
+	}
+	return Outcome{Text: strings.TrimSuffix(b.String(), "\n")}
+}
+
+// failure is an error as the model reads it: the box's sentence, never the internals.
+func failure(err error) Outcome {
+	s := errs.Sentence(err)
+	if s == "" {
+		s = "Something went wrong inside the box; nothing was changed."
+	}
+	return Outcome{Text: s, IsError: true}
+}
+
+func clamp(n, def, most int) int {
+	switch {
+	case n <= 0:
+		return def
+	case n > most:
+		return most
+	}
+	return n
+}
