@@ -654,7 +654,7 @@ func (tx *Tx) Read(p string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.exists {
-		return nil, fmt.Errorf("box: %s: %w", clean, fs.ErrNotExist)
+		return nil, errs.Wrap("box.read", errs.NotFound, fs.ErrNotExist, clean+" does not exist")
 	}
 	return st.data, nil
 }
