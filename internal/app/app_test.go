@@ -141,7 +141,7 @@ func (s *served) oauthClient(t *testing.T, name string) (token, grantID string) 
 // One box serve holds one box handle, one gate and one state-store connection pool: every surface is
 // handed the root's, and every open descriptor of state.db in the process belongs to the root's pool.
 func TestOneServeHoldsOneOfEach(t *testing.T) {
-	s := serve(t, nil)
+	s := serve(t, leapNight)
 	a := s.a
 	if a.Memory.Box() != a.Box {
 		t.Error("the memory writes through another box handle")
@@ -197,7 +197,7 @@ func openFiles(path string) (int, error) {
 // MCP gets exactly five, a second key with the same name has its own five, and the owner's cards made in
 // the web UI at the same moment count apart.
 func TestCardLimitsHoldAcrossSurfaces(t *testing.T) {
-	s := serve(t, nil)
+	s := serve(t, leapNight)
 	ctx := context.Background()
 	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	for i := range 6 {
@@ -248,8 +248,8 @@ func TestCardLimitsHoldAcrossSurfaces(t *testing.T) {
 	}
 }
 
-// leapNight is 23:59:59 local on a leap day: the owner's local day is the 29th, and in most zones the
-// diary's UTC day is another.
+// leapNight is every test's clock: 23:59:59 local on a leap day (the owner's local day is the 29th, and
+// in most zones the diary's UTC day is another).
 func leapNight() time.Time { return time.Date(2028, time.February, 29, 23, 59, 59, 0, time.Local) }
 
 // The limits are counted inside the write transaction, so they hold across every surface and every
@@ -379,7 +379,7 @@ func waitingPer(t *testing.T, a *app.App) map[string]int {
 // and the owner's yes at the command line runs the same path as the passkey.
 func TestForgetApprovedAfterANewLine(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
 	if err != nil {
 		t.Fatal(err)
 	}

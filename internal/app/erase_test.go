@@ -28,7 +28,7 @@ const planted = "Quokka-Marzipan-Lighthouse"
 // state store. The passkeys stay; every connection ends.
 func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +246,7 @@ func plantInDatabases(t *testing.T, a *app.App) {
 // then folds the logs in and empties them.
 func TestEraseWaitsForReaders(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -276,7 +276,7 @@ func TestEraseWaitsForReaders(t *testing.T) {
 // reporting an erase that left erased rows in a log.
 func TestEraseReportsALogItCannotEmpty(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
 	if err != nil {
 		t.Fatal(err)
 	}

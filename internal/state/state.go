@@ -61,10 +61,23 @@ func Open(root string, opts Options) (*Store, error) {
 	db.SetMaxOpenConns(16) // every call reads a key; WAL readers do not block each other
 	db.SetMaxIdleConns(16)
 	s := &Store{db: db, path: path, now: opts.Now}
-	if err := s.migrate(context.Background()); err != nil {
+	err = s.migrate(context.Background())
+	// Openers of a new file race to make it a WAL database, and SQLite refuses a loser at once ("database
+	// is locked") rather than waiting: such an opener tries again, briefly.
+	for try := 0; err != nil && isLocked(err) && try < 100; try++ {
+		time.Sleep(10 * time.Millisecond)
+		err = s.migrate(context.Background())
+	}
+	if err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return s, nil
+}
+
+// isLocked reports whether err is SQLite's SQLITE_BUSY (the file is locked by another connection).
+func isLocked(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // dsn is the one connection setup: WAL, a busy timeout, and IMMEDIATE write transactions so that two
