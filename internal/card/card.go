@@ -144,6 +144,17 @@ func lookup(m *yaml.Node, key string) (k, v *yaml.Node) {
 	return nil, nil
 }
 
+// Split cuts a Markdown file into its frontmatter (the YAML between the --- lines, not read) and its body.
+// ok is false, and body all of data, when the file has no frontmatter or it is never closed: a reader that
+// only wants the text then keeps every word.
+func Split(data []byte) (front, body []byte, ok bool) {
+	c, err := split("", data)
+	if err != nil || !c.HasFront {
+		return nil, data, false
+	}
+	return c.Front, c.Body, true
+}
+
 // split cuts data into delimiter lines, frontmatter and body without parsing YAML.
 func split(path string, data []byte) (*Card, error) {
 	c := &Card{Path: path, Raw: data, Body: data, BodyLine: 1}

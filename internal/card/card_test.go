@@ -296,3 +296,23 @@ func TestSurgeryRefusals(t *testing.T) {
 		t.Error("SetField with a map: want an error")
 	}
 }
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		in, front, body string
+		ok              bool
+	}{
+		{"# no front\ntext\n", "", "# no front\ntext\n", false},
+		{"---\ntitle: x\n---\nbody\n", "title: x\n", "body\n", true},
+		{"---\n---\nbody\n", "", "body\n", true},
+		{"---\ntitle: x\n---", "title: x\n", "", true},
+		{"---\r\ntitle: x\r\n---\r\nbody\r\n", "title: x\r\n", "body\r\n", true},
+		{"---\ntitle: never closed\nbody\n", "", "---\ntitle: never closed\nbody\n", false},
+		{"", "", "", false},
+	} {
+		front, body, ok := Split([]byte(tc.in))
+		if string(front) != tc.front || string(body) != tc.body || ok != tc.ok {
+			t.Errorf("Split(%q) = %q, %q, %v; want %q, %q, %v", tc.in, front, body, ok, tc.front, tc.body, tc.ok)
+		}
+	}
+}

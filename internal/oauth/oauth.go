@@ -21,6 +21,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/httpjson"
 )
 
 // The endpoints, under /mcp/oauth (docs/OAUTH.md). ConsentPath is served by package web.
@@ -352,11 +353,4 @@ func status(code string) int {
 	return http.StatusBadRequest
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the status is sent; a client that went away cannot be told anything more
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { httpjson.Write(w, status, v, false) }

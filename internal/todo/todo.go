@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/secret"
@@ -188,12 +189,12 @@ var (
 // Parse reads one list file. Lines that are not items are kept in the file and ignored here.
 func Parse(name string, data []byte) List {
 	l := List{Name: name, Title: title(name), Path: path.Join(Dir, name+".todo.card"), Items: []Item{}}
-	body := string(data)
-	if fm, rest, ok := splitFrontmatter(body); ok {
-		if m := titleLine.FindStringSubmatch(fm); m != nil {
+	fm, rest, ok := card.Split(data)
+	body := string(rest)
+	if ok {
+		if m := titleLine.FindStringSubmatch(string(fm)); m != nil {
 			l.Title = strings.Trim(m[1], `"'`)
 		}
-		body = rest
 	}
 	for _, line := range strings.Split(body, "\n") {
 		if m := itemLine.FindStringSubmatch(line); m != nil {
@@ -215,20 +216,6 @@ func tick(data []byte, id string) ([]byte, bool) {
 		return []byte(strings.Join(lines, "")), true
 	}
 	return data, false
-}
-
-func splitFrontmatter(s string) (fm, rest string, ok bool) {
-	after, found := strings.CutPrefix(s, "---\n")
-	if !found {
-		return "", s, false
-	}
-	i := strings.Index(after, "\n---")
-	if i < 0 {
-		return "", s, false
-	}
-	rest = after[i+4:]
-	rest = strings.TrimPrefix(rest, "\n")
-	return after[:i+1], rest, true
 }
 
 func title(name string) string {

@@ -5,7 +5,6 @@ package web
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -22,6 +21,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/httpjson"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
@@ -346,14 +346,7 @@ func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error) {
 	_, _ = fmt.Fprintln(rw, sentence(err)) // the status is sent; a browser that went away cannot be told more
 }
 
-func writeJSON(rw http.ResponseWriter, code int, v any) {
-	rw.Header().Set("Content-Type", "application/json")
-	rw.Header().Set("Cache-Control", "no-store")
-	rw.WriteHeader(code)
-	enc := json.NewEncoder(rw)
-	enc.SetEscapeHTML(true)
-	_ = enc.Encode(v) // the status is sent; a browser that went away cannot be told more
-}
+func writeJSON(rw http.ResponseWriter, code int, v any) { httpjson.Write(rw, code, v, true) }
 
 // back redirects a form to the page it came from with a sentence to show.
 func back(rw http.ResponseWriter, r *http.Request, to, note string) {
