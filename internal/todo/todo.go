@@ -53,6 +53,26 @@ type Store struct{ b *box.Box }
 // New returns the to-do lists of an open box.
 func New(b *box.Box) *Store { return &Store{b: b} }
 
+// Select is what an assistant's todos_list shows (MCP and the box's chat): the list named name (every list
+// when it is ""), with its open items, and the done ones too when includeDone is set.
+func Select(lists []List, name string, includeDone bool) []List {
+	out := []List{}
+	for _, l := range lists {
+		if name != "" && l.Name != name {
+			continue
+		}
+		items := []Item{}
+		for _, it := range l.Items {
+			if includeDone || !it.Done {
+				items = append(items, it)
+			}
+		}
+		l.Items = items
+		out = append(out, l)
+	}
+	return out
+}
+
 // Lists returns every list with its items, in name order.
 func (s *Store) Lists(ctx context.Context) ([]List, error) {
 	dir := filepath.Join(s.b.Root, filepath.FromSlash(Dir))
