@@ -65,7 +65,9 @@ type Config struct {
 	Brain  *brain.Brain   // the brain: the chat, Settings → Brain
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
-	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
+	Erase func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
+	// Freeze freezes or unfreezes the box with its diary line (the composition root's, as box freeze's).
+	Freeze func(ctx context.Context, who box.Actor, on bool) (box.Result, error)
 	Now    func() time.Time // the process's clock
 	Logger *slog.Logger     // nil: discard
 	// Grants is the OAuth state: with it the box serves the consent page and lists OAuth connections.
@@ -89,8 +91,8 @@ type Web struct {
 
 // New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil {
-		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain and erase")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Freeze == nil || cfg.Brain == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain, erase and freeze")
 	}
 	now := cfg.Now
 	if now == nil {
