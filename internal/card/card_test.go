@@ -262,14 +262,6 @@ func setIn(doc any, path []string, value string) bool {
 // fmtAny renders decoded YAML canonically (sorted keys) for comparison.
 func fmtAny(v any) string { return strings.TrimSpace(string(mustYAML(v))) }
 
-func TestBodyStart(t *testing.T) {
-	src := "---\na: 1\n---\nbody\n"
-	c, err := Parse("/_content/x.md", []byte(src))
-	if err != nil || src[c.BodyStart():] != "body\n" {
-		t.Fatalf("BodyStart = %d, %v", c.BodyStart(), err)
-	}
-}
-
 func TestSurgeryRefusals(t *testing.T) {
 	for _, tt := range []struct {
 		src  string
