@@ -75,7 +75,6 @@ func (s *Store) Locked(ctx context.Context) (bool, error) { return s.Flag(ctx, F
 // SetFrozen freezes or unfreezes the box.
 func (s *Store) SetFrozen(ctx context.Context, on bool) error { return s.SetFlag(ctx, FlagFrozen, on) }
 
-
 // Quiet is nil when the box may read, do and talk, and an error of kind Locked or Frozen otherwise; a
 // flag that cannot be read is an error too (closed, not open).
 func (s *Store) Quiet(ctx context.Context) error {
