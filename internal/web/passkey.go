@@ -337,7 +337,7 @@ func (w *Web) signout(rw http.ResponseWriter, r *http.Request, ss *session) {
 }
 
 func (w *Web) signoutAll(rw http.ResponseWriter, r *http.Request, _ *session) {
-	if err := w.auth.endAllSessions(r.Context()); err != nil {
+	if err := w.cfg.State.EndSessions(r.Context()); err != nil {
 		w.fail(rw, r, err)
 		return
 	}
