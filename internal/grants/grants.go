@@ -178,6 +178,7 @@ type Store struct {
 
 	mu    sync.Mutex
 	fresh map[string]time.Time // metadata-document clients: until when the stored copy is used unfetched
+	fetch *fetches             // budgets, slots and recent failures of document fetches
 }
 
 // NewStore is the OAuth tables of the state store st (which owns the file and its schema), stamped with
