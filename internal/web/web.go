@@ -40,9 +40,9 @@ GET  /today /todo /memory /memory/note?name= /memory/edit?name= /diary /chat /se
 GET  /signin /setup?code=    sign in with a passkey; first passkey from a one-time setup link
 GET  /static/…               CSS, JS, icon (embedded)
 GET  /api/search?q=          search as you type (JSON)
-POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in for another)
+POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in with a passkey-add assertion)
 POST /auth/login/begin /auth/login/finish         sign in (discoverable passkey, user verification)
-POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, or to erase
+POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, to erase, or to add or remove a passkey
 POST /cards/{id}/approve     approve with that assertion (JSON)
 POST /cards/{id}/decline     No, or Change it with a note
 POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
@@ -50,7 +50,8 @@ POST /memory/remember /memory/edit /todo/add /todo/done /chat
 POST /chat/stream            one chat turn as server-sent events (text, tool, restart, note, done)
 POST /settings/brain /settings/brain/budget /settings/brain/off   set (key checked first), budget, off
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
-POST /settings/passkeys/{id}/remove /settings/connections/{id}/disconnect /signout /signout/all
+POST /settings/passkeys/{id}/remove   with a passkey-remove assertion bound to that passkey (JSON)
+POST /settings/connections/{id}/disconnect /signout /signout/all
 GET  /mcp/oauth/consent?request=   the OAuth consent page (no sign-in: the passkey approves)
 POST /mcp/oauth/consent/begin /finish /deny   a passkey challenge bound to the request and its checkboxes; approve; refuse`
 

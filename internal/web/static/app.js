@@ -111,11 +111,24 @@
     } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
   });
 
+  // Adding or removing a passkey first asks for one of the owner's passkeys: a session alone is not enough.
   on("#addpasskey", "click", async function (ev) {
+    const btn = ev.currentTarget;
     try {
-      await makePasskey(ev.currentTarget, {}, "Passkey " + new Date().toLocaleDateString());
+      busy(btn, true);
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "passkey-add" });
+      await makePasskey(btn, a, "Passkey " + new Date().toLocaleDateString());
       location.href = "/settings?note=" + encodeURIComponent("The new passkey is saved.");
-    } catch (e) { say(failed(e), true); }
+    } catch (e) { say(failed(e), true); busy(btn, false); }
+  });
+  on("button.removepasskey", "click", async function (ev) {
+    const btn = ev.currentTarget, id = btn.dataset.passkey;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "passkey-remove", passkey: id });
+      const done = await post("/settings/passkeys/" + encodeURIComponent(id) + "/remove", a);
+      location.href = "/settings?note=" + encodeURIComponent(done.text);
+    } catch (e) { say(failed(e), true); busy(btn, false); }
   });
 
   function ticked(id) { const el = document.getElementById(id); return !!(el && el.checked); }
