@@ -82,6 +82,7 @@ func (a *App) Run(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	defer ui.Close() // uploads still waiting for an import are removed
 	if o.Ready != nil {
 		r := Ready{Base: "http://" + o.Listener.Addr().String()}
 		owner := r.Base
