@@ -4,6 +4,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -16,7 +17,6 @@ import (
 	"unicode"
 
 	"github.com/boxmem/box/internal/errs"
-	"github.com/boxmem/box/internal/exports"
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/memory"
 )
@@ -125,6 +125,9 @@ func (w *Web) limitBodies(next http.Handler) http.Handler {
 	})
 }
 
+// exportKinds are the export buttons, as exports.Kinds names them (the export itself is Config.Export).
+var exportKinds = []string{"markdown", "server-memory", "json"}
+
 // kindView is one kind the owner can pick.
 type kindView struct{ Value, Label string }
 
@@ -147,7 +150,7 @@ type uploadView struct {
 func (w *Web) importsPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 	q := r.URL.Query()
 	data := &importsData{frame: frame{Tab: "settings"}, Kinds: importKinds, MaxMiB: w.maxUpload() >> 20, Max: w.maxUpload(),
-		Exports: exports.Kinds, Entry: q.Get("entry")}
+		Exports: exportKinds, Entry: q.Get("entry")}
 	if up := w.uploads.get(q.Get("upload"), ss.hash, w.now(), false); up != nil {
 		data.Upload = &uploadView{ID: up.id, Name: up.name, Kind: up.kind, Result: up.res, MoreRefused: up.res.Refused - len(up.res.Places)}
 	}
@@ -252,7 +255,7 @@ func (w *Web) save(up *upload, p *multipart.Part) error {
 	}
 	var tooBig *http.MaxBytesError
 	if n > max || errors.As(err, &tooBig) {
-		return errs.E(op, errs.Limited, "%s is bigger than the %d MiB an upload may be; nothing was imported. On the box's own computer, `box import KIND PATH` takes any size.", up.name, max>>20)
+		return errs.E(op, errs.Limited, "%s is bigger than the %s an upload may be; nothing was imported. On the box's own computer, `box import KIND PATH` takes any size.", up.name, size(max))
 	}
 	if err != nil {
 		return errs.Wrap(op, errs.Invalid, err, "The upload did not arrive whole; nothing was imported. Try again")
@@ -311,24 +314,36 @@ func (w *Web) export(rw http.ResponseWriter, r *http.Request, _ *session) {
 	stamp := w.now().Format("2006-01-02")
 	var name, ctype string
 	switch kind {
-	case exports.Markdown:
+	case "markdown":
 		name, ctype = "box-"+stamp+".zip", "application/zip"
-	case exports.ServerMemory:
+	case "server-memory":
 		name, ctype = "memory-"+stamp+".jsonl", "application/x-ndjson"
-	case exports.JSON:
+	case "json":
 		name, ctype = "box-"+stamp+".json", "application/json"
 	default:
-		w.backErr(rw, r, "/settings/import", errs.E("web.export", errs.Usage, "%q is not a kind of export; use one of %s.", kind, strings.Join(exports.Kinds, ", ")))
+		w.backErr(rw, r, "/settings/import", errs.E("web.export", errs.Usage, "%q is not a kind of export; use one of %s.", kind, strings.Join(exportKinds, ", ")))
+		return
+	}
+	if w.cfg.Export == nil {
+		w.backErr(rw, r, "/settings/import", errs.E("web.export", errs.Other, "This box serves no exports."))
 		return
 	}
 	h := rw.Header()
 	h.Set("Content-Type", ctype)
 	h.Set("Content-Disposition", `attachment; filename="`+name+`"`)
 	h.Set("Cache-Control", "no-store")
-	if _, err := exports.Stream(r.Context(), kind, w.cfg.Box.Root, name, rw, exports.Options{Now: w.now}); err != nil {
+	if err := w.cfg.Export(r.Context(), kind, name, rw); err != nil {
 		// The download has begun; the browser sees it cut short, and the log says why.
 		w.log.Error("web: export", "kind", kind, "err", err)
 	}
+}
+
+// size says a byte count the way the page does: MiB, or KiB under one MiB.
+func size(n int64) string {
+	if n < 1<<20 {
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d MiB", n>>20)
 }
 
 func known(kind string) bool {

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -82,6 +83,9 @@ type Config struct {
 	// ("": the system's temp folder); MaxUpload bounds one upload (0: DefaultMaxUpload).
 	UploadDir string
 	MaxUpload int64
+	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
+	// buttons; name is the download's file name (the composition root binds exports.Stream to the box).
+	Export func(ctx context.Context, kind, name string, w io.Writer) error
 }
 
 // Web is the owner's web UI of one box.
