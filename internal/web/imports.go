@@ -273,7 +273,7 @@ func (w *Web) importRun(r *http.Request, up *upload, dry bool) (memory.ImportRes
 	if err != nil {
 		return memory.ImportResult{}, err
 	}
-	res, err := w.cfg.Memory.Import(r.Context(), ownerActor, memory.ImportInput{Kind: up.kind, Source: up.name, Folder: src.Folder, DryRun: dry, Read: src.Read})
+	res, err := w.cfg.Memory.Import(r.Context(), ownerActor, memory.ImportInput{Kind: up.kind, Source: up.name, Path: src.Path, Folder: src.Folder, DryRun: dry, Read: src.Read})
 	if err != nil {
 		return res, err
 	}
