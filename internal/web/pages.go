@@ -143,6 +143,15 @@ type (
 		Phrase      string
 		Brain       brainData
 	}
+	importsData struct {
+		frame
+		Kinds   []kindView
+		MaxMiB  int64
+		Max     int64
+		Upload  *uploadView // the dry run waiting for the owner
+		Entry   string      // the diary entry of the import just done, for its Undo
+		Exports []string
+	}
 	consentData struct {
 		frame
 		Error      string
@@ -157,7 +166,7 @@ type (
 )
 
 // pageNames are the templates, each drawn inside base.html.
-var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "signin", "setup", "consent"}
+var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "imports", "signin", "setup", "consent"}
 
 func parsePages() (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}

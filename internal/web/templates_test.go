@@ -9,6 +9,7 @@ import (
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
@@ -37,8 +38,11 @@ func samples() map[string]page {
 		"diary":    &diaryData{frame: signed, Entries: entryViews([]diary.Entry{entry}, map[string]bool{"e1": true}), Who: "owner", What: "remember", Whos: []string{"owner"}, Ops: []string{"remember"}, Since: "2028-02-28T23:59"},
 		"chat":     &chatData{frame: signed, Q: "where does Leo swim?", A: "From your memory: …"},
 		"settings": &settingsData{frame: signed, Switches: []switchView{{Name: gate.Change, Current: gate.JustDoIt}}, Connections: []keys.Connection{conn}, Ended: []keys.Connection{conn}, OAuth: []grants.Grant{{ID: "g1", Client: "Claude", Host: "claude.ai", Created: at, BuildUntil: at}}, Passkeys: []Passkey{{ID: "p1", Name: "My phone", Created: at}}, Address: "http://localhost:7317/mcp", Phrase: ErasePhrase},
-		"signin":   &signinData{HasPasskey: true, Localhost: "http://localhost:7317/signin"},
-		"setup":    &setupData{Code: "code", Localhost: "http://localhost:7317/setup", Problem: "This setup link has expired."},
+		"imports": &importsData{frame: signed, Kinds: importKinds, MaxMiB: 512, Max: 512 << 20, Entry: "e1", Exports: []string{"markdown", "server-memory", "json"},
+			Upload: &uploadView{ID: "u1", Name: "memory.jsonl", Kind: "server-memory", MoreRefused: 1, Result: memory.ImportResult{Lines: 2, Refused: 2, Places: []string{"memory.jsonl line 3: secret"},
+				Sample: []string{"Leo swims."}, Skipped: []imports.Skip{{Where: "x", Why: "y"}}, Text: "Would import from memory.jsonl: 2 lines."}}},
+		"signin": &signinData{HasPasskey: true, Localhost: "http://localhost:7317/signin"},
+		"setup":  &setupData{Code: "code", Localhost: "http://localhost:7317/setup", Problem: "This setup link has expired."},
 		"consent": &consentData{Req: grants.Request{ID: "r1", ClientName: "Claude"}, Host: "claude.ai", Offered: keys.Caps{Memory: true, Messages: true, Build: true},
 			Asked: keys.Caps{Memory: true, Messages: true}, HasPasskey: true, Localhost: "http://localhost:7317/"},
 	}

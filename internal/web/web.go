@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -52,6 +53,10 @@ POST /settings/brain /settings/brain/budget /settings/brain/off   set (key check
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
 POST /settings/passkeys/{id}/remove   with a passkey-remove assertion bound to that passkey (JSON)
 POST /settings/connections/{id}/disconnect /signout /signout/all
+GET  /settings/import         Bring your memories: upload, dry run, import with its Undo; exports
+POST /settings/import/upload  the file (multipart: csrf, kind, file; streamed to a temp folder, size-limited)
+POST /settings/import/run /settings/import/cancel   import the waiting upload as one change; drop it
+POST /settings/export         download the memory: kind=markdown (zip), server-memory (JSONL), json
 GET  /mcp/oauth/consent?request=   the OAuth consent page (no sign-in: the passkey approves)
 POST /mcp/oauth/consent/begin /finish /deny   a passkey challenge bound to the request and its checkboxes; approve; refuse`
 
@@ -75,6 +80,13 @@ type Config struct {
 	Issuer func(r *http.Request) string
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
+	// UploadDir is where an uploaded import waits between its dry run and its import, outside the box
+	// ("": the system's temp folder); MaxUpload bounds one upload (0: DefaultMaxUpload).
+	UploadDir string
+	MaxUpload int64
+	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
+	// buttons; name is the download's file name (the composition root binds exports.Stream to the box).
+	Export func(ctx context.Context, kind, name string, w io.Writer) error
 }
 
 // Web is the owner's web UI of one box.
@@ -86,6 +98,8 @@ type Web struct {
 	cookie string
 	now    func() time.Time
 	log    *slog.Logger
+	// uploads are the files uploaded to import, waiting for the owner after their dry run.
+	uploads uploads
 }
 
 // New builds the web UI over the composed services and parses its templates.
@@ -165,6 +179,7 @@ func (w *Web) Handler() http.Handler {
 	page("GET /diary", w.diaryPage)
 	page("GET /chat", w.chatPage)
 	page("GET /settings", w.settingsPage)
+	page("GET /settings/import", w.importsPage)
 	page("GET /api/search", w.searchAPI)
 
 	post("POST /auth/confirm/begin", w.confirmBegin)
@@ -188,6 +203,11 @@ func (w *Web) Handler() http.Handler {
 	post("POST /settings/erase", w.erase)
 	post("POST /settings/passkeys/{id}/remove", w.removePasskey)
 	post("POST /settings/connections/{id}/disconnect", w.disconnect)
+	// The upload checks its CSRF token itself, from the first part of the form, before reading the file.
+	mux.HandleFunc("POST "+importUploadPath, w.sameOrigin(w.signedIn(w.importUpload)))
+	post("POST /settings/import/run", w.importDo)
+	post("POST /settings/import/cancel", w.importCancel)
+	post("POST /settings/export", w.export)
 	if w.cfg.Grants != nil {
 		mux.HandleFunc("GET "+grants.ConsentPath, w.consentPage)
 		mux.HandleFunc("POST "+grants.ConsentPath+"/begin", w.sameOrigin(w.consentBegin))
@@ -196,7 +216,7 @@ func (w *Web) Handler() http.Handler {
 	}
 	post("POST /signout", w.signout)
 	post("POST /signout/all", w.signoutAll)
-	return w.headers(http.MaxBytesHandler(mux, 1<<20))
+	return w.headers(w.limitBodies(mux))
 }
 
 // headers sets the security headers on every answer: no request leaves the box, no framing.

@@ -334,3 +334,15 @@
     });
   }
 })();
+
+// Bring your memories: a file over the upload limit is named before it is sent (the box refuses it too).
+(function () {
+  "use strict";
+  document.querySelectorAll('input[type="file"][data-max]').forEach(function (input) {
+    input.addEventListener("change", function () {
+      const f = input.files && input.files[0], max = Number(input.dataset.max);
+      input.setCustomValidity(f && max && f.size > max ? "This file is bigger than the " + Math.floor(max / 1048576) + " MiB an upload may be." : "");
+      input.reportValidity();
+    });
+  });
+})();
