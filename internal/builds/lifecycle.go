@@ -20,7 +20,7 @@ const OpPageNotes = "page-notes"
 
 // pageActor is who a page is in the diary: a page writes as outside content, never as the owner.
 func pageActor(slug string) box.Actor {
-	return box.Actor{Who: "a page: " + slug, Via: "page", Conn: "page:" + slug, Trust: "outside"}
+	return box.Actor{Who: "page " + slug, Via: "page", Conn: "page:" + slug, Trust: "outside"}
 }
 
 // PageActor is the actor of a page's own writes through its bridge.

@@ -255,8 +255,8 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 		}
 		c.card, c.hash = card.ID, card.ActionHash
 		challenge = boundChallenge(card.ID, card.ActionHash)
-	case "erase":
-		challenge = boundChallenge("erase", ss.hash)
+	case "erase", "safe-mode-off":
+		challenge = boundChallenge(b.Purpose, ss.hash)
 	default:
 		w.fail(rw, r, errs.E("web", errs.Invalid, "Unknown passkey check %q.", b.Purpose))
 		return

@@ -19,6 +19,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -35,7 +36,7 @@ var assets embed.FS
 // Routes documents what Handler serves; mount it at "/" (the more specific /mcp and /healthz stay the
 // server's). Pages are GET; every POST needs a session and its CSRF token, except the sign-in and setup
 // ceremonies, which need a same-origin request.
-const Routes = `GET  /                        → /today
+const Routes = `GET  /                        → the home screen (/today, or the layout's home)
 GET  /today /todo /memory /memory/note?name= /memory/edit?name= /diary /chat /settings   the tabs (signed in)
 GET  /signin /setup?code=    sign in with a passkey; first passkey from a one-time setup link
 GET  /static/…               CSS, JS, icon (embedded)
@@ -74,6 +75,9 @@ type Config struct {
 	Issuer func(r *http.Request) string
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
+	// Builds is the registry of pages, looks and the layout: the Pages tab, /s/<slug>/ and its bridge,
+	// Settings → Things I built.
+	Builds *builds.Builds
 }
 
 // Web is the owner's web UI of one box.
@@ -85,12 +89,14 @@ type Web struct {
 	cookie string
 	now    func() time.Time
 	log    *slog.Logger
+	// sections are the pages' tokens and rate limits.
+	sections sectionTokens
 }
 
 // New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil {
-		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain and erase")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil || cfg.Builds == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain, builds and erase")
 	}
 	now := cfg.Now
 	if now == nil {
@@ -142,7 +148,7 @@ func (w *Web) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
-	mux.HandleFunc("GET /{$}", func(rw http.ResponseWriter, r *http.Request) { http.Redirect(rw, r, "/today", http.StatusSeeOther) })
+	mux.HandleFunc("GET /{$}", w.home)
 	mux.HandleFunc("GET /signin", w.signinPage)
 	mux.HandleFunc("GET /setup", w.setupPage)
 	mux.HandleFunc("POST /auth/register/begin", w.sameOrigin(w.registerBegin))
@@ -193,6 +199,7 @@ func (w *Web) Handler() http.Handler {
 		mux.HandleFunc("POST "+grants.ConsentPath+"/finish", w.sameOrigin(w.consentFinish))
 		mux.HandleFunc("POST "+grants.ConsentPath+"/deny", w.sameOrigin(w.consentDeny))
 	}
+	w.mountBuilds(mux, page, post)
 	post("POST /signout", w.signout)
 	post("POST /signout/all", w.signoutAll)
 	return w.headers(http.MaxBytesHandler(mux, 1<<20))
