@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -65,6 +66,7 @@ type App struct {
 	Keys   *keys.Store
 	Grants *grants.Store
 	Brain  *brain.Brain
+	Builds *builds.Builds
 
 	opts    Options
 	vault   vaultOnce
@@ -145,6 +147,11 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	a.Gate.Register("forget", a.Memory.ForgetOp())
 	a.Gate.Register("remember", a.Memory.RememberOp())
 	a.Gate.Register("key", a.Keys.Op())
+	a.Builds = builds.New(b, a.State, a.Gate)
+	for name, op := range a.Builds.Ops() {
+		a.Gate.Register(name, op)
+	}
+	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
 	if err = a.composeBrain(); err != nil {
 		return nil, err
 	}

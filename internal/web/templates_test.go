@@ -54,6 +54,9 @@ func TestEveryTemplateRunsWithItsData(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := samples()
+	for k, v := range buildSamples() {
+		data[k] = v
+	}
 	for _, name := range pageNames {
 		d, ok := data[name]
 		if !ok {
@@ -62,9 +65,7 @@ func TestEveryTemplateRunsWithItsData(t *testing.T) {
 		}
 		f := d.base()
 		f.Page, f.Tab = name, name
-		for _, tb := range tabs {
-			f.Tabs = append(f.Tabs, tabView(tb))
-		}
+		f.Tabs = sampleTabs()
 		var buf bytes.Buffer
 		if err := pages[name].ExecuteTemplate(&buf, "base", d); err != nil {
 			t.Errorf("%s: %v", name, err)

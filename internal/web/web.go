@@ -20,6 +20,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -36,7 +37,7 @@ var assets embed.FS
 // Routes documents what Handler serves; mount it at "/" (the more specific /mcp and /healthz stay the
 // server's). Pages are GET; every POST needs a session and its CSRF token, except the sign-in and setup
 // ceremonies, which need a same-origin request.
-const Routes = `GET  /                        → /today
+const Routes = `GET  /                        → the home screen (/today, or the layout's home)
 GET  /today /todo /memory /memory/note?name= /memory/edit?name= /diary /chat /settings   the tabs (signed in)
 GET  /signin /setup?code=    sign in with a passkey; first passkey from a one-time setup link
 GET  /static/…               CSS, JS, icon (embedded)
@@ -87,6 +88,9 @@ type Config struct {
 	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
 	// buttons; name is the download's file name (the composition root binds exports.Stream to the box).
 	Export func(ctx context.Context, kind, name string, w io.Writer) error
+	// Builds is the registry of pages, looks and the layout: the Pages tab, /s/<slug>/ and its bridge,
+	// Settings → Things I built.
+	Builds *builds.Builds
 }
 
 // Web is the owner's web UI of one box.
@@ -100,12 +104,14 @@ type Web struct {
 	log    *slog.Logger
 	// uploads are the files uploaded to import, waiting for the owner after their dry run.
 	uploads uploads
+	// sections are the pages' tokens and rate limits.
+	sections sectionTokens
 }
 
 // New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil {
-		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain and erase")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil || cfg.Builds == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain, builds and erase")
 	}
 	now := cfg.Now
 	if now == nil {
@@ -157,7 +163,7 @@ func (w *Web) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
-	mux.HandleFunc("GET /{$}", func(rw http.ResponseWriter, r *http.Request) { http.Redirect(rw, r, "/today", http.StatusSeeOther) })
+	mux.HandleFunc("GET /{$}", w.home)
 	mux.HandleFunc("GET /signin", w.signinPage)
 	mux.HandleFunc("GET /setup", w.setupPage)
 	mux.HandleFunc("POST /auth/register/begin", w.sameOrigin(w.registerBegin))
@@ -214,6 +220,7 @@ func (w *Web) Handler() http.Handler {
 		mux.HandleFunc("POST "+grants.ConsentPath+"/finish", w.sameOrigin(w.consentFinish))
 		mux.HandleFunc("POST "+grants.ConsentPath+"/deny", w.sameOrigin(w.consentDeny))
 	}
+	w.mountBuilds(mux, page, post)
 	post("POST /signout", w.signout)
 	post("POST /signout/all", w.signoutAll)
 	return w.headers(w.limitBodies(mux))
