@@ -54,19 +54,19 @@ type Options struct {
 
 // App is one process's services over one box. Fields are set by Open and read-only after.
 type App struct {
-	Root   string
-	Box    *box.Box
+	Root string
+	Box  *box.Box
 	// Validator is the box's one validator: the write transaction checks every change with it, and box
 	// validate runs its modes.
 	Validator *validate.Validator
-	State  *state.Store
-	Gate   *gate.Gate
-	Memory *memory.Memory
-	Todos  *todo.Store
-	Keys   *keys.Store
-	Grants *grants.Store
-	Brain  *brain.Brain
-	Builds *builds.Builds
+	State     *state.Store
+	Gate      *gate.Gate
+	Memory    *memory.Memory
+	Todos     *todo.Store
+	Keys      *keys.Store
+	Grants    *grants.Store
+	Brain     *brain.Brain
+	Builds    *builds.Builds
 
 	opts    Options
 	vault   vaultOnce
