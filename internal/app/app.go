@@ -18,6 +18,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/validate"
@@ -62,6 +63,8 @@ type App struct {
 	Keys   *keys.Store
 	Grants *grants.Store
 	Brain  *brain.Brain
+	// Routines are the owner's scheduled prompts (docs/ROUTINES.md).
+	Routines *routine.Service
 
 	opts    Options
 	vault   vaultOnce
@@ -137,6 +140,9 @@ func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) 
 	a.Gate.Register("remember", a.Memory.RememberOp())
 	a.Gate.Register("key", a.Keys.Op())
 	if err = a.composeBrain(); err != nil {
+		return nil, err
+	}
+	if err = a.composeRoutines(); err != nil {
 		return nil, err
 	}
 	return a, nil
