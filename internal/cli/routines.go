@@ -223,7 +223,7 @@ func routinesRunCmd(g *Global) *cobra.Command {
 					if model == "" {
 						model = "no model called"
 					}
-					g.note("routine %s · %s · %d calls · %s", rep.Routine, model, rep.Calls, reportCost(rep))
+					g.note("routine %s · %s · %s · %s", rep.Routine, model, plural(rep.Calls, "call"), reportCost(rep))
 				}); werr != nil {
 					return werr
 				}

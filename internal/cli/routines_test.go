@@ -78,7 +78,7 @@ func TestRoutinesCycle(t *testing.T) {
 	}
 	srv.Push(providertest.Reply{Model: "model-a", Text: []string{"You had a quiet day: ", "Quokkaline."}, InputTokens: 300, OutputTokens: 9})
 	got = do(0, "routines", "run", "evening")
-	if !strings.Contains(got.stdout, "You had a quiet day: Quokkaline.") || !strings.Contains(got.stderr, "routine evening · model-a · 1 calls") {
+	if !strings.Contains(got.stdout, "You had a quiet day: Quokkaline.") || !strings.Contains(got.stderr, "routine evening · model-a · 1 call") {
 		t.Fatalf("run: %q %q", got.stdout, got.stderr)
 	}
 	if d := do(0, "diary", "--json"); !strings.Contains(d.stdout, "routine evening reported") {

@@ -391,7 +391,11 @@ func reportSummary(rep Report) (summary, reason string) {
 	case rep.Stopped:
 		return fmt.Sprintf("routine %s did not run: the brain is out of budget", rep.Routine), firstLine(rep.Text)
 	}
-	return fmt.Sprintf("routine %s reported (%s, %d calls, %s): %s", rep.Routine, rep.Model, rep.Calls, cost, firstLine(rep.Text)), ""
+	calls := fmt.Sprintf("%d calls", rep.Calls)
+	if rep.Calls == 1 {
+		calls = "1 call"
+	}
+	return fmt.Sprintf("routine %s reported (%s, %s, %s): %s", rep.Routine, rep.Model, calls, cost, firstLine(rep.Text)), ""
 }
 
 func firstLine(s string) string {
