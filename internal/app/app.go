@@ -142,6 +142,7 @@ func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) 
 	if err = a.composeBrain(); err != nil {
 		return nil, err
 	}
+	a.planTidy()
 	if err = a.composeRoutines(); err != nil {
 		return nil, err
 	}

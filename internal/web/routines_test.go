@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/providertest"
 )
 
