@@ -19,6 +19,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/validate"
@@ -67,6 +68,8 @@ type App struct {
 	Grants    *grants.Store
 	Brain     *brain.Brain
 	Builds    *builds.Builds
+	// Routines are the owner's scheduled prompts (docs/ROUTINES.md).
+	Routines *routine.Service
 
 	opts    Options
 	vault   vaultOnce
@@ -153,6 +156,10 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	}
 	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
 	if err = a.composeBrain(); err != nil {
+		return nil, err
+	}
+	a.planTidy()
+	if err = a.composeRoutines(); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -17,6 +17,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/usage"
 )
@@ -93,6 +94,8 @@ type (
 		Done  []entryView
 		Inbox int
 		Last  *diary.Entry // what Undo would reverse; nil when nothing
+		// Reports are today's routine reports, latest first (docs/ROUTINES.md).
+		Reports []routine.Report
 	}
 	todoData struct {
 		frame
@@ -140,6 +143,7 @@ type (
 		Address     string
 		Phrase      string
 		Brain       brainData
+		Routines    routinesData
 	}
 	importsData struct {
 		frame
@@ -308,6 +312,12 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		return
 	}
 	data.Inbox = sum.Inbox
+	if w.cfg.Routines != nil {
+		if data.Reports, err = w.cfg.Routines.Reports(ctx, now); err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+	}
 	if last, err := w.cfg.Box.Next(); err == nil {
 		data.Last = &last
 	} else if !errs.Is(err, errs.NotFound) {
@@ -458,7 +468,7 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 		w.fail(rw, r, err)
 		return
 	}
-	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r)}
+	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r), Routines: w.routinesView(r)}
 	for _, n := range gate.SwitchNames {
 		data.Switches = append(data.Switches, switchView{Name: n, Current: sw.Of(n)})
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
@@ -51,6 +52,8 @@ POST /undo /undo/since       undo the last change or one entry; undo what one co
 POST /memory/remember /memory/edit /todo/add /todo/done /chat
 POST /chat/stream            one chat turn as server-sent events (text, tool, restart, note, done)
 POST /settings/brain /settings/brain/budget /settings/brain/off   set (key checked first), budget, off
+POST /settings/routines /settings/routines/starter   add a routine; add a starter (off)
+POST /settings/routines/{name}/remove /switch /run   remove; on or off; run now (the report on Today)
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
 POST /settings/passkeys/{id}/remove   with a passkey-remove assertion bound to that passkey (JSON)
 POST /settings/connections/{id}/disconnect /signout /signout/all
@@ -70,6 +73,8 @@ type Config struct {
 	Gate   *gate.Gate     // the one gate of the process, shared with MCP and the OAuth server
 	Memory *memory.Memory // the memory
 	Brain  *brain.Brain   // the brain: the chat, Settings → Brain
+	// Routines are Settings → Routines and the reports on Today; nil leaves both out.
+	Routines *routine.Service
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
 	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
@@ -202,6 +207,11 @@ func (w *Web) Handler() http.Handler {
 	post("POST /settings/brain", w.setBrain)
 	post("POST /settings/brain/budget", w.brainBudget)
 	post("POST /settings/brain/off", w.brainOff)
+	post("POST /settings/routines", w.routineAdd)
+	post("POST /settings/routines/starter", w.routineStarter)
+	post("POST /settings/routines/{name}/remove", w.routineRemove)
+	post("POST /settings/routines/{name}/switch", w.routineSwitch)
+	post("POST /settings/routines/{name}/run", w.routineRun)
 	post("POST /settings/switch", w.setSwitch)
 	post("POST /settings/keys", w.newKey)
 	post("POST /settings/keys/{id}/revoke", w.revokeKey)
