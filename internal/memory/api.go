@@ -126,6 +126,7 @@ type RecentItem struct {
 // TidyResult counts what one tidy did; one tidy is one commit.
 type TidyResult struct {
 	Filed    int      `json:"filed"`
+	Into     []string `json:"into,omitempty"` // the notes lines were filed into, each once
 	Created  []string `json:"created"`
 	Replaced int      `json:"replaced"`
 	Dropped  int      `json:"dropped"`
