@@ -16,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/state"
@@ -62,11 +63,13 @@ type App struct {
 	Keys   *keys.Store
 	Grants *grants.Store
 	Brain  *brain.Brain
+	Jobs   *jobs.Runner // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
 
 	opts    Options
 	vault   vaultOnce
 	closers []func() error // in opening order; Close runs them backwards
 	mcp     mcpOnce
+	jobs    jobState
 }
 
 // Open opens the box at root (a box already) and composes its services.
@@ -137,6 +140,9 @@ func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) 
 	a.Gate.Register("remember", a.Memory.RememberOp())
 	a.Gate.Register("key", a.Keys.Op())
 	if err = a.composeBrain(); err != nil {
+		return nil, err
+	}
+	if err = a.composeJobs(); err != nil {
 		return nil, err
 	}
 	return a, nil

@@ -28,6 +28,8 @@ type ServeOptions struct {
 	// Rate and Burst tune the per-connection limit (server.Server's); zero is its default.
 	Rate  float64
 	Burst int
+	// Jobs are the job runner's settings (docs/JOBS.md).
+	Jobs JobOptions
 }
 
 // Ready says where a served box is.
@@ -75,11 +77,20 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	return srv, ui, nil
 }
 
-// Run serves the box until ctx is done, then shuts down gracefully. It is box serve; later, the job
-// runner starts and stops here too.
-func (a *App) Run(ctx context.Context, o ServeOptions) error {
+// Run serves the box until ctx is done, then shuts down gracefully. It is box serve: the job runner
+// starts with the server and stops with it.
+func (a *App) Run(ctx context.Context, o ServeOptions) (err error) {
 	srv, ui, err := a.Server(o)
 	if err != nil {
+		return err
+	}
+	jctx, stopJobs := context.WithCancel(ctx)
+	defer func() {
+		stopJobs()
+		a.Jobs.Wait()
+		a.jobs.wg.Wait()
+	}()
+	if err := a.startJobs(jctx, o.Jobs); err != nil {
 		return err
 	}
 	if o.Ready != nil {

@@ -61,8 +61,8 @@ type Job struct {
 	// Run.WriteRecord, or memory's Also) and returns Result.Recorded; otherwise the runner commits the
 	// record itself. An error is in the record; the job's change is then not committed.
 	Run func(ctx context.Context, r *Run) (Result, error)
-	// Quiet, when true, writes no record for a run that changed nothing and failed in nothing (a trigger
-	// that found the work already done).
+	// Quiet, when true, writes no record for a triggered run that changed nothing and failed in nothing
+	// (a trigger that found the work already done); a scheduled or asked run is always recorded.
 	Quiet bool
 }
 
@@ -221,14 +221,18 @@ func (r *Runner) poke() {
 	}
 }
 
-// Start repairs what a killed run left, then runs the scheduler until ctx ends; Wait waits for it.
-func (r *Runner) Start(ctx context.Context) {
+// Start repairs what a killed run left, then runs the scheduler until ctx ends, looking at the schedules
+// every tick (0: Options.Tick); Wait waits for it.
+func (r *Runner) Start(ctx context.Context, tick time.Duration) {
 	r.mu.Lock()
 	if r.started {
 		r.mu.Unlock()
 		return
 	}
 	r.started = true
+	if tick > 0 {
+		r.opts.Tick = tick
+	}
 	r.mu.Unlock()
 	r.Recover(ctx)
 	r.wg.Add(1)
@@ -374,7 +378,8 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 		rec.Error = jerr.Error()
 		res.Recorded = false
 	}
-	if !res.Recorded && !(j.Quiet && res.Nothing && jerr == nil) {
+	quiet := j.Quiet && res.Nothing && jerr == nil && why != WhySchedule && why != WhyMissed && why != WhyAsked
+	if !res.Recorded && !quiet {
 		if err := r.commitRecord(context.WithoutCancel(ctx), run, rec); err != nil {
 			return rec, errors.Join(jerr, err)
 		}
@@ -485,6 +490,13 @@ func (r *Runner) lockJob(name string) (func(), error) {
 		r.mu.Unlock()
 		_ = f.Close() // releases the lock
 	}, nil
+}
+
+// IsRunning reports whether this runner is running the job name now.
+func (r *Runner) IsRunning(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[name]
 }
 
 // Running lists the jobs this runner is running now.
