@@ -524,6 +524,9 @@ func (r *Runner) markerPath(name string) string {
 
 func (r *Runner) mark(run *Run) error {
 	data, _ := json.Marshal(marker{ID: run.ID, Why: run.Why, Start: run.Start.UTC()})
+	if err := os.MkdirAll(filepath.Dir(r.markerPath(run.Job)), 0o700); err != nil {
+		return errs.Wrap("jobs.run", errs.Other, err, "The jobs' runtime folder could not be made")
+	}
 	if err := atomicfile.WriteFile(r.markerPath(run.Job), data, 0o600); err != nil {
 		return errs.Wrap("jobs.run", errs.Other, err, "The job's run marker could not be written")
 	}
