@@ -48,6 +48,7 @@ func (a *App) composeJobs() error {
 	for _, j := range []jobs.Job{
 		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob},
 		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob},
+		{Name: "cautions", About: "moves cautions whose last day has passed to their note's timeline, nightly", Due: nightly, Run: a.cautionsJob},
 	} {
 		if err := a.Jobs.Register(j); err != nil {
 			return err
@@ -176,6 +177,38 @@ func (a *App) mergeJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) 
 	res, err := a.Memory.MergeWith(ctx, run.Actor(), memory.MergeOptions{}, &memory.Also[memory.MergeResult]{
 		Change: run.RecordChange(),
 		Write: func(tx *box.Tx, res memory.MergeResult) error {
+			out = mk(res)
+			return run.WriteRecord(tx, out)
+		},
+	})
+	if err != nil {
+		return jobs.Result{}, err
+	}
+	if res.Entry == "" {
+		r := mk(res)
+		r.Nothing = true
+		return r, nil
+	}
+	out.Recorded = true
+	return out, nil
+}
+
+// cautionsJob moves the cautions that ended to their notes' timelines; the record goes in its commit.
+func (a *App) cautionsJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
+	var out jobs.Result
+	mk := func(res memory.CautionsResult) jobs.Result {
+		r := jobs.Result{Entry: res.Entry, Details: res, Changed: []string{}, Summary: "No caution has ended."}
+		for _, e := range res.Ended {
+			r.Changed = append(r.Changed, fmt.Sprintf("caution %q (until %s) moved to %s", e.Text, e.Until, e.Note))
+		}
+		if n := len(res.Ended); n > 0 {
+			r.Summary = fmt.Sprintf("The box moved %d ended %s to the timeline.", n, plural(n, "caution", "cautions"))
+		}
+		return r
+	}
+	res, err := a.Memory.ExpireCautions(ctx, run.Actor(), &memory.Also[memory.CautionsResult]{
+		Change: run.RecordChange(),
+		Write: func(tx *box.Tx, res memory.CautionsResult) error {
 			out = mk(res)
 			return run.WriteRecord(tx, out)
 		},

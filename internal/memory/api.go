@@ -18,6 +18,10 @@ type Actor = box.Actor
 type RememberInput struct {
 	Text string `json:"text"`
 	Core bool   `json:"core,omitempty"` // a core fact for the router; only the owner's own words may be core
+	// Caution makes it a live warning of the router until the end of the day Until (YYYY-MM-DD, local);
+	// only the owner's own words may be a caution.
+	Caution bool   `json:"caution,omitempty"`
+	Until   string `json:"until,omitempty"`
 }
 
 // RememberResult says where the line went.
