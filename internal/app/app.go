@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/boxmem/box/internal/backup"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
@@ -54,16 +55,17 @@ type Options struct {
 
 // App is one process's services over one box. Fields are set by Open and read-only after.
 type App struct {
-	Root   string
-	Box    *box.Box
-	State  *state.Store
-	Gate   *gate.Gate
-	Memory *memory.Memory
-	Todos  *todo.Store
-	Keys   *keys.Store
-	Grants *grants.Store
-	Brain  *brain.Brain
-	Jobs   *jobs.Runner // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
+	Root    string
+	Box     *box.Box
+	State   *state.Store
+	Gate    *gate.Gate
+	Memory  *memory.Memory
+	Todos   *todo.Store
+	Keys    *keys.Store
+	Grants  *grants.Store
+	Brain   *brain.Brain
+	Jobs    *jobs.Runner    // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
+	Backups *backup.Backups // the box's backup remotes (docs/BACKUP.md)
 
 	opts    Options
 	vault   vaultOnce
@@ -142,6 +144,7 @@ func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) 
 	if err = a.composeBrain(); err != nil {
 		return nil, err
 	}
+	a.composeBackups()
 	if err = a.composeJobs(); err != nil {
 		return nil, err
 	}

@@ -49,6 +49,7 @@ func (a *App) composeJobs() error {
 		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob},
 		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob},
 		{Name: "cautions", About: "moves cautions whose last day has passed to their note's timeline, nightly", Due: nightly, Run: a.cautionsJob},
+		{Name: "backup", About: "pushes the box to its backups after each batch of commits (--backup-after)", Quiet: true, Run: a.backupJob},
 	} {
 		if err := a.Jobs.Register(j); err != nil {
 			return err
@@ -73,6 +74,7 @@ func (a *App) afterCommitJobs(_ context.Context, paths []string) {
 	if inbox && !a.Jobs.IsRunning("tidy") {
 		a.Jobs.Trigger("tidy", jobs.WhyTrigger, a.jobs.opts.TidyAfter)
 	}
+	a.Jobs.TriggerOnce("backup", "new commits", a.jobs.opts.BackupAfter)
 }
 
 // startJobs starts the runner for box serve, and a watch for inbox lines other processes commit.
