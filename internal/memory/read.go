@@ -147,7 +147,17 @@ func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 	}
 	sort.SliceStable(o.Notes, func(i, j int) bool { return o.Notes[i].Name < o.Notes[j].Name })
 	o.MoreNotes = total - len(listed)
+	o.Router = m.liveRouter(data, o.Inbox)
 	return o, nil
+}
+
+// liveRouter is the router text as every surface shows it: its inbox line says the lines waiting now,
+// not at the last tidy (docs/MEMORY.md).
+func (m *Memory) liveRouter(data []byte, waiting int) string {
+	if len(data) == 0 {
+		return ""
+	}
+	return string(note.WithWaiting(data, waiting))
 }
 
 // Summary is what the memory holds, in a few numbers and the router: what an agent session is told at
@@ -177,6 +187,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 		_, s.Inbox, err = ix.List(ctx, []string{KindInbox}, 0)
 		return err
 	})
+	s.Router = m.liveRouter(data, s.Inbox)
 	return s, err
 }
 
