@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -254,10 +255,17 @@ func (s *Server) connection(r *http.Request, token string) (mcp.Conn, error) {
 type connKey struct{}
 
 // rateLimit lets each connection make Burst calls at once and Rate a second on average; past that, 429.
+// A JSON-RPC batch (protocol 2025-03-26) is charged one call per message in it.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, _ := r.Context().Value(connKey{}).(string)
-		if wait, ok := s.limiter.take(id, time.Now()); !ok {
+		n := calls(r)
+		if n > int(s.limiter.burst) && s.limiter.rate >= 0 {
+			writeRPCError(w, http.StatusTooManyRequests, nil, -32000,
+				"This batch holds "+strconv.Itoa(n)+" calls, more than this box takes at once ("+strconv.Itoa(int(s.limiter.burst))+"); send fewer at a time.", nil)
+			return
+		}
+		if wait, ok := s.limiter.take(id, time.Now(), n); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
 			writeRPCError(w, http.StatusTooManyRequests, requestID(r), -32000,
 				"This connection is calling the box faster than it allows; wait a few seconds and try again.", nil)
@@ -265,6 +273,42 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// calls is how many JSON-RPC messages a POST carries: the length of a batch (a body that starts with
+// '['), else 1. A batch's body is read here and handed on whole; any other body is only peeked at.
+func calls(r *http.Request) int {
+	if r.Body == nil || r.Method != http.MethodPost {
+		return 1
+	}
+	br := bufio.NewReader(r.Body)
+	r.Body = readCloser{br, r.Body}
+	for {
+		b, err := br.Peek(1)
+		if err != nil {
+			return 1
+		}
+		if c := b[0]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
+			_, _ = br.Discard(1) // whitespace before the JSON means nothing to any reader after
+			continue
+		}
+		if b[0] != '[' {
+			return 1
+		}
+		break
+	}
+	body, err := io.ReadAll(br)
+	r.Body = readCloser{bytes.NewReader(body), r.Body}
+	var batch []json.RawMessage
+	if err != nil || json.Unmarshal(body, &batch) != nil || len(batch) == 0 {
+		return 1 // the handler answers what is wrong with it
+	}
+	return len(batch)
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
 
 // requestID is the JSON-RPC id of a single request body, restoring the body for whoever reads it next.
@@ -318,8 +362,8 @@ func newLimiter(rate float64, burst int) *limiter {
 	return &limiter{rate: rate, burst: float64(burst), b: map[string]*bucket{}}
 }
 
-// take spends one token of id's bucket; when none is left it says how long until one is.
-func (l *limiter) take(id string, now time.Time) (time.Duration, bool) {
+// take spends n tokens of id's bucket; when too few are left it says how long until there are.
+func (l *limiter) take(id string, now time.Time, n int) (time.Duration, bool) {
 	if l.rate < 0 {
 		return 0, true
 	}
@@ -332,10 +376,10 @@ func (l *limiter) take(id string, now time.Time) (time.Duration, bool) {
 	}
 	bk.tokens = min(l.burst, bk.tokens+now.Sub(bk.last).Seconds()*l.rate)
 	bk.last = now
-	if bk.tokens < 1 {
-		return time.Duration((1 - bk.tokens) / l.rate * float64(time.Second)), false
+	if need := float64(n); bk.tokens < need {
+		return time.Duration((need - bk.tokens) / l.rate * float64(time.Second)), false
 	}
-	bk.tokens--
+	bk.tokens -= float64(n)
 	return 0, true
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/boxmem/box/internal/mcptest"
 	"io"
 	"net"
@@ -36,11 +37,17 @@ type env struct {
 
 func start(t testing.TB, tune ...func(*server.Server)) *env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{})
 	if err != nil {
 		t.Fatalf("app.Init: %v", err)
 	}
+	return serve(t, a, tune...)
+}
+
+// serve serves the box of a, which it closes at the end of the test.
+func serve(t testing.TB, a *app.App, tune ...func(*server.Server)) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{t: t, root: a.Root, keys: a.Keys, state: a.State}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -431,5 +438,33 @@ func BenchmarkToolsCallHTTP(b *testing.B) {
 		if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "todos_list"}); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// TestBatchesAreChargedPerCall: under protocol 2025-03-26 one POST may carry a JSON-RPC batch; each call in
+// it spends a token, and a batch larger than the burst is refused whole.
+func TestBatchesAreChargedPerCall(t *testing.T) {
+	e := start(t, func(s *server.Server) { s.Rate, s.Burst = 0.01, 5 })
+	_, key := e.key("Batcher", keys.Caps{})
+	h := map[string]string{"Authorization": "Bearer " + key, "Mcp-Protocol-Version": "2025-03-26"}
+	batch := func(n int) string {
+		calls := make([]string, n)
+		for i := range calls {
+			calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{}}`, i+1)
+		}
+		return " [" + strings.Join(calls, ",") + "]"
+	}
+	if r := e.post(batch(4), h); r.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(r.Body)
+		t.Fatalf("a batch of 4 within a burst of 5: %d %s", r.StatusCode, body)
+	}
+	if got := e.post(batch(4), h).StatusCode; got != http.StatusTooManyRequests {
+		t.Fatalf("a second batch of 4 with 1 call left: %d, want 429", got)
+	}
+	_, other := e.key("Other", keys.Caps{})
+	r := e.post(batch(6), map[string]string{"Authorization": "Bearer " + other, "Mcp-Protocol-Version": "2025-03-26"})
+	body, _ := io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "holds 6 calls") {
+		t.Fatalf("a batch larger than the burst: %d %s", r.StatusCode, body)
 	}
 }
