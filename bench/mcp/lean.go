@@ -51,7 +51,7 @@ func (h *harness) leanRows(ctx context.Context, s *served) ([]string, error) {
 	for round := range *leanRounds {
 		key := s.keys[round%len(s.keys)] // a key per round: each has its own rate bucket
 		for _, t := range []struct {
-			url string
+			url  string
 			into map[string][]time.Duration
 		}{{bareURL, bareLat}, {s.url, boxLat}} {
 			lat, err := h.tsLean(ctx, t.url, key, words)
