@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -73,11 +74,18 @@ func BenchmarkLeanSearch(b *testing.B) {
 	}
 	e := serve(b, a, func(s *server.Server) { s.Rate = -1 })
 	_, key := e.key("bench", keys.Caps{Memory: true})
-	for _, q := range []struct{ name, words string }{{"one", uniqueWord(5000)}, {"none", "xylophone"}, {"broad", "likes"}} {
+	canned := `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"{\"hits\":[]}"}],"structuredContent":{"hits":[]}}}`
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, canned)
+	}))
+	defer bare.Close()
+	for _, q := range []struct{ name, words, base string }{{"bare", "hits", bare.URL}, {"one", uniqueWord(5000), e.base}, {"none", "xylophone", e.base}, {"broad", "likes", e.base}} {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"words":"` + q.words + `"}}}`
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {
-				req, _ := http.NewRequest("POST", e.base+"/mcp", strings.NewReader(body))
+				req, _ := http.NewRequest("POST", q.base+"/mcp", strings.NewReader(body))
 				req.Header.Set("Content-Type", "application/json")
 				req.Header.Set("Accept", "application/json, text/event-stream")
 				req.Header.Set("Authorization", "Bearer "+key)

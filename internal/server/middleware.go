@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -72,16 +73,29 @@ func (w *statusWriter) Flush() {
 	}
 }
 
+// logRequests writes one line per request that was refused or failed (status 400 and up) or took longer
+// than slowRequest; every other request only at debug level, so a busy connection costs no log writes.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &reqInfo{}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
-		s.Logger.Info("http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"ms", float64(time.Since(start).Microseconds())/1000, "conn", ri.conn, "remote", r.RemoteAddr)
+		took := time.Since(start)
+		level := slog.LevelDebug
+		if sw.status >= http.StatusBadRequest || took > slowRequest {
+			level = slog.LevelInfo
+		}
+		if !s.Logger.Enabled(r.Context(), level) {
+			return
+		}
+		s.Logger.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"ms", float64(took.Microseconds())/1000, "conn", ri.conn, "remote", r.RemoteAddr)
 	})
 }
+
+// slowRequest is how long a request may take before its line is logged at info level.
+const slowRequest = time.Second
 
 // checkHost refuses a Host or Origin that is neither loopback nor an allowed host: a page on another site
 // that rebinds its DNS name to 127.0.0.1 still sends its own name, and is refused.
@@ -281,7 +295,7 @@ func calls(r *http.Request) int {
 	if r.Body == nil || r.Method != http.MethodPost {
 		return 1
 	}
-	br := bufio.NewReader(r.Body)
+	br := bufio.NewReaderSize(r.Body, 64)
 	r.Body = readCloser{br, r.Body}
 	for {
 		b, err := br.Peek(1)

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"github.com/boxmem/box/internal/mcptest"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -467,4 +469,42 @@ func TestBatchesAreChargedPerCall(t *testing.T) {
 	if r.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "holds 6 calls") {
 		t.Fatalf("a batch larger than the burst: %d %s", r.StatusCode, body)
 	}
+}
+
+// TestOnlyRefusalsAreLogged: a call that succeeds writes no log line at info level (a busy connection costs
+// no log writes); a refused one does, naming no key.
+func TestOnlyRefusalsAreLogged(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	e := start(t, func(s *server.Server) {
+		s.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	})
+	_, key := e.key("Quiet", keys.Caps{})
+	if got := e.post(listTools, map[string]string{"Authorization": "Bearer " + key}).StatusCode; got != http.StatusOK {
+		t.Fatalf("status %d", got)
+	}
+	mu.Lock()
+	if strings.Contains(logs.String(), "path=/mcp") {
+		t.Errorf("a successful call was logged at info level:\n%s", logs.String())
+	}
+	mu.Unlock()
+	e.post(listTools, map[string]string{"Authorization": "Bearer mbx_nope"})
+	read := func() string { mu.Lock(); defer mu.Unlock(); return logs.String() }
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(read(), "status=401") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // the line is written once the answer is sent
+	}
+	if out := read(); !strings.Contains(out, "status=401") || strings.Contains(out, "mbx_nope") {
+		t.Errorf("a refused call was not logged, or its key was:\n%s", out)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
