@@ -29,7 +29,13 @@ type leanQuery struct{ label, words string }
 // leanRows measures the three searches on s (box serve on a box of *notes notes) and a canned server.
 func (h *harness) leanRows(ctx context.Context, s *served) ([]string, error) {
 	one, _ := fact(*notes / 2)
-	qs := []leanQuery{{"one fact", one}, {"nothing", "xylophone"}, {"broad", *broadWord}}
+	qs := []leanQuery{{"one fact", one}, {"nothing", "xylophone"}}
+	for _, w := range strings.Split(*broadWords, ",") {
+		qs = append(qs, leanQuery{"broad", strings.TrimSpace(w)})
+	}
+	if err := indexed(ctx, strings.TrimSuffix(s.url, "/mcp")+"/healthz"); err != nil {
+		return nil, err
+	}
 	c, err := record(ctx, s.url, s.keys[0], qs)
 	if err != nil {
 		return nil, fmt.Errorf("recording box's answers: %w", err)
@@ -70,6 +76,24 @@ func (h *harness) leanRows(ctx context.Context, s *served) ([]string, error) {
 			ms(f), ms(benchkit.Percentile(bareLat[q.words], 95)), ms(b), ms(benchkit.Percentile(boxLat[q.words], 95)), float64(b)/float64(f)))
 	}
 	return rows, nil
+}
+
+// indexed waits until box serve's index has caught up (its /healthz says so), at most two minutes.
+func indexed(ctx context.Context, healthz string) error {
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, healthz, nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return err
+		}
+		var h struct{ Indexing bool }
+		err = json.NewDecoder(resp.Body).Decode(&h)
+		resp.Body.Close()
+		if err == nil && !h.Indexing {
+			return nil
+		}
+	}
+	return fmt.Errorf("box serve was still indexing after two minutes")
 }
 
 // tsLean runs clients/ts-lean.cjs against url and returns each query's latencies.
@@ -200,7 +224,7 @@ func leanHeader() string {
 		fmt.Sprintf("The lean request path: the official TypeScript SDK client (`clients/ts-lean.cjs`, one client, calls one at a time, %d per query after 5 warm-ups, %d rounds) "+
 			"calls memory_search on `box serve` with %d notes, and the same client calls a bare HTTP server in this harness that answers each JSON-RPC request at once "+
 			"with a canned result (box's own answer to that request, recorded first): the floor, the client and HTTP alone. Target: box at most 1.5× the floor "+
-			"for one fact or nothing, 3× for a broad query.", *leanCalls, *leanRounds, *notes),
+			"for one fact or nothing, 3× for a broad query (thousands of matches, 10 returned).", *leanCalls, *leanRounds, *notes),
 		"",
 		"| memory_search | bare p50 | bare p95 | box serve p50 | box serve p95 | box / bare (p50) |",
 		"|---|---|---|---|---|---|",

@@ -31,7 +31,7 @@ var (
 
 	leanCalls  = flag.Int("lean", 200, "calls per query and round of the lean request path (0 skips it)")
 	leanRounds = flag.Int("lean-rounds", 3, "rounds of the lean request path, alternating box serve and the bare server")
-	broadWord  = flag.String("broad", "likes", "the lean request path's broad query: a word in thousands of notes")
+	broadWords = flag.String("broad", "lyon,likes", "the lean request path's broad queries: words in thousands of notes (comma-separated)")
 	serveOnly  = flag.Bool("serve-only", false, "measure only box serve (the lean path and the serve table), not the comparison with the reference")
 )
 
