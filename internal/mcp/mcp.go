@@ -131,9 +131,13 @@ type session struct {
 	conn Conn
 }
 
-// gate refuses tools/call on a frozen or locked box and for a tool whose checkbox this connection lacks.
+// gate answers a method the box does not serve with -32601, and refuses tools/call on a frozen or locked
+// box and for a tool whose checkbox this connection lacks.
 func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if !Serves(method) {
+			return nil, MethodNotFound(method)
+		}
 		call, ok := req.(*sdk.CallToolRequest)
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)

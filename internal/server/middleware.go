@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -269,61 +268,87 @@ func (s *Server) connection(r *http.Request, token string) (mcp.Conn, error) {
 type connKey struct{}
 
 // rateLimit lets each connection make Burst calls at once and Rate a second on average; past that, 429.
-// A JSON-RPC batch (protocol 2025-03-26) is charged one call per message in it.
+// A JSON-RPC batch (protocol 2025-03-26) is charged one call per message in it. A single request for a
+// method the box does not serve is answered here with JSON-RPC -32601, whatever the protocol version.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, _ := r.Context().Value(connKey{}).(string)
-		n := calls(r)
-		if n > int(s.limiter.burst) && s.limiter.rate >= 0 {
+		m := peek(r)
+		if m.calls > int(s.limiter.burst) && s.limiter.rate >= 0 {
 			writeRPCError(w, http.StatusTooManyRequests, nil, -32000,
-				"This batch holds "+strconv.Itoa(n)+" calls, more than this box takes at once ("+strconv.Itoa(int(s.limiter.burst))+"); send fewer at a time.", nil)
+				"This batch holds "+strconv.Itoa(m.calls)+" calls, more than this box takes at once ("+strconv.Itoa(int(s.limiter.burst))+"); send fewer at a time.", nil)
 			return
 		}
-		if wait, ok := s.limiter.take(id, time.Now(), n); !ok {
+		if wait, ok := s.limiter.take(id, time.Now(), m.calls); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-			writeRPCError(w, http.StatusTooManyRequests, requestID(r), -32000,
+			writeRPCError(w, http.StatusTooManyRequests, m.id, -32000,
 				"This connection is calling the box faster than it allows; wait a few seconds and try again.", nil)
+			return
+		}
+		if m.method != "" && !mcp.Serves(m.method) {
+			if len(m.id) == 0 { // a notification gets no answer
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			e := mcp.MethodNotFound(m.method)
+			writeRPCError(w, http.StatusOK, m.id, e.Code, e.Message, nil)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
 
-// calls is how many JSON-RPC messages a POST carries: the length of a batch (a body that starts with
-// '['), else 1. A batch's body is read here and handed on whole; any other body is only peeked at.
-func calls(r *http.Request) int {
+// message is what the middleware reads of a POST's JSON-RPC body.
+type message struct {
+	calls  int             // messages in it: a batch's length, else 1
+	method string          // a single message's method ("" for a batch or what is not JSON-RPC)
+	id     json.RawMessage // a single request's id
+}
+
+// peek reads a POST's body (already bounded by limitBody) and hands it on whole to the next reader.
+func peek(r *http.Request) message {
+	m := message{calls: 1}
 	if r.Body == nil || r.Method != http.MethodPost {
-		return 1
+		return m
 	}
-	br := bufio.NewReaderSize(r.Body, 64)
-	r.Body = readCloser{br, r.Body}
-	for {
-		b, err := br.Peek(1)
-		if err != nil {
-			return 1
-		}
-		if c := b[0]; c == ' ' || c == '\t' || c == '\r' || c == '\n' {
-			_, _ = br.Discard(1) // whitespace before the JSON means nothing to any reader after
-			continue
-		}
-		if b[0] != '[' {
-			return 1
-		}
-		break
+	body, err := io.ReadAll(r.Body)
+	rest := io.Reader(bytes.NewReader(body))
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err}) // the next reader meets the same error (413 for a body too large)
 	}
-	body, err := io.ReadAll(br)
-	r.Body = readCloser{bytes.NewReader(body), r.Body}
-	var batch []json.RawMessage
-	if err != nil || json.Unmarshal(body, &batch) != nil || len(batch) == 0 {
-		return 1 // the handler answers what is wrong with it
+	r.Body = readCloser{rest, r.Body}
+	if err != nil {
+		return m
 	}
-	return len(batch)
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(body, &batch) == nil && len(batch) > 0 {
+			m.calls = len(batch)
+		}
+		return m
+	}
+	var one struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		m.method, m.id = one.Method, one.ID
+		if string(m.id) == "null" {
+			m.id = nil
+		}
+	}
+	return m
 }
 
 type readCloser struct {
 	io.Reader
 	io.Closer
 }
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // requestID is the JSON-RPC id of a single request body, restoring the body for whoever reads it next.
 func requestID(r *http.Request) json.RawMessage {

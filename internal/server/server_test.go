@@ -508,3 +508,23 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	defer l.mu.Unlock()
 	return l.w.Write(p)
 }
+
+// TestUnknownMethodIsMethodNotFound: over HTTP, as over stdio, a method the box does not serve is JSON-RPC
+// -32601 in a JSON answer (not an HTTP 400 in plain text), for every protocol version.
+func TestUnknownMethodIsMethodNotFound(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Probe", keys.Caps{})
+	for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+		for _, method := range []string{"foo/bar", "prompts/list", "resources/list", "logging/setLevel"} {
+			r := e.post(`{"jsonrpc":"2.0","id":9,"method":"`+method+`","params":{}}`, map[string]string{"Authorization": "Bearer " + key, "Mcp-Protocol-Version": v})
+			var got struct {
+				ID    int
+				Error struct{ Code int }
+			}
+			body, _ := io.ReadAll(r.Body)
+			if err := json.Unmarshal(body, &got); err != nil || got.ID != 9 || got.Error.Code != -32601 {
+				t.Errorf("%s under %s: HTTP %d %s", method, v, r.StatusCode, body)
+			}
+		}
+	}
+}
