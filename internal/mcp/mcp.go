@@ -5,6 +5,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -137,6 +138,13 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
 		if !Serves(method) {
 			return nil, MethodNotFound(method)
+		}
+		if method == "tools/list" {
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*sdk.ListToolsResult); ok {
+				list.Tools = slices.DeleteFunc(list.Tools, func(t *sdk.Tool) bool { return byName[t.Name].never })
+			}
+			return res, err
 		}
 		call, ok := req.(*sdk.CallToolRequest)
 		if !ok || method != "tools/call" {

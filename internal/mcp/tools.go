@@ -13,11 +13,14 @@ import (
 	"github.com/boxmem/box/internal/todo"
 )
 
-// tool is one entry of the catalog: its name, the checkbox it needs, and how to add it to a server.
+// tool is one entry of the catalog: its name, the checkbox it needs, and how to add it to a server. A tool
+// whose never is set cannot succeed on this box (an account not plugged in, building not there yet): it
+// answers its sentence when called but is left out of tools/list and the instructions.
 type tool struct {
-	name string
-	cap  checkbox
-	add  func(*sdk.Server, *session)
+	name  string
+	cap   checkbox
+	add   func(*sdk.Server, *session)
+	never bool
 }
 
 // define binds a typed handler into the catalog. Every error it returns is mapped to its sentence here, once.
@@ -56,6 +59,16 @@ func index(ts ...[]tool) ([]tool, map[string]tool) {
 		}
 	}
 	return all, by
+}
+
+// ready reports whether a connection with checkbox b is given any tool that can work on this box.
+func ready(b checkbox) bool {
+	for _, t := range catalog {
+		if t.cap == b && !t.never {
+			return true
+		}
+	}
+	return false
 }
 
 // catalog is every tool the box offers, in the order tools/list shows them.
