@@ -159,7 +159,8 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		if t, ok := byName[call.Params.Name]; ok && !has(ss.conn.Caps, t.cap) {
 			return refusalResult(needs(t.name, t.cap)), nil
 		}
-		if t, ok := byName[call.Params.Name]; ok && t.cap == memoryCB {
+		t, known := byName[call.Params.Name]
+		if known && t.cap == memoryCB {
 			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone.
 			if err := ss.svc.Gate.Refuses(ctx, gate.Change); errs.Is(err, errs.Refused) {
 				return refusalResult(ChangeNeverSentence), nil
@@ -167,7 +168,16 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 				return refusalResult(sentence(err).Error()), nil
 			}
 		}
-		return next(ctx, method, req)
+		if known {
+			if msg := checkArguments(t.name, t.in, call.Params.Arguments); msg != "" {
+				return refusalResult(msg), nil
+			}
+		}
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*sdk.CallToolResult); ok {
+			plainValidation(call.Params.Name, r)
+		}
+		return res, err
 	}
 }
 
