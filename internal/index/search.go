@@ -17,15 +17,15 @@ import (
 // (stopwords alone match nothing), "quoted phrases" and word* prefixes count as one term each; one or
 // two terms must all match, more than two at least half (rounded up).
 type Query struct {
-	Text  string
-	Limit int // 0 means DefaultLimit; at most MaxLimit
-	Kind  string
-	Map   string
-	Who   string    // case-insensitive
-	Trust string    // own or outside
-	Prefix string   // only documents whose path starts with this
-	Since time.Time // inclusive, on Doc.Date (else the file's ModTime)
-	Until time.Time // inclusive
+	Text   string
+	Limit  int // 0 means DefaultLimit; at most MaxLimit
+	Kind   string
+	Map    string
+	Who    string    // case-insensitive
+	Trust  string    // own or outside
+	Prefix string    // only documents whose path starts with this
+	Since  time.Time // inclusive, on Doc.Date (else the file's ModTime)
+	Until  time.Time // inclusive
 	// Partial: when fewer than Limit documents meet the match rule, the list goes on with the best
 	// documents that hold at least one term, ranked after every match and marked Hit.Partial.
 	Partial bool
