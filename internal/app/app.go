@@ -11,13 +11,17 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/boxmem/box/internal/backup"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/validate"
@@ -65,11 +69,17 @@ type App struct {
 	Keys      *keys.Store
 	Grants    *grants.Store
 	Brain     *brain.Brain
+	Builds    *builds.Builds
+	// Routines are the owner's scheduled prompts (docs/ROUTINES.md).
+	Routines *routine.Service
+	Jobs     *jobs.Runner    // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
+	Backups  *backup.Backups // the box's backup remotes (docs/BACKUP.md)
 
 	opts    Options
 	vault   vaultOnce
 	closers []func() error // in opening order; Close runs them backwards
 	mcp     mcpOnce
+	jobs    jobState
 }
 
 // Open opens the box at root (a box already) and composes its services.
@@ -145,7 +155,20 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	a.Gate.Register("forget", a.Memory.ForgetOp())
 	a.Gate.Register("remember", a.Memory.RememberOp())
 	a.Gate.Register("key", a.Keys.Op())
+	a.Builds = builds.New(b, a.State, a.Gate)
+	for name, op := range a.Builds.Ops() {
+		a.Gate.Register(name, op)
+	}
+	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
 	if err = a.composeBrain(); err != nil {
+		return nil, err
+	}
+	a.planTidy()
+	if err = a.composeRoutines(); err != nil {
+		return nil, err
+	}
+	a.composeBackups()
+	if err = a.composeJobs(); err != nil {
 		return nil, err
 	}
 	return a, nil

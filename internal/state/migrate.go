@@ -63,6 +63,10 @@ CREATE INDEX IF NOT EXISTS oauth_client_sources_source ON oauth_client_sources(s
 CREATE TABLE IF NOT EXISTS oauth_approved_redirects(client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, PRIMARY KEY(client_id, redirect_uri));
 CREATE TABLE IF NOT EXISTS oauth_request_issuers(id TEXT PRIMARY KEY, issuer TEXT NOT NULL);
 `},
+	{4, "OAuth: consent requests are kept per client and source", `
+ALTER TABLE oauth_requests ADD COLUMN source TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS oauth_requests_source ON oauth_requests(source, client_id, expires);
+`},
 }
 
 // Version is the schema version this binary writes.
