@@ -16,7 +16,7 @@ var rank = map[string]int{
 	"internal/errs": 0, "internal/mcptest": 0, "internal/finding": 0, "internal/passkeytest": 0, "internal/goldenfile": 0, "internal/testbin": 0,
 	"internal/providertest": 0,
 	"internal/provider":     1, "internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1, "internal/egress": 1,
-	"internal/css": 1, "internal/js": 1, "internal/tabs": 1, "internal/connector": 1, "internal/sqlitefile": 1,
+	"internal/css": 1, "internal/js": 1, "internal/tabs": 1, "internal/connector": 1, "internal/sqlitefile": 1, "internal/httpjson": 1,
 	"internal/state": 2, "internal/vault": 2, "internal/usage": 2, "internal/git": 2, "internal/egresstest": 2, "internal/ref": 2, "internal/inbox": 2,
 	"internal/diary": 2, "internal/page": 2, "internal/sandbox": 2, "internal/imports": 2,
 	"internal/route": 3, "internal/card": 3, "internal/note": 3, "internal/look": 3,

@@ -198,3 +198,26 @@ func (a *App) Writable(ctx context.Context) error {
 	}
 	return nil
 }
+
+// Freeze freezes or unfreezes the box for the owner and writes its diary line, the one way every surface
+// does it (box freeze, Settings → Safety). It works on a frozen box, which is how one gets out of trouble;
+// a locked box, or one whose flag cannot be read, refuses it (docs/GATE.md, "Freeze and lock").
+func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, error) {
+	const op = "app.freeze"
+	locked, err := a.State.Locked(ctx)
+	if err != nil {
+		return box.Result{}, errs.Wrap(op, errs.Locked, err, "The box could not read whether it is locked, so it takes no write")
+	}
+	if locked {
+		return box.Result{}, errs.E(op, errs.Locked, "The box is locked; open it with your passkey first.")
+	}
+	if err := a.State.SetFrozen(ctx, on); err != nil {
+		return box.Result{}, err
+	}
+	verb := "unfroze"
+	if on {
+		verb = "froze"
+	}
+	return a.Box.Do(ctx, box.Change{Actor: by, Op: map[bool]string{true: "freeze", false: "unfreeze"}[on], Switch: "change",
+		Summary: by.Who + " " + verb + " the box", Permanent: true, Apply: func(*box.Tx) error { return nil }})
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
@@ -413,5 +414,24 @@ func TestForgetApprovedAfterANewLine(t *testing.T) {
 	es, err := a.Box.Diary(ctx, 2, nil)
 	if err != nil || es[0].Op != "approve" || es[0].Via != "cli" || es[1].Op != "forget" || es[1].Actor != "Claude" || es[1].Conn != "k_1" {
 		t.Fatalf("diary: %+v %v", es, err)
+	}
+}
+
+// "Change my box" at Never: an assistant's memory write over MCP is refused with the sentence, and the
+// refusal is in the diary under the connection's name and id, as the CLI's and the web UI's are.
+func TestNeverOverMCPIsInTheDiary(t *testing.T) {
+	s := serve(t, leapNight)
+	ctx := context.Background()
+	if _, err := s.a.Gate.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	cs, k := s.connect(t, "Claude")
+	text, isErr := mcptest.Call(t, cs, "memory_remember", map[string]any{"text": "Leo swims on Thursdays."})
+	if !isErr || !strings.Contains(text, "Never") {
+		t.Fatalf("remember at Never: %v %q", isErr, text)
+	}
+	es, err := s.a.Box.Diary(ctx, 1, nil)
+	if err != nil || len(es) != 1 || es[0].Op != "refuse" || es[0].Conn != k.ID || es[0].Actor != "Claude" || !strings.Contains(es[0].Summary, "memory_remember") {
+		t.Fatalf("the refusal over MCP in the diary: %+v %v", es, err)
 	}
 }

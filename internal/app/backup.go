@@ -52,7 +52,7 @@ func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error)
 		return res, nil
 	}
 	if len(failed) > 0 {
-		return res, fmt.Errorf("a backup push failed: %s", strings.Join(failed, "; "))
+		return res, errs.E("app.backup", errs.Other, "A backup push failed: %s", strings.Join(failed, "; "))
 	}
 	res.Summary += " The backups work again."
 	return res, nil

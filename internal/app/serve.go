@@ -73,7 +73,7 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst,
 	}
 	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
-		Erase: a.Erase, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"),
+		Erase: a.Erase, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"),
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			if o.Export == nil {
 				return errs.E("app.export", errs.Other, "This server was started without exports.")

@@ -125,21 +125,7 @@ func (b *Brain) handlers() map[string]handler {
 				return o
 			}
 			lists, err := b.cfg.Todos.Lists(ctx)
-			out := []todo.List{}
-			for _, l := range lists {
-				if in.List != "" && l.Name != in.List {
-					continue
-				}
-				items := []todo.Item{}
-				for _, it := range l.Items {
-					if in.IncludeDone || !it.Done {
-						items = append(items, it)
-					}
-				}
-				l.Items = items
-				out = append(out, l)
-			}
-			return result(map[string]any{"lists": out}, err)
+			return result(map[string]any{"lists": todo.Select(lists, in.List, in.IncludeDone)}, err)
 		},
 		"memory_remember": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
 			var in struct {

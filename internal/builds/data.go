@@ -39,7 +39,8 @@ func (r *Builds) SetData(ctx context.Context, slug, key string, value json.RawMe
 	case !json.Valid(value):
 		return errs.E("builds.data", errs.Invalid, "The value is not JSON.")
 	}
-	if err := r.gate.Refuses(ctx, gate.Change); err != nil {
+	pa := PageActor(slug)
+	if err := r.gate.Check(ctx, gate.Change, gate.Asker{Connection: pa.Who, Via: pa.Via, Host: pa.Host, Conn: pa.Conn}, "the page's data "+key); err != nil {
 		return err
 	}
 	r.mu.Lock()

@@ -97,18 +97,6 @@ func Parse(boxPath string, data []byte) (*Card, error) {
 	return c, nil
 }
 
-// Bytes reassembles the file from its parts; for a parsed card it is exactly Raw.
-func (c *Card) Bytes() []byte {
-	out := make([]byte, 0, len(c.open)+len(c.Front)+len(c.close)+len(c.Body))
-	out = append(out, c.open...)
-	out = append(out, c.Front...)
-	out = append(out, c.close...)
-	return append(out, c.Body...)
-}
-
-// BodyStart is the byte offset of Body in Raw: add it to a markdoc offset to edit the file.
-func (c *Card) BodyStart() int { return len(c.Raw) - len(c.Body) }
-
 // Get returns the value node of a top-level frontmatter key, or nil.
 func (c *Card) Get(key string) *yaml.Node {
 	_, v := lookup(c.Node, key)
@@ -142,6 +130,17 @@ func lookup(m *yaml.Node, key string) (k, v *yaml.Node) {
 		}
 	}
 	return nil, nil
+}
+
+// Split cuts a Markdown file into its frontmatter (the YAML between the --- lines, not read) and its body.
+// ok is false, and body all of data, when the file has no frontmatter or it is never closed: a reader that
+// only wants the text then keeps every word.
+func Split(data []byte) (front, body []byte, ok bool) {
+	c, err := split("", data)
+	if err != nil || !c.HasFront {
+		return nil, data, false
+	}
+	return c.Front, c.Body, true
 }
 
 // split cuts data into delimiter lines, frontmatter and body without parsing YAML.

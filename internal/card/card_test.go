@@ -262,14 +262,6 @@ func setIn(doc any, path []string, value string) bool {
 // fmtAny renders decoded YAML canonically (sorted keys) for comparison.
 func fmtAny(v any) string { return strings.TrimSpace(string(mustYAML(v))) }
 
-func TestBodyStart(t *testing.T) {
-	src := "---\na: 1\n---\nbody\n"
-	c, err := Parse("/_content/x.md", []byte(src))
-	if err != nil || src[c.BodyStart():] != "body\n" {
-		t.Fatalf("BodyStart = %d, %v", c.BodyStart(), err)
-	}
-}
-
 func TestSurgeryRefusals(t *testing.T) {
 	for _, tt := range []struct {
 		src  string
@@ -294,5 +286,25 @@ func TestSurgeryRefusals(t *testing.T) {
 	}
 	if _, err := SetField([]byte("---\na: 1\n---\n"), []string{"a"}, map[string]int{}); err == nil {
 		t.Error("SetField with a map: want an error")
+	}
+}
+
+func TestSplit(t *testing.T) {
+	for _, tc := range []struct {
+		in, front, body string
+		ok              bool
+	}{
+		{"# no front\ntext\n", "", "# no front\ntext\n", false},
+		{"---\ntitle: x\n---\nbody\n", "title: x\n", "body\n", true},
+		{"---\n---\nbody\n", "", "body\n", true},
+		{"---\ntitle: x\n---", "title: x\n", "", true},
+		{"---\r\ntitle: x\r\n---\r\nbody\r\n", "title: x\r\n", "body\r\n", true},
+		{"---\ntitle: never closed\nbody\n", "", "---\ntitle: never closed\nbody\n", false},
+		{"", "", "", false},
+	} {
+		front, body, ok := Split([]byte(tc.in))
+		if string(front) != tc.front || string(body) != tc.body || ok != tc.ok {
+			t.Errorf("Split(%q) = %q, %q, %v; want %q, %q, %v", tc.in, front, body, ok, tc.front, tc.body, tc.ok)
+		}
 	}
 }

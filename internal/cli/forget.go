@@ -27,7 +27,7 @@ func forgetCmd(g *Global) *cobra.Command {
 }
 
 func runForget(ctx context.Context, g *Global, o forgetOptions, args []string) error {
-	return g.write(ctx, func(a *app.App) error {
+	return g.change(ctx, "box forget", func(a *app.App) error {
 		res, err := a.Memory.Forget(ctx, owner(""), memory.ForgetInput{Words: strings.Join(args, " "), Confirm: o.yes})
 		if err != nil {
 			return err

@@ -8,8 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/app"
-	"github.com/boxmem/box/internal/box"
-	"github.com/boxmem/box/internal/errs"
 )
 
 // freezeOutput is the --json shape of box freeze and box unfreeze.
@@ -37,31 +35,18 @@ func unfreezeCmd(g *Global) *cobra.Command {
 	}
 }
 
-// runFreeze sets the frozen flag and records it in the diary. Freezing works on a frozen box (it is how
-// one gets out of trouble); a locked box refuses both (exit 7), as it refuses every write.
+// runFreeze sets the frozen flag and records it in the diary (App.Freeze): it works on a frozen box; a
+// locked box refuses both (exit 7), as it refuses every write.
 func runFreeze(ctx context.Context, g *Global, on bool) error {
 	return g.read(ctx, func(a *app.App) error {
-		locked, err := a.State.Locked(ctx)
+		res, err := a.Freeze(ctx, owner(""), on)
 		if err != nil {
-			return errs.Wrap("cli.freeze", errs.Locked, err, "The box could not read whether it is locked, so it takes no write")
-		}
-		if locked {
-			return errs.E("cli.freeze", errs.Locked, "The box is locked; open it with your passkey first.")
-		}
-		if err := a.State.SetFrozen(ctx, on); err != nil {
 			return err
 		}
-		out := freezeOutput{Frozen: on, Text: "The box is unfrozen."}
-		op := "unfreeze"
+		out := freezeOutput{Frozen: on, Entry: res.EntryID, Text: "The box is unfrozen."}
 		if on {
-			out.Text, op = "The box is frozen: no assistant can read, do or talk until you run box unfreeze.", "freeze"
+			out.Text = "The box is frozen: no assistant can read, do or talk until you run box unfreeze."
 		}
-		res, err := a.Box.Do(ctx, box.Change{Actor: owner(""), Op: op, Switch: "change", Summary: "owner " + op + "d the box", Permanent: true,
-			Apply: func(*box.Tx) error { return nil }})
-		if err != nil {
-			return err
-		}
-		out.Entry = res.EntryID
 		return g.emit(out, func(w io.Writer) { _, _ = fmt.Fprintln(w, out.Text) })
 	})
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/app"
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 )
@@ -63,17 +61,12 @@ func runKeysNew(ctx context.Context, g *Global, o keysNewOptions) error {
 		return usageErr("a key needs --name, such as the assistant it is for (--name \"Claude Code\")")
 	}
 	return g.write(ctx, func(a *app.App) error {
-		if err := a.Gate.Refuses(ctx, gate.Access); err != nil {
+		if err := a.Gate.Check(ctx, gate.Access, gate.Asker{Owner: true, Via: "cli"}, "a key for "+o.name); err != nil {
 			return err
 		}
-		conn, token, err := a.Keys.New(ctx, o.name, o.caps)
+		conn, token, err := a.Keys.Make(ctx, a.Box, o.name, o.caps, owner(""))
 		if err != nil {
 			return err
-		}
-		if err := recordAccess(ctx, a, "key", fmt.Sprintf("owner made a key for %s (%s): %s",
-			conn.Name, conn.ID, strings.Join(conn.Caps.Names(), ", "))); err != nil {
-			_, rerr := a.Keys.Revoke(ctx, conn.ID) // no key without its diary line
-			return errors.Join(err, rerr)
 		}
 		return g.emit(keysNewOutput{conn, token}, func(w io.Writer) {
 			_, _ = fmt.Fprintln(w, token)
@@ -140,23 +133,14 @@ func keysRevokeCmd(g *Global) *cobra.Command {
 	}
 }
 
+// runKeysRevoke revokes a key. It is a protective act, like freeze: it works on a frozen box (a key that
+// leaked is why one freezes), and a locked box refuses it (exit 7), as it refuses every write.
 func runKeysRevoke(ctx context.Context, g *Global, args []string) error {
-	return g.write(ctx, func(a *app.App) error {
-		conn, err := a.Keys.Revoke(ctx, args[0])
+	return g.protect(ctx, func(a *app.App) error {
+		conn, err := a.Keys.Disconnect(ctx, a.Box, args[0], owner(""), "box keys revoke")
 		if err != nil {
-			return err
-		}
-		if err := recordAccess(ctx, a, "revoke", fmt.Sprintf("owner revoked the key for %s (%s)", conn.Name, conn.ID)); err != nil {
 			return err
 		}
 		return g.emit(conn, func(w io.Writer) { _, _ = fmt.Fprintf(w, "revoked %s (%s)\n", conn.ID, conn.Name) })
 	})
-}
-
-// recordAccess writes the diary line of an access decision the owner made at the command line (a key made
-// or revoked): keys live in the state store, outside the tree, so the diary is their history.
-func recordAccess(ctx context.Context, a *app.App, op, summary string) error {
-	_, err := a.Box.Do(ctx, box.Change{Actor: box.Actor{Who: "owner", Via: "cli", Trust: "own"}, Op: op, Switch: gate.Access,
-		Summary: summary, Permanent: true, Apply: func(*box.Tx) error { return nil }})
-	return err
 }

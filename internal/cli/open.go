@@ -8,6 +8,8 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 )
 
 // boxRoot finds the box, the one way every verb does: --box, else $BOX_DIR, else the nearest box above
@@ -56,6 +58,33 @@ func (g *Global) write(ctx context.Context, fn func(a *app.App) error) error {
 	return g.read(ctx, func(a *app.App) error {
 		if err := a.Writable(ctx); err != nil {
 			return err
+		}
+		return fn(a)
+	})
+}
+
+// change is write for the owner's changes to memory and to-dos, which "Change my box" covers: at Never it
+// refuses (exit 4) with a diary line, the gate's one check as MCP's (gate.Check).
+func (g *Global) change(ctx context.Context, what string, fn func(a *app.App) error) error {
+	return g.write(ctx, func(a *app.App) error {
+		if err := a.Gate.Check(ctx, gate.Change, gate.Asker{Owner: true, Via: "cli"}, what); err != nil {
+			return err
+		}
+		return fn(a)
+	})
+}
+
+// protect is read for the owner's protective acts (freeze, unfreeze, revoking a key): they work on a
+// frozen box, which is how one gets out of trouble; a locked box, or one whose flag cannot be read,
+// refuses them (exit 7), as it refuses every write (docs/GATE.md, "Freeze and lock").
+func (g *Global) protect(ctx context.Context, fn func(a *app.App) error) error {
+	return g.read(ctx, func(a *app.App) error {
+		locked, err := a.State.Locked(ctx)
+		if err != nil {
+			return errs.Wrap("cli.protect", errs.Locked, err, "The box could not read whether it is locked, so it takes no write")
+		}
+		if locked {
+			return errs.E("cli.protect", errs.Locked, "The box is locked; open it with your passkey first.")
 		}
 		return fn(a)
 	})

@@ -75,8 +75,11 @@ func TestOwnerVerbs(t *testing.T) {
 	if sw.Entry == "" || sw.Switches[3].Name != "access" || sw.Switches[3].Value != "never" {
 		t.Fatalf("switches access never: %+v", sw)
 	}
-	mem(t, root, ExitRefused, "keys", "new", "--name", "Claude Code") // access at Never refuses a key
-	mem(t, root, ExitRefused, "switches", "access", "just-do-it")     // access has no Just do it
+	mem(t, root, ExitRefused, "keys", "new", "--name", "Claude Code") // access at Never refuses a key, in the diary
+	if d := runCLI(t, run{args: []string{"diary", "--n", "1", "--json"}, cwd: root}).stdout; !strings.Contains(d, `"op": "refuse"`) || !strings.Contains(d, "a key for Claude Code") {
+		t.Errorf("the refused key is not in the diary:\n%s", d)
+	}
+	mem(t, root, ExitRefused, "switches", "access", "just-do-it") // access has no Just do it
 	mem(t, root, ExitUsage, "switches", "nothing", "never")
 
 	var item struct {
@@ -94,6 +97,25 @@ func TestOwnerVerbs(t *testing.T) {
 		t.Fatalf("todo done: %+v", item)
 	}
 
+	// "Change my box" at Never: the owner's own memory and to-do writes at the CLI are refused as MCP's
+	// are, each with a diary line; reading goes on.
+	mem(t, root, ExitOK, "switches", "change", "never")
+	for _, args := range [][]string{{"remember", "Mia sings."}, {"todo", "add", "x"}, {"todo", "done", item.ID}, {"forget", "leo"}} {
+		if got := mem(t, root, ExitRefused, args...); !strings.Contains(got["error"].(map[string]any)["message"].(string), "Never") {
+			t.Errorf("%v at Never: %v", args, got)
+		}
+		if d := runCLI(t, run{args: []string{"diary", "--n", "1", "--json"}, cwd: root}).stdout; !strings.Contains(d, `"op": "refuse"`) || !strings.Contains(d, "box "+args[0]) {
+			t.Errorf("%v at Never is not in the diary:\n%s", args, d)
+		}
+	}
+	mem(t, root, ExitOK, "search", "leo")
+	mem(t, root, ExitOK, "switches", "change", "just-do-it")
+	mem(t, root, ExitOK, "switches", "access", "ask-me")
+	var key struct {
+		ID string `json:"id"`
+	}
+	decode(t, mem(t, root, ExitOK, "keys", "new", "--name", "Leaky", "--memory"), &key)
+
 	var fr freezeOutput
 	decode(t, mem(t, root, ExitOK, "freeze"), &fr)
 	if !fr.Frozen || fr.Entry == "" {
@@ -105,6 +127,13 @@ func TestOwnerVerbs(t *testing.T) {
 		}
 	}
 	mem(t, root, ExitOK, "search", "leo") // the owner still reads their own box
+	// Revoking a key is a protective act, like freeze: a leaked key is why one freezes.
+	if got := mem(t, root, ExitOK, "keys", "revoke", key.ID); got["id"] != key.ID {
+		t.Errorf("keys revoke while frozen: %v", got)
+	}
+	if d := runCLI(t, run{args: []string{"diary", "--n", "1", "--json"}, cwd: root}).stdout; !strings.Contains(d, `"op": "revoke"`) || !strings.Contains(d, "Leaky") {
+		t.Errorf("the revoke is not in the diary:\n%s", d)
+	}
 	decode(t, mem(t, root, ExitOK, "unfreeze"), &fr)
 	if fr.Frozen {
 		t.Fatalf("unfreeze: %+v", fr)

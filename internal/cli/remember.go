@@ -45,7 +45,7 @@ func rememberCmd(g *Global) *cobra.Command {
 }
 
 func runRemember(ctx context.Context, g *Global, o rememberOptions, args []string) error {
-	return g.write(ctx, func(a *app.App) error {
+	return g.change(ctx, "box remember", func(a *app.App) error {
 		res, err := a.Memory.Remember(ctx, owner(o.as), memory.RememberInput{Text: strings.Join(args, " "), Core: o.core, Caution: o.caution, Until: o.until})
 		if err != nil {
 			return err

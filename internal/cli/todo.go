@@ -38,7 +38,7 @@ func todoAddCmd(g *Global) *cobra.Command {
 }
 
 func runTodoAdd(ctx context.Context, g *Global, o todoAddOptions, args []string) error {
-	return g.write(ctx, func(a *app.App) error {
+	return g.change(ctx, "box todo add", func(a *app.App) error {
 		it, err := a.Todos.Add(ctx, owner(""), o.list, strings.Join(args, " "))
 		if err != nil {
 			return err
@@ -57,7 +57,7 @@ func todoDoneCmd(g *Global) *cobra.Command {
 }
 
 func runTodoDone(ctx context.Context, g *Global, args []string) error {
-	return g.write(ctx, func(a *app.App) error {
+	return g.change(ctx, "box todo done", func(a *app.App) error {
 		it, err := a.Todos.Done(ctx, owner(""), strings.Join(args, " "))
 		if err != nil {
 			return err

@@ -160,18 +160,32 @@ func (g *Gate) Switches(ctx context.Context) (Switches, error) {
 	return s, nil
 }
 
-// Refuses returns a Refused error when the owner set sw to Never, and the error of a switches card that
-// cannot be read (closed, never open); nil otherwise. It is for an owner's own request at the CLI, which
-// needs no card but still honours Never.
-func (g *Gate) Refuses(ctx context.Context, sw string) error {
+// Never reports whether the owner set sw to Never. A switches card it cannot read is an error, on which
+// every caller refuses (closed, never open). It writes nothing: it is for what only shows the switch (the
+// consent page) or answers a caller the box does not know yet (OAuth's /authorize).
+func (g *Gate) Never(ctx context.Context, sw string) (bool, error) {
 	s, err := g.Switches(ctx)
 	if err != nil {
+		return false, err
+	}
+	return s.Of(sw) == Never, nil
+}
+
+// Check is the one decision for a request that makes no card (docs/GATE.md, "Never on every surface"):
+// the owner's own write at the command line, an assistant's memory write over MCP, the owner connecting
+// an assistant on the consent page. At Never it writes the refusal's diary line (bounded like every
+// refusal, MaxRefusalsPerDay) and returns Refused with one sentence; a switches card it cannot read is
+// returned as it is (closed). what says in a few words what was asked ("a key for Claude Code").
+func (g *Gate) Check(ctx context.Context, sw string, who Asker, what string) error {
+	never, err := g.Never(ctx, sw)
+	if err != nil || !never {
 		return err
 	}
-	if s.Of(sw) == Never {
-		return errs.E("gate.refuses", errs.Refused, "%q is set to Never, so this was not done; change it with `box switches %s ask-me` or in Settings → What I may do.", Label(sw), sw)
+	reason := fmt.Sprintf("%q is set to Never, so this was not done; change it with `box switches %s ask-me` or in Settings → What I may do.", Label(sw), sw)
+	if err := g.refuse(ctx, who, sw, what, reason); err != nil {
+		return err
 	}
-	return nil
+	return errs.E("gate.check", errs.Refused, "%s", reason)
 }
 
 // SetSwitch sets one switch, text-surgically, as its own change with a diary line. Only the owner calls it.
@@ -217,14 +231,14 @@ func (g *Gate) Propose(ctx context.Context, a Action, who Asker) (Outcome, error
 	case Do:
 		return out, nil
 	case Refuse:
-		return out, g.refuse(ctx, who, a, d.Reason)
+		return out, g.refuse(ctx, who, a.Switch, Title(a), d.Reason)
 	}
 	c, err := g.writeCard(ctx, a, who, d.Reason)
 	var over *overLimitError
 	if errors.As(err, &over) {
 		out.Decision = Decision{Verdict: Refuse, Switch: a.Switch, Reason: over.reason}
 		out.Text = over.reason
-		return out, g.refuse(ctx, who, a, over.reason)
+		return out, g.refuse(ctx, who, a.Switch, Title(a), over.reason)
 	}
 	if err != nil {
 		return Outcome{}, err
@@ -242,10 +256,10 @@ const MaxRefusalsPerDay = 50
 // refuse writes the diary line of a refusal (a decision that changes no file), unless the connection's
 // refusals today have reached MaxRefusalsPerDay. The count is made inside the write transaction, so it
 // holds across processes.
-func (g *Gate) refuse(ctx context.Context, who Asker, a Action, reason string) error {
+func (g *Gate) refuse(ctx context.Context, who Asker, sw, what, reason string) error {
 	key := who.limitKey()
-	_, err := g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: "refuse", Switch: a.Switch, Permanent: true,
-		Summary: fmt.Sprintf("Refused for %s: %s", who.Who(), Title(a)), Reason: reason,
+	_, err := g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: "refuse", Switch: sw, Permanent: true,
+		Summary: fmt.Sprintf("Refused for %s: %s", who.Who(), what), Reason: reason,
 		Apply: func(tx *box.Tx) error {
 			n, err := g.today(tx, "refuse", key)
 			if err != nil {

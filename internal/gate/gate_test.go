@@ -316,11 +316,24 @@ func TestApproveRefusesWhatChanged(t *testing.T) {
 	if sw[gate.Change] != gate.Never || sw[gate.Send] != gate.AskMe {
 		t.Fatalf("switches: %v", sw)
 	}
-	if err := f.g.Refuses(ctx, gate.Change); !errs.Is(err, errs.Refused) {
-		t.Fatalf("Refuses at Never: %v", err)
+	if never, err := f.g.Never(ctx, gate.Change); err != nil || !never {
+		t.Fatalf("Never at Never: %v %v", never, err)
 	}
-	if err := f.g.Refuses(ctx, gate.Send); err != nil {
-		t.Fatalf("Refuses at Ask me: %v", err)
+	if never, err := f.g.Never(ctx, gate.Send); err != nil || never {
+		t.Fatalf("Never at Ask me: %v %v", never, err)
+	}
+	// Check, the decision of a request that makes no card, refuses at Never with a diary line naming who
+	// asked, and lets through what is not at Never without writing anything.
+	before, _ := f.b.Diary(ctx, 1000, nil)
+	if err := f.g.Check(ctx, gate.Send, claude, "a message"); err != nil {
+		t.Fatalf("Check at Ask me: %v", err)
+	}
+	if err := f.g.Check(ctx, gate.Change, claude, "memory_remember"); !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "Never") {
+		t.Fatalf("Check at Never: %v", err)
+	}
+	after, _ := f.b.Diary(ctx, 1000, nil)
+	if len(after) != len(before)+1 || after[0].Op != "refuse" || after[0].Conn != claude.Conn || !strings.Contains(after[0].Summary, "memory_remember") {
+		t.Fatalf("Check's refusal in the diary: %+v", after[0])
 	}
 	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner"}, gate.Access, gate.JustDoIt); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("access cannot be just-do-it: %v", err)

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/memory"
@@ -171,12 +172,6 @@ func oneLine(text string, n int) string {
 
 // stripFrontmatter drops a leading YAML frontmatter block.
 func stripFrontmatter(text string) string {
-	if !strings.HasPrefix(text, "---\n") {
-		return text
-	}
-	if i := strings.Index(text[4:], "\n---"); i >= 0 {
-		rest := text[4+i+4:]
-		return strings.TrimPrefix(rest, "\n")
-	}
-	return text
+	_, body, _ := card.Split([]byte(text))
+	return string(body)
 }

@@ -237,25 +237,6 @@ func LinesOf(data []byte) []Line {
 	return out
 }
 
-// Render returns the file's bytes; for a parsed, unchanged Day they are the bytes it was parsed from.
-func (d *Day) Render() []byte {
-	var b bytes.Buffer
-	for i, e := range d.Entries {
-		if i > 0 {
-			b.WriteByte('\n')
-		}
-		if e.Line != nil {
-			b.WriteString(e.Line.String())
-		} else {
-			b.WriteString(e.Raw)
-		}
-	}
-	if len(d.Entries) > 0 && !d.noEOL {
-		b.WriteByte('\n')
-	}
-	return b.Bytes()
-}
-
 // AppendLine appends l to a day file's bytes without touching the rest (a missing final newline is
 // added). Empty data gets the header first, dated today by the caller through date.
 func AppendLine(data []byte, date string, l Line) ([]byte, error) {

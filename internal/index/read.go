@@ -187,17 +187,6 @@ func contains(xs []int, x int) bool {
 	return false
 }
 
-// matched is how many terms the document holds.
-func (d *docText) matched() int {
-	n := 0
-	for _, h := range d.hits {
-		if len(h) > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // weights are the terms' local inverse document frequencies over the candidates read: a term every
 // candidate holds (a name in every note of a conversation) weighs little, a rare one much.
 func weights(docs []*docText, nTerms int) []float64 {

@@ -164,8 +164,10 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		}
 		t, known := byName[call.Params.Name]
 		if known && t.cap == memoryCB {
-			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone.
-			if err := ss.svc.Gate.Refuses(ctx, gate.Change); errs.Is(err, errs.Refused) {
+			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone,
+			// and the refusal is in the diary (the gate's one check for a write that makes no card).
+			a := ss.actor(call)
+			if err := ss.svc.Gate.Check(ctx, gate.Change, gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host, Conn: a.Conn}, call.Params.Name); errs.Is(err, errs.Refused) {
 				return refusalResult(ChangeNeverSentence), nil
 			} else if err != nil {
 				return refusalResult(sentence(err).Error()), nil

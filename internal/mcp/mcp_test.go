@@ -19,6 +19,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/state"
 )
 
 func connect(t *testing.T, svc *Service, c Conn, client string) *sdk.ClientSession {
@@ -291,7 +292,7 @@ func TestFrozenAndLockedOverStdio(t *testing.T) {
 	if days, _ := filepath.Glob(filepath.Join(tb.box.Root, filepath.FromSlash(strings.TrimPrefix(layout.InboxDir, "/")), "*.md")); len(days) > 0 {
 		t.Errorf("a frozen box took a remember: %v", days)
 	}
-	if err := tb.state.SetLocked(ctx, true); err != nil {
+	if err := tb.state.SetFlag(ctx, state.FlagLocked, true); err != nil {
 		t.Fatal(err)
 	}
 	_, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "memory_overview"})
@@ -300,7 +301,7 @@ func TestFrozenAndLockedOverStdio(t *testing.T) {
 		we.Message != "This box is locked. Ask its owner to open it with their passkey at https://box.example." {
 		t.Errorf("locked: %v", err)
 	}
-	if err := errors.Join(tb.state.SetLocked(ctx, false), tb.state.SetFrozen(ctx, false)); err != nil {
+	if err := errors.Join(tb.state.SetFlag(ctx, state.FlagLocked, false), tb.state.SetFrozen(ctx, false)); err != nil {
 		t.Fatal(err)
 	}
 	if out, isErr := text(t, cs, "memory_overview", nil); isErr {

@@ -204,21 +204,7 @@ var memoryTools = []tool{
 			if err != nil {
 				return todosListOut{}, err
 			}
-			out := todosListOut{Lists: []todo.List{}}
-			for _, l := range lists {
-				if in.List != "" && l.Name != in.List {
-					continue
-				}
-				items := []todo.Item{}
-				for _, it := range l.Items {
-					if in.IncludeDone || !it.Done {
-						items = append(items, it)
-					}
-				}
-				l.Items = items
-				out.Lists = append(out.Lists, l)
-			}
-			return out, nil
+			return todosListOut{Lists: todo.Select(lists, in.List, in.IncludeDone)}, nil
 		}),
 	define(memoryCB, sdk.Tool{Name: "memory_remember", Annotations: additive,
 		Description: "Save one plain fact about the owner's life to their memory: third person, dated if it matters ('Leo has swim practice Thursdays at 5:30.'). Save what lasts: people, places, plans, preferences, decisions, dates. Never passwords, codes, card numbers or keys; no instructions to assistants (write a standing preference as theirs: 'Prefers replies in Spanish.'). The line lands in the inbox, is searchable at once, and the box files it into the right note itself. To correct a fact, save the corrected one."},

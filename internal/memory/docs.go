@@ -116,21 +116,8 @@ func docsOf(p string, data []byte) []index.Doc {
 // bodyOf is a Markdown file's text after its frontmatter (all of it when the frontmatter is missing
 // or unterminated, so a broken file is still searched by every word).
 func bodyOf(data []byte) string {
-	s := string(data)
-	rest, ok := strings.CutPrefix(s, "---\n")
-	if !ok {
-		return s
-	}
-	if strings.HasPrefix(rest, "---\n") {
-		return rest[4:]
-	}
-	if i := strings.Index(rest, "\n---\n"); i >= 0 {
-		return rest[i+5:]
-	}
-	if strings.HasSuffix(rest, "\n---") {
-		return ""
-	}
-	return s
+	_, body, _ := card.Split(data)
+	return string(body)
 }
 
 func routerDocs(p string, data []byte, body string) []index.Doc {

@@ -123,8 +123,12 @@ func ForgetAction(words string, ms []Match) gate.Action {
 		Payload: map[string]any{"op": "forget", "words": q, "lines": lines}}
 }
 
-// forgetPayload reads the words and lines back from a forget action (as stored on a card).
-func forgetPayload(a gate.Action) (string, []Match) {
+// ForgetPayload reads the words and the lines back from a forget action as a card stores it (what the
+// web UI shows on the card, and what approving it removes); nothing for an action of another op.
+func ForgetPayload(a gate.Action) (string, []Match) {
+	if gate.OpOf(a) != "forget" {
+		return "", nil
+	}
 	p, _ := a.Payload.(map[string]any)
 	words, _ := p["words"].(string)
 	var ms []Match
@@ -145,7 +149,7 @@ func forgetPayload(a gate.Action) (string, []Match) {
 func (m *Memory) ForgetOp() gate.Op {
 	return gate.Op{
 		Current: func(ctx context.Context, stored gate.Action) (gate.Action, error) {
-			words, ms := forgetPayload(stored)
+			words, ms := ForgetPayload(stored)
 			now, err := m.Present(ctx, ms)
 			if err != nil {
 				return gate.Action{}, err
@@ -153,7 +157,7 @@ func (m *Memory) ForgetOp() gate.Op {
 			return ForgetAction(words, now), nil
 		},
 		Run: func(_ context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
-			words, ms := forgetPayload(a)
+			words, ms := ForgetPayload(a)
 			n := 0
 			ch := m.forgetChange(normalize(c.Proposer()), words, ms, &n)
 			return gate.Effect{Change: &ch, Text: func() string { return forgotText(n, words) }}, nil

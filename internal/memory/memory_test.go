@@ -2,6 +2,7 @@ package memory
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -601,5 +602,26 @@ func TestInboxDaysAreLocal(t *testing.T) {
 	}
 	if es[1].Time != time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local).UTC().Format(time.RFC3339Nano) {
 		t.Errorf("the diary stamps the injected clock: %s", es[1].Time)
+	}
+}
+
+// A forget card's lines read back from the card as stored (JSON) are the lines it was made with; an
+// action of another op has none.
+func TestForgetPayloadReadsTheCard(t *testing.T) {
+	ms := []Match{{Path: "/_content/inbox/2028-02-29.md", ID: "abc12345", Text: "Leo swims."}, {Path: "/_content/memory/notes/entity-leo.md", ID: "x2", Text: "Leo <b> & co"}}
+	data, err := json.Marshal(ForgetAction("leo", ms))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored gate.Action
+	if err := json.Unmarshal(data, &stored); err != nil {
+		t.Fatal(err)
+	}
+	words, got := ForgetPayload(stored)
+	if words != "leo" || fmt.Sprint(got) != fmt.Sprint(ms) {
+		t.Errorf("read back %q %v, want %v", words, got, ms)
+	}
+	if _, got := ForgetPayload(RememberAction("Leo swims.")); got != nil {
+		t.Errorf("a remember card has lines: %v", got)
 	}
 }

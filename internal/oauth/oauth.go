@@ -21,6 +21,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/httpjson"
 )
 
 // The endpoints, under /mcp/oauth (docs/OAUTH.md). ConsentPath is served by package web.
@@ -143,16 +144,6 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, resp)
 }
 
-// AccessNever reports whether the owner set "Give other assistants access" to Never.
-func AccessNever(r *http.Request, g *gate.Gate) (bool, error) {
-	sw, err := g.Switches(r.Context())
-	if err != nil {
-		return false, err
-	}
-	d := gate.Decide(sw, gate.Action{Kind: "access", Switch: gate.Access, Summary: "Connect an assistant"}, gate.Asker{Owner: true, Via: "web"})
-	return d.Verdict == gate.Refuse, nil
-}
-
 // authorize checks the request (grants) and sends the owner's browser to the consent page. An error goes
 // back to the client only at a redirect URI the owner already approved for it; any other is shown on a
 // page, so the box never sends a browser somewhere the owner did not choose (RFC 9700 §4.11.2).
@@ -189,7 +180,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	if never, err := AccessNever(r, s.cfg.Gate); err != nil || never {
+	if never, err := s.cfg.Gate.Never(r.Context(), gate.Access); err != nil || never {
 		desc := "The owner set \"Give other assistants access\" to Never, so no new assistant can connect."
 		if err != nil {
 			desc = "The box could not read its switches, so no new assistant can connect now."
@@ -352,11 +343,4 @@ func status(code string) int {
 	return http.StatusBadRequest
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the status is sent; a client that went away cannot be told anything more
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { httpjson.Write(w, status, v, false) }

@@ -4,7 +4,6 @@ package server
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -17,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/httpjson"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcp"
 	"github.com/boxmem/box/internal/oauth"
@@ -181,11 +181,4 @@ func (s *Server) resourceMetadata(w http.ResponseWriter, r *http.Request) {
 	})
 }
 
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v) // the status is sent; a client that went away cannot be told anything more
-}
+func writeJSON(w http.ResponseWriter, status int, v any) { httpjson.Write(w, status, v, false) }

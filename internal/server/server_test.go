@@ -300,7 +300,7 @@ func TestFrozenBoxRefusesEveryTool(t *testing.T) {
 func TestLockedBoxAnswers503(t *testing.T) {
 	e := start(t)
 	_, key := e.key("Claude", keys.Caps{})
-	e.state.SetLocked(context.Background(), true)
+	e.state.SetFlag(context.Background(), state.FlagLocked, true)
 	resp := e.post(listTools, map[string]string{"Authorization": "Bearer " + key})
 	var body struct {
 		ID    int `json:"id"`

@@ -27,13 +27,17 @@ const retryEvery = 50 * time.Millisecond
 // folded in and emptied again. A checkpoint that another process's reader holds up is not an error to
 // SQLite (it answers "busy"); here it is tried again until Wait has passed and then reported, naming what
 // (the state file, the search index), never taken for a success. The log is checked empty at the end.
-func Compact(ctx context.Context, db *sql.DB, path, what string) error {
+func Compact(ctx context.Context, db *sql.DB, path, what string) (err error) {
 	const op = "sqlitefile.compact"
 	conn, err := db.Conn(ctx)
 	if err != nil {
 		return errs.Wrap(op, errs.Other, err, "The "+what+" could not be opened to empty it")
 	}
-	defer conn.Close()
+	defer func() {
+		if cerr := conn.Close(); cerr != nil && err == nil {
+			err = errs.Wrap(op, errs.Other, cerr, "The "+what+" could not be closed after it was emptied")
+		}
+	}()
 	// Wait in short steps here, not in SQLite's busy handler, so a reader that stays is reported in time.
 	var prev int
 	if err := conn.QueryRowContext(ctx, `PRAGMA busy_timeout`).Scan(&prev); err != nil {

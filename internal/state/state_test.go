@@ -164,7 +164,7 @@ func TestFlagsAndQuiet(t *testing.T) {
 	if err := s.Quiet(ctx); !errs.Is(err, errs.Frozen) {
 		t.Errorf("frozen: %v", err)
 	}
-	if err := s.SetLocked(ctx, true); err != nil {
+	if err := s.SetFlag(ctx, FlagLocked, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Quiet(ctx); !errs.Is(err, errs.Locked) {
@@ -215,7 +215,7 @@ func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, on := range []bool{true, false} {
-		if err := a.SetLocked(ctx, on); err != nil {
+		if err := a.SetFlag(ctx, FlagLocked, on); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/secret"
@@ -51,6 +52,26 @@ type Store struct{ b *box.Box }
 
 // New returns the to-do lists of an open box.
 func New(b *box.Box) *Store { return &Store{b: b} }
+
+// Select is what an assistant's todos_list shows (MCP and the box's chat): the list named name (every list
+// when it is ""), with its open items, and the done ones too when includeDone is set.
+func Select(lists []List, name string, includeDone bool) []List {
+	out := []List{}
+	for _, l := range lists {
+		if name != "" && l.Name != name {
+			continue
+		}
+		items := []Item{}
+		for _, it := range l.Items {
+			if includeDone || !it.Done {
+				items = append(items, it)
+			}
+		}
+		l.Items = items
+		out = append(out, l)
+	}
+	return out
+}
 
 // Lists returns every list with its items, in name order.
 func (s *Store) Lists(ctx context.Context) ([]List, error) {
@@ -188,12 +209,12 @@ var (
 // Parse reads one list file. Lines that are not items are kept in the file and ignored here.
 func Parse(name string, data []byte) List {
 	l := List{Name: name, Title: title(name), Path: path.Join(Dir, name+".todo.card"), Items: []Item{}}
-	body := string(data)
-	if fm, rest, ok := splitFrontmatter(body); ok {
-		if m := titleLine.FindStringSubmatch(fm); m != nil {
+	fm, rest, ok := card.Split(data)
+	body := string(rest)
+	if ok {
+		if m := titleLine.FindStringSubmatch(string(fm)); m != nil {
 			l.Title = strings.Trim(m[1], `"'`)
 		}
-		body = rest
 	}
 	for _, line := range strings.Split(body, "\n") {
 		if m := itemLine.FindStringSubmatch(line); m != nil {
@@ -215,20 +236,6 @@ func tick(data []byte, id string) ([]byte, bool) {
 		return []byte(strings.Join(lines, "")), true
 	}
 	return data, false
-}
-
-func splitFrontmatter(s string) (fm, rest string, ok bool) {
-	after, found := strings.CutPrefix(s, "---\n")
-	if !found {
-		return "", s, false
-	}
-	i := strings.Index(after, "\n---")
-	if i < 0 {
-		return "", s, false
-	}
-	rest = after[i+4:]
-	rest = strings.TrimPrefix(rest, "\n")
-	return after[:i+1], rest, true
 }
 
 func title(name string) string {

@@ -154,6 +154,10 @@ func (w *Web) remember(rw http.ResponseWriter, r *http.Request, _ *session) {
 // edit saves the owner's edit of a note; the memory checks it (conflict, secrets, the card's rules).
 func (w *Web) edit(rw http.ResponseWriter, r *http.Request, _ *session) {
 	name := r.PostFormValue("name")
+	if err := w.mayChange(r, "edit "+name); err != nil {
+		back(rw, r, "/memory/edit?name="+urlq(name), sentence(err))
+		return
+	}
 	res, err := w.cfg.Memory.Edit(r.Context(), ownerActor, memory.EditInput{Name: name, Text: r.PostFormValue("text"), Base: r.PostFormValue("base")})
 	if err != nil {
 		back(rw, r, "/memory/edit?name="+urlq(name), sentence(err))
@@ -162,7 +166,17 @@ func (w *Web) edit(rw http.ResponseWriter, r *http.Request, _ *session) {
 	back(rw, r, "/memory/note?name="+urlq(name), res.Text)
 }
 
+// mayChange is the gate's one check for the owner's own change in the web UI ("Change my box"): at Never
+// it is refused with a diary line, as at the CLI and over MCP.
+func (w *Web) mayChange(r *http.Request, what string) error {
+	return w.gate.Check(r.Context(), gate.Change, gate.Asker{Owner: true, Via: "web"}, what)
+}
+
 func (w *Web) todoAdd(rw http.ResponseWriter, r *http.Request, _ *session) {
+	if err := w.mayChange(r, "add a to-do"); err != nil {
+		w.backErr(rw, r, "/todo", err)
+		return
+	}
 	it, err := w.cfg.Todos.Add(r.Context(), ownerActor, r.PostFormValue("list"), r.PostFormValue("text"))
 	if err != nil {
 		w.backErr(rw, r, "/todo", err)
@@ -172,6 +186,10 @@ func (w *Web) todoAdd(rw http.ResponseWriter, r *http.Request, _ *session) {
 }
 
 func (w *Web) todoDone(rw http.ResponseWriter, r *http.Request, _ *session) {
+	if err := w.mayChange(r, "tick off a to-do"); err != nil {
+		w.backErr(rw, r, "/todo", err)
+		return
+	}
 	it, err := w.cfg.Todos.Done(r.Context(), ownerActor, r.PostFormValue("id"))
 	if err != nil {
 		w.backErr(rw, r, "/todo", err)
@@ -231,12 +249,8 @@ func (w *Web) newKey(rw http.ResponseWriter, r *http.Request, _ *session) {
 }
 
 func (w *Web) revokeKey(rw http.ResponseWriter, r *http.Request, _ *session) {
-	c, err := w.cfg.Keys.Revoke(r.Context(), r.PathValue("id"))
+	c, err := w.cfg.Keys.Disconnect(r.Context(), w.cfg.Box, r.PathValue("id"), ownerActor, "Disconnect in Settings → Other assistants")
 	if err != nil {
-		w.backErr(rw, r, "/settings", err)
-		return
-	}
-	if err := w.record(r, "revoke", fmt.Sprintf("owner revoked the key for %s (%s)", c.Name, c.ID), "Disconnect in Settings → Other assistants"); err != nil {
 		w.backErr(rw, r, "/settings", err)
 		return
 	}
@@ -245,7 +259,7 @@ func (w *Web) revokeKey(rw http.ResponseWriter, r *http.Request, _ *session) {
 
 func (w *Web) freeze(rw http.ResponseWriter, r *http.Request, _ *session) {
 	on := r.PostFormValue("on") == "1"
-	if err := w.cfg.State.SetFrozen(r.Context(), on); err != nil {
+	if _, err := w.cfg.Freeze(r.Context(), ownerActor, on); err != nil {
 		w.backErr(rw, r, "/settings", err)
 		return
 	}
@@ -277,7 +291,8 @@ func (w *Web) erase(rw http.ResponseWriter, r *http.Request, ss *session) {
 		w.fail(rw, r, err)
 		return
 	}
-	writeJSON(rw, http.StatusOK, eraseReply{OK: true, Text: "Your box is erased, its history too, and every assistant is disconnected. Your passkey stays.", Next: "/today"})
+	// Every session ended with the erase (this one too): the owner signs in again with the passkey.
+	writeJSON(rw, http.StatusOK, eraseReply{OK: true, Text: "Your box is erased, its history too, and every assistant and browser is signed out. Your passkey stays: sign in with it again.", Next: "/signin"})
 }
 
 // eraseReply is what the browser gets back from an erase.

@@ -33,23 +33,13 @@ func (w *Web) oauthAnswer(r *http.Request, req grants.Request, v url.Values) str
 	return req.Answer(v)
 }
 
-// accessNever reports whether the access switch is at Never: then no new connection is made.
-func (w *Web) accessNever(r *http.Request) (bool, error) {
-	sw, err := w.gate.Switches(r.Context())
-	if err != nil {
-		return false, err
-	}
-	d := gate.Decide(sw, gate.Action{Kind: "access", Switch: gate.Access, Summary: "Connect an assistant"}, gate.Asker{Owner: true, Via: "web"})
-	return d.Verdict == gate.Refuse, nil
-}
-
 func (w *Web) consentPage(rw http.ResponseWriter, r *http.Request) {
 	req, err := w.cfg.Grants.Pending(r.Context(), r.URL.Query().Get("request"))
 	if err != nil {
 		w.render(rw, r, nil, "consent", &consentData{Error: refusalText(err)})
 		return
 	}
-	never, err := w.accessNever(r)
+	never, err := w.gate.Never(r.Context(), gate.Access)
 	never = never || err != nil // switches it cannot read: no new connection (closed, not open)
 	w.render(rw, r, nil, "consent", &consentData{Req: req, Host: req.Host(), Offered: req.Offered(), Asked: req.Asked(),
 		Never: never, HasPasskey: w.auth.hasPasskey(r.Context()), Localhost: w.byName(r)})
@@ -102,8 +92,8 @@ func (w *Web) consentFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, errs.Wrap("web.consent", errs.Other, err, ""))
 		return
 	}
-	if never, err := w.accessNever(r); err != nil || never {
-		w.fail(rw, r, errs.E("web.consent", errs.Refused, "No assistant was connected: \"Give other assistants access\" is set to Never; change it in Settings → What I may do."))
+	if err := w.gate.Check(r.Context(), gate.Access, gate.Asker{Owner: true, Via: "web"}, "connect an assistant (OAuth request "+c.card+")"); err != nil {
+		w.fail(rw, r, errs.Wrap("web.consent", errs.KindOf(err), err, "No assistant was connected"))
 		return
 	}
 	req, code, err := w.cfg.Grants.Approve(r.Context(), c.card, caps)

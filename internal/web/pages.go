@@ -270,19 +270,13 @@ func viewCard(c gate.ApprovalCard) cardView {
 			v.Sender += " (" + c.ProposedBy.Host + ")"
 		}
 	}
-	if p, ok := c.Action.Payload.(map[string]any); ok {
-		if ls, ok := p["lines"].([]any); ok {
-			for i, l := range ls {
-				if i == 8 {
-					v.Lines = append(v.Lines, "…")
-					break
-				}
-				if m, ok := l.(map[string]any); ok {
-					t, _ := m["text"].(string)
-					v.Lines = append(v.Lines, t)
-				}
-			}
+	_, lines := memory.ForgetPayload(c.Action)
+	for i, l := range lines {
+		if i == 8 {
+			v.Lines = append(v.Lines, "…")
+			break
 		}
+		v.Lines = append(v.Lines, l.Text)
 	}
 	return v
 }

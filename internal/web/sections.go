@@ -477,7 +477,7 @@ func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCa
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
+	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
 		return nil, err
 	}
 	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: in.Text})
@@ -556,7 +556,7 @@ func (w *Web) sectionTodoAdd(ctx context.Context, _ *http.Request, c *sectionCal
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
+	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
 		return nil, err
 	}
 	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", in.Text)
@@ -573,7 +573,7 @@ func (w *Web) sectionTodoDone(ctx context.Context, _ *http.Request, c *sectionCa
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
+	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
 		return nil, err
 	}
 	if _, err := w.cfg.Todos.Done(ctx, builds.PageActor(c.slug), in.ID); err != nil {
@@ -712,4 +712,10 @@ func (w *Web) sectionErrorReport(ctx context.Context, _ *http.Request, c *sectio
 		return nil, err
 	}
 	return map[string]string{"status": st}, nil
+}
+
+// pageAsker is a page as the gate sees it: not the owner, named by its slug.
+func pageAsker(slug string) gate.Asker {
+	a := builds.PageActor(slug)
+	return gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host, Conn: a.Conn}
 }

@@ -5,7 +5,6 @@ package web
 import (
 	"context"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"html/template"
@@ -24,6 +23,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/httpjson"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
@@ -77,7 +77,9 @@ type Config struct {
 	Routines *routine.Service
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
-	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
+	Erase func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
+	// Freeze freezes or unfreezes the box with its diary line (the composition root's, as box freeze's).
+	Freeze func(ctx context.Context, who box.Actor, on bool) (box.Result, error)
 	Now    func() time.Time // the process's clock
 	Logger *slog.Logger     // nil: discard
 	// Grants is the OAuth state: with it the box serves the consent page and lists OAuth connections.
@@ -115,8 +117,8 @@ type Web struct {
 
 // New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil || cfg.Builds == nil {
-		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain, builds and erase")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Freeze == nil || cfg.Brain == nil || cfg.Builds == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain, builds, erase and freeze")
 	}
 	now := cfg.Now
 	if now == nil {
@@ -384,14 +386,7 @@ func (w *Web) fail(rw http.ResponseWriter, r *http.Request, err error) {
 	_, _ = fmt.Fprintln(rw, sentence(err)) // the status is sent; a browser that went away cannot be told more
 }
 
-func writeJSON(rw http.ResponseWriter, code int, v any) {
-	rw.Header().Set("Content-Type", "application/json")
-	rw.Header().Set("Cache-Control", "no-store")
-	rw.WriteHeader(code)
-	enc := json.NewEncoder(rw)
-	enc.SetEscapeHTML(true)
-	_ = enc.Encode(v) // the status is sent; a browser that went away cannot be told more
-}
+func writeJSON(rw http.ResponseWriter, code int, v any) { httpjson.Write(rw, code, v, true) }
 
 // back redirects a form to the page it came from with a sentence to show.
 func back(rw http.ResponseWriter, r *http.Request, to, note string) {

@@ -56,7 +56,7 @@ func newFx(t *testing.T) *fx {
 	}
 	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
 	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
-		Erase: a.Erase, Now: f.clock.Now})
+		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -523,12 +523,24 @@ func TestEraseAndFreeze(t *testing.T) {
 	if _, err := f.k.Verify(context.Background(), secret); err == nil {
 		t.Fatal("a key made before erase still works")
 	}
-	if st, _ := f.get(f.c, "/today"); st != 200 {
-		t.Fatal("the owner stays signed in; the passkey stays")
+	// Every session ends with the erase; the passkey stays, and signs the owner in again.
+	if st, _ := f.get(f.c, "/today"); st != http.StatusSeeOther {
+		t.Fatalf("a web session outlived the erase: %d", st)
 	}
+	st, begin := f.call(f.c, "/auth/login/begin", map[string]any{}, "")
+	if st != 200 {
+		t.Fatalf("login begin after erase: %d %v", st, begin)
+	}
+	if st, out := f.call(f.c, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Get(raw(begin["options"]))}, ""); st != 200 {
+		t.Fatalf("the passkey did not stay: %d %v", st, out)
+	}
+	csrf = f.csrf(f.c)
 	f.form(f.c, "/settings/freeze", url.Values{"csrf": {csrf}, "on": {"1"}})
-	if frozen, _ := f.st.Frozen(context.Background()); !frozen {
-		t.Fatal("not frozen")
+	if frozen, err := f.st.Frozen(context.Background()); err != nil || !frozen {
+		t.Fatalf("not frozen: %v", err)
+	}
+	if es, err := f.b.Diary(context.Background(), 1, nil); err != nil || len(es) != 1 || es[0].Op != "freeze" || es[0].Via != "web" {
+		t.Fatalf("the web UI's freeze is not in the diary as the CLI's is: %+v %v", es, err)
 	}
 	if _, out := f.call(f.c, "/chat", map[string]any{"text": "remember Leo swims"}, csrf); !strings.Contains(fmt.Sprint(out["reply"]), "frozen") {
 		t.Fatalf("chat while frozen: %v", out)
