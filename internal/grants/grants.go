@@ -42,13 +42,13 @@ const (
 
 // Limits (docs/OAUTH.md): what one source or one client can make the box keep.
 const (
-	NewClientsPerHour = 20   // new clients (registrations, first metadata documents) one source may add an hour
-	MaxIdleClients    = 1000 // clients never approved and with nothing pending that are kept; the oldest go first
+	NewClientsPerHour = 20    // new clients (registrations, first metadata documents) one source may add an hour
+	MaxIdleClients    = 1000  // clients never approved and with nothing pending that are kept; the oldest go first
 	MaxPending        = 20    // requests one client may have waiting from one source; a newer one displaces that source's oldest
 	MaxPendingSource  = 100   // requests one source may have waiting, all clients together; past it, refused
 	MaxPendingAll     = 10000 // requests waiting in all; past it, refused
-	MaxState          = 1024 // bytes of the state parameter
-	MaxParam          = 2048 // bytes of any other parameter, and of a redirect URI
+	MaxState          = 1024  // bytes of the state parameter
+	MaxParam          = 2048  // bytes of any other parameter, and of a redirect URI
 )
 
 // The scopes, one per checkbox; reading memory is always in.

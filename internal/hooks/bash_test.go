@@ -166,10 +166,10 @@ func TestBashGuard(t *testing.T) {
 	// A project session (the box elsewhere): writes into the project's own .git and files pass; the box's
 	// do not, by path; the owner's verbs never.
 	for cmd, want := range map[string]bool{
-		"echo x > .git/info/exclude":                                  false,
-		"echo x > " + filepath.Join(f.box, ".box", "state.db"):        true,
+		"echo x > .git/info/exclude":                                 false,
+		"echo x > " + filepath.Join(f.box, ".box", "state.db"):       true,
 		"cp /tmp/s " + filepath.Join(f.box, "_config/switches.card"): true,
-		"box unfreeze":                                                true,
+		"box unfreeze": true,
 	} {
 		if got := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) != ""; got != want {
 			t.Errorf("in the project: %q denied=%v, want %v", cmd, got, want)
