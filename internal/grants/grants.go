@@ -641,9 +641,12 @@ func unix(t time.Time) int64 {
 	return t.Unix()
 }
 
-// Exchange trades a code for tokens (RFC 6749 §4.1.3 with PKCE). A code is good once, for 60 seconds;
-// presenting it again ends the connection it made. Every check runs before the code is spent, so a
-// refused exchange (a wrong redirect_uri, verifier or resource) leaves it for a corrected retry.
+// Exchange trades a code for tokens (RFC 6749 §4.1.3 with PKCE). A code is good once, for 60 seconds.
+// Every check runs before the code is spent, so a refused exchange (a wrong redirect_uri, verifier or
+// resource) leaves it for a corrected retry. A spent code presented again ends the connection it made
+// (RFC 6749 §4.1.2: deny, and revoke what it issued) only when the request is otherwise valid, so it comes
+// from the code's own client: its client_id (§4.1.3), redirect_uri and PKCE verifier (RFC 7636); anyone
+// else, who merely learnt the code, gets invalid_grant and the owner's connection lives on (docs/OAUTH.md).
 func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect, resource string) (Tokens, error) {
 	var grantID, cid, uri, challenge, res string
 	var exp, used int64
@@ -656,6 +659,9 @@ func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect
 		return Tokens{}, errs.Wrap("grants.exchange", errs.Other, err, "")
 	}
 	if used != 0 {
+		if cid != clientID || redirect != uri || !pkceOK(verifier, challenge) {
+			return Tokens{}, refuse("invalid_grant", "This authorization code was already used.")
+		}
 		return Tokens{}, s.reused(ctx, grantID, "This authorization code was already used; the connection it made is ended.")
 	}
 	switch {
