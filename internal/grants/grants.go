@@ -514,6 +514,30 @@ func redirectMatches(registered, asked string) bool {
 		r.RawQuery == a.RawQuery && r.Fragment == "" && a.Fragment == "" && !a.ForceQuery && !r.ForceQuery
 }
 
+// ApprovedRedirect returns the redirect URI an /authorize refusal may go back to without storing
+// anything: the request's redirect_uri (or the client's only one when it names none) when the client is
+// known, registered it, and the owner already approved it; else "" (the refusal is shown on a page).
+func (s *Store) ApprovedRedirect(ctx context.Context, clientID, redirect string) (string, error) {
+	c, err := s.Client(ctx, clientID)
+	if errs.CodeOf(err) == "invalid_client" {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if redirect == "" && len(c.RedirectURIs) == 1 {
+		redirect = c.RedirectURIs[0]
+	}
+	if !slices.ContainsFunc(c.RedirectURIs, func(reg string) bool { return redirectMatches(reg, redirect) }) {
+		return "", nil
+	}
+	ok, err := s.approvedRedirect(ctx, c.ID, redirect)
+	if err != nil || !ok {
+		return "", err
+	}
+	return redirect, nil
+}
+
 // approvedRedirect reports whether the owner already approved redirect for this client.
 func (s *Store) approvedRedirect(ctx context.Context, clientID, redirect string) (bool, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT redirect_uri FROM oauth_approved_redirects WHERE client_id=?`, clientID)
