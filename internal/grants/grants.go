@@ -199,17 +199,40 @@ func shortID(prefix string) string { return prefix + random()[:12] }
 func hash(secret string) string { return keys.Hash(secret) }
 
 // Known reports whether a redirect URI belongs to an assistant that may be offered messages and building:
-// claude.ai, chatgpt.com, or an app on the owner's own computer (loopback).
+// Claude's or ChatGPT's published OAuth callback, byte for byte, or an app on the owner's own computer
+// (loopback).
 func Known(redirect string) bool {
 	u, err := url.Parse(redirect)
 	if err != nil {
 		return false
 	}
-	h := strings.ToLower(u.Hostname())
-	if loopback(h) {
+	return loopback(strings.ToLower(u.Hostname())) || knownCallback(redirect)
+}
+
+// The published OAuth callbacks of the assistants the box knows by name (docs/OAUTH.md). A redirect URI on
+// their hosts must be one of them exactly: any other path there is refused, so no page of those sites can
+// pass for the assistant on the consent page or receive its code.
+var (
+	pinnedHosts      = []string{"claude.ai", "claude.com", "chatgpt.com"}
+	knownCallbacks   = []string{"https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback", "https://chatgpt.com/connector_platform_oauth_redirect"}
+	chatGPTConnector = "https://chatgpt.com/connector/oauth/" // then one id per connector
+)
+
+// knownCallback reports whether raw is one of the published callbacks, exactly.
+func knownCallback(raw string) bool {
+	if slices.Contains(knownCallbacks, raw) {
 		return true
 	}
-	return u.Scheme == "https" && (h == "claude.ai" || h == "chatgpt.com")
+	id, ok := strings.CutPrefix(raw, chatGPTConnector)
+	if !ok || id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func loopback(h string) bool {
@@ -238,10 +261,14 @@ func checkRedirect(raw string) error {
 	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil {
 		return fmt.Errorf("%q is not an absolute URL without a fragment", raw)
 	}
+	host := strings.ToLower(u.Hostname())
 	switch {
+	case slices.Contains(pinnedHosts, host) && !knownCallback(raw):
+		return fmt.Errorf("%q is on %s but is not its published OAuth callback; only %s (or ChatGPT's %s…) may be used there", raw, host,
+			strings.Join(knownCallbacks, ", "), chatGPTConnector)
 	case u.Scheme == "https":
 		return nil
-	case u.Scheme == "http" && loopback(strings.ToLower(u.Hostname())):
+	case u.Scheme == "http" && loopback(host):
 		return nil
 	}
 	return fmt.Errorf("%q must be https, or http on a loopback address (127.0.0.1, [::1], localhost)", raw)
