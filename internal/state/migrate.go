@@ -76,7 +76,13 @@ func Version() int { return migrations[len(migrations)-1].version }
 // table. A file of a newer version is refused before anything is written.
 func (s *Store) migrate(ctx context.Context) error {
 	const op = "state.migrate"
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, what TEXT NOT NULL, applied INTEGER NOT NULL)`); err != nil {
+	// In an IMMEDIATE transaction: as a bare statement it starts as a reader and, when another opener
+	// wrote meanwhile, fails at once with "database is locked" instead of waiting its turn.
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, what TEXT NOT NULL, applied INTEGER NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return errs.Wrap(op, errs.Other, err, "The box's state file "+s.path+" could not be read as a database; move it aside and run the box again to start a new one (keys and sign-ins start over)")
 	}
 	have, err := s.version(ctx)

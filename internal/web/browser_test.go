@@ -148,7 +148,13 @@ func TestBrowser(t *testing.T) {
 		t.Fatal("not frozen")
 	}
 	shot("frozen")
-	run("unfreeze", passkeytest.Tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
+	// The unfreeze is a passkey ceremony then a form post and a redirect: load the settings page anew before
+	// typing, so no node is found in a document that is about to be replaced.
+	run("unfreeze", passkeytest.Tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")),
+		chromedp.Navigate(f.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#phrase")))
+	if frozen, _ := f.st.Frozen(context.Background()); frozen {
+		t.Fatal("still frozen")
+	}
 
 	// Erase: the typed phrase and a fresh passkey.
 	run("erase", chromedp.SendKeys(chromedp.CSS("#phrase"), "erase my box"), passkeytest.Tap("#erase"),

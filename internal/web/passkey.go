@@ -265,7 +265,7 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 		}
 		c.card, c.hash = card.ID, card.ActionHash
 		challenge = boundChallenge(card.ID, card.ActionHash)
-	case "erase", "passkey-add":
+	case "erase", "passkey-add", "safe-mode-off":
 		challenge = boundChallenge(b.Purpose, ss.hash)
 	case "passkey-remove":
 		if b.Passkey == "" {
@@ -371,7 +371,7 @@ func (w *Web) signout(rw http.ResponseWriter, r *http.Request, ss *session) {
 }
 
 func (w *Web) signoutAll(rw http.ResponseWriter, r *http.Request, _ *session) {
-	if err := w.auth.endAllSessions(r.Context()); err != nil {
+	if err := w.cfg.State.EndSessions(r.Context()); err != nil {
 		w.fail(rw, r, err)
 		return
 	}

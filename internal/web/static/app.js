@@ -178,6 +178,30 @@
     } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
   });
 
+  // Safe mode off needs a passkey made for it (docs/PAGES.md).
+  on("#safemode-off", "click", async function (ev) {
+    const btn = ev.currentTarget;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "safe-mode-off" });
+      const done = await post("/settings/safe-mode", a);
+      location.href = "/settings/builds?note=" + encodeURIComponent(done.text);
+    } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
+  });
+
+  // The box's page holding a page's frame: only that frame's own window may ask to open a path of the
+  // box's UI, and only one the UI knows; anything else is ignored (docs/PAGES.md).
+  const frame = document.getElementById("pageframe");
+  if (frame) {
+    const known = /^\/(today|todo|chat|pages|memory|diary|settings)(\/[a-z0-9-]+)?$|^\/memory\/note\?name=[A-Za-z0-9%._\/-]+$/;
+    window.addEventListener("message", function (ev) {
+      if (ev.source !== frame.contentWindow) return;
+      const d = ev.data;
+      if (!d || d.type !== "box:open" || typeof d.url !== "string" || !known.test(d.url)) return;
+      location.href = d.url;
+    });
+  }
+
   // Search as you type.
   const q = document.querySelector("input[data-search]"), hits = document.getElementById("hits");
   if (q && hits) {
@@ -333,4 +357,16 @@
       send(text, false);
     });
   }
+})();
+
+// Bring your memories: a file over the upload limit is named before it is sent (the box refuses it too).
+(function () {
+  "use strict";
+  document.querySelectorAll('input[type="file"][data-max]').forEach(function (input) {
+    input.addEventListener("change", function () {
+      const f = input.files && input.files[0], max = Number(input.dataset.max);
+      input.setCustomValidity(f && max && f.size > max ? "This file is bigger than the " + Math.floor(max / 1048576) + " MiB an upload may be." : "");
+      input.reportValidity();
+    });
+  });
 })();
