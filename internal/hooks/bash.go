@@ -13,7 +13,7 @@ import (
 
 // The Bash guard (docs/HOOKS.md, "The Bash guard"): an agent's shell command that would decide for the owner
 // (approve a card, unfreeze, set a switch, make or revoke a key, set the brain, add a backup, leave safe
-// mode) or write into what only the box writes (.box/, the box's .git/, the switches, approval cards,
+// mode, turn a build back on, add or turn on a routine, whose prompt runs as the owner's words) or write into what only the box writes (.box/, the box's .git/, the switches, approval cards,
 // nested reserved names) is denied. The command is read as a shell reads it: quotes removed, every
 // command of a chain, pipe, group, subshell, substitution and `sh -c`/`eval` script, with environment
 // assignments and wrappers (env, sudo, nohup, xargs, …) and any path to the binary. It is a guard rail for
@@ -563,7 +563,7 @@ func isDuration(t string) bool {
 // ownerVerbs are the box verbs that decide for the owner: the first word, and the second ("" for any,
 // "*" for any but none and list).
 var ownerVerbs = [][2]string{{"cards", "approve"}, {"brain", "set"}, {"backup", "add"}, {"safe-mode", "off"}, {"unfreeze", ""},
-	{"switches", "*"}, {"keys", "*"}}
+	{"switches", "*"}, {"keys", "*"}, {"builds", "on"}, {"routines", "add"}, {"routines", "on"}}
 
 // ownerVerb returns the owner's decision a box command line makes ("box cards approve"), or "" when the
 // words after the binary decide nothing for the owner. Global flags may sit anywhere (--box DIR, --json).
@@ -735,8 +735,8 @@ func (s *session) preBash() (Result, bool) {
 	for _, c := range parseShell(cmd) {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+
-				"setting the brain, adding a backup and leaving safe mode are the owner's to do, in the box's web UI or their own terminal. "+
-				"Ask the owner to do it. Nothing ran.", v), CapWrite)), true
+				"setting the brain, adding a backup, leaving safe mode, turning builds back on and adding routines are the owner's to do, "+
+				"in the box's web UI or their own terminal. Ask the owner to do it. Nothing ran.", v), CapWrite)), true
 		}
 		targets, cd := writeTargets(c)
 		for _, t := range targets {
