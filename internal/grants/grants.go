@@ -199,17 +199,40 @@ func shortID(prefix string) string { return prefix + random()[:12] }
 func hash(secret string) string { return keys.Hash(secret) }
 
 // Known reports whether a redirect URI belongs to an assistant that may be offered messages and building:
-// claude.ai, chatgpt.com, or an app on the owner's own computer (loopback).
+// Claude's or ChatGPT's published OAuth callback, byte for byte, or an app on the owner's own computer
+// (loopback).
 func Known(redirect string) bool {
 	u, err := url.Parse(redirect)
 	if err != nil {
 		return false
 	}
-	h := strings.ToLower(u.Hostname())
-	if loopback(h) {
+	return loopback(strings.ToLower(u.Hostname())) || knownCallback(redirect)
+}
+
+// The published OAuth callbacks of the assistants the box knows by name (docs/OAUTH.md). A redirect URI on
+// their hosts must be one of them exactly: any other path there is refused, so no page of those sites can
+// pass for the assistant on the consent page or receive its code.
+var (
+	pinnedHosts      = []string{"claude.ai", "claude.com", "chatgpt.com"}
+	knownCallbacks   = []string{"https://claude.ai/api/mcp/auth_callback", "https://claude.com/api/mcp/auth_callback", "https://chatgpt.com/connector_platform_oauth_redirect"}
+	chatGPTConnector = "https://chatgpt.com/connector/oauth/" // then one id per connector
+)
+
+// knownCallback reports whether raw is one of the published callbacks, exactly.
+func knownCallback(raw string) bool {
+	if slices.Contains(knownCallbacks, raw) {
 		return true
 	}
-	return u.Scheme == "https" && (h == "claude.ai" || h == "chatgpt.com")
+	id, ok := strings.CutPrefix(raw, chatGPTConnector)
+	if !ok || id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if !(r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return false
+		}
+	}
+	return true
 }
 
 func loopback(h string) bool {
@@ -238,10 +261,14 @@ func checkRedirect(raw string) error {
 	if err != nil || u.Host == "" || u.Fragment != "" || u.User != nil {
 		return fmt.Errorf("%q is not an absolute URL without a fragment", raw)
 	}
+	host := strings.ToLower(u.Hostname())
 	switch {
+	case slices.Contains(pinnedHosts, host) && !knownCallback(raw):
+		return fmt.Errorf("%q is on %s but is not its published OAuth callback; only %s (or ChatGPT's %s…) may be used there", raw, host,
+			strings.Join(knownCallbacks, ", "), chatGPTConnector)
 	case u.Scheme == "https":
 		return nil
-	case u.Scheme == "http" && loopback(strings.ToLower(u.Hostname())):
+	case u.Scheme == "http" && loopback(host):
 		return nil
 	}
 	return fmt.Errorf("%q must be https, or http on a loopback address (127.0.0.1, [::1], localhost)", raw)
@@ -514,6 +541,30 @@ func redirectMatches(registered, asked string) bool {
 		r.RawQuery == a.RawQuery && r.Fragment == "" && a.Fragment == "" && !a.ForceQuery && !r.ForceQuery
 }
 
+// ApprovedRedirect returns the redirect URI an /authorize refusal may go back to without storing
+// anything: the request's redirect_uri (or the client's only one when it names none) when the client is
+// known, registered it, and the owner already approved it; else "" (the refusal is shown on a page).
+func (s *Store) ApprovedRedirect(ctx context.Context, clientID, redirect string) (string, error) {
+	c, err := s.Client(ctx, clientID)
+	if errs.CodeOf(err) == "invalid_client" {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	if redirect == "" && len(c.RedirectURIs) == 1 {
+		redirect = c.RedirectURIs[0]
+	}
+	if !slices.ContainsFunc(c.RedirectURIs, func(reg string) bool { return redirectMatches(reg, redirect) }) {
+		return "", nil
+	}
+	ok, err := s.approvedRedirect(ctx, c.ID, redirect)
+	if err != nil || !ok {
+		return "", err
+	}
+	return redirect, nil
+}
+
 // approvedRedirect reports whether the owner already approved redirect for this client.
 func (s *Store) approvedRedirect(ctx context.Context, clientID, redirect string) (bool, error) {
 	rows, err := s.db.QueryContext(ctx, `SELECT redirect_uri FROM oauth_approved_redirects WHERE client_id=?`, clientID)
@@ -641,9 +692,12 @@ func unix(t time.Time) int64 {
 	return t.Unix()
 }
 
-// Exchange trades a code for tokens (RFC 6749 §4.1.3 with PKCE). A code is good once, for 60 seconds;
-// presenting it again ends the connection it made. Every check runs before the code is spent, so a
-// refused exchange (a wrong redirect_uri, verifier or resource) leaves it for a corrected retry.
+// Exchange trades a code for tokens (RFC 6749 §4.1.3 with PKCE). A code is good once, for 60 seconds.
+// Every check runs before the code is spent, so a refused exchange (a wrong redirect_uri, verifier or
+// resource) leaves it for a corrected retry. A spent code presented again ends the connection it made
+// (RFC 6749 §4.1.2: deny, and revoke what it issued) only when the request is otherwise valid, so it comes
+// from the code's own client: its client_id (§4.1.3), redirect_uri and PKCE verifier (RFC 7636); anyone
+// else, who merely learnt the code, gets invalid_grant and the owner's connection lives on (docs/OAUTH.md).
 func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect, resource string) (Tokens, error) {
 	var grantID, cid, uri, challenge, res string
 	var exp, used int64
@@ -656,6 +710,9 @@ func (s *Store) Exchange(ctx context.Context, clientID, code, verifier, redirect
 		return Tokens{}, errs.Wrap("grants.exchange", errs.Other, err, "")
 	}
 	if used != 0 {
+		if cid != clientID || redirect != uri || !pkceOK(verifier, challenge) {
+			return Tokens{}, refuse("invalid_grant", "This authorization code was already used.")
+		}
 		return Tokens{}, s.reused(ctx, grantID, "This authorization code was already used; the connection it made is ended.")
 	}
 	switch {

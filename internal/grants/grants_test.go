@@ -24,6 +24,18 @@ func TestKnownHosts(t *testing.T) {
 		"https://claude.ai.evil.example/cb":                     false,
 		"https://evil.example/cb?x=https://claude.ai":           false,
 		"https://chatgpt.com.evil.example/cb":                   false,
+		// Only the published callbacks, byte for byte.
+		"https://claude.com/api/mcp/auth_callback":        true,
+		"https://chatgpt.com/connector/oauth/c_8f2aB-x_1": true,
+		"https://claude.ai/share/abc":                     false,
+		"https://claude.ai/api/mcp/auth_callback?next=/x": false,
+		"https://claude.ai/api/mcp/auth_callback/":        false,
+		"https://claude.ai:443/api/mcp/auth_callback":     false,
+		"https://CLAUDE.AI/api/mcp/auth_callback":         false,
+		"https://chatgpt.com/connector/oauth/":            false,
+		"https://chatgpt.com/connector/oauth/a/b":         false,
+		"https://chatgpt.com/connector/oauth/%2e%2e":      false,
+		"https://chatgpt.com/g/g-evil":                    false,
 	} {
 		if got := grants.Known(uri); got != want {
 			t.Errorf("Known(%q) = %v, want %v", uri, got, want)
@@ -43,13 +55,22 @@ func TestRegisterRedirects(t *testing.T) {
 	defer st.Close()
 	s := grants.NewStore(st)
 	for uri, ok := range map[string]bool{
-		"https://x.example/cb":     true,
-		"http://127.0.0.1:1/cb":    true,
-		"http://localhost/cb":      true,
-		"http://x.example/cb":      false,
-		"http://10.0.0.1/cb":       false,
-		"https://u:p@x.example/cb": false,
-		"custom-scheme:/cb":        false,
+		"https://x.example/cb":                                  true,
+		"http://127.0.0.1:1/cb":                                 true,
+		"http://localhost/cb":                                   true,
+		"http://x.example/cb":                                   false,
+		"http://10.0.0.1/cb":                                    false,
+		"https://u:p@x.example/cb":                              false,
+		"custom-scheme:/cb":                                     false,
+		"https://claude.ai/api/mcp/auth_callback":               true,
+		"https://chatgpt.com/connector_platform_oauth_redirect": true,
+		"https://chatgpt.com/connector/oauth/abc123":            true,
+		"https://claude.ai/evil":                                false,
+		"https://Claude.AI/api/mcp/auth_callback":               false,
+		"https://claude.ai/api/mcp/auth_callback?x=1":           false,
+		"https://chatgpt.com/connector/oauth/../x":              false,
+		"https://chatgpt.com/backend-api/x":                     false,
+		"https://claude.com/x":                                  false,
 	} {
 		_, err := s.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: []string{uri}}, "test")
 		if (err == nil) != ok {

@@ -79,7 +79,12 @@ func (s *session) preToolUse() (Result, error) {
 	switch t := s.in.ToolName; {
 	case t == "Read":
 		return s.preRead()
-	case t == "Grep" || t == "Glob" || t == "Bash" || t == "shell":
+	case t == "Bash" || t == "shell":
+		if res, denied := s.preBash(); denied {
+			return res, nil
+		}
+		return s.preSearch()
+	case t == "Grep" || t == "Glob":
 		return s.preSearch()
 	case writeTools[t]:
 		return s.preWrite()

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -369,5 +370,43 @@ func TestPendingRequestsAreKeptPerSource(t *testing.T) {
 	}
 	if st, out := f.consent(mine, keys.Caps{Memory: true}); st != 200 {
 		t.Fatalf("consent to the owner's request: %d %v", st, out)
+	}
+}
+
+// A spent code presented by anyone but its own client (another client_id, another redirect_uri, a
+// verifier that is not the code's) is refused without touching the connection: only the code's own
+// client, proving it with its PKCE verifier, ends the connection by presenting the code again.
+func TestSpentCodeEndsTheConnectionOnlyForItsOwnClient(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	fl := f.newFlow(loop)
+	code := f.code(fl, "memory.read", keys.Caps{})
+	st, tk := f.exchange(fl, code)
+	if st != 200 {
+		t.Fatalf("exchange: %d %v", st, tk)
+	}
+	other := f.newFlow(loop)
+	wrongRedirect, wrongVerifier := *fl, *fl
+	wrongRedirect.redirect = "http://127.0.0.1:9/other"
+	wrongVerifier.verifier, _ = pkce()
+	for name, who := range map[string]*flow{"another client": {client: other.client, redirect: fl.redirect, verifier: fl.verifier},
+		"another client with its own verifier": other, "another redirect_uri": &wrongRedirect, "another verifier": &wrongVerifier} {
+		if st, out := f.exchange(who, code); st != 400 || out["error"] != "invalid_grant" || strings.Contains(fmt.Sprint(out["error_description"]), "ended") {
+			t.Fatalf("%s: %d %v", name, st, out)
+		}
+		if st, _ := f.mcpStatus(tk["access_token"].(string)); st != 200 {
+			t.Fatalf("%s presenting the spent code ended the owner's connection: %d", name, st)
+		}
+	}
+	if st, again := f.refresh(fl, tk["refresh_token"].(string), ""); st != 200 {
+		t.Fatalf("refresh after the strangers: %d %v", st, again)
+	}
+	// The code's own client presenting it again: a replay, and the connection ends.
+	if st, out := f.exchange(fl, code); st != 400 || out["error"] != "invalid_grant" || !strings.Contains(fmt.Sprint(out["error_description"]), "ended") {
+		t.Fatalf("the code's own client again: %d %v", st, out)
+	}
+	list, _ := f.grants.List(context.Background())
+	if len(list) != 1 || list[0].Revoked.IsZero() {
+		t.Fatalf("the replay did not end the connection: %+v", list)
 	}
 }

@@ -130,7 +130,12 @@ func (s *Server) metadata(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, m)
 }
 
+// register records a new client (RFC 7591), unless access is at Never: then nothing is stored.
 func (s *Server) register(w http.ResponseWriter, r *http.Request) {
+	if err := s.refuseAtNever(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	var m oauthex.ClientRegistrationMetadata
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&m); err != nil {
 		writeJSON(w, http.StatusBadRequest, errBody("invalid_client_metadata", "The registration is not a JSON object of client metadata."))
@@ -144,6 +149,21 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, resp)
 }
 
+// refuseAtNever is the refusal of a new connection while "Give other assistants access" is at Never (or
+// the switches cannot be read), else nil. It only reads the switch: the caller is unknown, so it writes
+// no diary line (docs/GATE.md).
+func (s *Server) refuseAtNever(r *http.Request) error {
+	never, err := s.cfg.Gate.Never(r.Context(), gate.Access)
+	switch {
+	case err != nil:
+		s.cfg.Logger.Error("oauth: the switches could not be read", "err", err)
+		return grants.Refuse("access_denied", "The box could not read its switches, so no new assistant can connect now.")
+	case never:
+		return grants.Refuse("access_denied", "The owner set \"Give other assistants access\" to Never, so no new assistant can connect.")
+	}
+	return nil
+}
+
 // authorize checks the request (grants) and sends the owner's browser to the consent page. An error goes
 // back to the client only at a redirect URI the owner already approved for it; any other is shown on a
 // page, so the box never sends a browser somewhere the owner did not choose (RFC 9700 §4.11.2).
@@ -155,6 +175,21 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		Resource: q.Get("resource"), Scope: q.Get("scope"), Issuer: issuer, Source: s.source(r)}
 	if err := a.CheckSizes(); err != nil {
 		s.errorPage(w, r, err)
+		return
+	}
+	if never := s.refuseAtNever(r); never != nil {
+		// Nothing is fetched or stored: a client the owner approved before hears access_denied at that
+		// redirect URI, any other is told on a page.
+		to, err := s.cfg.Grants.ApprovedRedirect(r.Context(), a.ClientID, a.RedirectURI)
+		switch {
+		case err != nil:
+			s.errorPage(w, r, err)
+		case to == "":
+			s.errorPage(w, r, never)
+		default:
+			back := grants.Request{Issuer: issuer, RedirectURI: to, State: a.State}
+			http.Redirect(w, r, back.Answer(url.Values{"error": {"access_denied"}, "error_description": {errs.Sentence(never)}}), http.StatusFound)
+		}
 		return
 	}
 	if err := s.document(r, a.ClientID); err != nil {
@@ -178,22 +213,6 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	case err != nil:
 		s.errorPage(w, r, err)
-		return
-	}
-	if never, err := s.cfg.Gate.Never(r.Context(), gate.Access); err != nil || never {
-		desc := "The owner set \"Give other assistants access\" to Never, so no new assistant can connect."
-		if err != nil {
-			desc = "The box could not read its switches, so no new assistant can connect now."
-		}
-		if _, err := s.cfg.Grants.Deny(r.Context(), req.ID); err != nil {
-			s.errorPage(w, r, err)
-			return
-		}
-		if !req.Approved {
-			s.errorPage(w, r, grants.Refuse("access_denied", "%s", desc))
-			return
-		}
-		http.Redirect(w, r, req.Answer(url.Values{"error": {"access_denied"}, "error_description": {desc}}), http.StatusFound)
 		return
 	}
 	http.Redirect(w, r, PasskeyOrigin(issuer)+ConsentPath+"?request="+url.QueryEscape(req.ID), http.StatusFound)

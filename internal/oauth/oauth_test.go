@@ -2,6 +2,7 @@ package oauth_test
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
@@ -359,8 +360,34 @@ func TestAccessNeverRefusesNewConnections(t *testing.T) {
 	fl := f.newFlow(loop)
 	old := f.tokens(fl, "memory.read", keys.Caps{})
 	req := f.request(f.newFlow(loop), "memory.read")
+	fresh := f.newFlow(loop) // registered, never approved
+	f.docs.page("/oauth/client.json", docPage{body: docJSON(nil)})
+	db := f.stateDB()
+	rows := func() string {
+		var out []string
+		for _, table := range []string{"oauth_clients", "oauth_client_sources", "oauth_requests", "oauth_request_issuers"} {
+			var n int
+			if err := db.QueryRow(`SELECT count(*) FROM ` + table).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, fmt.Sprintf("%s=%d", table, n))
+		}
+		return strings.Join(out, " ")
+	}
 	if _, err := f.gate.SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "test", Trust: "own"}, gate.Access, gate.Never); err != nil {
 		t.Fatal(err)
+	}
+	before := rows()
+	// Registration and a client metadata document are refused before anything is stored or fetched.
+	if st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "New", "redirect_uris": []string{loop}}); st != 400 || out["error"] != "access_denied" {
+		t.Fatalf("register at Never: %d %v", st, out)
+	}
+	q, _ := f.docQuery(docID, "http://127.0.0.1:4000/callback")
+	if st, loc, out := f.authorize(q); st != 400 || loc.String() != "" || out["error"] != "access_denied" {
+		t.Fatalf("a metadata document client at Never: %d %v %v", st, loc, out)
+	}
+	if n := f.docs.count("/oauth/client.json"); n != 0 {
+		t.Fatalf("the metadata document was fetched %d times at Never", n)
 	}
 	if st, out := f.consent(req, keys.Caps{}); st != 403 {
 		t.Fatalf("consent at Never: %d %v", st, out)
@@ -370,9 +397,12 @@ func TestAccessNeverRefusesNewConnections(t *testing.T) {
 	if st != http.StatusFound || loc.Query().Get("error") != "access_denied" || loc.Query().Get("iss") != f.base {
 		t.Fatalf("authorize at Never: %d %v", st, loc)
 	}
-	st, loc, out := f.authorize(f.query(f.newFlow(loop), "memory.read"))
+	st, loc, out := f.authorize(f.query(fresh, "memory.read"))
 	if st != http.StatusBadRequest || loc.String() != "" || out["error"] != "access_denied" {
 		t.Fatalf("authorize at Never, a new client: %d %v %v", st, loc, out)
+	}
+	if after := rows(); after != before {
+		t.Fatalf("Never stored something: %s, then %s", before, after)
 	}
 	// Connections already made keep working.
 	if st, _ := f.mcpStatus(old["access_token"].(string)); st != 200 {

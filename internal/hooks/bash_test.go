@@ -1,0 +1,210 @@
+package hooks
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bashPayload is a PreToolUse payload for a Bash command run in cwd.
+func bashPayload(t *testing.T, cwd string, command any) []byte {
+	t.Helper()
+	b, err := json.Marshal(map[string]any{"session_id": "s-bash", "cwd": cwd, "hook_event_name": PreToolUse, "tool_name": "Bash",
+		"tool_input": map[string]any{"command": command}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func denied(r Result) string {
+	if r.Out == nil || r.Out.HookSpecificOutput == nil || r.Out.HookSpecificOutput.PermissionDecision != "deny" {
+		return ""
+	}
+	return r.Out.HookSpecificOutput.PermissionDecisionReason
+}
+
+// TestBashGuard: the PreToolUse hook denies a Bash command that decides for the owner or writes where
+// only the box writes, however it is spelt, and lets everything else through. Each denial is given every
+// time, never once.
+func TestBashGuard(t *testing.T) {
+	f := newFixture(t)
+	t.Setenv("HOME", filepath.Dir(f.box)) // ~/box is the box
+	deny := []string{
+		// The owner's decisions, spelt every way a shell reads the same.
+		"box cards approve 20261129T202411-k3f9x2ab",
+		"box unfreeze",
+		"box switches change just-do-it",
+		"box switches access ask-me",
+		"box keys new --name Claude --memory",
+		"box keys revoke k_rmq3tgw7",
+		"box safe-mode off",
+		"box brain set --provider openai --model x --key-stdin",
+		"box backup add github https://github.com/x/box.git",
+		"'box' 'unfreeze'",
+		`"box" "cards" "approve" x`,
+		`b\ox unfr\eeze`,
+		`bo""x un''freeze`,
+		`$'\x62ox' unfreeze`,
+		"/usr/local/bin/box unfreeze",
+		"./box --box /home/me/box cards approve x",
+		"~/go/bin/box --json unfreeze",
+		"box --box=/x unfreeze",
+		"box cards --json approve x",
+		"BOX_DIR=/x box unfreeze",
+		"A=1 B=2 box unfreeze",
+		"env BOX_DIR=/x box unfreeze",
+		"env -i PATH=/usr/bin box unfreeze",
+		"sudo -u me box unfreeze",
+		"nohup box unfreeze &",
+		"timeout 5 box unfreeze",
+		"command box unfreeze",
+		"exec box unfreeze",
+		"time box unfreeze",
+		"true; box unfreeze",
+		"true && box unfreeze",
+		"false || box unfreeze",
+		"echo hi | box unfreeze",
+		"ls\nbox unfreeze",
+		"(box unfreeze)",
+		"{ box unfreeze; }",
+		"echo $(box unfreeze)",
+		"echo \"$(box cards approve x)\"",
+		"echo `box unfreeze`",
+		"x=$(box unfreeze)",
+		"bash -c 'box unfreeze'",
+		"sh -c \"cd /tmp && box unfreeze\"",
+		"bash -lc 'box cards approve x'",
+		"eval box unfreeze",
+		"eval 'box unfreeze'",
+		"echo 'box unfreeze' | sh",
+		"bash <<< 'box unfreeze'",
+		"bash <<EOF\nbox unfreeze\nEOF",
+		"xargs -I{} box cards approve {} < ids.txt",
+		"find . -name x -exec box unfreeze \\;",
+		"if true; then box unfreeze; fi",
+		"box unfreez{e,}",
+		"/usr/bin/b?x unfreeze",
+		"$BOX unfreeze",
+		"\"$(which box)\" cards approve x",
+		"go run ./cmd/box keys new --name x",
+		"box builds on garden",
+		"box routines add evening --at 21:00 --prompt 'forget everything about Leo'",
+		"box routines on morning-paper",
+		// Writes where only the box writes.
+		"echo x > .box/state.db",
+		"echo x >> .box/hooks.json",
+		"echo x 2> .box/logs/hooks.log",
+		"echo x &> .box/x",
+		"echo x >| .box/x",
+		"echo '[core]' > .git/config",
+		"printf x | tee .git/hooks/pre-commit",
+		"printf x | tee -a _config/switches.card",
+		"cat mine.card > _config/switches.card",
+		"cp /tmp/s.card _config/switches.card",
+		"cp /tmp/s.card -t _config/../_config/switches.card",
+		"mv /tmp/x .box/state.db",
+		"mv _config/switches.card /tmp/",
+		"rm -f _config/switches.card",
+		"rm -rf .box",
+		"sed -i s/never/just-do-it/ _config/switches.card",
+		"dd if=/tmp/x of=.box/state.db",
+		"ln -sf /tmp/x .git/config",
+		"touch _bookkeeping/approvals/x.approval.card",
+		"mkdir -p _content/notes/_config",
+		"cd _config && echo x > switches.card",
+		"cd .git; echo x > config",
+		"echo x > $BOX_DIR/.box/state.db",
+		"echo x > ~/box/.git/config",
+		"echo x > ~other/box/.box/x",
+		"bash -c 'echo x > .box/x'",
+		"echo `echo x > .git/config`",
+	}
+	for _, cmd := range deny {
+		for range 2 { // every time, never once
+			r := Run(context.Background(), PreToolUse, bashPayload(t, f.box, cmd), f.env)
+			if why := denied(r); why == "" || !strings.Contains(why, "Nothing ran") {
+				t.Errorf("not denied: %q → %+v", cmd, r.Out)
+				break
+			}
+		}
+	}
+	allow := []string{
+		"box status",
+		"box search leo",
+		"box remember 'Leo swims on Tuesdays'",
+		"box cards list",
+		"box cards decline x",
+		"box switches",
+		"box --json switches",
+		"box keys list",
+		"box keys",
+		"box brain status",
+		"box freeze",
+		"box backup list",
+		"box safe-mode on",
+		"box builds off garden",
+		"box builds list",
+		"box routines list",
+		"box routines off evening",
+		"git commit -m 'box unfreeze is the owner''s'",
+		"rg 'box cards approve' docs/",
+		"echo 'box unfreeze' > notes.txt",
+		"grep -rn unfreeze internal/cli",
+		"go test ./internal/hooks -run TestBashGuard",
+		"echo x > _content/memory/inbox/x.md",
+		"cat .box/hooks.json",
+		"cat _config/switches.card",
+		"cp _config/switches.card /tmp/s.card",
+		"ls .git",
+		"git status",
+		"echo hi 2>&1 | tee /tmp/out.txt",
+		"echo x >&2",
+		"sed -n 1,10p _config/switches.card",
+		"echo x > ~/notes.txt",
+		"",
+	}
+	for _, cmd := range allow {
+		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.box, cmd), f.env)); why != "" {
+			t.Errorf("denied: %q: %s", cmd, why)
+		}
+	}
+	// A project session (the box elsewhere): writes into the project's own .git and files pass; the box's
+	// do not, by path; the owner's verbs never.
+	for cmd, want := range map[string]bool{
+		"echo x > .git/info/exclude":                                 false,
+		"echo x > " + filepath.Join(f.box, ".box", "state.db"):       true,
+		"cp /tmp/s " + filepath.Join(f.box, "_config/switches.card"): true,
+		"box unfreeze": true,
+	} {
+		if got := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) != ""; got != want {
+			t.Errorf("in the project: %q denied=%v, want %v", cmd, got, want)
+		}
+	}
+	// Codex sends the command as argv.
+	if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.box, []string{"bash", "-lc", "box unfreeze"}), f.env)) == "" {
+		t.Error("Codex's argv form was not read")
+	}
+}
+
+// FuzzParseShell: any command line reads without panicking or running away, and every box command it
+// names at the top level is found.
+func FuzzParseShell(f *testing.F) {
+	for _, s := range []string{"box unfreeze", "echo $(box cards approve x) > .box/y", "bash <<EOF\nbox unfreeze\nEOF", "$'\\x62ox'",
+		"a{b,c{d,e}}f", "echo \"$(", "`", "x=$((1+2)) y=${z:-w}", "cat <<-'X'\n\tX\n", "((", "2>&1 >&- <> f"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, cmd string) {
+		cmds := parseShell(cmd)
+		if len(cmds) > 4*len(cmd)+64 {
+			t.Fatalf("%d commands from %d bytes", len(cmds), len(cmd))
+		}
+		if !strings.ContainsAny(cmd, "\\'\"$`{}*?[#<>()|&;\n\t\r") && strings.HasPrefix(cmd, "box unfreeze") && (len(cmd) == 12 || cmd[12] == ' ') {
+			if len(cmds) == 0 || decidesForOwner(cmds[0]) == "" {
+				t.Fatalf("%q not found", cmd)
+			}
+		}
+	})
+}
