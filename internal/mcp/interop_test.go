@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -207,5 +208,49 @@ func TestEverythingOthersWroteIsFenced(t *testing.T) {
 		if got := strings.HasPrefix(n.Text, "<outside_content>"); got != want {
 			t.Errorf("read %s: fenced %v, want %v:\n%s", name, got, want, n.Text)
 		}
+	}
+}
+
+// TestReadsAreBounded: a note larger than MaxRead comes back in parts of at most MaxRead bytes, each saying
+// where the next starts, cut on a character boundary, and the parts join to the whole note.
+func TestReadsAreBounded(t *testing.T) {
+	body := strings.Repeat("Leo's garden diary: tomatoes, beans and one cucumber — ", 12000) // ~700 KB with multi-byte dashes
+	note := "---\ntype: note\nkind: topic\ntitle: Garden\ndescription: The garden diary.\nsource: own\n---\n# Garden\n\n" + body + "\n"
+	tb := newTestBox(t, map[string]string{"/_content/memory/notes/topic-garden.md": note})
+	cs := connect(t, tb.service(), Conn{Host: "local", Caps: keys.Caps{}}, "c")
+	var whole strings.Builder
+	offset, parts := 0, 0
+	for {
+		var part struct {
+			Text       string
+			Offset     int
+			Size, Next int
+			More       string
+		}
+		call(t, cs, "memory_read_note", map[string]any{"name": "topic-garden", "offset": offset}, &part)
+		parts++
+		if len(part.Text) > MaxRead || !utf8.ValidString(part.Text) || part.Size != len(note) {
+			t.Fatalf("part %d: %d bytes, valid %v, size %d", parts, len(part.Text), utf8.ValidString(part.Text), part.Size)
+		}
+		whole.WriteString(part.Text)
+		if part.Next == 0 {
+			if part.More != "" {
+				t.Errorf("the last part says there is more: %s", part.More)
+			}
+			break
+		}
+		if !strings.Contains(part.More, "offset "+strconv.Itoa(part.Next)) {
+			t.Errorf("part %d does not say where to go on: %q", parts, part.More)
+		}
+		offset = part.Next
+	}
+	if whole.String() != note || parts < 3 {
+		t.Fatalf("%d parts joined to %d bytes, want %d", parts, whole.Len(), len(note))
+	}
+	if out, isErr := text(t, cs, "memory_read_note", map[string]any{"name": "topic-garden", "offset": len(note) + 1}); !isErr || !strings.Contains(out, "start at 0") {
+		t.Errorf("an offset past the end: %v %s", isErr, out)
+	}
+	if out, isErr := text(t, cs, "memory_read_note", map[string]any{"name": "topic-garden", "offset": -5}); !isErr {
+		t.Errorf("a negative offset: %s", out)
 	}
 }
