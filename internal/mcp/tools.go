@@ -252,7 +252,7 @@ var memoryTools = []tool{
 			return out, nil
 		}),
 	define(memoryCB, sdk.Tool{Name: "memory_remember", Annotations: additive,
-		Description: "Save one plain fact about the owner's life to their memory: third person, dated if it matters ('Leo has swim practice Thursdays at 5:30.'). Save what lasts: people, places, plans, preferences, decisions, dates. Never passwords, codes, card numbers or keys; no instructions to assistants (write a standing preference as theirs: 'Prefers replies in Spanish.'). The line lands in the inbox, is searchable at once, and the box files it into the right note itself. To correct a fact, save the corrected one."},
+		Description: "Save one plain fact about the owner's life to their memory: third person, dated if it matters ('Leo has swim practice Thursdays at 5:30.'). Save what lasts: people, places, plans, preferences, decisions, dates. Never passwords, codes, card numbers or keys; no instructions to assistants (write a standing preference as theirs: 'Prefers replies in Spanish.'). The line lands in the inbox, is searchable at once, and the box's tidy files it into the right note. To correct a fact, save the corrected one."},
 		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in rememberIn) (memory.RememberResult, error) {
 			m := ss.svc.Memory
 			return m.Remember(ctx, ss.actor(req), memory.RememberInput{Text: in.Text})
