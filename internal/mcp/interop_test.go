@@ -1,9 +1,11 @@
 package mcp
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -252,5 +254,43 @@ func TestReadsAreBounded(t *testing.T) {
 	}
 	if out, isErr := text(t, cs, "memory_read_note", map[string]any{"name": "topic-garden", "offset": -5}); !isErr {
 		t.Errorf("a negative offset: %s", out)
+	}
+}
+
+// TestStdioSkipsALineThatIsNotJSON: over stdio a line that is not JSON is answered -32700 and the session
+// goes on answering what comes after it.
+func TestStdioSkipsALineThatIsNotJSON(t *testing.T) {
+	tb := newTestBox(t, nil)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- tb.service().Server(Conn{Host: "local", Caps: keys.All}).Run(ctx, Stdio(inR, outW)) }()
+	defer func() { cancel(); inW.Close(); <-done }()
+	lines := bufio.NewScanner(outR)
+	lines.Buffer(nil, 1<<20)
+	next := func() string {
+		if !lines.Scan() {
+			t.Fatalf("no answer: %v", lines.Err())
+		}
+		return lines.Text()
+	}
+	send := func(s string) {
+		if _, err := io.WriteString(inW, s+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	if got := next(); !strings.Contains(got, `"id":1`) || !strings.Contains(got, `"result"`) {
+		t.Fatalf("initialize: %s", got)
+	}
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	send(`this is not json`)
+	if got := next(); !strings.Contains(got, `-32700`) {
+		t.Fatalf("a line that is not JSON: %s", got)
+	}
+	send(`{"jsonrpc":"2.0","id":2,"method":"tools/list","params":{}}`)
+	if got := next(); !strings.Contains(got, `"id":2`) || !strings.Contains(got, "memory_search") {
+		t.Fatalf("tools/list after the bad line: %s", got)
 	}
 }
