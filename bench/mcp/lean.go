@@ -72,7 +72,7 @@ func (h *harness) leanRows(ctx context.Context, s *served) ([]string, error) {
 	var rows []string
 	for _, q := range qs {
 		b, f := benchkit.Percentile(boxLat[q.words], 50), benchkit.Percentile(bareLat[q.words], 50)
-		rows = append(rows, fmt.Sprintf("| %s (`%s`, %d of %d matching) | %s | %s | %s | %s | %.2f× |", q.label, q.words, c.hits[q.words], c.matching[q.words],
+		rows = append(rows, fmt.Sprintf("| %s (`%s`: %d returned, %d notes hold the word) | %s | %s | %s | %s | %.2f× |", q.label, q.words, c.hits[q.words], c.matching[q.words],
 			ms(f), ms(benchkit.Percentile(bareLat[q.words], 95)), ms(b), ms(benchkit.Percentile(boxLat[q.words], 95)), float64(b)/float64(f)))
 	}
 	return rows, nil

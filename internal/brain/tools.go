@@ -39,8 +39,18 @@ type handler func(ctx context.Context, st *turnState, in json.RawMessage) Outcom
 func (b *Brain) handlers() map[string]handler {
 	m := b.cfg.Memory
 	return map[string]handler{
-		"memory_overview": func(ctx context.Context, _ *turnState, _ json.RawMessage) Outcome {
-			return result(m.Overview(ctx))
+		"memory_overview": func(ctx context.Context, st *turnState, _ json.RawMessage) Outcome {
+			ov, err := m.Overview(ctx)
+			outside := false
+			for i, h := range ov.Notes {
+				if h.Outside {
+					ov.Notes[i].Hook, outside = memory.Fence(h.Hook), true
+				}
+			}
+			o := result(ov, err)
+			o.Outside = outside && !o.IsError
+			st.outside = st.outside || o.Outside
+			return o
 		},
 		"memory_search": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
 			var in struct {

@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"io"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/app"
@@ -31,10 +29,6 @@ var stdioConn = mcp.Conn{Host: "local", KeyID: "local", Caps: keys.All}
 func runMCP(ctx context.Context, g *Global) error {
 	return g.readMode(ctx, app.Serve, func(a *app.App) error {
 		srv := a.MCP("", Version).Server(stdioConn)
-		return srv.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(g.IO.In), Writer: nopWriteCloser{g.IO.Out}})
+		return srv.Run(ctx, mcp.Stdio(g.IO.In, g.IO.Out))
 	})
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

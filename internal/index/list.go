@@ -14,6 +14,7 @@ type Listed struct {
 	Kind        string
 	Title       string
 	Description string
+	Trust       string // own or outside, as the document was indexed
 	Date        time.Time
 }
 
@@ -52,7 +53,7 @@ func (ix *Index) List(ctx context.Context, kinds []string, limit int) ([]Listed,
 	if err := ix.rdb.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE kind IN (`+in+`)`, args...).Scan(&total); err != nil {
 		return nil, 0, errs.Wrap("index.list", errs.Other, err, "")
 	}
-	rows, err := ix.rdb.QueryContext(ctx, `SELECT d.path, d.kind, d.date, f.title, f.description FROM docs d
+	rows, err := ix.rdb.QueryContext(ctx, `SELECT d.path, d.kind, d.date, d.trust, f.title, f.description FROM docs d
 JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
 		return nil, 0, errs.Wrap("index.list", errs.Other, err, "")
@@ -62,7 +63,7 @@ JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.id
 	for rows.Next() {
 		var l Listed
 		var date int64
-		if err := rows.Scan(&l.Path, &l.Kind, &date, &l.Title, &l.Description); err != nil {
+		if err := rows.Scan(&l.Path, &l.Kind, &date, &l.Trust, &l.Title, &l.Description); err != nil {
 			return nil, 0, errs.Wrap("index.list", errs.Other, err, "")
 		}
 		if date != 0 {

@@ -42,7 +42,7 @@ Write:
 - memory_remember one plain fact about the owner's life, third person, dated if it matters: "Leo has swim practice Thursdays at 5:30."
 - Save what lasts (people, places, plans, preferences, decisions, dates); not guesses, opinions, chatter or what they asked to keep private.
 - Never passwords, codes, card numbers or keys. No instructions to assistants; a standing preference is theirs: "Prefers replies in Spanish."
-- Don't organise it: your line lands in the inbox, is searchable at once, is marked as yours, and the box files it.
+- Don't organise it: your line lands in the inbox, is searchable at once and marked as yours; the box's tidy files it.
 - To correct a fact, save the corrected one; memory_forget only when the owner asks.
 - To-dos: todos_list, todos_add, todos_done.
 `)

@@ -123,7 +123,7 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 		case h.Trust == "outside" && h.Kind == memory.KindInbox:
 			outside++
 			if !strings.HasPrefix(h.Snippet, "<outside_content>") || !strings.HasSuffix(h.Snippet, "</outside_content>") ||
-				strings.Count(h.Snippet, "</outside_content>") != 1 || !strings.Contains(h.Snippet, "</outside_content >") {
+				strings.Count(h.Snippet, "</outside_content>") != 1 || !strings.Contains(h.Snippet, "&lt;/outside_content>") {
 				t.Errorf("an outside line's snippet is not fenced once: %q", h.Snippet)
 			}
 			if !strings.HasPrefix(h.Text, "<outside_content>") || strings.Count(h.Text, "</outside_content>") != 1 {

@@ -103,9 +103,10 @@ type Note struct {
 
 // NoteHook is one line of the note index.
 type NoteHook struct {
-	Name string `json:"name"`
-	Kind string `json:"kind"`
-	Hook string `json:"hook"`
+	Name    string `json:"name"`
+	Kind    string `json:"kind"`
+	Hook    string `json:"hook"`
+	Outside bool   `json:"outside,omitempty"` // the note is written mostly by others: its hook is outside content
 }
 
 // Overview is the router plus the note index, bounded in size whatever the memory holds.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"time"
@@ -96,8 +97,45 @@ func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
 		n.Kind, n.Title = docs[0].Kind, docs[0].Title
 		n.Outside = docs[0].Kind == KindNote && docs[0].Trust == inbox.Outside
 	}
+	switch {
+	case isDay(p): // an inbox day: outside when any of its lines is, or when its lines cannot be read
+		n.Kind = KindInbox
+		day, err := inbox.ParseDay(data)
+		n.Outside = err != nil
+		for _, l := range dayLines(day) {
+			n.Outside = n.Outside || l.Trust != inbox.Own
+		}
+	case n.Kind == KindMap: // a map's hooks are its notes' descriptions: outside when any linked note is
+		n.Outside = m.linksOutside(data)
+	}
 	return n, nil
 }
+
+func dayLines(d *inbox.Day) []inbox.Line {
+	if d == nil {
+		return nil
+	}
+	return d.Lines()
+}
+
+// linksOutside reports whether a map links a note written mostly by others (or one it cannot read).
+func (m *Memory) linksOutside(data []byte) bool {
+	for _, match := range wikiLink.FindAllSubmatch(data, -1) {
+		note, err := m.read(notePath(string(match[1])))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return true
+		}
+		if d := docsOf(notePath(string(match[1])), note); len(d) == 0 || d[0].Trust == inbox.Outside {
+			return true
+		}
+	}
+	return false
+}
+
+var wikiLink = regexp.MustCompile(`\[\[([a-z0-9][a-z0-9-]*)\]\]`)
 
 // resolveName maps a name to its file, refusing anything that would leave /_content/.
 func resolveName(name string) (string, error) {
@@ -157,7 +195,7 @@ func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 		if hook == "" {
 			hook = l.Title
 		}
-		o.Notes = append(o.Notes, NoteHook{Name: nameOf(l.Path), Kind: noteKind(l.Path), Hook: hook})
+		o.Notes = append(o.Notes, NoteHook{Name: nameOf(l.Path), Kind: noteKind(l.Path), Hook: hook, Outside: l.Trust == inbox.Outside})
 	}
 	sort.SliceStable(o.Notes, func(i, j int) bool { return o.Notes[i].Name < o.Notes[j].Name })
 	o.MoreNotes = total - len(listed)

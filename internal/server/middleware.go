@@ -66,6 +66,20 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 	return w.ResponseWriter.Write(b)
 }
 
+// Unwrap lets http.ResponseController reach the connection (for the write deadline).
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// writeDeadline ends a /mcp request whose answer is not written within MCPWriteTimeout: a client that never
+// reads its answer loses the connection instead of holding it, and the answer, open.
+func (s *Server) writeDeadline(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.MCPWriteTimeout)); err != nil {
+			s.Logger.Debug("the write deadline could not be set", "err", err)
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (w *statusWriter) Flush() {
 	if f, ok := w.ResponseWriter.(http.Flusher); ok {
 		f.Flush()

@@ -33,6 +33,9 @@ const (
 	DefaultBurst = 400 // calls at once
 )
 
+// DefaultMCPWriteTimeout bounds one /mcp request from its headers to the last byte of its answer.
+const DefaultMCPWriteTimeout = time.Minute
+
 // Server is one box's HTTP server. Zero values are sensible defaults; MCP, Keys and State are required.
 type Server struct {
 	Addr         string       // listen address; DefaultAddr when empty; port 0 picks one
@@ -57,9 +60,12 @@ type Server struct {
 	// Indexing reports whether the search index is still catching up; nil means it never is.
 	Indexing func(ctx context.Context) bool
 	Logger   *slog.Logger
-	MaxBody  int64   // largest request body; 1 MiB when zero
-	Rate     float64 // calls per second one connection may make on average; DefaultRate when zero, negative for no limit
-	Burst    int     // calls one connection may make at once; DefaultBurst when zero
+	MaxBody  int64 // largest request body; 1 MiB when zero
+	// MCPWriteTimeout is how long one /mcp request may take, answer written included: a client that stops
+	// reading cannot hold the box's memory or a connection past it. DefaultMCPWriteTimeout when zero.
+	MCPWriteTimeout time.Duration
+	Rate            float64 // calls per second one connection may make on average; DefaultRate when zero, negative for no limit
+	Burst           int     // calls one connection may make at once; DefaultBurst when zero
 	// OnListen is called with the bound address once the server accepts connections.
 	OnListen func(net.Addr)
 
@@ -79,6 +85,9 @@ func (s *Server) defaults() {
 	if s.Rate == 0 {
 		s.Rate = DefaultRate
 	}
+	if s.MCPWriteTimeout == 0 {
+		s.MCPWriteTimeout = DefaultMCPWriteTimeout
+	}
 	if s.Burst == 0 {
 		s.Burst = DefaultBurst
 	}
@@ -97,7 +106,7 @@ func (s *Server) Handler() http.Handler {
 			MaxRequestBodyBytes:        s.MaxBody,
 		})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.limitBody(s.refuseLocked(s.auth(s.rateLimit(streamable)))))
+	mux.Handle("/mcp", s.writeDeadline(s.limitBody(s.refuseLocked(s.auth(s.rateLimit(streamable))))))
 	mux.HandleFunc("GET /healthz", s.healthz)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/boxmem/box/internal/mcptest"
 	"io"
 	"log/slog"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/boxmem/box/internal/mcptest"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
