@@ -537,7 +537,7 @@ func (r *Runner) unmark(name string) { _ = os.Remove(r.markerPath(name)) }
 
 // Recover finds runs that were killed (a marker with no run going on): the box's own repair has already
 // finished or rolled back their change (a change is one commit, or nothing), so each gets a record that
-// says so, and a job that was due runs again on the scheduler's first pass.
+// says so, and the job runs again on the scheduler's first pass.
 func (r *Runner) Recover(ctx context.Context) {
 	for _, j := range r.Jobs() {
 		data, err := os.ReadFile(r.markerPath(j.Name))
@@ -562,9 +562,7 @@ func (r *Runner) Recover(ctx context.Context) {
 				unlock()
 				continue
 			}
-			if j.Due == nil {
-				r.Trigger(j.Name, WhyInterrupted, 0) // a triggered job's work is still waiting
-			}
+			r.Trigger(j.Name, WhyInterrupted, 0) // its work is still to do: run it again at once
 		}
 		r.unmark(j.Name)
 		unlock()
