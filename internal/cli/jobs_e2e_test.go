@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -91,17 +90,6 @@ func eventually(t *testing.T, within time.Duration, what string, cond func() boo
 	}
 }
 
-func mcpClient(t *testing.T, endpoint, key string) *sdk.ClientSession {
-	t.Helper()
-	tr := &sdk.StreamableClientTransport{Endpoint: endpoint, MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearerKey{key}, Timeout: 20 * time.Second}}
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "go-sdk-test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return cs
-}
-
 func readFile(t *testing.T, p string) string {
 	t.Helper()
 	data, err := os.ReadFile(p)
@@ -152,8 +140,7 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 
 	const debounce = 3 * time.Second
 	srv := serveBin(t, root, nil, "--tidy-after", debounce.String(), "--backup-after", "1s")
-	cs := mcpClient(t, srv.base+"/mcp", k.Key)
-	defer cs.Close()
+	cs := connectMCP(t, srv.base+"/mcp", k.Key)
 	lines := []string{"Mia plays the cello on Saturdays", "Ana works at Acme Bank", "Tomas moved to Porto"}
 	start := time.Now()
 	for _, l := range lines {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
@@ -68,19 +69,11 @@ func (m *Memory) applyPlan(ctx context.Context, a Actor, p Plan, also *Also[Tidy
 	}
 	summary := counts(p).summary(a.Who)
 	c := box.Change{Op: "tidy", Summary: summary, Reason: dropReasons(p)}
-	var with func(ap *applier) *box.Change
-	if also != nil {
-		c.EntryID = diary.NewID(m.now().UTC())
-		with = func(ap *applier) *box.Change {
-			x := also.Change
-			x.Apply = func(tx *box.Tx) error {
-				res := ap.res
-				res.Entry, res.Text = c.EntryID, summary
-				return also.Write(tx, res)
-			}
-			return &x
-		}
-	}
+	with := withAlso(&c, also, m.now(), func(ap *applier) TidyResult {
+		res := ap.res
+		res.Entry, res.Text = c.EntryID, summary
+		return res
+	})
 	ap, r, err := m.applyPlanAs(ctx, a, p, c, nil, with)
 	if err != nil {
 		return TidyResult{}, err
@@ -89,6 +82,20 @@ func (m *Memory) applyPlan(ctx context.Context, a Actor, p Plan, also *Also[Tidy
 	res.Entry = r.EntryID
 	res.Text = summary
 	return res, nil
+}
+
+// withAlso gives c its diary entry id in advance and returns the change committed after it (also, writing
+// what fill says the pass did); nil when there is no also.
+func withAlso[T any](c *box.Change, also *Also[T], now time.Time, fill func(ap *applier) T) func(ap *applier) *box.Change {
+	if also == nil {
+		return nil
+	}
+	c.EntryID = diary.NewID(now.UTC())
+	return func(ap *applier) *box.Change {
+		x := also.Change
+		x.Apply = func(tx *box.Tx) error { return also.Write(tx, fill(ap)) }
+		return &x
+	}
 }
 
 // applyPlanAs applies p as the change c (its actor and switch set here) under the box's write lock:
