@@ -334,7 +334,7 @@ func (r *Runner) due(j Job) (string, bool) {
 
 // LastRun is when the newest recorded run of name started; zero when it never ran.
 func (r *Runner) LastRun(name string) (time.Time, error) {
-	recs, err := Records(r.b.Root, 0, func(rec Record) bool { return rec.Job == name })
+	recs, err := Records(r.b.Root, 1, func(rec Record) bool { return rec.Job == name })
 	if err != nil || len(recs) == 0 {
 		return time.Time{}, err
 	}
@@ -607,8 +607,9 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 				out = append(out, rec)
 			}
 		}
-		// files of one day sort by time, so reading backwards is newest first; runs in one second keep
-		// name order
+		if n > 0 && len(out) >= n {
+			break // every older day holds older runs: a due check reads one day, not the whole history
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.After(out[j].Start) })
 	if n > 0 && len(out) > n {
