@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 # Every harness, in the order BENCHMARKS.md shows them.
-all=(validate memory locomo mcp hooks sandbox filing imports merge brain)
+all=(validate memory locomo mcp hooks sandbox filing imports merge brain jobs)
 harnesses=("$@")
 if [ ${#harnesses[@]} -eq 0 ]; then
   harnesses=("${all[@]}")

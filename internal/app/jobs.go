@@ -124,29 +124,39 @@ func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 	}
 }
 
-// tidyJob files the inbox; the record goes in the tidy's own commit.
-func (a *App) tidyJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
+// passJob runs a memory pass whose record is committed with it (memory.Also): describe says what the
+// pass did, for the record and for Today. A pass that committed nothing (Entry "") did nothing.
+func passJob[T any](run *jobs.Run, describe func(T) jobs.Result, pass func(*memory.Also[T]) (T, error)) (jobs.Result, error) {
 	var out jobs.Result
-	res, err := a.Memory.TidyWith(ctx, run.Actor(), &memory.Also[memory.TidyResult]{
-		Change: run.RecordChange(),
-		Write: func(tx *box.Tx, res memory.TidyResult) error {
-			out = tidyResult(res)
-			return run.WriteRecord(tx, out)
-		},
-	})
+	res, err := pass(&memory.Also[T]{Change: run.RecordChange(), Write: func(tx *box.Tx, res T) error {
+		out = describe(res)
+		return run.WriteRecord(tx, out)
+	}})
 	if err != nil {
 		return jobs.Result{}, err
 	}
-	if res.Entry == "" {
-		return jobs.Result{Summary: "Nothing to tidy: the inbox is empty.", Changed: []string{}, Nothing: true, Details: res}, nil
+	if r := describe(res); r.Entry == "" {
+		r.Nothing = true
+		return r, nil
 	}
 	out.Recorded = true
 	return out, nil
 }
 
+// tidyJob files the inbox; the record goes in the tidy's own commit.
+func (a *App) tidyJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
+	return passJob(run, tidyResult, func(also *memory.Also[memory.TidyResult]) (memory.TidyResult, error) {
+		return a.Memory.TidyWith(ctx, run.Actor(), also)
+	})
+}
+
 // tidyResult says what a tidy did, as Today shows it: "The box filed 12 lines into 4 notes."
 func tidyResult(res memory.TidyResult) jobs.Result {
 	r := jobs.Result{Entry: res.Entry, Details: res, Changed: []string{}}
+	if res.Entry == "" {
+		r.Summary = "Nothing to tidy: the inbox is empty."
+		return r
+	}
 	r.Summary = fmt.Sprintf("The box filed %d %s into %d %s", res.Filed, plural(res.Filed, "line", "lines"), len(res.Into), plural(len(res.Into), "note", "notes"))
 	if res.Dropped > 0 {
 		r.Summary += fmt.Sprintf(" and dropped %d to the trash", res.Dropped)
@@ -166,8 +176,7 @@ func tidyResult(res memory.TidyResult) jobs.Result {
 
 // mergeJob runs the merge pass (docs/MERGE.md); the record goes in the pass's own commit.
 func (a *App) mergeJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
-	var out jobs.Result
-	mk := func(res memory.MergeResult) jobs.Result {
+	return passJob(run, func(res memory.MergeResult) jobs.Result {
 		r := jobs.Result{Entry: res.Entry, Details: res, Changed: []string{}, Summary: res.Text}
 		for _, p := range res.Merged {
 			r.Changed = append(r.Changed, fmt.Sprintf("merged %s into %s (%.2f)", p.Archived, p.Kept, p.Score))
@@ -176,30 +185,14 @@ func (a *App) mergeJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) 
 			r.Summary = fmt.Sprintf("The box merged %d duplicate %s.", n, plural(n, "note", "notes"))
 		}
 		return r
-	}
-	res, err := a.Memory.MergeWith(ctx, run.Actor(), memory.MergeOptions{}, &memory.Also[memory.MergeResult]{
-		Change: run.RecordChange(),
-		Write: func(tx *box.Tx, res memory.MergeResult) error {
-			out = mk(res)
-			return run.WriteRecord(tx, out)
-		},
+	}, func(also *memory.Also[memory.MergeResult]) (memory.MergeResult, error) {
+		return a.Memory.MergeWith(ctx, run.Actor(), memory.MergeOptions{}, also)
 	})
-	if err != nil {
-		return jobs.Result{}, err
-	}
-	if res.Entry == "" {
-		r := mk(res)
-		r.Nothing = true
-		return r, nil
-	}
-	out.Recorded = true
-	return out, nil
 }
 
 // cautionsJob moves the cautions that ended to their notes' timelines; the record goes in its commit.
 func (a *App) cautionsJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
-	var out jobs.Result
-	mk := func(res memory.CautionsResult) jobs.Result {
+	return passJob(run, func(res memory.CautionsResult) jobs.Result {
 		r := jobs.Result{Entry: res.Entry, Details: res, Changed: []string{}, Summary: "No caution has ended."}
 		for _, e := range res.Ended {
 			r.Changed = append(r.Changed, fmt.Sprintf("caution %q (until %s) moved to %s", e.Text, e.Until, e.Note))
@@ -208,24 +201,9 @@ func (a *App) cautionsJob(ctx context.Context, run *jobs.Run) (jobs.Result, erro
 			r.Summary = fmt.Sprintf("The box moved %d ended %s to the timeline.", n, plural(n, "caution", "cautions"))
 		}
 		return r
-	}
-	res, err := a.Memory.ExpireCautions(ctx, run.Actor(), &memory.Also[memory.CautionsResult]{
-		Change: run.RecordChange(),
-		Write: func(tx *box.Tx, res memory.CautionsResult) error {
-			out = mk(res)
-			return run.WriteRecord(tx, out)
-		},
+	}, func(also *memory.Also[memory.CautionsResult]) (memory.CautionsResult, error) {
+		return a.Memory.ExpireCautions(ctx, run.Actor(), also)
 	})
-	if err != nil {
-		return jobs.Result{}, err
-	}
-	if res.Entry == "" {
-		r := mk(res)
-		r.Nothing = true
-		return r, nil
-	}
-	out.Recorded = true
-	return out, nil
 }
 
 // jobFailed is where a failed run goes besides its record: the log of box serve.

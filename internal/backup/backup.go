@@ -6,6 +6,7 @@ package backup
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -59,22 +60,20 @@ func (b *Backups) Add(ctx context.Context, name, url, token string) error {
 	if err := git.CheckURL(url); err != nil {
 		return err
 	}
+	var v *vault.Vault
 	if token != "" {
-		v, err := b.cfg.Vault()
-		if err != nil {
-			return err
-		}
-		if err := v.Put(TokenName(name), token); err != nil {
+		var err error
+		if v, err = b.cfg.Vault(); err != nil {
 			return err
 		}
 	}
 	if err := b.cfg.Repo.AddRemote(ctx, name, url); err != nil {
-		if token != "" {
-			if v, verr := b.cfg.Vault(); verr == nil {
-				_ = v.Delete(TokenName(name)) // the remote was refused: its token goes too
-			}
+		return err // a name taken or a URL refused: nothing is written, no token kept
+	}
+	if token != "" {
+		if err := v.Put(TokenName(name), token); err != nil {
+			return errors.Join(err, b.cfg.Repo.RemoveRemote(ctx, name)) // no remote without its token
 		}
-		return err
 	}
 	return nil
 }
@@ -98,10 +97,10 @@ func (b *Backups) Remove(ctx context.Context, name string) error {
 // Status is one remote as box backup status shows it.
 type Status struct {
 	git.Remote
-	Failing   bool      `json:"failing,omitempty"`   // the last push failed
-	Error     string    `json:"error,omitempty"`     // the last push's failure, one sentence
+	Failing   bool      `json:"failing,omitempty"`  // the last push failed
+	Error     string    `json:"error,omitempty"`    // the last push's failure, one sentence
 	NextRetry time.Time `json:"nextRetry,omitzero"` // when it is tried again; zero: at the next commit
-	Stopped   bool      `json:"stopped,omitempty"`   // not retried until the owner acts (credentials, a remote that moved)
+	Stopped   bool      `json:"stopped,omitempty"`  // not retried until the owner acts (credentials, a remote that moved)
 }
 
 // Status lists the backups, each with how far behind it is and what the process knows of its pushes.

@@ -10,8 +10,8 @@ import (
 
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/layout"
-	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/note"
 )
 
 // errQuiet is a box that must not talk (frozen or locked): the hooks answer nothing, by design.

@@ -334,7 +334,7 @@ func (r *Runner) due(j Job) (string, bool) {
 
 // LastRun is when the newest recorded run of name started; zero when it never ran.
 func (r *Runner) LastRun(name string) (time.Time, error) {
-	recs, err := Records(r.b.Root, 0, func(rec Record) bool { return rec.Job == name })
+	recs, err := Records(r.b.Root, 1, func(rec Record) bool { return rec.Job == name })
 	if err != nil || len(recs) == 0 {
 		return time.Time{}, err
 	}
@@ -537,7 +537,7 @@ func (r *Runner) unmark(name string) { _ = os.Remove(r.markerPath(name)) }
 
 // Recover finds runs that were killed (a marker with no run going on): the box's own repair has already
 // finished or rolled back their change (a change is one commit, or nothing), so each gets a record that
-// says so, and a job that was due runs again on the scheduler's first pass.
+// says so, and the job runs again on the scheduler's first pass.
 func (r *Runner) Recover(ctx context.Context) {
 	for _, j := range r.Jobs() {
 		data, err := os.ReadFile(r.markerPath(j.Name))
@@ -562,9 +562,7 @@ func (r *Runner) Recover(ctx context.Context) {
 				unlock()
 				continue
 			}
-			if j.Due == nil {
-				r.Trigger(j.Name, WhyInterrupted, 0) // a triggered job's work is still waiting
-			}
+			r.Trigger(j.Name, WhyInterrupted, 0) // its work is still to do: run it again at once
 		}
 		r.unmark(j.Name)
 		unlock()
@@ -609,8 +607,9 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 				out = append(out, rec)
 			}
 		}
-		// files of one day sort by time, so reading backwards is newest first; runs in one second keep
-		// name order
+		if n > 0 && len(out) >= n {
+			break // every older day holds older runs: a due check reads one day, not the whole history
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.After(out[j].Start) })
 	if n > 0 && len(out) > n {

@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -14,16 +13,11 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/passkeytest"
 )
 
-// clock is a clock tests move by hand.
-type clock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+// set moves a test clock to t.
+func set(c *passkeytest.Clock, t time.Time) { c.Advance(t.Sub(c.Now())) }
 
 func newBox(t *testing.T, now func() time.Time) *box.Box {
 	t.Helper()
@@ -195,7 +189,8 @@ func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
 func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 	ctx := context.Background()
 	loc := time.FixedZone("Lisbon", 0)
-	c := &clock{t: time.Date(2026, 2, 28, 12, 0, 0, 0, loc)}
+	c := passkeytest.NewClock()
+	set(c, time.Date(2026, 2, 28, 12, 0, 0, 0, loc))
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("nightly", &runs)
@@ -209,7 +204,7 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 		t.Fatalf("due before the box existed (%s)", why)
 	}
 	// two days later at 10:00 (the server was down at 03:00): a missed run
-	c.Set(time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
+	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
 	if why, ok := r.due(j); !ok || why != WhyMissed {
 		t.Fatalf("missed night: %q %v", why, ok)
 	}
@@ -220,7 +215,7 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 		t.Fatal("due again right after it ran")
 	}
 	// the next night, on time
-	c.Set(time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
+	set(c, time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
 	if why, ok := r.due(j); !ok || why != WhySchedule {
 		t.Fatalf("the next night: %q %v", why, ok)
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
@@ -83,20 +84,12 @@ func (m *Memory) applyPlan(ctx context.Context, a Actor, p Plan, pg planning, al
 		summary = strings.TrimSuffix(summary, ".") + "; " + pg.note + "."
 	}
 	c := box.Change{Op: "tidy", Summary: summary, Reason: dropReasons(p)}
-	var with func(ap *applier) *box.Change
-	if also != nil {
-		c.EntryID = diary.NewID(m.now().UTC())
-		with = func(ap *applier) *box.Change {
-			x := also.Change
-			x.Apply = func(tx *box.Tx) error {
-				res := ap.res
-				res.Entry, res.Text = c.EntryID, summary
-				res.Planned, res.Refused, res.Brain = pg.planned, pg.refused, pg.brain
-				return also.Write(tx, res)
-			}
-			return &x
-		}
-	}
+	with := withAlso(&c, also, m.now(), func(ap *applier) TidyResult {
+		res := ap.res
+		res.Entry, res.Text = c.EntryID, summary
+		res.Planned, res.Refused, res.Brain = pg.planned, pg.refused, pg.brain
+		return res
+	})
 	ap, r, err := m.applyPlanAs(ctx, a, p, c, nil, with)
 	if err != nil {
 		return TidyResult{}, err
@@ -105,6 +98,20 @@ func (m *Memory) applyPlan(ctx context.Context, a Actor, p Plan, pg planning, al
 	res.Entry = r.EntryID
 	res.Text = summary
 	return res, nil
+}
+
+// withAlso gives c its diary entry id in advance and returns the change committed after it (also, writing
+// what fill says the pass did); nil when there is no also.
+func withAlso[T any](c *box.Change, also *Also[T], now time.Time, fill func(ap *applier) T) func(ap *applier) *box.Change {
+	if also == nil {
+		return nil
+	}
+	c.EntryID = diary.NewID(now.UTC())
+	return func(ap *applier) *box.Change {
+		x := also.Change
+		x.Apply = func(tx *box.Tx) error { return also.Write(tx, fill(ap)) }
+		return &x
+	}
 }
 
 // applyPlanAs applies p as the change c (its actor and switch set here) under the box's write lock:

@@ -200,19 +200,11 @@ func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res Mer
 		res.Skipped = append(slices.Clone(res.Skipped), ap.res.Skipped[len(pl.skipped):]...)
 		return res
 	}
-	var with func(ap *applier) *box.Change
-	if also != nil {
-		c.EntryID = diary.NewID(m.now().UTC())
-		with = func(ap *applier) *box.Change {
-			x := also.Change
-			x.Apply = func(tx *box.Tx) error {
-				r := fill(ap, res)
-				r.Entry = c.EntryID
-				return also.Write(tx, r)
-			}
-			return &x
-		}
-	}
+	with := withAlso(&c, also, m.now(), func(ap *applier) MergeResult {
+		r := fill(ap, res)
+		r.Entry = c.EntryID
+		return r
+	})
 	ap, r, err := m.applyPlanAs(ctx, a, p, c, unchanged, with)
 	if err != nil {
 		return MergeResult{}, err

@@ -61,7 +61,7 @@ type Router struct {
 var (
 	coreRe    = regexp.MustCompile(`^- \[core\] (.+)$`)
 	mapLineRe = regexp.MustCompile(`^- \[\[([^\]|]+)\]\] — (.+) \((\d+) notes?\)$`)
-	waitingRe = regexp.MustCompile(`^(\d+) lines? waiting\.$`)           // an older router's line
+	waitingRe = regexp.MustCompile(`^(\d+) lines? waiting\.$`)              // an older router's line
 	inboxRe   = regexp.MustCompile(`^Inbox: (nothing|\d+ lines?) waiting$`) // "Inbox: 3 lines waiting"
 	untilRe   = regexp.MustCompile(` \(until (\d{4}-\d{2}-\d{2})\)$`)
 )

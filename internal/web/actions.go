@@ -134,6 +134,10 @@ func plural(n int, one, many string) string {
 func (w *Web) remember(rw http.ResponseWriter, r *http.Request, _ *session) {
 	if as := r.PostFormValue("as"); as == "core" || as == "caution" {
 		// the owner's own words, pinned in the router: a core fact, or a caution with its last day
+		if err := w.mayChange(r, "pin "+as+" in the router"); err != nil {
+			w.backErr(rw, r, "/memory", err)
+			return
+		}
 		res, err := w.cfg.Memory.Remember(r.Context(), ownerActor, memory.RememberInput{Text: r.PostFormValue("text"),
 			Core: as == "core", Caution: as == "caution", Until: r.PostFormValue("until")})
 		if err != nil {

@@ -1,0 +1,127 @@
+package app_test
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/backup"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/memory"
+)
+
+func gitIn(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// A backup's token is sealed in the vault: never in the tree, git's configuration or history; removing
+// the backup removes the token too. A refused remote keeps no token.
+func TestBackupTokenIsSealedInTheVault(t *testing.T) {
+	ctx := context.Background()
+	vaultDir := filepath.Join(t.TempDir(), "vault")
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: vaultDir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	const token = "ghp_Quokka0Marzipan0Lighthouse0Token1234"
+	if err := a.Backups.Add(ctx, "gh", "https://github.com/me/box.git", token); err != nil {
+		t.Fatal(err)
+	}
+	v, err := a.Vault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, err := v.Get(backup.TokenName("gh")); err != nil || s.Reveal() != token {
+		t.Fatalf("the vault holds %v", err)
+	}
+	err = filepath.Walk(a.Root, func(p string, fi os.FileInfo, err error) error {
+		if err != nil || fi.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		if err == nil && strings.Contains(string(data), "Quokka0Marzipan") {
+			t.Errorf("the token is in %s", p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a name taken already: refused, and the token given with it is not kept
+	if err := a.Backups.Add(ctx, "gh", "https://example.com/other.git", "tok_second_0000000000"); !errs.Is(err, errs.Exists) {
+		t.Fatalf("a second gh: %v", err)
+	}
+	if s, _ := v.Get(backup.TokenName("gh")); s.Reveal() != token {
+		t.Error("a refused add replaced the token")
+	}
+	if err := a.Backups.Add(ctx, "pw", "https://me:secret@example.com/box.git", "tok_third_00000000000"); err == nil {
+		t.Error("a URL with a password was taken")
+	}
+	if _, err := v.Get(backup.TokenName("pw")); !errs.Is(err, errs.NotFound) {
+		t.Errorf("a refused remote kept its token: %v", err)
+	}
+	if err := a.Backups.Remove(ctx, "gh"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v.Get(backup.TokenName("gh")); !errs.Is(err, errs.NotFound) {
+		t.Errorf("remove kept the token: %v", err)
+	}
+}
+
+// An erase rewrites history, and every backup gets the fresh root: the erased commits are no longer what
+// the backup's main holds.
+func TestEraseForcePushesTheFreshRoot(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	bare := filepath.Join(t.TempDir(), "backup.git")
+	gitIn(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
+	if err := a.Backups.Add(ctx, "usb", bare, ""); err != nil {
+		t.Fatal(err)
+	}
+	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
+	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Leo met Quokka-Marzipan in Lisbon"}); err != nil {
+		t.Fatal(err)
+	}
+	round, err := a.Backups.PushAll(ctx, false, true)
+	if err != nil || round.Failed() != 0 {
+		t.Fatalf("push: %+v %v", round, err)
+	}
+	before := gitIn(t, bare, "rev-parse", "main")
+	if _, err := a.Erase(ctx, owner); err != nil {
+		t.Fatal(err)
+	}
+	after := gitIn(t, bare, "rev-parse", "main")
+	if after == before || after != gitIn(t, a.Root, "rev-parse", "HEAD") {
+		t.Fatalf("the backup's main is %s (was %s), the box's %s", after, before, gitIn(t, a.Root, "rev-parse", "HEAD"))
+	}
+	if n := gitIn(t, bare, "rev-list", "--count", "main"); n != "1" {
+		t.Errorf("the backup's main has %s commits after the erase", n)
+	}
+	if log := gitIn(t, bare, "log", "-p", "main"); strings.Contains(log, "Quokka") {
+		t.Error("the backup's main still holds the erased line")
+	}
+}
+
+// A push that fails is retried with a backoff (30 s, doubling, at most an hour); one the owner must act on
+// (credentials, a remote that moved) waits for them.
+func TestBackoff(t *testing.T) {
+	for n, want := range map[int]string{1: "30s", 2: "1m0s", 3: "2m0s", 8: "1h0m0s", 30: "1h0m0s"} {
+		if got := backup.Backoff(n).String(); got != want {
+			t.Errorf("after %d failures: %s, want %s", n, got, want)
+		}
+	}
+}
