@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -28,6 +29,9 @@ type ServeOptions struct {
 	// Rate and Burst tune the per-connection limit (server.Server's); zero is its default.
 	Rate  float64
 	Burst int
+	// Export writes the box at root as kind to w, for the web UI's export buttons (exports.Stream,
+	// bound by the CLI: the exports package's tests compose an App, so the App cannot import it).
+	Export func(ctx context.Context, root, kind, name string, w io.Writer) error
 }
 
 // Ready says where a served box is.
@@ -46,7 +50,7 @@ type mcpOnce struct {
 // box mcp). address is the box's public address, for the locked sentence.
 func (a *App) MCP(address, version string) *mcp.Service {
 	a.mcp.once.Do(func() {
-		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Version: version, Address: address})
+		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Version: version, Address: address})
 	})
 	return a.mcp.svc
 }
@@ -66,8 +70,14 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 		PublicURL: public, BoxID: a.Box.Marker.ID, Version: o.Version, MCP: a.MCP(base, o.Version), Logger: o.Logger,
 		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst,
 	}
-	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Routines: a.Routines,
-		Erase: a.Erase, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://")})
+	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
+		Erase: a.Erase, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"),
+		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
+			if o.Export == nil {
+				return errs.E("app.export", errs.Other, "This server was started without exports.")
+			}
+			return o.Export(ctx, a.Box.Root, kind, name, w)
+		}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -82,6 +92,7 @@ func (a *App) Run(ctx context.Context, o ServeOptions) error {
 	if err != nil {
 		return err
 	}
+	defer ui.Close() // uploads still waiting for an import are removed
 	if o.Ready != nil {
 		r := Ready{Base: "http://" + o.Listener.Addr().String()}
 		owner := r.Base

@@ -17,6 +17,7 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/exports"
 	"github.com/boxmem/box/internal/server"
 )
 
@@ -74,6 +75,10 @@ func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
 	defer func() { err = errors.Join(err, a.Close()) }()
 	logger := slog.New(slog.NewTextHandler(g.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	return a.Run(ctx, app.ServeOptions{Listener: ln, AllowedHosts: allowed, PublicURL: public, Version: Version, Logger: logger,
+		Export: func(ctx context.Context, root, kind, name string, w io.Writer) error {
+			_, err := exports.Stream(ctx, kind, root, name, w, exports.Options{})
+			return err
+		},
 		Ready: func(r app.Ready) {
 			out := serveOutput{Box: a.Root, Address: r.Base, MCP: r.Base + "/mcp", ID: a.Box.Marker.ID}
 			if err := g.emit(out, func(w io.Writer) {

@@ -22,11 +22,6 @@ import (
 	"github.com/boxmem/box/internal/usage"
 )
 
-var tabs = []struct{ ID, Label, Icon string }{
-	{"today", "Today", "☀"}, {"todo", "To-do", "✓"}, {"memory", "Memory", "✎"},
-	{"chat", "Chat", "✉"}, {"diary", "Diary", "☰"}, {"settings", "Settings", "⚙"},
-}
-
 var funcs = template.FuncMap{
 	"when": func(t time.Time) string {
 		if t.IsZero() {
@@ -68,10 +63,13 @@ type frame struct {
 	CSRF     string
 	SignedIn bool
 	Frozen   bool
-	Waiting  int // cards waiting, for Today's badge
+	Waiting  int    // cards waiting, for Today's badge
+	Menu     string // tabs or hamburger, from the layout in use
+	Look     int    // the version of the look applied to this screen; 0 for none
+	Plain    bool   // ?plain=1: the UI without the look
 }
 
-type tabView struct{ ID, Label, Icon string }
+type tabView struct{ ID, Label, Icon, Href string }
 
 // page is the typed data of one template.
 type page interface{ base() *frame }
@@ -147,6 +145,15 @@ type (
 		Brain       brainData
 		Routines    routinesData
 	}
+	importsData struct {
+		frame
+		Kinds   []kindView
+		MaxMiB  int64
+		Max     int64
+		Upload  *uploadView // the dry run waiting for the owner
+		Entry   string      // the diary entry of the import just done, for its Undo
+		Exports []string
+	}
 	consentData struct {
 		frame
 		Error      string
@@ -161,7 +168,7 @@ type (
 )
 
 // pageNames are the templates, each drawn inside base.html.
-var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "signin", "setup", "consent"}
+var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "imports", "signin", "setup", "consent", "pages", "holder", "builds"}
 
 func parsePages() (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}
@@ -183,9 +190,7 @@ func (w *Web) render(rw http.ResponseWriter, r *http.Request, ss *session, name 
 	if f.Tab == "" {
 		f.Tab = name
 	}
-	for _, t := range tabs {
-		f.Tabs = append(f.Tabs, tabView(t))
-	}
+	w.frameScreen(r, f, ss != nil)
 	if ss != nil {
 		f.CSRF, f.SignedIn = ss.csrf, true
 		frozen, err := w.cfg.State.Frozen(r.Context())
@@ -249,6 +254,7 @@ type cardView struct {
 	KindTitle string
 	Sender    string
 	Lines     []string
+	Facts     []cardFact // a build's card: what it is for, where it keeps notes, what it reads, its size
 }
 
 func viewCard(c gate.ApprovalCard) cardView {
@@ -285,7 +291,9 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 	}
 	data := &todayData{Date: w.now().Format("Monday 2 January")}
 	for _, c := range cards {
-		data.Cards = append(data.Cards, viewCard(c))
+		v := viewCard(c)
+		v.Facts = w.buildFacts(r, c)
+		data.Cards = append(data.Cards, v)
 	}
 	now := w.now()
 	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())

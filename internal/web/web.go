@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -36,14 +38,14 @@ var assets embed.FS
 // Routes documents what Handler serves; mount it at "/" (the more specific /mcp and /healthz stay the
 // server's). Pages are GET; every POST needs a session and its CSRF token, except the sign-in and setup
 // ceremonies, which need a same-origin request.
-const Routes = `GET  /                        → /today
+const Routes = `GET  /                        → the home screen (/today, or the layout's home)
 GET  /today /todo /memory /memory/note?name= /memory/edit?name= /diary /chat /settings   the tabs (signed in)
 GET  /signin /setup?code=    sign in with a passkey; first passkey from a one-time setup link
 GET  /static/…               CSS, JS, icon (embedded)
 GET  /api/search?q=          search as you type (JSON)
-POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in for another)
+POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in with a passkey-add assertion)
 POST /auth/login/begin /auth/login/finish         sign in (discoverable passkey, user verification)
-POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, or to erase
+POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, to erase, or to add or remove a passkey
 POST /cards/{id}/approve     approve with that assertion (JSON)
 POST /cards/{id}/decline     No, or Change it with a note
 POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
@@ -53,7 +55,12 @@ POST /settings/brain /settings/brain/budget /settings/brain/off   set (key check
 POST /settings/routines /settings/routines/starter   add a routine; add a starter (off)
 POST /settings/routines/{name}/remove /switch /run   remove; on or off; run now (the report on Today)
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
-POST /settings/passkeys/{id}/remove /settings/connections/{id}/disconnect /signout /signout/all
+POST /settings/passkeys/{id}/remove   with a passkey-remove assertion bound to that passkey (JSON)
+POST /settings/connections/{id}/disconnect /signout /signout/all
+GET  /settings/import         Bring your memories: upload, dry run, import with its Undo; exports
+POST /settings/import/upload  the file (multipart: csrf, kind, file; streamed to a temp folder, size-limited)
+POST /settings/import/run /settings/import/cancel   import the waiting upload as one change; drop it
+POST /settings/export         download the memory: kind=markdown (zip), server-memory (JSONL), json
 GET  /mcp/oauth/consent?request=   the OAuth consent page (no sign-in: the passkey approves)
 POST /mcp/oauth/consent/begin /finish /deny   a passkey challenge bound to the request and its checkboxes; approve; refuse`
 
@@ -79,6 +86,16 @@ type Config struct {
 	Issuer func(r *http.Request) string
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
+	// UploadDir is where an uploaded import waits between its dry run and its import, outside the box
+	// ("": the system's temp folder); MaxUpload bounds one upload (0: DefaultMaxUpload).
+	UploadDir string
+	MaxUpload int64
+	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
+	// buttons; name is the download's file name (the composition root binds exports.Stream to the box).
+	Export func(ctx context.Context, kind, name string, w io.Writer) error
+	// Builds is the registry of pages, looks and the layout: the Pages tab, /s/<slug>/ and its bridge,
+	// Settings → Things I built.
+	Builds *builds.Builds
 }
 
 // Web is the owner's web UI of one box.
@@ -90,12 +107,16 @@ type Web struct {
 	cookie string
 	now    func() time.Time
 	log    *slog.Logger
+	// uploads are the files uploaded to import, waiting for the owner after their dry run.
+	uploads uploads
+	// sections are the pages' tokens and rate limits.
+	sections sectionTokens
 }
 
 // New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil {
-		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain and erase")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil || cfg.Builds == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain, builds and erase")
 	}
 	now := cfg.Now
 	if now == nil {
@@ -147,7 +168,7 @@ func (w *Web) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
-	mux.HandleFunc("GET /{$}", func(rw http.ResponseWriter, r *http.Request) { http.Redirect(rw, r, "/today", http.StatusSeeOther) })
+	mux.HandleFunc("GET /{$}", w.home)
 	mux.HandleFunc("GET /signin", w.signinPage)
 	mux.HandleFunc("GET /setup", w.setupPage)
 	mux.HandleFunc("POST /auth/register/begin", w.sameOrigin(w.registerBegin))
@@ -169,6 +190,7 @@ func (w *Web) Handler() http.Handler {
 	page("GET /diary", w.diaryPage)
 	page("GET /chat", w.chatPage)
 	page("GET /settings", w.settingsPage)
+	page("GET /settings/import", w.importsPage)
 	page("GET /api/search", w.searchAPI)
 
 	post("POST /auth/confirm/begin", w.confirmBegin)
@@ -197,15 +219,21 @@ func (w *Web) Handler() http.Handler {
 	post("POST /settings/erase", w.erase)
 	post("POST /settings/passkeys/{id}/remove", w.removePasskey)
 	post("POST /settings/connections/{id}/disconnect", w.disconnect)
+	// The upload checks its CSRF token itself, from the first part of the form, before reading the file.
+	mux.HandleFunc("POST "+importUploadPath, w.sameOrigin(w.signedIn(w.importUpload)))
+	post("POST /settings/import/run", w.importDo)
+	post("POST /settings/import/cancel", w.importCancel)
+	post("POST /settings/export", w.export)
 	if w.cfg.Grants != nil {
 		mux.HandleFunc("GET "+grants.ConsentPath, w.consentPage)
 		mux.HandleFunc("POST "+grants.ConsentPath+"/begin", w.sameOrigin(w.consentBegin))
 		mux.HandleFunc("POST "+grants.ConsentPath+"/finish", w.sameOrigin(w.consentFinish))
 		mux.HandleFunc("POST "+grants.ConsentPath+"/deny", w.sameOrigin(w.consentDeny))
 	}
+	w.mountBuilds(mux, page, post)
 	post("POST /signout", w.signout)
 	post("POST /signout/all", w.signoutAll)
-	return w.headers(http.MaxBytesHandler(mux, 1<<20))
+	return w.headers(w.limitBodies(mux))
 }
 
 // headers sets the security headers on every answer: no request leaves the box, no framing.
