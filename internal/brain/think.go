@@ -35,7 +35,7 @@ type Outcome struct {
 type Job struct {
 	Turn    string // the turn's id, for the ledger
 	Purpose string // chat, tidy, routine
-	// Message is the owner's words, for routing; Tier, when set, skips routing (a tidy asks the fast model).
+	// Message is the owner's words, for routing; Tier, when set, skips routing and think_harder (a tidy asks the fast model).
 	Message string
 	Tier    route.Tier
 	// System is the system prompt for the model that answers (the chat names the exact model id in it).

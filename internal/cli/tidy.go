@@ -30,6 +30,12 @@ func runTidy(ctx context.Context, g *Global) error {
 			for _, s := range res.Skipped {
 				g.note("box: left alone: %s", s)
 			}
+			for _, r := range res.Refused {
+				g.note("box: the brain's filing of line %s was refused (%s); the rules filed it", r.Line, r.Reason)
+			}
+			if len(res.Planned) == 0 && res.Brain != "" {
+				g.note("box: the rules filed the inbox: %s", res.Brain)
+			}
 		})
 	})
 }

@@ -346,6 +346,9 @@ func ownWords(prop []Action, l pendingLine, cat *catalogue, today string) []Acti
 	out := make([]Action, 0, len(prop))
 	for _, a := range prop {
 		if a.Op == ActCreate {
+			if _, ok := cat.notes[a.Note]; ok {
+				continue // the note is there already: the line is filed into it
+			}
 			a.Line, a.Day = "", ""
 			if a.Map == "" {
 				a.Map = mapOfKind(a.Kind)

@@ -402,3 +402,26 @@ func contains(ss []string, s string) bool {
 	}
 	return false
 }
+
+// A frozen box runs no routine: the runner calls no model and writes nothing; a run now is refused.
+func TestFrozenBoxRunsNothing(t *testing.T) {
+	f := newFx(t, true)
+	ctx := context.Background()
+	f.add(t, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today.", On: true})
+	if err := f.a.State.SetFrozen(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	n := len(f.srv.Requests())
+	if reps, err := f.r.RunDue(ctx, at(5, 7, 10)); err != nil || len(reps) != 0 {
+		t.Fatalf("a frozen box ran: %+v %v", reps, err)
+	}
+	if _, err := f.r.Run(ctx, "paper"); !errs.Is(err, errs.Frozen) {
+		t.Fatalf("run now in a frozen box: %v", err)
+	}
+	if len(f.srv.Requests()) != n {
+		t.Fatal("a frozen box called the model")
+	}
+	if due, _ := f.r.Due(at(5, 7, 20)); len(due) != 1 {
+		t.Fatal("the slot was used up while frozen")
+	}
+}

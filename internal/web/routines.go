@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/boxmem/box/internal/routine"
@@ -56,7 +57,10 @@ func (w *Web) routinesReady(rw http.ResponseWriter, r *http.Request) bool {
 	return true
 }
 
-const routinesBack = "/settings#routines"
+// routinesBack is Settings scrolled to Routines, with a sentence to show.
+func routinesBack(rw http.ResponseWriter, r *http.Request, note string) {
+	http.Redirect(rw, r, "/settings?note="+url.QueryEscape(note)+"#routines", http.StatusSeeOther)
+}
 
 // routineAdd is the add form: name, time, the days ticked (none: every day), prompt, on.
 func (w *Web) routineAdd(rw http.ResponseWriter, r *http.Request, _ *session) {
@@ -64,22 +68,22 @@ func (w *Web) routineAdd(rw http.ResponseWriter, r *http.Request, _ *session) {
 		return
 	}
 	if err := r.ParseForm(); err != nil {
-		back(rw, r, routinesBack, "The form could not be read; reload the page and try again.")
+		routinesBack(rw, r, "The form could not be read; reload the page and try again.")
 		return
 	}
 	days, err := routine.ParseDays(strings.Join(r.PostForm["day"], ","))
 	if err != nil {
-		w.backErr(rw, r, routinesBack, err)
+		w.routinesErr(rw, r, err)
 		return
 	}
 	in := routine.Routine{Name: strings.TrimSpace(r.PostFormValue("name")), At: strings.TrimSpace(r.PostFormValue("at")),
 		Days: days, Prompt: r.PostFormValue("prompt"), On: r.PostFormValue("on") == "1"}
 	added, err := w.cfg.Routines.Add(r.Context(), ownerActor, in)
 	if err != nil {
-		w.backErr(rw, r, routinesBack, err)
+		w.routinesErr(rw, r, err)
 		return
 	}
-	back(rw, r, routinesBack, fmt.Sprintf("Added the routine %s: %s, %s.", added.Name, added.When(), onWord(added.On)))
+	routinesBack(rw, r, fmt.Sprintf("Added the routine %s: %s, %s.", added.Name, added.When(), onWord(added.On)))
 }
 
 // routineStarter adds a starter routine, off.
@@ -89,14 +93,14 @@ func (w *Web) routineStarter(rw http.ResponseWriter, r *http.Request, _ *session
 	}
 	s, ok := routine.Starter(r.PostFormValue("name"))
 	if !ok {
-		back(rw, r, routinesBack, "There is no such starter routine.")
+		routinesBack(rw, r, "There is no such starter routine.")
 		return
 	}
 	if _, err := w.cfg.Routines.Add(r.Context(), ownerActor, s); err != nil {
-		w.backErr(rw, r, routinesBack, err)
+		w.routinesErr(rw, r, err)
 		return
 	}
-	back(rw, r, routinesBack, fmt.Sprintf("Added the routine %s (%s), off until you turn it on.", s.Name, s.When()))
+	routinesBack(rw, r, fmt.Sprintf("Added the routine %s (%s), off until you turn it on.", s.Name, s.When()))
 }
 
 func (w *Web) routineRemove(rw http.ResponseWriter, r *http.Request, _ *session) {
@@ -105,10 +109,10 @@ func (w *Web) routineRemove(rw http.ResponseWriter, r *http.Request, _ *session)
 	}
 	name := r.PathValue("name")
 	if err := w.cfg.Routines.Remove(r.Context(), ownerActor, name); err != nil {
-		w.backErr(rw, r, routinesBack, err)
+		w.routinesErr(rw, r, err)
 		return
 	}
-	back(rw, r, routinesBack, "Removed the routine "+name+"; Undo on Today brings it back.")
+	routinesBack(rw, r, "Removed the routine "+name+"; Undo on Today brings it back.")
 }
 
 func (w *Web) routineSwitch(rw http.ResponseWriter, r *http.Request, _ *session) {
@@ -118,10 +122,10 @@ func (w *Web) routineSwitch(rw http.ResponseWriter, r *http.Request, _ *session)
 	on := r.PostFormValue("on") == "1"
 	rt, err := w.cfg.Routines.SetOn(r.Context(), ownerActor, r.PathValue("name"), on)
 	if err != nil {
-		w.backErr(rw, r, routinesBack, err)
+		w.routinesErr(rw, r, err)
 		return
 	}
-	back(rw, r, routinesBack, fmt.Sprintf("The routine %s is %s (%s).", rt.Name, onWord(on), rt.When()))
+	routinesBack(rw, r, fmt.Sprintf("The routine %s is %s (%s).", rt.Name, onWord(on), rt.When()))
 }
 
 // routineRun runs a routine now and shows its report on Today.
@@ -131,7 +135,7 @@ func (w *Web) routineRun(rw http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	rep, err := w.cfg.Routines.Run(r.Context(), r.PathValue("name"))
 	if err != nil && rep.Path == "" {
-		w.backErr(rw, r, routinesBack, err)
+		w.routinesErr(rw, r, err)
 		return
 	}
 	note := "The routine " + rep.Routine + " reported; its report is below."
@@ -139,6 +143,14 @@ func (w *Web) routineRun(rw http.ResponseWriter, r *http.Request, _ *session) {
 		note = rep.Failed
 	}
 	back(rw, r, "/today", note)
+}
+
+// routinesErr is routinesBack with an error's sentence; unexpected errors are logged.
+func (w *Web) routinesErr(rw http.ResponseWriter, r *http.Request, err error) {
+	if status(err) == http.StatusInternalServerError {
+		w.log.Error("web", "path", r.URL.Path, "err", err)
+	}
+	routinesBack(rw, r, sentence(err))
 }
 
 func onWord(on bool) string {
