@@ -302,9 +302,12 @@ func (w *Web) importDo(rw http.ResponseWriter, r *http.Request, ss *session) {
 }
 
 func (w *Web) importCancel(rw http.ResponseWriter, r *http.Request, ss *session) {
-	if up := w.uploads.get(r.PostFormValue("upload"), ss.hash, w.now(), true); up != nil {
-		up.remove()
+	up := w.uploads.get(r.PostFormValue("upload"), ss.hash, w.now(), true)
+	if up == nil {
+		back(rw, r, "/settings/import", "Nothing was waiting to be imported.")
+		return
 	}
+	up.remove()
 	back(rw, r, "/settings/import", "Cancelled; the uploaded file is gone and nothing was imported.")
 }
 
