@@ -50,7 +50,7 @@ type mcpOnce struct {
 // box mcp). address is the box's public address, for the locked sentence.
 func (a *App) MCP(address, version string) *mcp.Service {
 	a.mcp.once.Do(func() {
-		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Version: version, Address: address})
+		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Version: version, Address: address})
 	})
 	return a.mcp.svc
 }
@@ -70,7 +70,7 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 		PublicURL: public, BoxID: a.Box.Marker.ID, Version: o.Version, MCP: a.MCP(base, o.Version), Logger: o.Logger,
 		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst,
 	}
-	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain,
+	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
 		Erase: a.Erase, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"),
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			if o.Export == nil {

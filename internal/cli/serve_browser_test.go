@@ -144,6 +144,7 @@ func TestServeOwnerJourney(t *testing.T) {
 // address it printed, the setup link, and its stderr.
 type served struct {
 	owner, mcp, setupLink string
+	dir                   string // the box
 	stderr                *lockedBuffer
 }
 
@@ -189,7 +190,7 @@ func startServe(t *testing.T) served {
 			if !strings.Contains(errb.String(), "a new one was made at "+dir) {
 				t.Fatalf("box serve did not say it made the box at %s:\n%s", dir, errb.String())
 			}
-			return served{owner: s[1], mcp: m[1], setupLink: s[1] + s[2], stderr: &errb}
+			return served{owner: s[1], mcp: m[1], setupLink: s[1] + s[2], dir: dir, stderr: &errb}
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("box serve printed no address and setup link in 20s:\nstdout:\n%s\nstderr:\n%s", out.String(), errb.String())

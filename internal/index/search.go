@@ -97,7 +97,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
-		return nil, fmt.Errorf("index.search: %w", err)
+		return nil, errs.Wrap("index.search", errs.Other, err, "")
 	}
 	return hits, nil
 }

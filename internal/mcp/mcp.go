@@ -12,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
@@ -60,6 +61,8 @@ type Config struct {
 	// Gate decides the "Change my box" switch for writes and makes the approval card when an assistant
 	// asks to forget more than memory.MaxForgetUnconfirmed lines.
 	Gate *gate.Gate
+	// Builds is the registry of pages, looks and the layout, for the build tools.
+	Builds *builds.Builds
 }
 
 // Service holds what every connection's server shares.

@@ -313,7 +313,7 @@ func TestUnpluggedSourcesAndBuildsSayWhere(t *testing.T) {
 	if out, isErr := text(t, cs, "whatsapp_recent", nil); !isErr || !strings.HasPrefix(out, "WhatsApp isn't plugged into the box") || !strings.Contains(out, "Tell the owner") {
 		t.Errorf("whatsapp: %v %q", isErr, out)
 	}
-	if out, isErr := text(t, cs, "propose_section", map[string]any{"name": "G", "own": "g", "what": "w", "html": "<p>"}); !isErr || !strings.HasPrefix(out, "Not proposed: building") {
+	if out, isErr := text(t, cs, "build_guide", nil); !isErr || !strings.HasPrefix(out, "Not proposed: building") {
 		t.Errorf("build: %v %q", isErr, out)
 	}
 	res, _ := cs.ListTools(context.Background(), nil)

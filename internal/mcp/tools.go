@@ -59,7 +59,7 @@ func index(ts ...[]tool) ([]tool, map[string]tool) {
 }
 
 // catalog is every tool the box offers, in the order tools/list shows them.
-var catalog, byName = index(memoryTools, messageTools, buildTools)
+var catalog, byName = index(memoryTools, messageTools, pageTools, buildTools)
 
 func yes() *bool { b := true; return &b }
 func no() *bool  { b := false; return &b }

@@ -135,15 +135,9 @@ func buildTool[In any](name, desc string, ro bool) tool {
 }
 
 var buildTools = []tool{
-	buildTool[noInput]("list_builds", "The pages and connectors already on the box, the maps your pages keep or read, and your proposals still waiting.", true),
 	buildTool[buildBundle]("validate_build", "Check a connector bundle (manifest + files) without proposing it; says whether this box can run connectors.", true),
 	buildTool[buildBundle]("propose_connector", "Propose a connector that reaches one site, run boxed; it becomes a card the owner approves with their passkey.", false),
 	buildTool[updateBuildIn]("update_build", "Send a new version of a connector you proposed; another card.", false),
-	buildTool[idIn]("build_status", "Where a proposal stands: the card (waiting, approved, declined) and the build (pending, on, failed with its test output).", true),
-	buildTool[sectionIn]("propose_section", "Propose a page of the owner's own: one self-contained HTML file with its own notes; always a card.", false),
-	buildTool[updateSectionIn]("update_section", "Send a new version of a page; another card, switched over after its first clean load.", false),
-	buildTool[uiChangeIn]("propose_ui_change", "Propose a look change: CSS from an allow-list, at most 3,500 characters; a card.", false),
-	buildTool[layoutIn]("propose_layout", "Propose how the tabs are arranged: order, hidden tabs, a menu, a page as home; a card.", false),
 	buildTool[guideIn]("build_guide", "The full guide to building for the box: pages, the bridge, connectors, looks, layouts.", true),
 	buildTool[requestPageIn]("request_page", "Ask the box's own page factory to design, build and test a page; poll page_job.", false),
 	buildTool[jobIn]("page_job", "Where a page-factory job stands: stage, questions, checks, results, version.", true),

@@ -133,6 +133,11 @@ type TidyResult struct {
 	Skipped  []string `json:"skipped,omitempty"` // notes left alone, with why
 	Entry    string   `json:"entry,omitempty"`
 	Text     string   `json:"text"`
+	// With a brain (planner.go): the lines filed as the brain planned them, the lines whose proposal
+	// the checks refused (the rules filed them), and the model that planned or why none did.
+	Planned []string      `json:"planned,omitempty"`
+	Refused []PlanRefusal `json:"refused,omitempty"`
+	Brain   string        `json:"brain,omitempty"`
 }
 
 // UndoResult says what was undone.

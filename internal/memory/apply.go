@@ -16,8 +16,12 @@ import (
 )
 
 // Tidy files the inbox by the deterministic rules: plan, check, apply, as one commit that undo
-// reverses. A plan the box changed under is planned again.
+// reverses. A plan the box changed under is planned again. With a planner set (a brain), the
+// planner proposes and the same checks decide, line by line (planner.go).
 func (m *Memory) Tidy(ctx context.Context, a Actor) (TidyResult, error) {
+	if pl := m.currentPlanner(); pl != nil && pl.Ready(ctx) {
+		return m.tidyPlanned(ctx, a, pl)
+	}
 	for attempt := 0; ; attempt++ {
 		p, err := m.PlanTidy(ctx)
 		if err != nil {
@@ -36,6 +40,11 @@ func (m *Memory) Tidy(ctx context.Context, a Actor) (TidyResult, error) {
 // a Conflict, and nothing is written either. A tidy plan files lines: joining notes is the merge pass's,
 // which weighs each pair by its own rules (docs/MERGE.md), so a plan that merges is refused.
 func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, error) {
+	return m.applyTidy(ctx, a, p, "")
+}
+
+// applyTidy is ApplyPlan with a note for the diary line (who planned it).
+func (m *Memory) applyTidy(ctx context.Context, a Actor, p Plan, note string) (TidyResult, error) {
 	a = normalize(a)
 	res := TidyResult{Created: []string{}, Skipped: p.Skipped}
 	if len(p.Actions) == 0 {
@@ -49,6 +58,9 @@ func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, er
 		return TidyResult{}, err
 	}
 	summary := counts(p).summary(a.Who)
+	if note != "" {
+		summary = strings.TrimSuffix(summary, ".") + "; " + note + "."
+	}
 	ap, r, err := m.applyPlanAs(ctx, a, p, box.Change{Op: "tidy", Summary: summary, Reason: dropReasons(p)}, nil)
 	if err != nil {
 		return TidyResult{}, err

@@ -294,12 +294,11 @@ const (
 
 func (p *importPrep) doc(d imports.Doc) error {
 	bp, err := layout.Clean(path.Join(importsDir, p.in.Folder, d.Path))
+	reserved := false
 	if err == nil {
-		if off, bad := layout.ReservedOffender(bp); bad {
-			err = fmt.Errorf("it uses the reserved name %s", path.Base(off))
-		}
+		_, reserved = layout.ReservedOffender(bp)
 	}
-	if err != nil || !strings.HasPrefix(bp, importsDir+"/") {
+	if err != nil || reserved || !strings.HasPrefix(bp, importsDir+"/") {
 		p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "its path cannot be a box path; rename it to import it"})
 		return nil
 	}

@@ -201,34 +201,21 @@ func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res Mer
 var pairRe = regexp.MustCompile(`(?:^|; )([^\s;]+) → ([^\s;]+) \(`)
 
 // keptApart is the pairs whose merge the owner undid and did not redo, each with the undone diary entry:
-// undo is the owner saying "these are two".
+// undo is the owner saying "these are two". Whether a merge is undone is box.Undone's answer, the one
+// undo itself and the diary use (an undo of an undo is a redo, and so on down the chain).
 func (m *Memory) keptApart() (map[[2]string]string, error) {
 	es, err := diary.Recent(m.root, 0, func(e diary.Entry) bool { return e.Op == mergeOp || e.Op == "undo" })
 	if err != nil {
 		return nil, errs.Wrap("memory.merge", errs.Other, err, "The diary could not be read")
 	}
-	byID := map[string]diary.Entry{}
-	undone := map[string]bool{}
-	for i := len(es) - 1; i >= 0; i-- { // oldest first: a later redo cancels an undo
-		e := es[i]
-		byID[e.ID] = e
-		if e.Op != "undo" {
-			continue
-		}
-		switch t := byID[e.UndoOf]; t.Op {
-		case mergeOp:
-			undone[t.ID] = true
-		case "undo":
-			if byID[t.UndoOf].Op == mergeOp {
-				undone[t.UndoOf] = false
-			}
-		}
-	}
+	undone := box.Undone{}
 	out := map[[2]string]string{}
-	for id, u := range undone {
-		if u {
-			for _, mt := range pairRe.FindAllStringSubmatch(byID[id].Reason, -1) {
-				out[pairKey(mt[1], mt[2])] = id
+	for _, e := range es { // newest first, as Undone reads them
+		if undone.Saw(e) && e.Op == mergeOp {
+			for _, mt := range pairRe.FindAllStringSubmatch(e.Reason, -1) {
+				if _, ok := out[pairKey(mt[1], mt[2])]; !ok {
+					out[pairKey(mt[1], mt[2])] = e.ID
+				}
 			}
 		}
 	}

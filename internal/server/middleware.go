@@ -90,7 +90,9 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 			http.Error(w, "Forbidden: this box does not answer to the host "+strconv.Quote(r.Host)+"; the owner adds it with box serve --allowed-host", http.StatusForbidden)
 			return
 		}
-		if o := r.Header.Get("Origin"); o != "" {
+		// A page boxed in its sandboxed frame has an opaque origin, "null": it may call only its own
+		// bridge, which answers by the page's token alone (docs/PAGES.md, "The bridge's routes").
+		if o := r.Header.Get("Origin"); o != "" && !(o == "null" && strings.HasPrefix(r.URL.Path, "/api/sections/")) {
 			u, err := url.Parse(o)
 			if err != nil || !s.hostAllowed(u.Host) {
 				http.Error(w, "Forbidden: requests from the web origin "+strconv.Quote(o)+" are not allowed", http.StatusForbidden)

@@ -17,14 +17,10 @@ import (
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/usage"
 )
-
-var tabs = []struct{ ID, Label, Icon string }{
-	{"today", "Today", "☀"}, {"todo", "To-do", "✓"}, {"memory", "Memory", "✎"},
-	{"chat", "Chat", "✉"}, {"diary", "Diary", "☰"}, {"settings", "Settings", "⚙"},
-}
 
 var funcs = template.FuncMap{
 	"when": func(t time.Time) string {
@@ -67,10 +63,13 @@ type frame struct {
 	CSRF     string
 	SignedIn bool
 	Frozen   bool
-	Waiting  int // cards waiting, for Today's badge
+	Waiting  int    // cards waiting, for Today's badge
+	Menu     string // tabs or hamburger, from the layout in use
+	Look     int    // the version of the look applied to this screen; 0 for none
+	Plain    bool   // ?plain=1: the UI without the look
 }
 
-type tabView struct{ ID, Label, Icon string }
+type tabView struct{ ID, Label, Icon, Href string }
 
 // page is the typed data of one template.
 type page interface{ base() *frame }
@@ -95,6 +94,8 @@ type (
 		Done  []entryView
 		Inbox int
 		Last  *diary.Entry // what Undo would reverse; nil when nothing
+		// Reports are today's routine reports, latest first (docs/ROUTINES.md).
+		Reports []routine.Report
 	}
 	todoData struct {
 		frame
@@ -142,6 +143,7 @@ type (
 		Address     string
 		Phrase      string
 		Brain       brainData
+		Routines    routinesData
 	}
 	importsData struct {
 		frame
@@ -166,7 +168,7 @@ type (
 )
 
 // pageNames are the templates, each drawn inside base.html.
-var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "imports", "signin", "setup", "consent"}
+var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "imports", "signin", "setup", "consent", "pages", "holder", "builds"}
 
 func parsePages() (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}
@@ -188,9 +190,7 @@ func (w *Web) render(rw http.ResponseWriter, r *http.Request, ss *session, name 
 	if f.Tab == "" {
 		f.Tab = name
 	}
-	for _, t := range tabs {
-		f.Tabs = append(f.Tabs, tabView(t))
-	}
+	w.frameScreen(r, f, ss != nil)
 	if ss != nil {
 		f.CSRF, f.SignedIn = ss.csrf, true
 		frozen, err := w.cfg.State.Frozen(r.Context())
@@ -254,6 +254,7 @@ type cardView struct {
 	KindTitle string
 	Sender    string
 	Lines     []string
+	Facts     []cardFact // a build's card: what it is for, where it keeps notes, what it reads, its size
 }
 
 func viewCard(c gate.ApprovalCard) cardView {
@@ -290,7 +291,9 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 	}
 	data := &todayData{Date: w.now().Format("Monday 2 January")}
 	for _, c := range cards {
-		data.Cards = append(data.Cards, viewCard(c))
+		v := viewCard(c)
+		v.Facts = w.buildFacts(r, c)
+		data.Cards = append(data.Cards, v)
 	}
 	now := w.now()
 	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
@@ -309,6 +312,12 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		return
 	}
 	data.Inbox = sum.Inbox
+	if w.cfg.Routines != nil {
+		if data.Reports, err = w.cfg.Routines.Reports(ctx, now); err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+	}
 	if last, err := w.cfg.Box.Next(); err == nil {
 		data.Last = &last
 	} else if !errs.Is(err, errs.NotFound) {
@@ -459,7 +468,7 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 		w.fail(rw, r, err)
 		return
 	}
-	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r)}
+	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r), Routines: w.routinesView(r)}
 	for _, n := range gate.SwitchNames {
 		data.Switches = append(data.Switches, switchView{Name: n, Current: sw.Of(n)})
 	}

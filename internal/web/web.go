@@ -20,12 +20,14 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
@@ -36,22 +38,25 @@ var assets embed.FS
 // Routes documents what Handler serves; mount it at "/" (the more specific /mcp and /healthz stay the
 // server's). Pages are GET; every POST needs a session and its CSRF token, except the sign-in and setup
 // ceremonies, which need a same-origin request.
-const Routes = `GET  /                        → /today
+const Routes = `GET  /                        → the home screen (/today, or the layout's home)
 GET  /today /todo /memory /memory/note?name= /memory/edit?name= /diary /chat /settings   the tabs (signed in)
 GET  /signin /setup?code=    sign in with a passkey; first passkey from a one-time setup link
 GET  /static/…               CSS, JS, icon (embedded)
 GET  /api/search?q=          search as you type (JSON)
-POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in for another)
+POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in with a passkey-add assertion)
 POST /auth/login/begin /auth/login/finish         sign in (discoverable passkey, user verification)
-POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, or to erase
+POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, to erase, or to add or remove a passkey
 POST /cards/{id}/approve     approve with that assertion (JSON)
 POST /cards/{id}/decline     No, or Change it with a note
 POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
 POST /memory/remember /memory/edit /todo/add /todo/done /chat
 POST /chat/stream            one chat turn as server-sent events (text, tool, restart, note, done)
 POST /settings/brain /settings/brain/budget /settings/brain/off   set (key checked first), budget, off
+POST /settings/routines /settings/routines/starter   add a routine; add a starter (off)
+POST /settings/routines/{name}/remove /switch /run   remove; on or off; run now (the report on Today)
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
-POST /settings/passkeys/{id}/remove /settings/connections/{id}/disconnect /signout /signout/all
+POST /settings/passkeys/{id}/remove   with a passkey-remove assertion bound to that passkey (JSON)
+POST /settings/connections/{id}/disconnect /signout /signout/all
 GET  /settings/import         Bring your memories: upload, dry run, import with its Undo; exports
 POST /settings/import/upload  the file (multipart: csrf, kind, file; streamed to a temp folder, size-limited)
 POST /settings/import/run /settings/import/cancel   import the waiting upload as one change; drop it
@@ -68,6 +73,8 @@ type Config struct {
 	Gate   *gate.Gate     // the one gate of the process, shared with MCP and the OAuth server
 	Memory *memory.Memory // the memory
 	Brain  *brain.Brain   // the brain: the chat, Settings → Brain
+	// Routines are Settings → Routines and the reports on Today; nil leaves both out.
+	Routines *routine.Service
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
 	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
@@ -86,6 +93,9 @@ type Config struct {
 	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
 	// buttons; name is the download's file name (the composition root binds exports.Stream to the box).
 	Export func(ctx context.Context, kind, name string, w io.Writer) error
+	// Builds is the registry of pages, looks and the layout: the Pages tab, /s/<slug>/ and its bridge,
+	// Settings → Things I built.
+	Builds *builds.Builds
 }
 
 // Web is the owner's web UI of one box.
@@ -99,12 +109,14 @@ type Web struct {
 	log    *slog.Logger
 	// uploads are the files uploaded to import, waiting for the owner after their dry run.
 	uploads uploads
+	// sections are the pages' tokens and rate limits.
+	sections sectionTokens
 }
 
 // New builds the web UI over the composed services and parses its templates.
 func New(cfg Config) (*Web, error) {
-	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil {
-		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain and erase")
+	if cfg.Box == nil || cfg.State == nil || cfg.Keys == nil || cfg.Gate == nil || cfg.Memory == nil || cfg.Todos == nil || cfg.Erase == nil || cfg.Brain == nil || cfg.Builds == nil {
+		return nil, errs.E("web.new", errs.Invalid, "the web UI needs the box, its state, keys, gate, memory, to-dos, brain, builds and erase")
 	}
 	now := cfg.Now
 	if now == nil {
@@ -156,7 +168,7 @@ func (w *Web) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(assets, "static")
 	mux.Handle("GET /static/", http.StripPrefix("/static/", cacheStatic(http.FileServerFS(static))))
-	mux.HandleFunc("GET /{$}", func(rw http.ResponseWriter, r *http.Request) { http.Redirect(rw, r, "/today", http.StatusSeeOther) })
+	mux.HandleFunc("GET /{$}", w.home)
 	mux.HandleFunc("GET /signin", w.signinPage)
 	mux.HandleFunc("GET /setup", w.setupPage)
 	mux.HandleFunc("POST /auth/register/begin", w.sameOrigin(w.registerBegin))
@@ -195,6 +207,11 @@ func (w *Web) Handler() http.Handler {
 	post("POST /settings/brain", w.setBrain)
 	post("POST /settings/brain/budget", w.brainBudget)
 	post("POST /settings/brain/off", w.brainOff)
+	post("POST /settings/routines", w.routineAdd)
+	post("POST /settings/routines/starter", w.routineStarter)
+	post("POST /settings/routines/{name}/remove", w.routineRemove)
+	post("POST /settings/routines/{name}/switch", w.routineSwitch)
+	post("POST /settings/routines/{name}/run", w.routineRun)
 	post("POST /settings/switch", w.setSwitch)
 	post("POST /settings/keys", w.newKey)
 	post("POST /settings/keys/{id}/revoke", w.revokeKey)
@@ -213,6 +230,7 @@ func (w *Web) Handler() http.Handler {
 		mux.HandleFunc("POST "+grants.ConsentPath+"/finish", w.sameOrigin(w.consentFinish))
 		mux.HandleFunc("POST "+grants.ConsentPath+"/deny", w.sameOrigin(w.consentDeny))
 	}
+	w.mountBuilds(mux, page, post)
 	post("POST /signout", w.signout)
 	post("POST /signout/all", w.signoutAll)
 	return w.headers(w.limitBodies(mux))

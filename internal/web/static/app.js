@@ -111,11 +111,24 @@
     } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
   });
 
+  // Adding or removing a passkey first asks for one of the owner's passkeys: a session alone is not enough.
   on("#addpasskey", "click", async function (ev) {
+    const btn = ev.currentTarget;
     try {
-      await makePasskey(ev.currentTarget, {}, "Passkey " + new Date().toLocaleDateString());
+      busy(btn, true);
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "passkey-add" });
+      await makePasskey(btn, a, "Passkey " + new Date().toLocaleDateString());
       location.href = "/settings?note=" + encodeURIComponent("The new passkey is saved.");
-    } catch (e) { say(failed(e), true); }
+    } catch (e) { say(failed(e), true); busy(btn, false); }
+  });
+  on("button.removepasskey", "click", async function (ev) {
+    const btn = ev.currentTarget, id = btn.dataset.passkey;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "passkey-remove", passkey: id });
+      const done = await post("/settings/passkeys/" + encodeURIComponent(id) + "/remove", a);
+      location.href = "/settings?note=" + encodeURIComponent(done.text);
+    } catch (e) { say(failed(e), true); busy(btn, false); }
   });
 
   function ticked(id) { const el = document.getElementById(id); return !!(el && el.checked); }
@@ -164,6 +177,30 @@
       document.getElementById("phrase").value = "";
     } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
   });
+
+  // Safe mode off needs a passkey made for it (docs/PAGES.md).
+  on("#safemode-off", "click", async function (ev) {
+    const btn = ev.currentTarget;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "safe-mode-off" });
+      const done = await post("/settings/safe-mode", a);
+      location.href = "/settings/builds?note=" + encodeURIComponent(done.text);
+    } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
+  });
+
+  // The box's page holding a page's frame: only that frame's own window may ask to open a path of the
+  // box's UI, and only one the UI knows; anything else is ignored (docs/PAGES.md).
+  const frame = document.getElementById("pageframe");
+  if (frame) {
+    const known = /^\/(today|todo|chat|pages|memory|diary|settings)(\/[a-z0-9-]+)?$|^\/memory\/note\?name=[A-Za-z0-9%._\/-]+$/;
+    window.addEventListener("message", function (ev) {
+      if (ev.source !== frame.contentWindow) return;
+      const d = ev.data;
+      if (!d || d.type !== "box:open" || typeof d.url !== "string" || !known.test(d.url)) return;
+      location.href = d.url;
+    });
+  }
 
   // Search as you type.
   const q = document.querySelector("input[data-search]"), hits = document.getElementById("hits");

@@ -1,0 +1,177 @@
+package builds_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/passkeytest"
+)
+
+func newApp(t *testing.T) *app.App {
+	t.Helper()
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: passkeytest.NewClock().Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+func garden(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("testdata/garden.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+var ownerActor = box.Actor{Who: "owner", Via: "cli", Trust: "own"}
+
+var claude = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai", Conn: "k-claude"}
+
+// A page from an assistant is a card; approved, it is installed pending; its heartbeat turns it on; an
+// update that fails its first load puts the previous version back.
+func TestPageLifecycle(t *testing.T) {
+	ctx := context.Background()
+	a := newApp(t)
+	r := a.Builds
+	p, err := r.ProposePage(ctx, builds.PageInput{Name: "Garden", Emoji: "🌱", Own: "garden", What: "What I planted where.", HTML: garden(t)}, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Card.ID == "" || p.Card.Kind != "new-page" || p.Address != "/s/garden/" {
+		t.Fatalf("proposal: %+v", p)
+	}
+	if _, err := r.Page(ctx, "garden"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("a page is installed before the owner said yes: %v", err)
+	}
+	if _, err := a.Gate.Approve(ctx, p.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := r.Page(ctx, "garden")
+	if err != nil || b.Status != builds.StatusPending || b.Version != 1 || b.Versions[0].By.Who != "Claude" {
+		t.Fatalf("installed: %+v %v", b, err)
+	}
+	src, err := r.Source(b, 1)
+	if err != nil || string(src) != garden(t) {
+		t.Fatalf("source: %v", err)
+	}
+	if st, err := r.Heartbeat(ctx, "garden", 1); err != nil || st != builds.StatusOn {
+		t.Fatalf("heartbeat: %s %v", st, err)
+	}
+	// An update: a card; approved, pending; an error on its first load puts version 1 back.
+	u, err := r.UpdatePage(ctx, builds.UpdateInput{Section: "garden", HTML: "<p>v2</p><script>throw new Error('x')</script>", What: "Adds a watering list."}, claude)
+	if err != nil || u.Card.Kind != "change-page" {
+		t.Fatalf("update: %+v %v", u, err)
+	}
+	if _, err := a.Gate.Approve(ctx, u.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ = r.Page(ctx, "garden"); b.Version != 2 || b.Status != builds.StatusPending || b.Previous != 1 {
+		t.Fatalf("after the update: %+v", b)
+	}
+	if st, err := r.Failed(ctx, "garden", 2, "x is not defined, and the owner's note says Leo"); err != nil || st != builds.StatusOn {
+		t.Fatalf("failed: %s %v", st, err)
+	}
+	b, _ = r.Page(ctx, "garden")
+	if b.Version != 1 || b.Status != builds.StatusOn || !b.Versions[1].Failed {
+		t.Fatalf("rolled back: %+v", b)
+	}
+	s, err := r.StatusFor(ctx, u.Card.ID, "k-claude")
+	if err != nil || s.Card != gate.StatusApproved || s.Section == nil || s.Section.Problem == "" || strings.Contains(s.Section.Problem, "Leo") {
+		t.Fatalf("status: %+v %v", s, err)
+	}
+	// The owner's side: off, on, undo to version 2 (it failed, so it waits for a clean load), remove.
+	if b, err = r.SetOn(ctx, ownerActor, "garden", false); err != nil || b.Status != builds.StatusOff {
+		t.Fatalf("off: %+v %v", b, err)
+	}
+	if b, err = r.SetOn(ctx, ownerActor, "page:garden", true); err != nil || b.Status != builds.StatusOn {
+		t.Fatalf("on: %+v %v", b, err)
+	}
+	if b, err = r.Undo(ctx, ownerActor, "garden", 2); err != nil || b.Version != 2 || b.Status != builds.StatusPending {
+		t.Fatalf("undo to 2: %+v %v", b, err)
+	}
+	if err := r.SetData(ctx, "garden", "beds", json.RawMessage(`{"north":"tomatoes"}`)); err != nil {
+		t.Fatal(err)
+	}
+	rm, err := r.Remove(ctx, ownerActor, "garden", gate.Asker{Owner: true, Via: "cli"})
+	if err != nil || rm.Card == nil || rm.Card.Kind != "delete" {
+		t.Fatalf("remove: %+v %v", rm, err)
+	}
+	if _, err := r.Page(ctx, "garden"); !errs.Is(err, errs.NotFound) {
+		t.Fatalf("removed page still there: %v", err)
+	}
+	if d, _ := r.Data(ctx, "garden"); len(d) != 1 {
+		t.Fatal("removing a page deleted its data before the Delete for good card")
+	}
+	if _, err := a.Gate.Approve(ctx, rm.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := r.Data(ctx, "garden"); len(d) != 0 {
+		t.Fatal("Delete for good left the page's data")
+	}
+}
+
+// Bytes changed between the card and the yes install nothing.
+func TestChangedBytesInstallNothing(t *testing.T) {
+	ctx := context.Background()
+	a := newApp(t)
+	p, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: "Garden", Own: "garden", What: "Plants.", HTML: garden(t)}, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(a.Root, filepath.FromSlash(p.Card.Path))
+	data, _ := os.ReadFile(path)
+	changed := strings.Replace(string(data), "Planted tomatoes", "Planted potatoes", 1)
+	if changed == string(data) {
+		t.Fatal("the card does not hold the page")
+	}
+	os.WriteFile(path, []byte(changed), 0o644)
+	if _, err := a.Gate.Approve(ctx, p.Card.ID, gate.By{Via: "cli", Local: true}); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("approve of changed bytes: %v", err)
+	}
+	if _, err := a.Builds.Page(ctx, "garden"); !errs.Is(err, errs.NotFound) {
+		t.Fatal("changed bytes were installed")
+	}
+}
+
+// Refusals before any card: the checks, a page that exists, Never.
+func TestRefusedBeforeACard(t *testing.T) {
+	ctx := context.Background()
+	a := newApp(t)
+	for _, tc := range []struct {
+		in   builds.PageInput
+		want string
+	}{
+		{builds.PageInput{Name: "G", Own: "garden", What: "x", HTML: `<script src="https://cdn.example.com/x.js"></script>`}, "cdn.example.com"},
+		{builds.PageInput{Name: "G", Own: "Garden!", What: "x", HTML: "<p>x</p>"}, "Not proposed: own"},
+		{builds.PageInput{Name: "", Own: "garden", What: "x", HTML: "<p>x</p>"}, "name is empty"},
+		{builds.PageInput{Name: "G", Own: "garden", What: "x", Uses: []string{"bus"}, HTML: "<p>x</p>"}, "isn't on this box"},
+		{builds.PageInput{Name: "G", Own: "garden", What: "x", Read: []string{"../x"}, HTML: "<p>x</p>"}, "not a map"},
+	} {
+		_, err := a.Builds.ProposePage(ctx, tc.in, claude)
+		if err == nil || !strings.HasPrefix(errs.Sentence(err), "Not proposed: ") || !strings.Contains(errs.Sentence(err), tc.want) {
+			t.Errorf("%+v: %v", tc.in, err)
+		}
+	}
+	if w, _ := a.Gate.Waiting(ctx); len(w) != 0 {
+		t.Fatalf("a refusal made %d cards", len(w))
+	}
+	if _, err := a.Gate.SetSwitch(ctx, ownerActor, gate.Change, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	_, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: "G", Own: "garden", What: "x", HTML: "<p>x</p>"}, claude)
+	if err == nil || !strings.Contains(errs.Sentence(err), "Never") {
+		t.Fatalf("at Never: %v", err)
+	}
+}

@@ -1,0 +1,715 @@
+package web
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/note"
+	pagecheck "github.com/boxmem/box/internal/page"
+	"github.com/boxmem/box/internal/tabs"
+)
+
+// The pages the owner's assistants built are served here, boxed (docs/PAGES.md, "The walls" and "The
+// bridge's routes"): /s/<slug>/ to the owner's signed-in browser only, and the bridge's routes under
+// /api/sections/<slug>/, authenticated by the page's own token alone.
+
+// maxSectionBody is the largest body a page may post.
+const maxSectionBody = 64 << 10
+
+// sectionTokens are the pages' tokens: one per page and version served by this process, kept hashed.
+// A new version gets a new token, so the old one stops working at once.
+type sectionTokens struct {
+	mu     sync.Mutex
+	bySlug map[string]sectionToken
+	byHash map[string]sectionToken
+	calls  map[string]*bucket // per page: the bridge's rate limit
+}
+
+type sectionToken struct {
+	slug    string
+	version int
+	hash    string
+}
+
+func hashToken(t string) string {
+	s := sha256.Sum256([]byte(t))
+	return hex.EncodeToString(s[:])
+}
+
+// token is the token of a page's version, made anew when the version changes; the token itself is
+// returned only here, to be put in the page's bridge.
+func (st *sectionTokens) token(slug string, version int) (string, error) {
+	var raw [32]byte
+	if _, err := rand.Read(raw[:]); err != nil {
+		return "", errs.Wrap("web.token", errs.Other, err, "")
+	}
+	tok := base64.RawURLEncoding.EncodeToString(raw[:])
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.bySlug == nil {
+		st.bySlug, st.byHash = map[string]sectionToken{}, map[string]sectionToken{}
+	}
+	if old, ok := st.bySlug[slug]; ok {
+		delete(st.byHash, old.hash)
+	}
+	t := sectionToken{slug: slug, version: version, hash: hashToken(tok)}
+	st.bySlug[slug], st.byHash[t.hash] = t, t
+	return tok, nil
+}
+
+func (st *sectionTokens) lookup(tok string) (sectionToken, bool) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	t, ok := st.byHash[hashToken(tok)]
+	return t, ok
+}
+
+// bucket is a token bucket: rate calls a second, burst at once.
+type bucket struct {
+	tokens float64
+	at     time.Time
+}
+
+const (
+	sectionRate  = 10.0
+	sectionBurst = 40.0
+)
+
+func (st *sectionTokens) allow(slug string, now time.Time) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if st.calls == nil {
+		st.calls = map[string]*bucket{}
+	}
+	b, ok := st.calls[slug]
+	if !ok {
+		b = &bucket{tokens: sectionBurst, at: now}
+		st.calls[slug] = b
+	}
+	b.tokens += now.Sub(b.at).Seconds() * sectionRate
+	if b.tokens > sectionBurst {
+		b.tokens = sectionBurst
+	}
+	b.at = now
+	if b.tokens < 1 {
+		return false
+	}
+	b.tokens--
+	return true
+}
+
+// servePage serves a page's current version with its bridge, to the owner's signed-in browser only.
+func (w *Web) servePage(rw http.ResponseWriter, r *http.Request) {
+	plain := func(code int, msg string) {
+		rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		rw.Header().Set("Cache-Control", "no-store")
+		rw.WriteHeader(code)
+		_, _ = io.WriteString(rw, msg+"\n")
+	}
+	if w.currentSession(r) == nil {
+		plain(http.StatusUnauthorized, "Only the owner's signed-in browser can open this page.")
+		return
+	}
+	ctx := r.Context()
+	b, err := w.cfg.Builds.Page(ctx, r.PathValue("slug"))
+	if err != nil {
+		plain(status(err), sentence(err))
+		return
+	}
+	if w.cfg.Builds.SafeMode(ctx) {
+		plain(http.StatusLocked, "Safe mode is on: the owner's pages are paused until it is turned off in Settings → Things I built.")
+		return
+	}
+	if !b.Live() {
+		plain(http.StatusNotFound, "This page is off; the owner switches it on in Settings → Things I built.")
+		return
+	}
+	src, err := w.cfg.Builds.Source(b, b.Version)
+	if err != nil {
+		plain(status(err), sentence(err))
+		return
+	}
+	origin := w.origin(r)
+	tok, err := w.sections.token(b.ID, b.Version)
+	if err != nil {
+		plain(http.StatusInternalServerError, sentence(err))
+		return
+	}
+	out, err := pagecheck.Inject(src, pagecheck.Bridge{Box: origin, Slug: b.ID, Version: b.Version, Token: tok})
+	if err != nil {
+		plain(status(err), sentence(err))
+		return
+	}
+	h, err := pagecheck.Headers(origin)
+	if err != nil {
+		plain(status(err), sentence(err))
+		return
+	}
+	rw.Header().Del("X-Frame-Options") // the box's own page frames it; frame-ancestors 'self' says who may
+	for k, v := range h {
+		rw.Header()[k] = v
+	}
+	rw.WriteHeader(http.StatusOK)
+	_, _ = rw.Write(out) // the status is sent; a browser that went away cannot be told more
+}
+
+// sectionCORS answers every bridge call for the page's opaque origin ("null"), never with credentials.
+func sectionCORS(rw http.ResponseWriter) {
+	h := rw.Header()
+	h.Set("Access-Control-Allow-Origin", "null")
+	h.Set("Vary", "Origin")
+	h.Set("Cache-Control", "no-store")
+}
+
+func (w *Web) sectionPreflight(rw http.ResponseWriter, r *http.Request) {
+	sectionCORS(rw)
+	rw.Header().Set("Access-Control-Allow-Methods", "GET, POST")
+	rw.Header().Set("Access-Control-Allow-Headers", "x-section-token, content-type")
+	rw.Header().Set("Access-Control-Max-Age", "600")
+	rw.WriteHeader(http.StatusNoContent)
+}
+
+func sectionJSON(rw http.ResponseWriter, code int, v any) {
+	sectionCORS(rw)
+	rw.Header().Set("Content-Type", "application/json")
+	rw.WriteHeader(code)
+	enc := json.NewEncoder(rw)
+	enc.SetEscapeHTML(true)
+	_ = enc.Encode(v) // the status is sent; a page that went away cannot be told more
+}
+
+func sectionError(rw http.ResponseWriter, code int, msg string) {
+	sectionJSON(rw, code, map[string]string{"error": msg})
+}
+
+// sectionFail answers a box error with its status and sentence.
+func (w *Web) sectionFail(rw http.ResponseWriter, r *http.Request, err error) {
+	code := status(err)
+	if code == http.StatusInternalServerError {
+		w.log.Error("web: a page's call", "path", r.URL.Path, "err", err)
+	}
+	sectionError(rw, code, sentence(err))
+}
+
+// sectionCall is one authenticated call of a page.
+type sectionCall struct {
+	slug    string
+	version int
+	build   builds.Build
+	body    []byte
+}
+
+// sectionAPI authenticates a page's call by its token alone (cookies are ignored), applies safe mode
+// and the rate limit, and routes it.
+func (w *Web) sectionAPI(rw http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	slug, route := r.PathValue("slug"), r.PathValue("rest")
+	tok, ok := w.sections.lookup(r.Header.Get("x-section-token"))
+	if !ok || tok.slug != slug {
+		sectionError(rw, http.StatusUnauthorized, "This page's key is no longer valid: reload the page (it may have been updated or removed).")
+		return
+	}
+	b, err := w.cfg.Builds.Page(ctx, slug)
+	if err != nil || !b.Live() || b.Version != tok.version {
+		sectionError(rw, http.StatusUnauthorized, "This page's key is no longer valid: reload the page (it may have been updated or removed).")
+		return
+	}
+	if route != "error" && w.cfg.Builds.SafeMode(ctx) {
+		sectionError(rw, http.StatusLocked, "Safe mode is on: the owner's pages are paused.")
+		return
+	}
+	if !w.sections.allow(slug, time.Now()) {
+		sectionError(rw, http.StatusTooManyRequests, "This page asked too often: wait a moment and try again.")
+		return
+	}
+	c := &sectionCall{slug: slug, version: tok.version, build: b}
+	if r.Method == http.MethodPost {
+		data, err := io.ReadAll(http.MaxBytesReader(rw, r.Body, maxSectionBody))
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			sectionError(rw, http.StatusRequestEntityTooLarge, "The page sent more than 64 KB at once.")
+			return
+		}
+		if err != nil {
+			sectionError(rw, http.StatusBadRequest, "The page's request could not be read.")
+			return
+		}
+		c.body = data
+	}
+	h, ok := sectionRoutes[r.Method+" "+route]
+	if !ok {
+		sectionError(rw, http.StatusNotFound, "A page has no call "+strconv.Quote(pagecheck.Clip(route))+".")
+		return
+	}
+	if err := w.cfg.State.Quiet(ctx); err != nil && route != "error" {
+		sectionError(rw, http.StatusLocked, "The box is frozen or locked, so the page can't use it now.")
+		return
+	}
+	v, err := h(w, ctx, r, c)
+	if err != nil {
+		w.sectionFail(rw, r, err)
+		return
+	}
+	sectionJSON(rw, http.StatusOK, v)
+}
+
+type sectionHandler func(w *Web, ctx context.Context, r *http.Request, c *sectionCall) (any, error)
+
+var sectionRoutes map[string]sectionHandler
+
+func init() {
+	sectionRoutes = map[string]sectionHandler{
+		"GET data":             (*Web).sectionData,
+		"POST data":            (*Web).sectionSetData,
+		"GET memory/map":       (*Web).sectionMap,
+		"GET memory/note":      (*Web).sectionNote,
+		"GET memory/search":    (*Web).sectionSearch,
+		"POST memory/remember": (*Web).sectionRemember,
+		"POST memory/edit":     (*Web).sectionEdit,
+		"POST memory/forget":   (*Web).sectionForget,
+		"GET todos":            (*Web).sectionTodos,
+		"POST todos/add":       (*Web).sectionTodoAdd,
+		"POST todos/done":      (*Web).sectionTodoDone,
+		"GET cards":            (*Web).sectionCards,
+		"GET ui/tabs":          (*Web).sectionTabs,
+		"POST ui/open":         (*Web).sectionOpen,
+		"GET diary":            (*Web).sectionDiary,
+		"POST connector":       (*Web).sectionConnector,
+		"POST ask":             (*Web).sectionAsk,
+		"POST heartbeat":       (*Web).sectionHeartbeat,
+		"POST error":           (*Web).sectionErrorReport,
+	}
+}
+
+func bad(format string, a ...any) error { return errs.E("web.section", errs.Invalid, format, a...) }
+
+func forbidden(format string, a ...any) error {
+	return errs.E("web.section", errs.Forbidden, format, a...)
+}
+
+// decodeBody reads a page's POST body: JSON, unknown keys refused.
+func decodeBody(c *sectionCall, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(c.body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return bad("The page sent a body the box can't read: %s.", pagecheck.Clip(err.Error()))
+	}
+	if dec.More() {
+		return bad("The page sent more than one JSON value.")
+	}
+	return nil
+}
+
+func (w *Web) sectionData(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
+	store, err := w.cfg.Builds.Data(ctx, c.slug)
+	if err != nil {
+		return nil, err
+	}
+	if r.URL.Query().Has("key") {
+		k := r.URL.Query().Get("key")
+		v, ok := store[k]
+		if !ok {
+			v = json.RawMessage("null")
+		}
+		return map[string]any{"key": k, "value": v}, nil
+	}
+	return map[string]any{"data": store}, nil
+}
+
+func (w *Web) sectionSetData(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		Key   string          `json:"key"`
+		Value json.RawMessage `json:"value"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if len(in.Value) == 0 {
+		in.Value = json.RawMessage("null")
+	}
+	if err := w.cfg.Builds.SetData(ctx, c.slug, in.Key, in.Value); err != nil {
+		return nil, err
+	}
+	return map[string]bool{"ok": true}, nil
+}
+
+// allowedMaps are the maps a page sees: its own and the ones its card named.
+func allowedMaps(b builds.Build) []string {
+	return append([]string{"moc-" + b.ID}, b.Read...)
+}
+
+type mapView struct {
+	Name  string     `json:"name"`
+	Own   bool       `json:"own"`
+	Notes []noteHook `json:"notes"`
+}
+
+type noteHook struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// readMap is one allowed map's notes; a map not made yet is empty.
+func (w *Web) readMap(ctx context.Context, name string) ([]noteHook, error) {
+	n, err := w.cfg.Memory.Read(ctx, name)
+	if errs.Is(err, errs.NotFound) {
+		return []noteHook{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m, err := note.ParseMap([]byte(n.Text))
+	if err != nil {
+		return []noteHook{}, nil
+	}
+	out := []noteHook{}
+	for _, e := range m.Entries {
+		out = append(out, noteHook{Name: e.Target, Description: e.Hook})
+	}
+	return out, nil
+}
+
+func (w *Web) sectionMap(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var maps []mapView
+	for i, name := range allowedMaps(c.build) {
+		notes, err := w.readMap(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		maps = append(maps, mapView{Name: name, Own: i == 0, Notes: notes})
+	}
+	return map[string]any{"maps": maps}, nil
+}
+
+// sectionNote reads a note only when it is one of the page's maps or listed in one.
+func (w *Web) sectionNote(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
+	id := strings.TrimSpace(r.URL.Query().Get("id"))
+	if id == "" {
+		return nil, bad("Give the note's name.")
+	}
+	hook, ok := "", false
+	for _, name := range allowedMaps(c.build) {
+		if id == name {
+			ok = true
+			break
+		}
+		notes, err := w.readMap(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		for _, n := range notes {
+			if n.Name == id {
+				hook, ok = n.Description, true
+			}
+		}
+	}
+	if !ok {
+		return nil, forbidden("%s is not in this page's maps.", pagecheck.Clip(id))
+	}
+	n, err := w.cfg.Memory.Read(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"name": n.Name, "title": n.Title, "description": hook, "text": memory.Base([]byte(n.Text))}, nil
+}
+
+func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
+	q := strings.TrimSpace(r.URL.Query().Get("q"))
+	if q == "" {
+		return nil, bad("Give words to search for.")
+	}
+	type result struct {
+		Name    string `json:"name"`
+		Map     string `json:"map"`
+		Snippet string `json:"snippet"`
+	}
+	out := []result{}
+	seen := map[string]bool{}
+	add := func(m string, in memory.SearchInput) error {
+		res, err := w.cfg.Memory.Search(ctx, in)
+		if err != nil {
+			return err
+		}
+		for _, h := range res.Hits {
+			if key := h.Path + "\x00" + h.Snippet; !seen[key] {
+				seen[key] = true
+				out = append(out, result{Name: h.Name, Map: m, Snippet: h.Snippet})
+			}
+		}
+		return nil
+	}
+	for _, m := range allowedMaps(c.build) {
+		if err := add(m, memory.SearchInput{Words: q, Map: m, Limit: 10}); err != nil {
+			return nil, err
+		}
+	}
+	// What the page itself remembered, still in the inbox.
+	if err := add("moc-"+c.slug, memory.SearchInput{Words: q, Kind: "inbox", Who: builds.PageActor(c.slug).Who, Limit: 10}); err != nil {
+		return nil, err
+	}
+	return map[string]any{"results": out}, nil
+}
+
+func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		Text string `json:"text"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
+		return nil, err
+	}
+	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: in.Text})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"id": res.ID, "text": res.Text}, nil
+}
+
+func (w *Web) sectionEdit(context.Context, *http.Request, *sectionCall) (any, error) {
+	return nil, forbidden("A page can't edit notes on this box yet; remember the corrected fact instead.")
+}
+
+// sectionForget never removes anything itself: the lines this page wrote that match go on a card the
+// owner approves with their passkey; a page can't approve it.
+func (w *Web) sectionForget(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		Words string `json:"words"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	matches, err := w.cfg.Memory.ForgetPreview(ctx, in.Words)
+	if err != nil {
+		return nil, err
+	}
+	who := builds.PageActor(c.slug)
+	var own []memory.Match
+	days := map[string]*inbox.Day{}
+	for _, m := range matches {
+		if !strings.HasPrefix(m.Path, layout.InboxDir+"/") || m.ID == "" {
+			continue
+		}
+		d, ok := days[m.Path]
+		if !ok {
+			data, err := layout.ReadFile(w.cfg.Box.Root, m.Path)
+			if err != nil {
+				return nil, errs.Wrap("web.section", errs.Other, err, "")
+			}
+			if d, err = inbox.ParseDay(data); err != nil {
+				continue
+			}
+			days[m.Path] = d
+		}
+		for _, e := range d.Entries {
+			if e.Line != nil && e.Line.ID == m.ID && e.Line.Who == who.Who {
+				own = append(own, m)
+			}
+		}
+	}
+	if len(own) == 0 {
+		return map[string]any{"removed": 0, "text": "Nothing this page wrote matches those words."}, nil
+	}
+	out, err := w.gate.Propose(ctx, memory.ForgetAction(in.Words, own), gate.Asker{Connection: who.Who, Via: "page", Conn: who.Conn})
+	if err != nil {
+		return nil, err
+	}
+	if out.Card == nil {
+		return nil, errs.E("web.section", errs.Refused, "%s", out.Text)
+	}
+	return map[string]any{"removed": 0, "card": out.Card.ID, "text": out.Text}, nil
+}
+
+func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, _ *sectionCall) (any, error) {
+	lists, err := w.cfg.Todos.Lists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"lists": lists}, nil
+}
+
+func (w *Web) sectionTodoAdd(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		Text string `json:"text"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
+		return nil, err
+	}
+	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", in.Text)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"id": it.ID, "text": it.Text}, nil
+}
+
+func (w *Web) sectionTodoDone(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		ID string `json:"id"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
+		return nil, err
+	}
+	if _, err := w.cfg.Todos.Done(ctx, builds.PageActor(c.slug), in.ID); err != nil {
+		return nil, err
+	}
+	return map[string]bool{"ok": true}, nil
+}
+
+// sectionCards lists the cards this page caused.
+func (w *Web) sectionCards(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	all, err := w.gate.Waiting(ctx)
+	if err != nil {
+		return nil, err
+	}
+	type cardOut struct {
+		ID     string `json:"id"`
+		Kind   string `json:"kind"`
+		Title  string `json:"title"`
+		Status string `json:"status"`
+	}
+	out := []cardOut{}
+	for _, cd := range all {
+		if cd.ProposedBy.Conn == builds.PageActor(c.slug).Conn {
+			out = append(out, cardOut{cd.ID, cd.Kind, cd.Title, cd.Status})
+		}
+	}
+	return map[string]any{"cards": out}, nil
+}
+
+func (w *Web) sectionTabs(ctx context.Context, _ *http.Request, _ *sectionCall) (any, error) {
+	return w.cfg.Builds.Screen(ctx)
+}
+
+// sectionOpen answers the UI path a page asks to show: a tab, an installed page or a note.
+func (w *Web) sectionOpen(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		Target string `json:"target"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	to, err := w.uiPath(ctx, in.Target)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"url": to}, nil
+}
+
+// uiPath is the path of the owner's UI for a tab id, page:<slug> or note:<name>.
+func (w *Web) uiPath(ctx context.Context, target string) (string, error) {
+	if slug, ok := strings.CutPrefix(target, tabs.PagePrefix); ok {
+		if b, err := w.cfg.Builds.Page(ctx, slug); err == nil && b.Live() {
+			return "/pages/" + slug, nil
+		}
+		return "", errs.E("web.section", errs.NotFound, "There is no page %s.", pagecheck.Clip(slug))
+	}
+	if name, ok := strings.CutPrefix(target, "note:"); ok {
+		if _, err := w.cfg.Memory.Read(ctx, name); err != nil {
+			return "", err
+		}
+		return "/memory/note?name=" + url.QueryEscape(name), nil
+	}
+	for _, t := range tabs.Builtin {
+		if t.ID == target {
+			return "/" + t.ID, nil
+		}
+	}
+	return "", bad("%s is not a tab, page:<name> or note:<name>.", pagecheck.Clip(target))
+}
+
+func (w *Web) sectionDiary(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
+	n := 10
+	if s := r.URL.Query().Get("n"); s != "" {
+		v, err := strconv.Atoi(s)
+		if err != nil || v < 1 || v > 50 {
+			return nil, bad("n is a number from 1 to 50.")
+		}
+		n = v
+	}
+	who := builds.PageActor(c.slug)
+	es, err := w.cfg.Box.Diary(ctx, n, func(e diary.Entry) bool { return e.Conn == who.Conn })
+	if err != nil {
+		return nil, err
+	}
+	type entry struct {
+		Time   string `json:"time"`
+		Action string `json:"action"`
+		Reason string `json:"reason"`
+	}
+	out := []entry{}
+	for _, e := range es {
+		out = append(out, entry{e.Time, e.Summary, e.Reason})
+	}
+	return map[string]any{"entries": out}, nil
+}
+
+func (w *Web) sectionConnector(context.Context, *http.Request, *sectionCall) (any, error) {
+	return nil, forbidden("This page uses no connector on this box.")
+}
+
+func (w *Web) sectionAsk(context.Context, *http.Request, *sectionCall) (any, error) {
+	return nil, forbidden("Asking the box's brain from a page isn't set up on this box.")
+}
+
+func (w *Web) sectionHeartbeat(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		Version int `json:"version"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if in.Version != c.version {
+		return nil, bad("This page is version %d, not %d.", c.version, in.Version)
+	}
+	st, err := w.cfg.Builds.Heartbeat(ctx, c.slug, in.Version)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": st}, nil
+}
+
+func (w *Web) sectionErrorReport(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		Version int    `json:"version"`
+		Message string `json:"message"`
+		Where   string `json:"where"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if in.Version != c.version {
+		return nil, bad("This page is version %d, not %d.", c.version, in.Version)
+	}
+	st, err := w.cfg.Builds.Failed(ctx, c.slug, in.Version, strings.TrimSpace(in.Message+" ("+in.Where+")"))
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"status": st}, nil
+}

@@ -1,0 +1,242 @@
+package web_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/page"
+)
+
+var claudeAsker = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai", Conn: "k-claude"}
+
+// install puts a page on the box as an assistant would: proposed, then approved by the local owner.
+func install(t *testing.T, f *fx, slug, html string, read ...string) {
+	t.Helper()
+	ctx := context.Background()
+	p, err := f.a.Builds.ProposePage(ctx, builds.PageInput{Name: strings.ToUpper(slug[:1]) + slug[1:], Own: slug, What: "A page.", Read: read, HTML: html}, claudeAsker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.g.Approve(ctx, p.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+var tokenRe = regexp.MustCompile(`"token":"([A-Za-z0-9_-]+)"`)
+
+// served fetches a page with the client's cookies and returns its response, body and token.
+func (f *fx) served(c *http.Client, slug string) (*http.Response, string, string) {
+	f.t.Helper()
+	res, err := c.Get(f.base + "/s/" + slug + "/")
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	tok := ""
+	if m := tokenRe.FindStringSubmatch(string(body)); m != nil {
+		tok = m[1]
+	}
+	return res, string(body), tok
+}
+
+// bridge calls a page's route as its frame would: origin null, the token header, no cookies.
+func (f *fx) bridge(method, slug, route, token, body string) (int, map[string]any, http.Header) {
+	f.t.Helper()
+	req, _ := http.NewRequest(method, f.base+"/api/sections/"+slug+"/"+route, strings.NewReader(body))
+	req.Header.Set("Origin", "null")
+	if token != "" {
+		req.Header.Set("x-section-token", token)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	out := map[string]any{}
+	json.NewDecoder(res.Body).Decode(&out)
+	return res.StatusCode, out, res.Header
+}
+
+func readGarden(t *testing.T) string {
+	t.Helper()
+	data, err := os.ReadFile("../builds/testdata/garden.html")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// A page is served to the owner's signed-in browser only, with exactly the sandbox headers and its
+// bridge first; anyone else gets 401.
+func TestPageServedBoxed(t *testing.T) {
+	f := newFx(t)
+	install(t, f, "garden", readGarden(t))
+	if res, _, _ := f.served(newClient(), "garden"); res.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("a browser that is not signed in got %d", res.StatusCode)
+	}
+	f.signedIn()
+	res, body, tok := f.served(f.c, "garden")
+	if res.StatusCode != 200 || tok == "" {
+		t.Fatalf("served: %d %.300s", res.StatusCode, body)
+	}
+	want, _ := page.Headers(f.base)
+	for k := range want {
+		if got := res.Header.Get(k); got != want.Get(k) {
+			t.Errorf("%s: %q, want %q", k, got, want.Get(k))
+		}
+	}
+	if res.Header.Get("X-Frame-Options") != "" {
+		t.Error("the page's frame is refused by X-Frame-Options")
+	}
+	if !strings.Contains(body, "<title>Garden</title>") || strings.Index(body, "<script>") > strings.Index(body, "<title>") {
+		t.Errorf("the bridge is not the first thing in <head>: %.200s", body)
+	}
+	// The box's own screens still refuse to be framed.
+	_, _ = f.get(f.c, "/today")
+	r2, _ := f.c.Get(f.base + "/pages/garden")
+	if r2.Header.Get("X-Frame-Options") != "DENY" || !strings.Contains(r2.Header.Get("Content-Security-Policy"), "frame-ancestors 'none'") {
+		t.Errorf("the holder page can be framed: %v", r2.Header)
+	}
+	r2.Body.Close()
+}
+
+// The bridge answers by the page's token alone, keeps a page to its own, and refuses as documented.
+func TestBridgeRoutes(t *testing.T) {
+	ctx := context.Background()
+	f := newFx(t)
+	install(t, f, "garden", readGarden(t))
+	install(t, f, "probe", "<p>probe</p>")
+	f.signedIn()
+	_, _, tok := f.served(f.c, "garden")
+	_, _, probeTok := f.served(f.c, "probe")
+
+	// CORS for an opaque origin, never with credentials.
+	st, _, h := f.bridge("OPTIONS", "garden", "memory/map", "", "")
+	if st != http.StatusNoContent || h.Get("Access-Control-Allow-Origin") != "null" || h.Get("Access-Control-Allow-Credentials") != "" ||
+		!strings.Contains(h.Get("Access-Control-Allow-Headers"), "x-section-token") {
+		t.Fatalf("preflight: %d %v", st, h)
+	}
+	st, out, h := f.bridge("GET", "garden", "memory/map", tok, "")
+	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || !strings.Contains(toJSON(out), `{"maps":[{"name":"moc-garden","notes":[],"own":true}]}`) {
+		t.Fatalf("map: %d %v", st, out)
+	}
+	// No token, the owner's cookie instead, or another page's token: 401.
+	if st, _, _ := f.bridge("GET", "garden", "data", "", ""); st != http.StatusUnauthorized {
+		t.Errorf("no token: %d", st)
+	}
+	req, _ := http.NewRequest("GET", f.base+"/api/sections/garden/data", nil)
+	if res, _ := f.c.Do(req); res.StatusCode != http.StatusUnauthorized {
+		t.Errorf("the owner's cookie alone: %d", res.StatusCode)
+	}
+	if st, _, _ := f.bridge("GET", "garden", "data", probeTok, ""); st != http.StatusUnauthorized {
+		t.Errorf("a second page's token: %d", st)
+	}
+	// A note outside its maps: 403. Unknown keys: 400. Too big: 413. Unknown route: 404.
+	remember(t, f.m, "owner", "Leo swims on Thursdays.")
+	if st, out, _ := f.bridge("GET", "garden", "memory/note?id=MEMORY", tok, ""); st != http.StatusForbidden {
+		t.Errorf("the router from a page: %d %v", st, out)
+	}
+	if st, _, _ := f.bridge("POST", "garden", "data", tok, `{"key":"a","value":1,"sha256":"x"}`); st != http.StatusBadRequest {
+		t.Errorf("an unknown key: %d", st)
+	}
+	if st, _, _ := f.bridge("POST", "garden", "data", tok, `{"key":"a","value":"`+strings.Repeat("x", 70<<10)+`"}`); st != http.StatusRequestEntityTooLarge {
+		t.Errorf("a body over 64 KB: %d", st)
+	}
+	if st, _, _ := f.bridge("GET", "garden", "secrets", tok, ""); st != http.StatusNotFound {
+		t.Errorf("an unknown route: %d", st)
+	}
+	// Its own data, and a remembered line written as the page, outside.
+	if st, out, _ := f.bridge("POST", "garden", "data", tok, `{"key":"beds","value":{"north":"tomatoes"}}`); st != 200 {
+		t.Fatalf("data set: %d %v", st, out)
+	}
+	if st, out, _ := f.bridge("GET", "garden", "data?key=beds", tok, ""); st != 200 || toJSON(out["value"]) != `{"north":"tomatoes"}` {
+		t.Fatalf("data get: %d %v", st, out)
+	}
+	if st, out, _ := f.bridge("GET", "probe", "data", probeTok, ""); st != 200 || toJSON(out["data"]) != `{}` {
+		t.Fatalf("another page's data reached the probe: %v", out)
+	}
+	st, out, _ = f.bridge("POST", "garden", "memory/remember", tok, `{"text":"Planted tomatoes by the fence."}`)
+	if st != 200 || out["id"] == "" {
+		t.Fatalf("remember: %d %v", st, out)
+	}
+	lines, _ := f.m.ForgetPreview(ctx, "tomatoes fence")
+	if len(lines) != 1 {
+		t.Fatalf("remembered lines: %v", lines)
+	}
+	if day := readBox(t, f, lines[0].Path); !strings.Contains(day, "page garden · page · outside · Planted tomatoes") {
+		t.Errorf("the line is not the page's, outside:\n%s", day)
+	}
+	// The page's forget is a card it can't approve: the web UI refuses a request from its origin.
+	st, out, _ = f.bridge("POST", "garden", "memory/forget", tok, `{"words":"tomatoes"}`)
+	id, _ := out["card"].(string)
+	if st != 200 || id == "" {
+		t.Fatalf("forget: %d %v", st, out)
+	}
+	req, _ = http.NewRequest("POST", f.base+"/cards/"+id+"/approve", strings.NewReader("{}"))
+	req.Header.Set("Origin", "null")
+	req.Header.Set("Content-Type", "text/plain;charset=UTF-8")
+	if res, _ := f.c.Do(req); res.StatusCode != http.StatusForbidden {
+		t.Errorf("approve from a page's origin: %d", res.StatusCode)
+	}
+	if st, _, _ := f.bridge("POST", "garden", "cards/"+id+"/approve", tok, `{}`); st != http.StatusNotFound {
+		t.Errorf("approve through the bridge: %d", st)
+	}
+	if c, err := f.g.Get(ctx, id); err != nil || c.Status != gate.StatusWaiting || c.FromOwner() {
+		t.Fatalf("the page's card: %+v %v", c, err)
+	}
+	// Heartbeat turns it on; safe mode answers 423 (error still goes through).
+	if st, out, _ := f.bridge("POST", "garden", "heartbeat", tok, `{"version":1}`); st != 200 || out["status"] != "on" {
+		t.Fatalf("heartbeat: %d %v", st, out)
+	}
+	if err := f.a.Builds.SetSafeMode(ctx, ownerActorFor(), true); err != nil {
+		t.Fatal(err)
+	}
+	if st, _, _ := f.bridge("GET", "garden", "memory/map", tok, ""); st != http.StatusLocked {
+		t.Errorf("safe mode: %d", st)
+	}
+	if res, _, _ := f.served(f.c, "garden"); res.StatusCode != http.StatusLocked {
+		t.Errorf("the page in safe mode: %d", res.StatusCode)
+	}
+	if st, _, _ := f.bridge("POST", "garden", "error", tok, `{"version":1,"message":"x","where":""}`); st != 200 {
+		t.Errorf("error in safe mode: %d", st)
+	}
+	f.a.Builds.SetSafeMode(ctx, ownerActorFor(), false)
+	// Too many calls: 429.
+	limited := false
+	for i := 0; i < 60 && !limited; i++ {
+		st, _, _ := f.bridge("GET", "garden", "data", tok, "")
+		limited = st == http.StatusTooManyRequests
+	}
+	if !limited {
+		t.Error("60 calls at once were never limited")
+	}
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+func readBox(t *testing.T, f *fx, p string) string {
+	t.Helper()
+	data, err := os.ReadFile(f.a.Root + p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func ownerActorFor() box.Actor { return box.Actor{Who: "owner", Via: "web", Trust: "own"} }
