@@ -21,7 +21,7 @@ var rank = map[string]int{
 	"internal/diary": 2, "internal/page": 2, "internal/sandbox": 2, "internal/imports": 2,
 	"internal/route": 3, "internal/card": 3, "internal/note": 3, "internal/look": 3,
 	"internal/schema": 4, "internal/box": 4, "internal/exports": 4, "internal/duplicate": 4,
-	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/duplicatetest": 5,
+	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/duplicatetest": 5, "internal/jobs": 5, "internal/backup": 5,
 	"internal/memory": 6, "internal/keys": 6, "internal/grants": 6, "internal/brain": 6, "internal/builds": 6, "internal/routine": 6,
 	"internal/mcp": 7, "internal/web": 7, "internal/hooks": 7, "internal/wire": 7, "internal/oauth": 7,
 	"internal/server": 8,

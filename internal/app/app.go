@@ -11,12 +11,14 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/boxmem/box/internal/backup"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/routine"
@@ -70,11 +72,14 @@ type App struct {
 	Builds    *builds.Builds
 	// Routines are the owner's scheduled prompts (docs/ROUTINES.md).
 	Routines *routine.Service
+	Jobs     *jobs.Runner    // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
+	Backups  *backup.Backups // the box's backup remotes (docs/BACKUP.md)
 
 	opts    Options
 	vault   vaultOnce
 	closers []func() error // in opening order; Close runs them backwards
 	mcp     mcpOnce
+	jobs    jobState
 }
 
 // Open opens the box at root (a box already) and composes its services.
@@ -160,6 +165,10 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	}
 	a.planTidy()
 	if err = a.composeRoutines(); err != nil {
+		return nil, err
+	}
+	a.composeBackups()
+	if err = a.composeJobs(); err != nil {
 		return nil, err
 	}
 	return a, nil

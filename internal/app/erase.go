@@ -47,6 +47,16 @@ func (a *App) Erase(ctx context.Context, who box.Actor) (memory.EraseResult, err
 	if err := a.State.Compact(ctx); err != nil {
 		all = append(all, err)
 	}
+	// The erase rewrote history: every backup's copy is replaced by the fresh root (docs/BACKUP.md).
+	if round, err := a.Backups.PushAll(ctx, true, true); err != nil {
+		all = append(all, err)
+	} else if round.Failed() > 0 {
+		for _, p := range round.Pushed {
+			if p.Error != "" {
+				all = append(all, errs.E(op, errs.Other, "The backup %s still holds the erased history: %s", p.Remote, p.Error))
+			}
+		}
+	}
 	if err := errors.Join(all...); err != nil {
 		return res, errs.Wrap(op, errs.KindOf(err), err, "The erase did not finish; what failed is named here, and erasing again retries every step")
 	}

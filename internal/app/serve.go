@@ -32,6 +32,8 @@ type ServeOptions struct {
 	// Export writes the box at root as kind to w, for the web UI's export buttons (exports.Stream,
 	// bound by the CLI: the exports package's tests compose an App, so the App cannot import it).
 	Export func(ctx context.Context, root, kind, name string, w io.Writer) error
+	// Jobs are the job runner's settings (docs/JOBS.md).
+	Jobs JobOptions
 }
 
 // Ready says where a served box is.
@@ -85,14 +87,23 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	return srv, ui, nil
 }
 
-// Run serves the box until ctx is done, then shuts down gracefully. It is box serve; later, the job
-// runner starts and stops here too.
-func (a *App) Run(ctx context.Context, o ServeOptions) error {
+// Run serves the box until ctx is done, then shuts down gracefully. It is box serve: the job runner
+// starts with the server and stops with it.
+func (a *App) Run(ctx context.Context, o ServeOptions) (err error) {
 	srv, ui, err := a.Server(o)
 	if err != nil {
 		return err
 	}
 	defer ui.Close() // uploads still waiting for an import are removed
+	jctx, stopJobs := context.WithCancel(ctx)
+	defer func() {
+		stopJobs()
+		a.Jobs.Wait()
+		a.jobs.wg.Wait()
+	}()
+	if err := a.startJobs(jctx, o.Jobs); err != nil {
+		return err
+	}
 	if o.Ready != nil {
 		r := Ready{Base: "http://" + o.Listener.Addr().String()}
 		owner := r.Base

@@ -46,6 +46,9 @@ type Change struct {
 	// Spool is the change as data, used instead of Apply: a registered op (Options.Spool) and its
 	// arguments, so that a writer in another process can apply it in its own batch.
 	Spool *SpoolOp
+	// EntryID, when set, is the diary entry id the change gets (diary.NewID): a caller that names the
+	// entry in another change of the same commit (the job runner's record) chooses it in advance.
+	EntryID string
 
 	entryID string // set in advance for spooled changes
 }
@@ -399,6 +402,9 @@ func (b *Box) applyOne(ctx context.Context, bt *batch, c Change, blobs map[strin
 		}
 	}
 	now := b.opts.Now().UTC()
+	if c.entryID == "" {
+		c.entryID = c.EntryID
+	}
 	if c.entryID == "" {
 		c.entryID = diary.NewID(now)
 	}

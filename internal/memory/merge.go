@@ -67,6 +67,12 @@ type MergeResult struct {
 // duplicates, as one change that undo reverses. A dry run writes nothing and lists what would merge.
 // A note changed while the pass waited for the lock makes it weigh again.
 func (m *Memory) Merge(ctx context.Context, a Actor, opts MergeOptions) (MergeResult, error) {
+	return m.MergeWith(ctx, a, opts, nil)
+}
+
+// MergeWith is Merge committing also with the pass (Also); nil is Merge. A pass with nothing to merge
+// commits nothing.
+func (m *Memory) MergeWith(ctx context.Context, a Actor, opts MergeOptions, also *Also[MergeResult]) (MergeResult, error) {
 	a = normalize(a)
 	for attempt := 0; ; attempt++ {
 		pl, err := m.planMerge(ctx)
@@ -77,7 +83,7 @@ func (m *Memory) Merge(ctx context.Context, a Actor, opts MergeOptions) (MergeRe
 		if opts.DryRun || len(pl.merges) == 0 {
 			return res, nil
 		}
-		res, err = m.applyMerge(ctx, a, pl, res)
+		res, err = m.applyMerge(ctx, a, pl, res, also)
 		if errs.Is(err, errs.Conflict) && attempt < 2 {
 			continue
 		}
@@ -170,7 +176,7 @@ func (pl *mergePlan) result(who string, dry bool) MergeResult {
 
 // applyMerge joins the planned pairs as one change. A note that changed since it was weighed is a
 // Conflict, and nothing is written.
-func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res MergeResult) (MergeResult, error) {
+func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res MergeResult, also *Also[MergeResult]) (MergeResult, error) {
 	var p Plan
 	var why []string
 	for _, pr := range pl.merges {
@@ -185,14 +191,33 @@ func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res Mer
 		}
 		return nil
 	}
-	ap, r, err := m.applyPlanAs(ctx, a, p, box.Change{Op: mergeOp, Summary: res.Text, Reason: strings.Join(why, "; ")}, unchanged)
+	c := box.Change{Op: mergeOp, Summary: res.Text, Reason: strings.Join(why, "; ")}
+	fill := func(ap *applier, res MergeResult) MergeResult {
+		res.Merged = slices.Clone(res.Merged)
+		for i := range res.Merged {
+			res.Merged[i].Archive = ap.archived[res.Merged[i].Archived]
+		}
+		res.Skipped = append(slices.Clone(res.Skipped), ap.res.Skipped[len(pl.skipped):]...)
+		return res
+	}
+	var with func(ap *applier) *box.Change
+	if also != nil {
+		c.EntryID = diary.NewID(m.now().UTC())
+		with = func(ap *applier) *box.Change {
+			x := also.Change
+			x.Apply = func(tx *box.Tx) error {
+				r := fill(ap, res)
+				r.Entry = c.EntryID
+				return also.Write(tx, r)
+			}
+			return &x
+		}
+	}
+	ap, r, err := m.applyPlanAs(ctx, a, p, c, unchanged, with)
 	if err != nil {
 		return MergeResult{}, err
 	}
-	for i := range res.Merged {
-		res.Merged[i].Archive = ap.archived[res.Merged[i].Archived]
-	}
-	res.Skipped = append(res.Skipped, ap.res.Skipped[len(pl.skipped):]...)
+	res = fill(ap, res)
 	res.Entry, res.Commit = r.EntryID, r.Commit
 	return res, nil
 }

@@ -386,7 +386,7 @@ func TestMergeStalePlanConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := headOf(t, m)
-	if _, err := m.applyMerge(ctx, own, pl, pl.result(own.Who, false)); !errs.Is(err, errs.Conflict) {
+	if _, err := m.applyMerge(ctx, own, pl, pl.result(own.Who, false), nil); !errs.Is(err, errs.Conflict) {
 		t.Fatalf("a stale plan: %v", err)
 	}
 	if commitsSince(t, m, head) != 0 {

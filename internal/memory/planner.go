@@ -110,7 +110,7 @@ func groups(p Plan, trustOf map[string]string) []lineGroup {
 
 // tidyPlanned is Tidy with a planner: the proposals are asked for once, the plan assembled and applied;
 // a plan the box changed under is assembled again from the same proposals.
-func (m *Memory) tidyPlanned(ctx context.Context, a Actor, pl Planner) (TidyResult, error) {
+func (m *Memory) tidyPlanned(ctx context.Context, a Actor, pl Planner, also *Also[TidyResult]) (TidyResult, error) {
 	var props map[string][]Action
 	var models []string
 	var notes []string
@@ -129,11 +129,12 @@ func (m *Memory) tidyPlanned(ctx context.Context, a Actor, pl Planner) (TidyResu
 			}
 		}
 		if len(props) == 0 { // the planner proposed nothing: the rules' plan as a whole, as without one
-			res, err := m.ApplyPlan(ctx, a, rules)
+			brain := strings.Join(append(models, notes...), " ")
+			res, err := m.applyPlan(ctx, a, rules, planning{brain: brain}, also)
 			if errs.Is(err, errs.Conflict) && attempt < 2 {
 				continue
 			}
-			res.Brain = strings.Join(append(models, notes...), " ")
+			res.Brain = brain
 			return res, err
 		}
 		plan, planned, refused := m.assemble(rules, lines, props)
@@ -141,18 +142,18 @@ func (m *Memory) tidyPlanned(ctx context.Context, a Actor, pl Planner) (TidyResu
 		if len(planned) > 0 {
 			note = fmt.Sprintf("the brain (%s) planned %d of %d lines", strings.Join(models, ", "), len(planned), len(groups(plan, nil)))
 		}
-		res, err := m.applyTidy(ctx, a, plan, note)
+		brain := strings.Join(models, ", ")
+		if brain == "" {
+			brain = strings.Join(notes, " ")
+		}
+		res, err := m.applyPlan(ctx, a, plan, planning{note: note, planned: planned, refused: refused, brain: brain}, also)
 		if errs.Is(err, errs.Conflict) && attempt < 2 {
 			continue
 		}
 		if err != nil {
 			return res, err
 		}
-		res.Planned, res.Refused = planned, refused
-		res.Brain = strings.Join(models, ", ")
-		if res.Brain == "" {
-			res.Brain = strings.Join(notes, " ")
-		}
+		res.Planned, res.Refused, res.Brain = planned, refused, brain
 		return res, nil
 	}
 }

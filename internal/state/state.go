@@ -38,6 +38,7 @@ type Store struct {
 
 	fmu   sync.Mutex
 	flags flagCache
+	watch watch
 }
 
 // Open opens (or creates, mode 0600) the state file of the box at root and brings its schema to the
@@ -119,7 +120,7 @@ func (s *Store) Now() time.Time { return s.now() }
 func (s *Store) Path() string { return s.path }
 
 // Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.closeWatch(), s.db.Close()) }
 
 // Compact makes deleted rows unrecoverable from the file: the write-ahead log is folded in and emptied,
 // and the file is rewritten without its free pages (erase needs both). A log another process's reader
