@@ -203,6 +203,7 @@ type importPrep struct {
 	seen   map[string]bool // keys met in this import
 	lines  []importLine
 	docs   []importDoc
+	read   []recordEntry // documents the brain read for facts (Extract), recorded with the import
 	res    ImportResult
 }
 
@@ -301,26 +302,6 @@ func (p *importPrep) doc(d imports.Doc) error {
 		p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "its path cannot be a box path; rename it to import it"})
 		return nil
 	}
-	if p.in.Extract != nil && !d.Binary {
-		lines, err := p.in.Extract(p.ctx, d)
-		if err != nil {
-			return err
-		}
-		for _, l := range lines {
-			if l.File == "" {
-				l.File, l.Where = d.File, d.Where
-			}
-			if l.ID == "" {
-				l.ID = d.ID + ", proposed: " + hashOf(l.Text)[:8]
-			}
-			if l.Key == "" {
-				l.Key = "extract\x00" + d.Key + "\x00" + l.Text
-			}
-			if err := p.line(l); err != nil {
-				return err
-			}
-		}
-	}
 	data := d.Data
 	if d.Binary {
 		if at, found := attachmentSecret(data); found {
@@ -335,6 +316,11 @@ func (p *importPrep) doc(d imports.Doc) error {
 		}
 	}
 	key, sum := hashOf(p.in.Kind, d.Key), hashOf(string(data))
+	if !d.Binary {
+		if err := p.extract(d, data, sum); err != nil {
+			return err
+		}
+	}
 	if _, ok := p.fresh(key, sum); !ok {
 		return nil
 	}
@@ -344,6 +330,42 @@ func (p *importPrep) doc(d imports.Doc) error {
 	p.docs = append(p.docs, importDoc{path: bp, data: data, rec: recordEntry{Key: key, Sum: sum, To: bp, At: p.now.Format("2006-01-02")}})
 	p.res.Documents++
 	p.sample(bp)
+	return nil
+}
+
+// extract proposes facts from a document (a conversation) when the owner asked (ImportInput.Extract),
+// once per version of it: the record keeps that it was read, so importing the same export again reads
+// nothing twice, and a conversation imported before without --extract is read now. The document given
+// is the one the box keeps, secret-like lines already blanked, so no secret goes to the brain.
+func (p *importPrep) extract(d imports.Doc, data []byte, sum string) error {
+	if p.in.Extract == nil {
+		return nil
+	}
+	key := hashOf(p.in.Kind, "extract", d.Key)
+	if old, had := p.record[key]; (had && old.Sum == sum) || p.seen[key] {
+		return nil
+	}
+	p.seen[key] = true
+	d.Data = data
+	lines, err := p.in.Extract(p.ctx, d)
+	if err != nil {
+		return err
+	}
+	for _, l := range lines {
+		if l.File == "" {
+			l.File, l.Where = d.File, d.Where
+		}
+		if l.ID == "" {
+			l.ID = d.ID + ", proposed: " + hashOf(l.Text)[:8]
+		}
+		if l.Key == "" {
+			l.Key = "extract\x00" + d.Key + "\x00" + l.Text
+		}
+		if err := p.line(l); err != nil {
+			return err
+		}
+	}
+	p.read = append(p.read, recordEntry{Key: key, Sum: sum, At: p.now.Format("2006-01-02")})
 	return nil
 }
 
@@ -500,6 +522,10 @@ func (p *importPrep) apply(tx *box.Tx) error {
 	}
 	if lines+docs == 0 {
 		return errs.E("memory.import", errs.Conflict, "Everything in this import came in meanwhile through another import; nothing is left to add.")
+	}
+	for _, e := range p.read {
+		e.To = "extract"
+		rec[e.Key] = e
 	}
 	p.res.Lines, p.res.Documents = lines, docs
 	return writeRecord(tx, p.in.Kind, rec)

@@ -149,7 +149,7 @@ type uploadView struct {
 
 func (w *Web) importsPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 	q := r.URL.Query()
-	data := &importsData{frame: frame{Tab: "settings"}, Kinds: importKinds, MaxMiB: w.maxUpload() >> 20, Max: w.maxUpload(),
+	data := &importsData{frame: frame{Tab: "settings"}, Kinds: importKinds, Limit: size(w.maxUpload()), Max: w.maxUpload(),
 		Exports: exportKinds, Entry: q.Get("entry")}
 	if up := w.uploads.get(q.Get("upload"), ss.hash, w.now(), false); up != nil {
 		data.Upload = &uploadView{ID: up.id, Name: up.name, Kind: up.kind, Result: up.res, MoreRefused: up.res.Refused - len(up.res.Places)}
@@ -302,9 +302,12 @@ func (w *Web) importDo(rw http.ResponseWriter, r *http.Request, ss *session) {
 }
 
 func (w *Web) importCancel(rw http.ResponseWriter, r *http.Request, ss *session) {
-	if up := w.uploads.get(r.PostFormValue("upload"), ss.hash, w.now(), true); up != nil {
-		up.remove()
+	up := w.uploads.get(r.PostFormValue("upload"), ss.hash, w.now(), true)
+	if up == nil {
+		back(rw, r, "/settings/import", "Nothing was waiting to be imported.")
+		return
 	}
+	up.remove()
 	back(rw, r, "/settings/import", "Cancelled; the uploaded file is gone and nothing was imported.")
 }
 

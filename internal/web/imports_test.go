@@ -34,7 +34,7 @@ func newImportFx(t *testing.T, max int64) *importFx {
 	f := newFx(t)
 	dir := t.TempDir()
 	a := f.a
-	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
+	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
 		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now, UploadDir: dir, MaxUpload: max,
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			_, err := exports.Stream(ctx, kind, a.Box.Root, name, w, exports.Options{Now: f.clock.Now})
@@ -171,6 +171,28 @@ func TestImportUploadDryRunImportUndo(t *testing.T) {
 	}
 	if strings.Contains(page, "Tr0ub4dor") {
 		t.Fatal("the dry run shows a refused secret's text")
+	}
+	// Another signed-in browser (its own session and token) cannot import or cancel this upload.
+	other := newClient()
+	_, begin := f.call(other, "/auth/login/begin", map[string]any{}, "")
+	if st, out := f.call(other, "/auth/login/finish", map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Get(raw(begin["options"]))}, ""); st != 200 {
+		t.Fatalf("second sign-in: %d %v", st, out)
+	}
+	for _, action := range []string{"run", "cancel"} {
+		req, _ := http.NewRequest("POST", f.base+"/settings/import/"+action, strings.NewReader(url.Values{"csrf": {f.fx.csrf(other)}, "upload": {id}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Origin", f.base)
+		res, err := other.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if s := note(t, res); action == "run" && !strings.Contains(s, "no longer waiting") {
+			t.Fatalf("another session imported the upload: %q", s)
+		}
+	}
+	if f.head() != before || len(f.left()) != 2 {
+		t.Fatal("another session touched the waiting upload")
 	}
 	res = f.post("/settings/import/run", url.Values{"csrf": {csrf}, "upload": {id}})
 	res.Body.Close()

@@ -153,7 +153,7 @@ type (
 	importsData struct {
 		frame
 		Kinds   []kindView
-		MaxMiB  int64
+		Limit   string // the upload limit, as the page says it
 		Max     int64
 		Upload  *uploadView // the dry run waiting for the owner
 		Entry   string      // the diary entry of the import just done, for its Undo

@@ -42,7 +42,7 @@ func samples() map[string]page {
 		"settings": &settingsData{frame: signed, Switches: []switchView{{Name: gate.Change, Current: gate.JustDoIt}}, Connections: []keys.Connection{conn}, Ended: []keys.Connection{conn}, OAuth: []grants.Grant{{ID: "g1", Client: "Claude", Host: "claude.ai", Created: at, BuildUntil: at}}, Passkeys: []Passkey{{ID: "p1", Name: "My phone", Created: at}}, Address: "http://localhost:7317/mcp", Phrase: ErasePhrase,
 			Routines: routinesData{Shown: true, Problem: "x", Days: []string{"mon"}, Starters: []routine.Routine{routine.MorningPaper},
 				List: []routine.Routine{{Name: "evening", At: "21:00", Prompt: "p", On: true}, {Name: "quiet", At: "06:00", Prompt: "q"}, {Name: "broken", Problem: "bad"}}}},
-		"imports": &importsData{frame: signed, Kinds: importKinds, MaxMiB: 512, Max: 512 << 20, Entry: "e1", Exports: []string{"markdown", "server-memory", "json"},
+		"imports": &importsData{frame: signed, Kinds: importKinds, Limit: "512 MiB", Max: 512 << 20, Entry: "e1", Exports: []string{"markdown", "server-memory", "json"},
 			Upload: &uploadView{ID: "u1", Name: "memory.jsonl", Kind: "server-memory", MoreRefused: 1, Result: memory.ImportResult{Lines: 2, Refused: 2, Places: []string{"memory.jsonl line 3: secret"},
 				Sample: []string{"Leo swims."}, Skipped: []imports.Skip{{Where: "x", Why: "y"}}, Text: "Would import from memory.jsonl: 2 lines."}}},
 		"signin": &signinData{HasPasskey: true, Localhost: "http://localhost:7317/signin"},
