@@ -29,23 +29,35 @@ func PageActor(slug string) box.Actor { return pageActor(slug) }
 // Heartbeat is a page's first clean load of version n: a pending version turns on. It answers the
 // status after.
 func (r *Builds) Heartbeat(ctx context.Context, slug string, n int) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	b, err := r.Page(ctx, slug)
-	if err != nil {
-		return "", err
-	}
-	if b.Version != n || b.Status != StatusPending {
-		return b.Status, nil
-	}
-	b.Status, b.Previous = StatusOn, 0
-	return b.Status, r.change(ctx, pageActor(slug), "page-on", fmt.Sprintf("The page %s loaded cleanly: version %d is on", b.Name, n), b, nil)
+	return r.firstLoad(ctx, slug, n, func(b *Build) (string, string) {
+		b.Status, b.Previous = StatusOn, 0
+		return "page-on", fmt.Sprintf("The page %s loaded cleanly: version %d is on", b.Name, n)
+	})
 }
 
 // Failed is an error a page reported before its heartbeat: a first version goes off (broken), an
 // update puts the previous version back. The page's message is kept for the owner, never for the
 // assistant that built it (it may carry the owner's notes).
 func (r *Builds) Failed(ctx context.Context, slug string, n int, message string) (string, error) {
+	return r.firstLoad(ctx, slug, n, func(b *Build) (string, string) {
+		for i := range b.Versions {
+			if b.Versions[i].N == n {
+				b.Versions[i].Failed, b.Versions[i].Problem = true, clip(oneLine(message), 500)
+			}
+		}
+		if b.Previous > 0 {
+			summary := fmt.Sprintf("Version %d of the page %s did not load cleanly, so version %d is back", n, b.Name, b.Previous)
+			b.Version, b.Previous, b.Status = b.Previous, 0, StatusOn
+			return "page-failed", summary
+		}
+		b.Status = StatusBroken
+		return "page-failed", fmt.Sprintf("The page %s did not load cleanly (version %d), so it is off", b.Name, n)
+	})
+}
+
+// firstLoad applies what a page's first load of version n says, if that version is still pending,
+// and answers the page's status after.
+func (r *Builds) firstLoad(ctx context.Context, slug string, n int, apply func(b *Build) (op, summary string)) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, err := r.Page(ctx, slug)
@@ -55,19 +67,8 @@ func (r *Builds) Failed(ctx context.Context, slug string, n int, message string)
 	if b.Version != n || b.Status != StatusPending {
 		return b.Status, nil
 	}
-	for i := range b.Versions {
-		if b.Versions[i].N == n {
-			b.Versions[i].Failed, b.Versions[i].Problem = true, clip(oneLine(message), 500)
-		}
-	}
-	summary := fmt.Sprintf("The page %s did not load cleanly (version %d), so it is off", b.Name, n)
-	if b.Previous > 0 {
-		summary = fmt.Sprintf("Version %d of the page %s did not load cleanly, so version %d is back", n, b.Name, b.Previous)
-		b.Version, b.Previous, b.Status = b.Previous, 0, StatusOn
-	} else {
-		b.Status = StatusBroken
-	}
-	return b.Status, r.change(ctx, pageActor(slug), "page-failed", summary, b, nil)
+	op, summary := apply(&b)
+	return b.Status, r.change(ctx, pageActor(slug), op, summary, b, nil)
 }
 
 func clip(s string, n int) string {

@@ -470,17 +470,23 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 	return map[string]any{"results": out}, nil
 }
 
-func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+// textWrite reads a page's {text} body for a write, refused while "Change my box" is at Never.
+func (w *Web) textWrite(ctx context.Context, c *sectionCall) (string, error) {
 	var in struct {
 		Text string `json:"text"`
 	}
 	if err := decodeBody(c, &in); err != nil {
+		return "", err
+	}
+	return in.Text, w.gate.Refuses(ctx, gate.Change)
+}
+
+func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	text, err := w.textWrite(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
-		return nil, err
-	}
-	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: in.Text})
+	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: text})
 	if err != nil {
 		return nil, err
 	}
@@ -550,16 +556,11 @@ func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, _ *sectionCall)
 }
 
 func (w *Web) sectionTodoAdd(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	var in struct {
-		Text string `json:"text"`
-	}
-	if err := decodeBody(c, &in); err != nil {
+	text, err := w.textWrite(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
-		return nil, err
-	}
-	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", in.Text)
+	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", text)
 	if err != nil {
 		return nil, err
 	}
@@ -678,38 +679,41 @@ func (w *Web) sectionAsk(context.Context, *http.Request, *sectionCall) (any, err
 	return nil, forbidden("Asking the box's brain from a page isn't set up on this box.")
 }
 
+// firstLoad reads a page's heartbeat or error body, which must name the version its token is for.
+func firstLoad[T any](c *sectionCall, in *T, version func(*T) int) error {
+	if err := decodeBody(c, in); err != nil {
+		return err
+	}
+	if v := version(in); v != c.version {
+		return bad("This page is version %d, not %d.", c.version, v)
+	}
+	return nil
+}
+
+type heartbeatIn struct {
+	Version int `json:"version"`
+}
+
+type errorIn struct {
+	Version int    `json:"version"`
+	Message string `json:"message"`
+	Where   string `json:"where"`
+}
+
 func (w *Web) sectionHeartbeat(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	var in struct {
-		Version int `json:"version"`
-	}
-	if err := decodeBody(c, &in); err != nil {
+	var in heartbeatIn
+	if err := firstLoad(c, &in, func(i *heartbeatIn) int { return i.Version }); err != nil {
 		return nil, err
-	}
-	if in.Version != c.version {
-		return nil, bad("This page is version %d, not %d.", c.version, in.Version)
 	}
 	st, err := w.cfg.Builds.Heartbeat(ctx, c.slug, in.Version)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"status": st}, nil
+	return map[string]string{"status": st}, err
 }
 
 func (w *Web) sectionErrorReport(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	var in struct {
-		Version int    `json:"version"`
-		Message string `json:"message"`
-		Where   string `json:"where"`
-	}
-	if err := decodeBody(c, &in); err != nil {
+	var in errorIn
+	if err := firstLoad(c, &in, func(i *errorIn) int { return i.Version }); err != nil {
 		return nil, err
-	}
-	if in.Version != c.version {
-		return nil, bad("This page is version %d, not %d.", c.version, in.Version)
 	}
 	st, err := w.cfg.Builds.Failed(ctx, c.slug, in.Version, strings.TrimSpace(in.Message+" ("+in.Where+")"))
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"status": st}, nil
+	return map[string]string{"status": st}, err
 }
