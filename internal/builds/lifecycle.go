@@ -67,8 +67,9 @@ func (r *Builds) firstLoad(ctx context.Context, slug string, n int, apply func(b
 	if b.Version != n || b.Status != StatusPending {
 		return b.Status, nil
 	}
+	was := clone(b)
 	op, summary := apply(&b)
-	return b.Status, r.change(ctx, pageActor(slug), op, summary, b, nil)
+	return b.Status, r.change(ctx, pageActor(slug), op, summary, was, b, nil)
 }
 
 func clip(s string, n int) string {
@@ -87,6 +88,7 @@ func (r *Builds) SetOn(ctx context.Context, actor box.Actor, id string, on bool)
 	if err != nil {
 		return b, err
 	}
+	was := clone(b)
 	verb := "Switched off"
 	switch {
 	case !on:
@@ -99,7 +101,7 @@ func (r *Builds) SetOn(ctx context.Context, actor box.Actor, id string, on bool)
 		verb = "Switched on"
 	}
 	b.Previous = 0
-	return b, r.change(ctx, actor, "build-"+map[bool]string{true: "on", false: "off"}[on], verb+" "+describe(b), b, nil)
+	return b, r.change(ctx, actor, "build-"+map[bool]string{true: "on", false: "off"}[on], verb+" "+describe(b), was, b, nil)
 }
 
 func describe(b Build) string {
@@ -147,14 +149,14 @@ func (r *Builds) Undo(ctx context.Context, actor box.Actor, id string, n int) (B
 	if _, err := r.Source(b, n); err != nil {
 		return b, err
 	}
-	from := b.Version
+	from, was := b.Version, clone(b)
 	b.Version, b.Previous = n, 0
 	if v.Failed {
 		b.Status = StatusPending
 	} else if b.Status != StatusOff {
 		b.Status = StatusOn
 	}
-	return b, r.change(ctx, actor, "build-undo", fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b)), b, nil)
+	return b, r.change(ctx, actor, "build-undo", fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b)), was, b, nil)
 }
 
 // Removed is what removing a build did.
