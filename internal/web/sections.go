@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -430,7 +431,11 @@ func (w *Web) sectionNote(ctx context.Context, r *http.Request, c *sectionCall) 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"name": n.Name, "title": n.Title, "description": hook, "text": memory.Base([]byte(n.Text))}, nil
+	text := n.Text
+	if cd, err := card.Parse(n.Path, []byte(n.Text)); err == nil {
+		text = string(cd.Body) // the note without its frontmatter
+	}
+	return map[string]string{"name": n.Name, "title": n.Title, "description": hook, "text": text}, nil
 }
 
 func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
