@@ -16,7 +16,7 @@ import (
 	"github.com/boxmem/box/internal/passkeytest"
 )
 
-func newApp(t *testing.T) *app.App {
+func newApp(t testing.TB) *app.App {
 	t.Helper()
 	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: passkeytest.NewClock().Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
 	if err != nil {
@@ -26,7 +26,7 @@ func newApp(t *testing.T) *app.App {
 	return a
 }
 
-func garden(t *testing.T) string {
+func garden(t testing.TB) string {
 	t.Helper()
 	data, err := os.ReadFile("testdata/garden.html")
 	if err != nil {

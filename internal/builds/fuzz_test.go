@@ -2,35 +2,23 @@ package builds_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
-	"github.com/boxmem/box/internal/passkeytest"
 )
 
 // FuzzProposePage: whatever an assistant sends, a proposal is either refused with "Not proposed: …"
 // and no card, or a card whose action holds exactly the bytes sent and their fingerprint.
 func FuzzProposePage(f *testing.F) {
-	garden, err := os.ReadFile("testdata/garden.html")
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Add("Garden", "garden", "What I planted where.", "moc-home", string(garden))
+	f.Add("Garden", "garden", "What I planted where.", "moc-home", garden(f))
 	f.Add("", "garden", "x", "", "<p>x</p>")
 	f.Add("G\u202e", "g", "x", "", "<p>x</p>")
 	f.Add("G", "g--x", "x", "../x", `<img src="//cdn.example.com/a.png">`)
 	f.Add("G", "g", "x", "people", "<script>new WebSocket('x')</script>")
-	a, err := app.Init(context.Background(), f.TempDir(), nil, "true", app.Options{Now: passkeytest.NewClock().Now, VaultDir: filepath.Join(f.TempDir(), "vault")})
-	if err != nil {
-		f.Fatal(err)
-	}
-	f.Cleanup(func() { a.Close() })
+	a := newApp(f)
 	n := 0
 	f.Fuzz(func(t *testing.T, name, own, what, read, html string) {
 		n++
