@@ -1,7 +1,7 @@
 // Command mcp benchmarks box's MCP server side by side with the reference @modelcontextprotocol/server-memory
 // (npm, stdio): the same Go SDK client, the same facts. It prints a Markdown section for BENCHMARKS.md.
 //
-//	go run ./bench/mcp [-sizes 1000,10000] [-calls 100] [-writes 160] [-big 100000]   (bench/run.sh mcp)
+//	go run ./bench/mcp [-sizes 1000,10000] [-calls 100] [-writes 160] [-big 100000] [-lean 200] [-serve-only]   (bench/run.sh mcp)
 package main
 
 import (
@@ -28,6 +28,11 @@ var (
 	writes = flag.Int("writes", 160, "writes per throughput run (split over the clients)")
 	big    = flag.Int("big", 100000, "notes in the box whose initialize latency is measured")
 	notes  = flag.Int("notes", 10000, "notes in the box served to 32 HTTP clients and measured for RSS")
+
+	leanCalls  = flag.Int("lean", 200, "calls per query and round of the lean request path (0 skips it)")
+	leanRounds = flag.Int("lean-rounds", 3, "rounds of the lean request path, alternating box serve and the bare server")
+	broadWords = flag.String("broad", "lyon,likes", "the lean request path's broad queries: words in thousands of notes (comma-separated)")
+	serveOnly  = flag.Bool("serve-only", false, "measure only box serve (the lean path and the serve table), not the comparison with the reference")
 )
 
 func main() {
@@ -48,6 +53,9 @@ func run(ctx context.Context, tmp, bin string) error {
 		"box gets them through memory.Remember, the reference as one entity each). Latencies are per tools/call, client side.\n\n", refVersion, h.nodeVersion)
 	var rows, wrows []string
 	for _, s := range strings.Split(*sizes, ",") {
+		if *serveOnly {
+			break
+		}
 		n, _ := strconv.Atoi(strings.TrimSpace(s))
 		if n <= 0 {
 			continue
@@ -58,20 +66,28 @@ func run(ctx context.Context, tmp, bin string) error {
 		}
 		rows, wrows = append(rows, r...), append(wrows, w...)
 	}
-	fmt.Println("| facts | query | box p50 | box p95 | reference p50 | reference p95 | results box / reference |")
-	fmt.Println("|---|---|---|---|---|---|---|")
-	fmt.Println(strings.Join(rows, "\n"))
-	fmt.Println()
-	fmt.Println("| facts | writers | box writes/s | box kept on disk | reference writes/s | reference kept |")
-	fmt.Println("|---|---|---|---|---|---|")
-	fmt.Println(strings.Join(wrows, "\n"))
-	fmt.Println()
+	if len(rows) > 0 {
+		fmt.Println("| facts | query | box p50 | box p95 | reference p50 | reference p95 | results box / reference |")
+		fmt.Println("|---|---|---|---|---|---|---|")
+		fmt.Println(strings.Join(rows, "\n"))
+		fmt.Println()
+		fmt.Println("| facts | writers | box writes/s | box kept on disk | reference writes/s | reference kept |")
+		fmt.Println("|---|---|---|---|---|---|")
+		fmt.Println(strings.Join(wrows, "\n"))
+		fmt.Println()
+	}
+	servedRows := h.served(ctx)
 	fmt.Println("| box serve (Streamable HTTP) | value |")
 	fmt.Println("|---|---|")
-	for _, r := range h.served(ctx) {
+	for _, r := range servedRows {
 		fmt.Println(r)
 	}
 	fmt.Println()
+	if len(h.lean) > 0 {
+		fmt.Println(leanHeader())
+		fmt.Println(strings.Join(h.lean, "\n"))
+		fmt.Println()
+	}
 	return nil
 }
 
@@ -79,6 +95,7 @@ const refVersion = "2026.8.31"
 
 type harness struct {
 	tmp, repo, bin, nodeSh, nodeVersion string
+	lean                                []string // the lean request path's rows, when measured
 }
 
 func newHarness(tmp, bin string) (*harness, error) {

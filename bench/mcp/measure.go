@@ -235,6 +235,13 @@ func (h *harness) served(ctx context.Context) []string {
 	} else if s, err := h.serve(ctx, root, 32); err != nil {
 		row("32 clients, RSS", "not measured: "+err.Error())
 	} else {
+		if *leanCalls > 0 {
+			if lean, err := h.leanRows(ctx, s); err != nil {
+				row("lean request path", "not measured: "+err.Error())
+			} else {
+				h.lean = lean
+			}
+		}
 		lat, failed := s.searchLoad(ctx, 50)
 		row(fmt.Sprintf("memory_search, 32 concurrent HTTP clients × 50 calls, %d notes: p50 / p99", *notes),
 			fmt.Sprintf("%s / %s (%d refused or failed)", ms(benchkit.Percentile(lat, 50)), ms(benchkit.Percentile(lat, 99)), failed))
@@ -245,6 +252,9 @@ func (h *harness) served(ctx context.Context) []string {
 		rss, hwm := s.rss()
 		row(fmt.Sprintf("resident memory of box serve with %d notes, after that load (RSS / peak)", *notes), rss+" / "+hwm)
 		s.stop()
+	}
+	if *big <= 0 {
+		return rows
 	}
 	root, err = h.notesBox(ctx, "big", *big)
 	if err != nil {
@@ -287,10 +297,7 @@ func (h *harness) notesBox(ctx context.Context, label string, n int) (string, er
 		go func() {
 			defer wg.Done()
 			for i := w; i < n; i += 8 {
-				nm, text := fact(i)
-				title := strings.ToUpper(nm[:1]) + nm[1:]
-				body := fmt.Sprintf("---\ntype: note\nkind: entity\ntitle: %s\ndescription: %s\n---\n# %s\n\n## Snapshot\n%s\n\n## Key facts\n- Likes %s.\n- Lives in %s.\n",
-					title, text, title, text, hobbies[i%len(hobbies)], cities[i%len(cities)])
+				nm, body := noteText(i)
 				os.WriteFile(filepath.Join(dir, "entity-"+nm+".md"), []byte(body), 0o644)
 			}
 		}()
@@ -300,6 +307,14 @@ func (h *harness) notesBox(ctx context.Context, label string, n int) (string, er
 		return "", err
 	}
 	return root, nil
+}
+
+// noteText is the generated note of fact i: its name and its file's text.
+func noteText(i int) (string, string) {
+	nm, text := fact(i)
+	title := strings.ToUpper(nm[:1]) + nm[1:]
+	return nm, fmt.Sprintf("---\ntype: note\nkind: entity\ntitle: %s\ndescription: %s\n---\n# %s\n\n## Snapshot\n%s\n\n## Key facts\n- Likes %s.\n- Lives in %s.\n",
+		title, text, title, text, hobbies[i%len(hobbies)], cities[i%len(cities)])
 }
 
 type served struct {

@@ -5,8 +5,13 @@ import (
 	"os"
 
 	"github.com/boxmem/box/internal/cli"
+	"github.com/boxmem/box/internal/git"
 )
 
 func main() {
+	// git runs the box binary as its askpass for a backup's token (docs/BACKUP.md): answer and stop.
+	if code, ok := git.Askpass(os.Args[1:], os.Getenv, os.Stdout); ok {
+		os.Exit(code)
+	}
 	os.Exit(cli.Main(os.Args[1:], cli.StdIO()))
 }

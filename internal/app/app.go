@@ -11,14 +11,17 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/boxmem/box/internal/backup"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/validate"
@@ -54,42 +57,52 @@ type Options struct {
 
 // App is one process's services over one box. Fields are set by Open and read-only after.
 type App struct {
-	Root   string
-	Box    *box.Box
-	State  *state.Store
-	Gate   *gate.Gate
-	Memory *memory.Memory
-	Todos  *todo.Store
-	Keys   *keys.Store
-	Grants *grants.Store
-	Brain  *brain.Brain
-	Builds *builds.Builds
+	Root string
+	Box  *box.Box
+	// Validator is the box's one validator: the write transaction checks every change with it, and box
+	// validate runs its modes.
+	Validator *validate.Validator
+	State     *state.Store
+	Gate      *gate.Gate
+	Memory    *memory.Memory
+	Todos     *todo.Store
+	Keys      *keys.Store
+	Grants    *grants.Store
+	Brain     *brain.Brain
+	Builds    *builds.Builds
+	// Routines are the owner's scheduled prompts (docs/ROUTINES.md).
+	Routines *routine.Service
+	Jobs     *jobs.Runner    // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
+	Backups  *backup.Backups // the box's backup remotes (docs/BACKUP.md)
 
 	opts    Options
 	vault   vaultOnce
 	closers []func() error // in opening order; Close runs them backwards
 	mcp     mcpOnce
+	jobs    jobState
 }
 
 // Open opens the box at root (a box already) and composes its services.
 func Open(ctx context.Context, root string, opts Options) (*App, error) {
 	opts = defaults(opts)
-	b, err := box.OpenWith(root, boxOptions(root, opts))
+	v := validator(root, opts)
+	b, err := box.OpenWith(root, boxOptions(v, opts))
 	if err != nil {
 		return nil, err
 	}
-	return compose(ctx, b, opts)
+	return compose(ctx, b, v, opts)
 }
 
 // Init makes a new box in dir (box init's seed files, with files added or overriding them, and the git
 // hooks calling hookBinary, "" for this binary) and composes its services.
 func Init(ctx context.Context, dir string, files map[string][]byte, hookBinary string, opts Options) (*App, error) {
 	opts = defaults(opts)
-	b, err := box.Init(ctx, dir, box.InitOptions{Files: files, HookBinary: hookBinary, Options: boxOptions(dir, opts)})
+	v := validator(dir, opts)
+	b, err := box.Init(ctx, dir, box.InitOptions{Files: files, HookBinary: hookBinary, Options: boxOptions(v, opts)})
 	if err != nil {
 		return nil, err
 	}
-	return compose(ctx, b, opts)
+	return compose(ctx, b, v, opts)
 }
 
 func defaults(o Options) Options {
@@ -99,16 +112,20 @@ func defaults(o Options) Options {
 	return o
 }
 
+// validator is the process's one validator of the box at root, on its clock.
+func validator(root string, opts Options) *validate.Validator {
+	return validate.New(root, validate.Options{Now: opts.Now})
+}
+
 // boxOptions are the write transaction's options for every process: the box's validation of every
 // card a change writes, the memory's spooled ops and settling, and the clock.
-func boxOptions(root string, opts Options) box.Options {
-	v := validate.New(root, validate.Options{Now: opts.Now})
+func boxOptions(v *validate.Validator, opts Options) box.Options {
 	return memory.BoxOptions(box.Options{Validate: v.Writes, Now: opts.Now})
 }
 
 // compose builds every service over the one box handle b; on an error it closes what it opened.
-func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) {
-	a := &App{Root: b.Root, Box: b, opts: opts}
+func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Options) (_ *App, err error) {
+	a := &App{Root: b.Root, Box: b, Validator: v, opts: opts}
 	a.closers = append(a.closers, b.Close)
 	defer func() {
 		if err != nil {
@@ -144,6 +161,14 @@ func compose(ctx context.Context, b *box.Box, opts Options) (_ *App, err error) 
 	}
 	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
 	if err = a.composeBrain(); err != nil {
+		return nil, err
+	}
+	a.planTidy()
+	if err = a.composeRoutines(); err != nil {
+		return nil, err
+	}
+	a.composeBackups()
+	if err = a.composeJobs(); err != nil {
 		return nil, err
 	}
 	return a, nil

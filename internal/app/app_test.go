@@ -2,20 +2,25 @@ package app_test
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/mcptest"
 	"github.com/boxmem/box/internal/memory"
@@ -30,10 +35,20 @@ type served struct {
 	base string
 }
 
-func serve(t *testing.T, now func() time.Time) *served {
+func serve(t *testing.T, now func() time.Time) *served { return serveRoot(t, "", now) }
+
+// serveRoot serves the box at root ("" makes a new one): a second call on the same root is a second
+// process of the same box, with its own box handle, gate and state store.
+func serveRoot(t *testing.T, root string, now func() time.Time) *served {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Mode: app.Serve, Now: now})
+	var a *app.App
+	var err error
+	if root == "" {
+		a, err = app.Init(ctx, t.TempDir(), nil, "true", app.Options{Mode: app.Serve, Now: now})
+	} else {
+		a, err = app.Open(ctx, root, app.Options{Mode: app.Serve, Now: now})
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -74,20 +89,59 @@ func (s *served) connect(t *testing.T, name string) (*sdk.ClientSession, keys.Co
 	if err != nil {
 		t.Fatal(err)
 	}
+	return s.connectWith(t, key), conn
+}
+
+// connectWith is an MCP client over Streamable HTTP presenting token (an mbx_ key or an OAuth access token).
+func (s *served) connectWith(t *testing.T, token string) *sdk.ClientSession {
+	t.Helper()
 	tr := &sdk.StreamableClientTransport{Endpoint: s.base + "/mcp", MaxRetries: -1,
-		HTTPClient: &http.Client{Transport: bearer{key}, Timeout: 20 * time.Second}}
+		HTTPClient: &http.Client{Transport: bearer{token}, Timeout: 60 * time.Second}}
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "app-test", Version: "1"}, nil).Connect(context.Background(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, conn
+	return cs
+}
+
+// oauthClient registers an OAuth client, has the owner approve it (the consent page's store calls) and
+// trades the code for an access token to this server's /mcp: the grant id is its connection id.
+func (s *served) oauthClient(t *testing.T, name string) (token, grantID string) {
+	t.Helper()
+	ctx := context.Background()
+	redirect := "http://127.0.0.1:9/callback"
+	reg, err := s.a.Grants.Register(ctx, oauthex.ClientRegistrationMetadata{ClientName: name, RedirectURIs: []string{redirect}}, "127.0.0.1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifier := strings.Repeat("v", 50)
+	sum := sha256.Sum256([]byte(verifier))
+	resource := s.base + "/mcp"
+	req, err := s.a.Grants.Authorize(ctx, grants.AuthRequest{ClientID: reg.ClientID, RedirectURI: redirect, ResponseType: "code", State: "st",
+		Challenge: base64.RawURLEncoding.EncodeToString(sum[:]), Method: "S256", Resource: resource, Scope: grants.DefaultScope}, resource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, code, err := s.a.Grants.Approve(ctx, req.ID, keys.Caps{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	toks, err := s.a.Grants.Exchange(ctx, reg.ClientID, code, verifier, redirect, resource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := s.a.Grants.Verify(ctx, toks.Access, resource)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return toks.Access, g.ID
 }
 
 // One box serve holds one box handle, one gate and one state-store connection pool: every surface is
 // handed the root's, and every open descriptor of state.db in the process belongs to the root's pool.
 func TestOneServeHoldsOneOfEach(t *testing.T) {
-	s := serve(t, nil)
+	s := serve(t, leapNight)
 	a := s.a
 	if a.Memory.Box() != a.Box {
 		t.Error("the memory writes through another box handle")
@@ -143,7 +197,7 @@ func openFiles(path string) (int, error) {
 // MCP gets exactly five, a second key with the same name has its own five, and the owner's cards made in
 // the web UI at the same moment count apart.
 func TestCardLimitsHoldAcrossSurfaces(t *testing.T) {
-	s := serve(t, nil)
+	s := serve(t, leapNight)
 	ctx := context.Background()
 	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	for i := range 6 {
@@ -194,11 +248,138 @@ func TestCardLimitsHoldAcrossSurfaces(t *testing.T) {
 	}
 }
 
+// leapNight is every test's clock: 23:59:59 local on a leap day (the owner's local day is the 29th, and
+// in most zones the diary's UTC day is another).
+func leapNight() time.Time { return time.Date(2028, time.February, 29, 23, 59, 59, 0, time.Local) }
+
+// The limits are counted inside the write transaction, so they hold across every surface and every
+// process of one box at once: the same key over two box serve processes, an OAuth client, two box mcp
+// processes (connection "local") and the owner in the web UI all ask together; and over a day the owner
+// declines the waiting cards three times, yet the key gets exactly MaxPerDay cards from both processes.
+func TestCardLimitsHoldAcrossProcesses(t *testing.T) {
+	now := leapNight
+	one := serve(t, now)
+	two := serveRoot(t, one.a.Root, now) // a second process of the same box
+	ctx := context.Background()
+	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
+	for _, d := range []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"} {
+		if _, err := one.a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Leo swims on " + d + "."}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, key, err := one.a.Keys.New(ctx, "Claude", keys.Caps{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaOne, viaTwo := one.connectWith(t, key), two.connectWith(t, key)
+	token, grantID := one.oauthClient(t, "ChatGPT")
+	oauth := one.connectWith(t, token)
+	forget := func(cs *sdk.ClientSession) string {
+		text, _ := mcptest.Call(t, cs, "memory_forget", map[string]any{"words": "leo swims", "confirm": true})
+		return text
+	}
+	local := gate.Asker{Connection: "Claude Code", Via: "mcp", Conn: "local"}
+	var wg sync.WaitGroup
+	run := func(n int, fn func()) {
+		for range n {
+			wg.Add(1)
+			go func() { defer wg.Done(); fn() }()
+		}
+	}
+	run(4, func() { forget(viaOne) })
+	run(4, func() { forget(viaTwo) })
+	run(7, func() { forget(oauth) })
+	for _, p := range []*served{one, two} { // two box mcp processes
+		run(4, func() {
+			if _, err := p.a.Gate.Propose(ctx, memory.RememberAction("Leo likes the pool."), local); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	run(3, func() { // the owner, in the web UI's way
+		if _, err := one.a.Gate.Propose(ctx, memory.RememberAction("Ana likes the pool."), gate.Asker{Owner: true, Via: "web", OutsideRead: true}); err != nil {
+			t.Error(err)
+		}
+	})
+	wg.Wait()
+	per := waitingPer(t, one.a)
+	if per[k.ID] != gate.MaxWaiting || per[grantID] != gate.MaxWaiting || per["local"] != gate.MaxWaiting || per["owner"] != 3 {
+		t.Fatalf("cards waiting per connection: %v (want %d each for the key %s, the OAuth grant %s and local, 3 for the owner)", per, gate.MaxWaiting, k.ID, grantID)
+	}
+
+	// The day's limit: the owner declines the key's waiting cards, and both processes ask again at once.
+	made := func() int {
+		n := 0
+		es, err := one.a.Box.Diary(ctx, 1000, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if e.Op == "card" && e.Conn == k.ID {
+				n++
+			}
+		}
+		return n
+	}
+	var last []string
+	var mu sync.Mutex
+	for round := 0; round < 5; round++ {
+		cards, err := one.a.Gate.Waiting(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range cards {
+			if c.ProposedBy.Conn == k.ID {
+				if _, err := one.a.Gate.Decline(ctx, c.ID, "", gate.By{Via: "web", Passkey: true}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		last = nil
+		for _, cs := range []*sdk.ClientSession{viaOne, viaTwo} {
+			run(4, func() {
+				text := forget(cs)
+				mu.Lock()
+				last = append(last, text)
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+	}
+	if n := made(); n != gate.MaxPerDay {
+		t.Fatalf("the key made %d cards today across both processes, want exactly %d", n, gate.MaxPerDay)
+	}
+	if !slices.ContainsFunc(last, func(s string) bool { return strings.Contains(s, fmt.Sprintf("sent %d cards today", gate.MaxPerDay)) }) {
+		t.Errorf("the last round was not refused for the day's limit: %q", last)
+	}
+	if per := waitingPer(t, two.a); per[grantID] != gate.MaxWaiting || per["local"] != gate.MaxWaiting {
+		t.Errorf("the other connections' cards changed: %v", per)
+	}
+}
+
+// waitingPer counts the waiting cards per connection id ("owner" for the owner's own).
+func waitingPer(t *testing.T, a *app.App) map[string]int {
+	t.Helper()
+	waiting, err := a.Gate.Waiting(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[string]int{}
+	for _, c := range waiting {
+		key := c.ProposedBy.Conn
+		if c.FromOwner() {
+			key = "owner"
+		}
+		per[key]++
+	}
+	return per
+}
+
 // A forget card removes exactly the lines it listed: a matching line that arrived after the card stays,
 // and the owner's yes at the command line runs the same path as the passkey.
 func TestForgetApprovedAfterANewLine(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -48,3 +48,7 @@ func (a *App) composeBrain() error {
 		Vault: a.Vault, Tools: tools, HTTP: a.opts.BrainHTTP, Now: a.opts.Now})
 	return err
 }
+
+// planTidy makes every tidy of this process ask the brain for a plan first; without a brain set, the
+// planner proposes nothing and the rules file as they always did (docs/BRAIN.md, "Tidy with a model").
+func (a *App) planTidy() { a.Memory.SetPlanner(a.Brain.TidyPlanner()) }

@@ -12,13 +12,15 @@ import (
 	"testing"
 )
 
-// constructors are the calls that make a box handle, a gate or a state store: only the composition root
+// constructors are the calls that make a box handle, a gate, a state store, a vault or a validator: only the composition root
 // may make them, once per process (docs/ARCHITECTURE.md).
 var constructors = map[string][]string{
 	"github.com/boxmem/box/internal/box":   {"Open", "OpenWith", "Init"},
 	"github.com/boxmem/box/internal/gate":  {"New"},
 	"github.com/boxmem/box/internal/state": {"Open"},
 	"github.com/boxmem/box/internal/vault": {"Open"},
+	// The validator: the write transaction's and box validate's are one.
+	"github.com/boxmem/box/internal/validate": {"New"},
 }
 
 // TestOnlyTheRootConstructs reads every non-test Go file of the module: outside internal/app (and the
@@ -65,7 +67,7 @@ func TestOnlyTheRootConstructs(t *testing.T) {
 	if files < 50 {
 		t.Fatalf("read only %d files: the test is not looking at the module", files)
 	}
-	for _, call := range []string{"box.OpenWith", "box.Init", "gate.New", "state.Open", "vault.Open"} {
+	for _, call := range []string{"box.OpenWith", "box.Init", "gate.New", "state.Open", "vault.Open", "validate.New"} {
 		if inApp[call] != 1 {
 			t.Errorf("internal/app calls %s in %d places, want 1", call, inApp[call])
 		}

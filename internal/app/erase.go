@@ -20,13 +20,17 @@ var kept = map[string]bool{"box.json": true, "lock": true, "hooks.json": true,
 	"state.db": true, "state.db-wal": true, "state.db-shm": true}
 
 // Erase erases the box for the owner (docs/SECURITY.md, "The gate, approvals and erase"): every
-// connection ends first (keys and OAuth grants are deleted, names included), then the memory erases the
+// connection ends first (keys and OAuth grants are deleted, names included; the web UI's sessions and
+// setup links end, so the owner signs in again with their passkey), then the memory erases the
 // tree and restarts git's history and the diary, the runtime leftovers go, and the state store is
 // rewritten so no deleted row can be read back. Passkeys stay. Every step runs even when one fails, and
 // every failure is reported.
 func (a *App) Erase(ctx context.Context, who box.Actor) (memory.EraseResult, error) {
 	const op = "app.erase"
 	var all []error
+	if err := a.State.EndSessions(ctx); err != nil {
+		all = append(all, err)
+	}
 	if err := a.Keys.DeleteAll(ctx); err != nil {
 		all = append(all, err)
 	}
@@ -42,6 +46,16 @@ func (a *App) Erase(ctx context.Context, who box.Actor) (memory.EraseResult, err
 	}
 	if err := a.State.Compact(ctx); err != nil {
 		all = append(all, err)
+	}
+	// The erase rewrote history: every backup's copy is replaced by the fresh root (docs/BACKUP.md).
+	if round, err := a.Backups.PushAll(ctx, true, true); err != nil {
+		all = append(all, err)
+	} else if round.Failed() > 0 {
+		for _, p := range round.Pushed {
+			if p.Error != "" {
+				all = append(all, errs.E(op, errs.Other, "The backup %s still holds the erased history: %s", p.Remote, p.Error))
+			}
+		}
 	}
 	if err := errors.Join(all...); err != nil {
 		return res, errs.Wrap(op, errs.KindOf(err), err, "The erase did not finish; what failed is named here, and erasing again retries every step")

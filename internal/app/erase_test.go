@@ -3,12 +3,15 @@ package app_test
 import (
 	"bytes"
 	"context"
+	"database/sql"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
@@ -25,7 +28,7 @@ const planted = "Quokka-Marzipan-Lighthouse"
 // state store. The passkeys stay; every connection ends.
 func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +81,14 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(a.Root, ".box", "sessions", "s1", "record.json"), `{"task":"ask about `+planted+`"}`)
 	writeFile(t, filepath.Join(a.Root, "_tmp", "scratch.txt"), planted)
-	if _, err := a.State.DB().ExecContext(ctx, `INSERT INTO web_passkeys(id, name, cred, created) VALUES('pk1', 'My phone', '{}', 1)`); err != nil {
-		t.Fatal(err)
+	for _, q := range []string{
+		`INSERT INTO web_passkeys(id, name, cred, created) VALUES('pk1', 'My phone', '{}', 1)`,
+		`INSERT INTO web_sessions(hash, csrf, created, seen) VALUES('s-hash', 'csrf', 1, 1)`,
+		`INSERT INTO web_setup(hash, expires) VALUES('setup-hash', 9999999999)`,
+	} {
+		if _, err := a.State.DB().ExecContext(ctx, q); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if _, err := a.Memory.Search(ctx, memory.SearchInput{Words: planted}); err != nil {
 		t.Fatal(err)
@@ -101,6 +110,11 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	var n int
 	if err := a.State.DB().QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil || n != 1 {
 		t.Errorf("the passkey did not stay: %d %v", n, err)
+	}
+	for _, table := range []string{"web_sessions", "web_setup"} {
+		if err := a.State.DB().QueryRowContext(ctx, `SELECT count(*) FROM `+table).Scan(&n); err != nil || n != 0 {
+			t.Errorf("%s keeps %d rows after the erase (%v): a web session or setup link outlived it", table, n, err)
+		}
 	}
 	if conns, err := a.Keys.List(ctx); err != nil || len(conns) != 0 {
 		t.Errorf("a connection survived: %v %v", conns, err)
@@ -172,4 +186,108 @@ func git(t *testing.T, dir string, args ...string) string {
 		t.Fatalf("git %v: %v\n%s", args, err, out)
 	}
 	return strings.TrimSpace(string(out))
+}
+
+// reader holds a read transaction open on a SQLite file, as another process of the box does (a box mcp
+// searching the index, a hook, a CLI verb reading the state), until release is called.
+func reader(t *testing.T, path, query string) (release func()) {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tx, err := db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if err := tx.QueryRow(query).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			if err := tx.Rollback(); err != nil {
+				t.Error(err)
+			}
+			if err := db.Close(); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	return release
+}
+
+// plantInDatabases puts the phrase in the state file (a key's name, a web session's row) and in the
+// index, and checks that it is there (in the file or its write-ahead log) before the erase.
+func plantInDatabases(t *testing.T, a *app.App) {
+	t.Helper()
+	ctx := context.Background()
+	if _, _, err := a.Keys.New(ctx, "Key for "+planted, keys.Caps{Memory: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Memory.Remember(ctx, memory.Actor{Who: "owner", Via: "cli", Trust: "own"}, memory.RememberInput{Text: "Leo met " + planted + " in Lisbon."}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Memory.Search(ctx, memory.SearchInput{Words: planted}); err != nil {
+		t.Fatal(err)
+	}
+	where := strings.Join(findPhrase(t, a.Root), "\n")
+	for _, f := range []string{"state.db", "index.db"} {
+		if !strings.Contains(where, filepath.Join(".box", f)) {
+			t.Fatalf("the phrase is not in %s or its log before the erase, so the test tests nothing:\n%s", f, where)
+		}
+	}
+}
+
+// Another process reading the state file and the index while the owner erases (a box mcp, a hook) must
+// not keep erased rows alive in their write-ahead logs: the erase waits for the readers to let go and
+// then folds the logs in and empties them.
+func TestEraseWaitsForReaders(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	plantInDatabases(t, a)
+	rs := reader(t, filepath.Join(a.Root, ".box", "state.db"), `SELECT count(*) FROM connections`)
+	ri := reader(t, filepath.Join(a.Root, ".box", "index.db"), `SELECT count(*) FROM sqlite_master`)
+	go func() {
+		time.Sleep(700 * time.Millisecond)
+		rs()
+		ri()
+	}()
+	if _, err := a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"}); err != nil {
+		t.Fatalf("erase: %v", err)
+	}
+	for _, f := range []string{"state.db-wal", "index.db-wal"} {
+		if fi, err := os.Stat(filepath.Join(a.Root, ".box", f)); err == nil && fi.Size() != 0 {
+			t.Errorf("%s keeps %d bytes after the erase", f, fi.Size())
+		}
+	}
+	if where := findPhrase(t, a.Root); len(where) > 0 {
+		t.Fatalf("after erase the phrase can still be read back from:\n%s", strings.Join(where, "\n"))
+	}
+}
+
+// A reader that never lets go makes the erase fail, saying which file it could not empty, instead of
+// reporting an erase that left erased rows in a log.
+func TestEraseReportsALogItCannotEmpty(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	plantInDatabases(t, a)
+	reader(t, filepath.Join(a.Root, ".box", "state.db"), `SELECT count(*) FROM connections`)
+	_, err = a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
+	if err == nil {
+		t.Fatal("the erase reported success while another process held the state file's log")
+	}
+	if msg := err.Error(); !strings.Contains(msg, "state file") {
+		t.Errorf("the error does not name the state file: %q", msg)
+	}
 }

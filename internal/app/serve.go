@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -28,6 +29,11 @@ type ServeOptions struct {
 	// Rate and Burst tune the per-connection limit (server.Server's); zero is its default.
 	Rate  float64
 	Burst int
+	// Export writes the box at root as kind to w, for the web UI's export buttons (exports.Stream,
+	// bound by the CLI: the exports package's tests compose an App, so the App cannot import it).
+	Export func(ctx context.Context, root, kind, name string, w io.Writer) error
+	// Jobs are the job runner's settings (docs/JOBS.md).
+	Jobs JobOptions
 }
 
 // Ready says where a served box is.
@@ -66,8 +72,14 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 		PublicURL: public, BoxID: a.Box.Marker.ID, Version: o.Version, MCP: a.MCP(base, o.Version), Logger: o.Logger,
 		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst,
 	}
-	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
-		Erase: a.Erase, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://")})
+	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
+		Erase: a.Erase, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"),
+		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
+			if o.Export == nil {
+				return errs.E("app.export", errs.Other, "This server was started without exports.")
+			}
+			return o.Export(ctx, a.Box.Root, kind, name, w)
+		}})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -75,11 +87,21 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	return srv, ui, nil
 }
 
-// Run serves the box until ctx is done, then shuts down gracefully. It is box serve; later, the job
-// runner starts and stops here too.
-func (a *App) Run(ctx context.Context, o ServeOptions) error {
+// Run serves the box until ctx is done, then shuts down gracefully. It is box serve: the job runner
+// starts with the server and stops with it.
+func (a *App) Run(ctx context.Context, o ServeOptions) (err error) {
 	srv, ui, err := a.Server(o)
 	if err != nil {
+		return err
+	}
+	defer ui.Close() // uploads still waiting for an import are removed
+	jctx, stopJobs := context.WithCancel(ctx)
+	defer func() {
+		stopJobs()
+		a.Jobs.Wait()
+		a.jobs.wg.Wait()
+	}()
+	if err := a.startJobs(jctx, o.Jobs); err != nil {
 		return err
 	}
 	if o.Ready != nil {

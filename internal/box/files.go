@@ -63,7 +63,7 @@ func (b *Box) readDisk(boxPath string) (fileState, error) {
 		return fileState{}, nil
 	}
 	if err != nil {
-		return fileState{}, fmt.Errorf("box: read %s: %w", boxPath, err)
+		return fileState{}, errs.Wrap("box.read", errs.Other, err, "The file "+boxPath+" could not be read")
 	}
 	return fileState{data: data, exists: true}, nil
 }
@@ -79,7 +79,7 @@ func (b *Box) writeStates(paths []string, states map[string]fileState) error {
 		st := states[p]
 		if !st.exists {
 			if err := os.Remove(h); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("box: remove %s: %w", p, err)
+				return errs.Wrap("box.write", errs.Other, err, "The file "+p+" could not be removed")
 			}
 			dirs[filepath.Dir(h)] = true
 			b.pruneEmpty(filepath.Dir(h))
@@ -89,13 +89,13 @@ func (b *Box) writeStates(paths []string, states map[string]fileState) error {
 			return err
 		}
 		if err := b.writeAtomic(h, st.data); err != nil {
-			return fmt.Errorf("box: write %s: %w", p, err)
+			return errs.Wrap("box.write", errs.Other, err, "The file "+p+" could not be written")
 		}
 		dirs[filepath.Dir(h)] = true
 	}
 	for d := range dirs {
 		if err := atomicfile.SyncDir(d); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("box: sync %s: %w", d, err)
+			return errs.Wrap("box.write", errs.Other, err, "The folder "+d+" could not be flushed to disk")
 		}
 	}
 	return nil
@@ -221,7 +221,7 @@ func (b *Box) writeJournal(j journal) error {
 		err = os.Rename(tmp, h)
 	}
 	if err != nil {
-		return fmt.Errorf("box: write journal: %w", err)
+		return errs.Wrap("box.write", errs.Other, err, "The box's write journal could not be written")
 	}
 	return nil
 }

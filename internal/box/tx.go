@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -45,6 +46,9 @@ type Change struct {
 	// Spool is the change as data, used instead of Apply: a registered op (Options.Spool) and its
 	// arguments, so that a writer in another process can apply it in its own batch.
 	Spool *SpoolOp
+	// EntryID, when set, is the diary entry id the change gets (diary.NewID): a caller that names the
+	// entry in another change of the same commit (the job runner's record) chooses it in advance.
+	EntryID string
 
 	entryID string // set in advance for spooled changes
 }
@@ -399,6 +403,9 @@ func (b *Box) applyOne(ctx context.Context, bt *batch, c Change, blobs map[strin
 	}
 	now := b.opts.Now().UTC()
 	if c.entryID == "" {
+		c.entryID = c.EntryID
+	}
+	if c.entryID == "" {
 		c.entryID = diary.NewID(now)
 	}
 	e = diary.Entry{
@@ -653,7 +660,7 @@ func (tx *Tx) Read(p string) ([]byte, error) {
 		return nil, err
 	}
 	if !st.exists {
-		return nil, fmt.Errorf("box: %s: %w", clean, fs.ErrNotExist)
+		return nil, errs.Wrap("box.read", errs.NotFound, fs.ErrNotExist, clean+" does not exist")
 	}
 	return st.data, nil
 }
@@ -662,6 +669,50 @@ func (tx *Tx) Read(p string) ([]byte, error) {
 func (tx *Tx) Exists(p string) bool {
 	st, _, err := tx.state(p)
 	return err == nil && st.exists
+}
+
+// List returns the files directly in folder dir (box paths, sorted) as the change sees the box: what is
+// on disk, with what earlier changes of the batch and this change wrote or removed. Sub-folders are left
+// out; a missing folder lists nothing. Counting inside the write transaction holds across processes:
+// every writer of the box takes its lock first.
+func (tx *Tx) List(dir string) ([]string, error) {
+	clean, err := layout.Clean(dir)
+	if err != nil {
+		return nil, errs.Wrap("box.list", errs.Invalid, err, "")
+	}
+	h, err := tx.bt.b.host(clean)
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	ents, err := os.ReadDir(h)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, errs.Wrap("box.list", errs.Other, err, "The folder "+clean+" could not be read")
+	}
+	for _, e := range ents {
+		if e.Type().IsRegular() {
+			seen[clean+"/"+e.Name()] = true
+		}
+	}
+	inDir := func(p string) bool { return path.Dir(p) == clean }
+	for p, st := range tx.bt.current {
+		if inDir(p) {
+			seen[p] = st.exists
+		}
+	}
+	for p, st := range tx.writes {
+		if inDir(p) {
+			seen[p] = st.exists
+		}
+	}
+	var out []string
+	for p, ok := range seen {
+		if ok {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return out, nil
 }
 
 // Write sets a file's bytes.

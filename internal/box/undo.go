@@ -51,7 +51,8 @@ func (b *Box) Undo(ctx context.Context, entryID string, actor Actor) (Result, er
 }
 
 // Undone tracks, over diary entries read newest first, which ones an undo still in force reversed; an
-// undo that a later undo reversed (a redo) no longer counts. Undo, the diary view and UndoSince share it.
+// undo that a later undo reversed (a redo) no longer counts. Undo, the diary view, UndoSince and the
+// merge pass's "kept apart" share it.
 type Undone map[string]bool
 
 // Saw records e (entries must come newest first) and reports whether an undo in force reversed it.

@@ -474,8 +474,9 @@ func month(lines []usage.Line, now time.Time) Month {
 	return m
 }
 
-// writeLedger appends lines to their months' ledgers inside a write transaction.
-func writeLedger(tx *box.Tx, lines []usage.Line) error {
+// WriteLedger appends lines to their months' ledgers inside a write transaction: a job that records its
+// calls with its own result (a routine's report) writes them in the same commit.
+func WriteLedger(tx *box.Tx, lines []usage.Line) error {
 	byPath := map[string][]byte{}
 	var order []string
 	for _, l := range lines {
@@ -508,7 +509,7 @@ func (b *Brain) Record(ctx context.Context, who box.Actor, summary string, lines
 		return nil
 	}
 	_, err := b.cfg.Box.Do(ctx, box.Change{Actor: who, Op: "usage", Summary: summary, Permanent: true,
-		Apply: func(tx *box.Tx) error { return writeLedger(tx, lines) }})
+		Apply: func(tx *box.Tx) error { return WriteLedger(tx, lines) }})
 	return err
 }
 

@@ -196,7 +196,7 @@ func (b *Brain) recordTurn(ctx context.Context, in ChatInput, text string, now t
 			if err := tx.Write(p, data); err != nil {
 				return err
 			}
-			return writeLedger(tx, th.Lines)
+			return WriteLedger(tx, th.Lines)
 		}})
 	return err
 }

@@ -108,6 +108,9 @@ func (b *Brain) Think(ctx context.Context, job Job, emit func(Event)) (Thought, 
 	if job.Tier == route.Fast && !start.Stopped && start.Tier == route.Main && models.HasFast() {
 		start = route.Start{Tier: route.Fast, Model: models.Fast, Reason: job.Purpose}
 	}
+	if job.Tier != "" {
+		start.ThinkHarder = false // a job that fixed its tier is not offered think_harder
+	}
 	th := Thought{Tier: start.Tier, Reason: start.Reason, Budget: start.Sentence}
 	if start.Stopped {
 		th.Stopped, th.Text = true, start.Sentence

@@ -365,3 +365,25 @@ func clamp(n, def, most int) int {
 	}
 	return n
 }
+
+// ReadOnly names the tools a job that may look but never write is offered: a routine (docs/ROUTINES.md).
+// No remember, forget or to-do change is among them, so nothing the model says can reach the memory.
+var ReadOnly = []string{"memory_overview", "memory_search", "memory_read_note", "memory_recent", "todos_list"}
+
+// ReadTools binds the read-only tools for one turn, as the chat binds them: what others wrote comes back
+// fenced and marks the turn as having read outside content.
+func (b *Brain) ReadTools(ctx context.Context) ([]Tool, error) {
+	all, err := b.chatTools(ctx, &turnState{})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Tool, 0, len(ReadOnly))
+	for _, t := range all {
+		for _, name := range ReadOnly {
+			if t.Name == name {
+				out = append(out, t)
+			}
+		}
+	}
+	return out, nil
+}

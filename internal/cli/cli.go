@@ -115,8 +115,8 @@ func (g *Global) verbs() []*cobra.Command {
 		rememberCmd(g), forgetCmd(g), searchCmd(g), readCmd(g), overviewCmd(g), recentCmd(g), tidyCmd(g),
 		mergeCmd(g), importCmd(g), exportCmd(g), undoCmd(g), reindexCmd(g), diaryCmd(g),
 		cardsCmd(g), switchesCmd(g), freezeCmd(g), unfreezeCmd(g), todoCmd(g),
-		serveCmd(g), mcpCmd(g), keysCmd(g),
-		brainCmd(g), chatCmd(g), buildsCmd(g), safeModeCmd(g),
+		serveCmd(g), mcpCmd(g), keysCmd(g), jobsCmd(g), backupCmd(g), restoreCmd(g),
+		brainCmd(g), chatCmd(g), buildsCmd(g), safeModeCmd(g), routinesCmd(g),
 		versionCmd(g), initCmd(g), statusCmd(g), validateCmd(g), wireCmd(g), unwireCmd(g), hookCmd(g),
 	}
 }

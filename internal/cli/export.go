@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/exports"
 )
 
@@ -37,10 +38,11 @@ func exportCmd(g *Global) *cobra.Command {
 
 // runExport writes the discovered box as the kind args[0] to args[1].
 func runExport(ctx context.Context, g *Global, args []string) (ExportOutput, error) {
-	root, err := g.boxRoot()
-	if err != nil {
-		return ExportOutput{}, err
-	}
-	res, err := exports.Export(ctx, args[0], root, g.abs(args[1]), exports.Options{Progress: g.progress("exporting")})
-	return ExportOutput{Result: res}, err
+	var out ExportOutput
+	err := g.read(ctx, func(a *app.App) error {
+		res, err := exports.Export(ctx, args[0], a.Root, g.abs(args[1]), exports.Options{Progress: g.progress("exporting")})
+		out.Result = res
+		return err
+	})
+	return out, err
 }

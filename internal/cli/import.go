@@ -76,7 +76,7 @@ func runImport(ctx context.Context, g *Global, opts importOptions, args []string
 		run = g.read
 	}
 	err = run(ctx, func(a *app.App) error {
-		res, err := a.Memory.Import(ctx, owner(""), memory.ImportInput{Kind: kind, Source: src.Name, Folder: src.Folder, DryRun: opts.dryRun, Read: src.Read})
+		res, err := a.Memory.Import(ctx, owner(""), memory.ImportInput{Kind: kind, Source: src.Name, Path: src.Path, Folder: src.Folder, DryRun: opts.dryRun, Read: src.Read})
 		if err != nil {
 			return err
 		}

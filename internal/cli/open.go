@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"path/filepath"
+	"time"
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
@@ -21,7 +22,18 @@ func (g *Global) open(ctx context.Context, mode app.Mode) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, root, app.Options{Mode: mode, Progress: g.progress("indexing")})
+	return app.Open(ctx, root, app.Options{Mode: mode, Progress: g.progress("indexing"), Now: g.clock()})
+}
+
+// clock is the process's clock: the wall clock, moved by $BOX_TEST_CLOCK_OFFSET (a Go duration such as
+// 48h) when set. It exists for tests of the real binary that need a later day (a nightly job, a caution
+// that ends); a process of the owner's own user may set its clock anyway (docs/JOBS.md, "Testing").
+func (g *Global) clock() func() time.Time {
+	d, err := time.ParseDuration(g.IO.Getenv("BOX_TEST_CLOCK_OFFSET"))
+	if err != nil || d == 0 {
+		return nil
+	}
+	return func() time.Time { return time.Now().Add(d) }
 }
 
 // read runs fn with the discovered box's services, then closes them.

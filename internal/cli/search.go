@@ -30,7 +30,7 @@ func searchCmd(g *Global) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error { return runSearch(cmd.Context(), g, o, args) },
 	}
 	c.Flags().IntVar(&o.in.Limit, "limit", 10, "at most this many results")
-	c.Flags().StringVar(&o.in.Kind, "kind", "", "only this kind: note, map, router, core, inbox, doc")
+	c.Flags().StringVar(&o.in.Kind, "kind", "", "only this kind: note, entity, topic, map, router, core, inbox, doc")
 	c.Flags().StringVar(&o.in.Map, "map", "", "only notes in this map (moc-people)")
 	c.Flags().StringVar(&o.in.Who, "who", "", "only lines written by")
 	c.Flags().StringVar(&o.in.Trust, "trust", "", "only own or outside")

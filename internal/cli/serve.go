@@ -17,6 +17,8 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/exports"
+	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/server"
 )
 
@@ -24,6 +26,7 @@ type serveOptions struct {
 	addr    string
 	allowed []string
 	public  string
+	jobs    app.JobOptions
 }
 
 // serveOutput is the --json shape of box serve's ready line.
@@ -50,12 +53,21 @@ func serveCmd(g *Global) *cobra.Command {
 	c.Flags().StringVar(&o.addr, "addr", server.DefaultAddr, "address to listen on (loopback unless behind a reverse proxy)")
 	c.Flags().StringArrayVar(&o.allowed, "allowed-host", nil, "a Host name a reverse proxy sends, besides loopback names (repeatable)")
 	c.Flags().StringVar(&o.public, "public-url", "", "the box's public address, like https://box.example.com (default: the address each request came to)")
+	c.Flags().DurationVar(&o.jobs.TidyAfter, "tidy-after", app.DefaultTidyAfter, "file new inbox lines this long after the last one arrived")
+	c.Flags().DurationVar(&o.jobs.BackupAfter, "backup-after", app.DefaultBackupAfter, "push to the backups at most this long after a commit")
+	c.Flags().StringVar(&o.jobs.NightlyAt, "nightly-at", app.DefaultNightlyAt, "local time (HH:MM) of the nightly tidy, merge pass and caution expiry")
 	return c
 }
 
 func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
 	public := strings.TrimSuffix(o.public, "/")
 	allowed := o.allowed
+	if o.jobs.TidyAfter <= 0 || o.jobs.BackupAfter <= 0 {
+		return errs.E("cli.serve", errs.Usage, "--tidy-after and --backup-after must be more than zero, like 5m or 30s")
+	}
+	if _, _, err := jobs.ParseClock(o.jobs.NightlyAt); err != nil {
+		return errs.Wrap("cli.serve", errs.Usage, err, "--nightly-at must be a time of day like 03:00")
+	}
 	if public != "" {
 		u, err := url.Parse(public)
 		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
@@ -73,7 +85,11 @@ func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
 	}
 	defer func() { err = errors.Join(err, a.Close()) }()
 	logger := slog.New(slog.NewTextHandler(g.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	return a.Run(ctx, app.ServeOptions{Listener: ln, AllowedHosts: allowed, PublicURL: public, Version: Version, Logger: logger,
+	return a.Run(ctx, app.ServeOptions{Listener: ln, AllowedHosts: allowed, PublicURL: public, Version: Version, Logger: logger, Jobs: o.jobs,
+		Export: func(ctx context.Context, root, kind, name string, w io.Writer) error {
+			_, err := exports.Stream(ctx, kind, root, name, w, exports.Options{})
+			return err
+		},
 		Ready: func(r app.Ready) {
 			out := serveOutput{Box: a.Root, Address: r.Base, MCP: r.Base + "/mcp", ID: a.Box.Marker.ID}
 			if err := g.emit(out, func(w io.Writer) {
@@ -94,7 +110,7 @@ func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
 func (g *Global) openOrMake(ctx context.Context, mode app.Mode) (*app.App, error) {
 	root, found := g.boxRoot()
 	if found == nil {
-		return app.Open(ctx, root, app.Options{Mode: mode})
+		return app.Open(ctx, root, app.Options{Mode: mode, Now: g.clock()})
 	}
 	if !errs.Is(found, errs.NotABox) || g.BoxFlag != "" {
 		return nil, found

@@ -101,28 +101,28 @@ func runValidate(ctx context.Context, g *Global, o validateOpts, args []string) 
 	if o.hook {
 		return runHook(ctx, g)
 	}
-	root, err := g.boxRoot()
-	if err != nil {
-		return err
-	}
-	v := validate.New(root, validate.Options{})
-	if o.canonical && o.fix {
-		return g.write(ctx, func(a *app.App) error {
-			rep, err := v.Canonical(ctx, a.Box)
-			if err != nil {
+	return g.read(ctx, func(a *app.App) error { return validateWith(ctx, g, a, o, args) })
+}
+
+// validateWith runs the chosen mode with the box's one validator.
+func validateWith(ctx context.Context, g *Global, a *app.App, o validateOpts, args []string) error {
+	v := a.Validator
+	if o.canonical {
+		var b *box.Box
+		if o.fix {
+			if err := a.Writable(ctx); err != nil {
 				return err
 			}
-			return printCanonical(g, rep, true)
-		})
-	}
-	if o.canonical {
-		rep, err := v.Canonical(ctx, nil)
+			b = a.Box
+		}
+		rep, err := v.Canonical(ctx, b)
 		if err != nil {
 			return err
 		}
-		return printCanonical(g, rep, false)
+		return printCanonical(g, rep, o.fix)
 	}
 	var res validate.Result
+	var err error
 	switch {
 	case o.staged:
 		res, err = v.Staged(ctx)

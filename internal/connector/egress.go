@@ -5,6 +5,8 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+
+	"github.com/boxmem/box/internal/egress"
 )
 
 // AnyWebsite is the egress entry that lets a connector reach any public website (docs/CONNECTORS.md).
@@ -20,7 +22,7 @@ type Egress struct {
 
 // Allows reports whether host (already normalised by NormalizeHost) is on the list. A wildcard covers
 // every name below its suffix, never the suffix itself; "*" covers every host. The address and name
-// rules (BlockedAddr, BlockedName) still apply to an allowed host.
+// rules (egress.Blocked, BlockedName) still apply to an allowed host.
 func (e Egress) Allows(host string) bool {
 	if e.Any || slices.Contains(e.Exact, host) {
 		return true
@@ -68,7 +70,7 @@ func parseEgressEntry(entry string, boxHosts []string) (string, string) {
 	}
 	h := NormalizeHost(entry)
 	if a, err := netip.ParseAddr(h); err == nil {
-		if why := BlockedAddr(a); why != "" {
+		if why := egress.Blocked(a); why != "" {
 			return "", fmt.Sprintf("%q is %s; a connector reaches public websites only", entry, why)
 		}
 		return a.String(), ""
@@ -157,88 +159,6 @@ func BlockedName(host string) string {
 			}
 			return fmt.Sprintf("a local or reserved name (.%s)", s)
 		}
-	}
-	return ""
-}
-
-var metadataAddrs = []netip.Addr{
-	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, Oracle, DigitalOcean…
-	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
-	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
-	netip.MustParseAddr("169.254.170.2"),   // AWS ECS task metadata
-}
-
-type special struct {
-	prefix netip.Prefix
-	why    string
-}
-
-var specials = []special{
-	{netip.MustParsePrefix("0.0.0.0/8"), "a 'this network' address"},
-	{netip.MustParsePrefix("100.64.0.0/10"), "a shared (carrier-grade NAT) address"},
-	{netip.MustParsePrefix("192.0.0.0/24"), "a protocol-assignment address"},
-	{netip.MustParsePrefix("192.0.2.0/24"), "a documentation address"},
-	{netip.MustParsePrefix("198.51.100.0/24"), "a documentation address"},
-	{netip.MustParsePrefix("203.0.113.0/24"), "a documentation address"},
-	{netip.MustParsePrefix("198.18.0.0/15"), "a benchmarking address"},
-	{netip.MustParsePrefix("240.0.0.0/4"), "a reserved address"},
-	{netip.MustParsePrefix("::/96"), "an IPv4-compatible address"},
-	{netip.MustParsePrefix("100::/64"), "a discard address"},
-	{netip.MustParsePrefix("2001::/32"), "a Teredo tunnel address"},
-	{netip.MustParsePrefix("2001:db8::/32"), "a documentation address"},
-	{netip.MustParsePrefix("fec0::/10"), "a site-local address"},
-}
-
-// Prefixes that carry an IPv4 address inside an IPv6 one: the inner address is what gets reached.
-var (
-	nat64  = []netip.Prefix{netip.MustParsePrefix("64:ff9b::/96"), netip.MustParsePrefix("64:ff9b:1::/48")}
-	sixTo4 = netip.MustParsePrefix("2002::/16")
-)
-
-// BlockedAddr returns why a connector may never reach an address ("" when it may): loopback, private,
-// link-local, cloud metadata, multicast, reserved and documentation ranges, and IPv6 forms that carry
-// one of those inside. It is checked on the address actually dialled, after every DNS answer.
-func BlockedAddr(a netip.Addr) string {
-	a = a.Unmap()
-	if slices.Contains(metadataAddrs, a) {
-		return fmt.Sprintf("%s, a cloud metadata address", a)
-	}
-	switch {
-	case !a.IsValid():
-		return "not an address"
-	case a.IsLoopback():
-		return fmt.Sprintf("%s, a loopback address (the machine itself)", a)
-	case a.IsUnspecified():
-		return fmt.Sprintf("%s, an unspecified address", a)
-	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
-		return fmt.Sprintf("%s, a link-local address", a)
-	case a.IsPrivate():
-		return fmt.Sprintf("%s, a private network address", a)
-	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
-		return fmt.Sprintf("%s, a multicast address", a)
-	}
-	for _, s := range specials {
-		if s.prefix.Contains(a) {
-			return fmt.Sprintf("%s, %s", a, s.why)
-		}
-	}
-	if a.Is6() {
-		b := a.As16()
-		for _, p := range nat64 {
-			if p.Contains(a) {
-				if why := BlockedAddr(netip.AddrFrom4([4]byte(b[12:16]))); why != "" {
-					return fmt.Sprintf("%s, which carries %s", a, why)
-				}
-			}
-		}
-		if sixTo4.Contains(a) {
-			if why := BlockedAddr(netip.AddrFrom4([4]byte(b[2:6]))); why != "" {
-				return fmt.Sprintf("%s, which carries %s", a, why)
-			}
-		}
-	}
-	if !a.IsGlobalUnicast() {
-		return fmt.Sprintf("%s, not a public address", a)
 	}
 	return ""
 }

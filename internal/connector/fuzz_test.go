@@ -8,6 +8,8 @@ import (
 	"net/netip"
 	"strings"
 	"testing"
+
+	"github.com/boxmem/box/internal/egress"
 )
 
 // Seeds are in testdata/fuzz/<Name>/; run one with go test -fuzz=^FuzzName$ ./internal/connector.
@@ -36,7 +38,7 @@ func FuzzValidate(f *testing.F) {
 			if h == AnyWebsite {
 				continue
 			}
-			if a, err := netip.ParseAddr(h); err == nil && BlockedAddr(a) != "" {
+			if a, err := netip.ParseAddr(h); err == nil && egress.Blocked(a) != "" {
 				t.Fatalf("accepted the blocked address %s", h)
 			}
 			if BlockedName(strings.TrimPrefix(h, "*.")) != "" || strings.Contains(h, "box.example.org") {
@@ -99,7 +101,7 @@ func FuzzEgressEntry(f *testing.F) {
 			t.Fatalf("accepted %q as %q", entry, h)
 		}
 		if a, err := netip.ParseAddr(h); err == nil {
-			if BlockedAddr(a) != "" {
+			if egress.Blocked(a) != "" {
 				t.Fatalf("accepted the blocked address %q", entry)
 			}
 			return

@@ -8,7 +8,6 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -17,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 )
 
@@ -134,7 +134,7 @@ func Recent(root string, n int, keep Filter) ([]Entry, error) {
 	for i := len(days) - 1; i >= 0 && (n <= 0 || len(out) < n); i-- {
 		data, err := layout.ReadFile(root, layout.DiaryDir+"/"+days[i])
 		if err != nil && !layout.Skipped(err) {
-			return nil, fmt.Errorf("diary: %w", err)
+			return nil, errs.Wrap("diary.read", errs.Other, err, "The diary could not be read")
 		}
 		// Lines are decoded from the end, only as many as needed.
 		for end := len(data); end > 0 && (n <= 0 || len(out) < n); {
@@ -180,7 +180,7 @@ func Find(root, id string) (Entry, error) {
 			return e, err
 		}
 	}
-	return Entry{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+	return Entry{}, errs.Wrap("diary.find", errs.NotFound, ErrNotFound, "There is no diary entry "+id+"; `box diary` lists them")
 }
 
 func contains(ss []string, s string) bool {
@@ -211,7 +211,7 @@ func readDay(root, name string) ([]Entry, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("diary: %w", err)
+		return nil, errs.Wrap("diary.read", errs.Other, err, "The diary could not be read")
 	}
 	es, _ := Parse(data)
 	return es, nil
@@ -224,7 +224,7 @@ func dayFiles(root string) ([]string, error) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("diary: %w", err)
+		return nil, errs.Wrap("diary.read", errs.Other, err, "The diary could not be read")
 	}
 	var days []string
 	for _, e := range ents {

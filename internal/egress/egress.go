@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"net/netip"
 	"net/url"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -177,55 +178,119 @@ func control(_, address string, _ syscall.RawConn) error {
 	return Check(ap.Addr())
 }
 
-// blocked are the special-use ranges of RFC 6890 and its successors that the address kinds of net/netip
-// do not already name, with the ranges that embed an IPv4 address the box cannot check.
-var blocked = func() []netip.Prefix {
-	var out []netip.Prefix
-	for _, s := range []string{
-		"0.0.0.0/8",       // this network
-		"100.64.0.0/10",   // shared address space (carrier NAT; some cloud metadata)
-		"192.0.0.0/24",    // IETF protocol assignments (some cloud metadata)
-		"192.0.2.0/24",    // documentation
-		"192.88.99.0/24",  // 6to4 relay anycast
-		"198.18.0.0/15",   // benchmarking
-		"198.51.100.0/24", // documentation
-		"203.0.113.0/24",  // documentation
-		"240.0.0.0/4",     // reserved, and broadcast
-		"64:ff9b::/96",    // NAT64: would reach any IPv4 address
-		"64:ff9b:1::/48",  // local NAT64
-		"100::/64",        // discard
-		"2001::/23",       // IETF protocol assignments (Teredo, ORCHID, …)
-		"2001:db8::/32",   // documentation
-		"2002::/16",       // 6to4: would reach any IPv4 address
-		"3fff::/20",       // documentation
-		"5f00::/16",       // segment routing
-		"fec0::/10",       // site-local (deprecated)
+// The box's one rule for which addresses it may reach on the internet: the fetches of this package and
+// every connector's fetch (package connector's manifest check, package sandbox's proxy) ask Blocked.
+
+// metadataAddrs are the cloud metadata services, named as such (their ranges are refused anyway).
+var metadataAddrs = []netip.Addr{
+	netip.MustParseAddr("169.254.169.254"), // AWS, GCP, Azure, Oracle, DigitalOcean…
+	netip.MustParseAddr("fd00:ec2::254"),   // AWS over IPv6
+	netip.MustParseAddr("100.100.100.200"), // Alibaba Cloud
+	netip.MustParseAddr("169.254.170.2"),   // AWS ECS task metadata
+}
+
+type special struct {
+	prefix netip.Prefix
+	why    string
+}
+
+// specials are the special-use ranges of RFC 6890 and its successors that the address kinds of net/netip
+// do not already name. The ranges that carry an IPv4 address are not here: embedded reads them.
+var specials = func() []special {
+	var out []special
+	for _, s := range [][2]string{
+		{"0.0.0.0/8", "a 'this network' address"},
+		{"100.64.0.0/10", "a shared (carrier-grade NAT) address"}, // some cloud metadata too
+		{"192.0.0.0/24", "a protocol-assignment address"},         // some cloud metadata too
+		{"192.0.2.0/24", "a documentation address"},
+		{"192.88.99.0/24", "a 6to4 relay address"},
+		{"198.18.0.0/15", "a benchmarking address"},
+		{"198.51.100.0/24", "a documentation address"},
+		{"203.0.113.0/24", "a documentation address"},
+		{"240.0.0.0/4", "a reserved address"}, // and broadcast
+		{"64:ff9b:1::/48", "a local NAT64 address"},
+		{"100::/64", "a discard address"},
+		{"2001::/32", "a Teredo tunnel address"},
+		{"2001::/23", "a protocol-assignment address"},
+		{"2001:db8::/32", "a documentation address"},
+		{"3fff::/20", "a documentation address"},
+		{"5f00::/16", "a segment-routing address"},
+		{"fec0::/10", "a site-local address"},
 	} {
-		out = append(out, netip.MustParsePrefix(s))
+		out = append(out, special{netip.MustParsePrefix(s[0]), s[1]})
 	}
 	return out
 }()
 
-// Check says whether the box may connect to ip: only a global unicast address that is not private,
-// loopback, link-local (169.254.169.254, the cloud metadata address, is link-local) or another special use.
-func Check(ip netip.Addr) error {
-	ip = ip.Unmap()
-	switch {
-	case !ip.IsValid():
-		return errors.New("no address")
-	case ip.IsLoopback():
-		return fmt.Errorf("%s is a loopback address", ip)
-	case ip.IsPrivate():
-		return fmt.Errorf("%s is a private address", ip)
-	case ip.IsLinkLocalUnicast(), ip.IsLinkLocalMulticast():
-		return fmt.Errorf("%s is a link-local address (the cloud metadata service lives there)", ip)
-	case ip.IsUnspecified(), ip.IsMulticast(), ip.IsInterfaceLocalMulticast(), !ip.IsGlobalUnicast():
-		return fmt.Errorf("%s is not a unicast address", ip)
+// The IPv6 ranges that carry an IPv4 address, which is what a connection to them reaches: IPv4-compatible
+// (::/96, deprecated), IPv4-translated (::ffff:0:0:0/96, RFC 2765), NAT64 (64:ff9b::/96) in the last four
+// bytes, and 6to4 (2002::/16) right after the prefix. IPv4-mapped (::ffff:0:0/96) is unmapped first.
+var (
+	compatible = netip.MustParsePrefix("::/96")
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	sixTo4     = netip.MustParsePrefix("2002::/16")
+)
+
+// embedded returns the IPv4 address an IPv6 address carries, if it is of a form that carries one.
+func embedded(a netip.Addr) (netip.Addr, bool) {
+	if !a.Is6() {
+		return netip.Addr{}, false
 	}
-	for _, p := range blocked {
-		if p.Contains(ip) {
-			return fmt.Errorf("%s is a special-use address (%s)", ip, p)
+	b := a.As16()
+	switch {
+	case compatible.Contains(a), translated.Contains(a), nat64.Contains(a):
+		return netip.AddrFrom4([4]byte(b[12:16])), true
+	case sixTo4.Contains(a):
+		return netip.AddrFrom4([4]byte(b[2:6])), true
+	}
+	return netip.Addr{}, false
+}
+
+// Blocked returns why the box must never connect to a ("" when it may): loopback, private, link-local
+// (169.254.169.254, the cloud metadata address, is link-local), unspecified, multicast, the special-use
+// ranges, and any IPv6 form (mapped, compatible, translated, NAT64, 6to4) whose IPv4 address is one of
+// those; such a form is judged by the IPv4 address it carries (docs/OAUTH.md).
+func Blocked(a netip.Addr) string {
+	a = a.Unmap()
+	if slices.Contains(metadataAddrs, a) {
+		return fmt.Sprintf("%s, a cloud metadata address", a)
+	}
+	switch {
+	case !a.IsValid():
+		return "not an address"
+	case a.IsLoopback():
+		return fmt.Sprintf("%s, a loopback address (the machine itself)", a)
+	case a.IsUnspecified():
+		return fmt.Sprintf("%s, an unspecified address", a)
+	case a.IsLinkLocalUnicast(), a.IsLinkLocalMulticast():
+		return fmt.Sprintf("%s, a link-local address", a)
+	case a.IsPrivate():
+		return fmt.Sprintf("%s, a private network address", a)
+	case a.IsMulticast(), a.IsInterfaceLocalMulticast():
+		return fmt.Sprintf("%s, a multicast address", a)
+	}
+	if v4, ok := embedded(a); ok {
+		if why := Blocked(v4); why != "" {
+			return fmt.Sprintf("%s, which carries %s", a, why)
 		}
+		return ""
+	}
+	for _, s := range specials {
+		if s.prefix.Contains(a) {
+			return fmt.Sprintf("%s, %s", a, s.why)
+		}
+	}
+	if !a.IsGlobalUnicast() {
+		return fmt.Sprintf("%s, not a public address", a)
+	}
+	return ""
+}
+
+// Check is Blocked as an error: nil when the box may connect to ip.
+func Check(ip netip.Addr) error {
+	if why := Blocked(ip); why != "" {
+		return errors.New(why)
 	}
 	return nil
 }

@@ -33,6 +33,45 @@ func TestCheck(t *testing.T) {
 	}
 }
 
+// Blocked is the one rule for every fetch out of the box (egress's own, and every connector's): each
+// address is refused with its reason, and an IPv6 form that carries an IPv4 address (mapped, compatible,
+// translated, NAT64, 6to4) is judged by that IPv4 address.
+func TestBlocked(t *testing.T) {
+	blocked := map[string]string{
+		"127.0.0.1": "loopback", "127.9.9.9": "loopback", "::1": "loopback", "::ffff:127.0.0.1": "loopback",
+		"10.0.0.5": "private", "172.16.0.1": "private", "192.168.1.1": "private", "fc00::1": "private",
+		"169.254.169.254": "cloud metadata", "fd00:ec2::254": "cloud metadata", "100.100.100.200": "cloud metadata",
+		"169.254.1.1": "link-local", "fe80::1": "link-local", "0.0.0.0": "unspecified", "::": "unspecified",
+		"100.64.0.1": "shared", "239.1.1.1": "multicast", "224.0.0.1": "link-local", "255.255.255.255": "reserved", "192.0.2.1": "documentation",
+		"2001:db8::1": "documentation", "2001::1": "Teredo", "2001:2::1": "protocol-assignment", "64:ff9b:1::a00:1": "local NAT64",
+		"192.88.99.1": "6to4 relay", "fec0::1": "site-local", "3fff::1": "documentation",
+		// IPv6 forms that carry an IPv4 address, judged by it.
+		"::ffff:10.0.0.1": "private", "::ffff:169.254.169.254": "cloud metadata",
+		"::127.0.0.1": "carries 127.0.0.1", "::7f00:1": "carries 127.0.0.1", "::a9fe:a9fe": "carries 169.254.169.254",
+		"::10.1.2.3": "carries 10.1.2.3", "::0.0.0.5": "carries 0.0.0.5",
+		"::ffff:0:127.0.0.1": "carries 127.0.0.1", "::ffff:0:a00:1": "carries 10.0.0.1",
+		"64:ff9b::7f00:1": "carries 127.0.0.1", "64:ff9b::a9fe:a9fe": "carries 169.254.169.254", "64:ff9b::192.168.0.1": "carries 192.168.0.1",
+		"2002:a00:1::": "carries 10.0.0.1", "2002:7f00:1::1": "carries 127.0.0.1", "2002:a9fe:a9fe::": "carries 169.254.169.254",
+		"2002:6440:1::": "carries 100.64.0.1",
+	}
+	for s, why := range blocked {
+		a := netip.MustParseAddr(s)
+		if got := egress.Blocked(a); !strings.Contains(got, why) {
+			t.Errorf("Blocked(%s) = %q, want %q", s, got, why)
+		}
+		if egress.Check(a) == nil {
+			t.Errorf("Check(%s) allowed it", s)
+		}
+	}
+	for _, s := range []string{"93.184.215.14", "2606:2800:21f:cb07:6820:80da:af6b:8b2c", "1.1.1.1", "::ffff:93.184.215.14",
+		"64:ff9b::5db8:d70e", "::5db8:d70e", "::ffff:0:5db8:d70e", "2002:5db8:d70e::1"} {
+		a := netip.MustParseAddr(s)
+		if got := egress.Blocked(a); got != "" || egress.Check(a) != nil {
+			t.Errorf("Blocked(%s) = %q, want allowed", s, got)
+		}
+	}
+}
+
 func TestGet(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/doc", func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`{"ok":true}`)) })

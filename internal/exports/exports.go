@@ -7,6 +7,7 @@ package exports
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -70,15 +71,56 @@ func Export(ctx context.Context, kind, root, dest string, opts Options) (Result,
 		return Result{}, err
 	}
 	defer b.close()
+	file := sink{name: dest, write: func(fill func(io.Writer) error) (int64, error) { return writeFile(dest, fill) }}
 	switch kind {
 	case Markdown:
 		return b.markdown(ctx, dest, opts)
 	case ServerMemory:
-		return b.serverMemory(ctx, dest, opts)
+		return b.serverMemory(ctx, file, opts)
 	case JSON:
-		return b.json(ctx, dest, opts)
+		return b.json(ctx, file, opts)
 	}
 	return Result{}, errs.E(op, errs.Usage, "%q is not a kind of export; use one of %s.", kind, strings.Join(Kinds, ", "))
+}
+
+// Stream writes the box at root as kind to w, for a download (the web UI's export buttons): markdown
+// as a zip of the same files the folder export copies, server-memory and json as their files. name is
+// what the result's text calls the destination.
+func Stream(ctx context.Context, kind, root, name string, w io.Writer, opts Options) (Result, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Progress == nil {
+		opts.Progress = func(int, int) {}
+	}
+	b, err := openBox(root)
+	if err != nil {
+		return Result{}, err
+	}
+	defer b.close()
+	out := sink{name: name, write: func(fill func(io.Writer) error) (int64, error) {
+		cw := &countWriter{w: w}
+		err := fill(cw)
+		if err == nil {
+			err = cw.err
+		}
+		return cw.n, err
+	}}
+	switch kind {
+	case Markdown:
+		return b.markdownZip(ctx, out, opts)
+	case ServerMemory:
+		return b.serverMemory(ctx, out, opts)
+	case JSON:
+		return b.json(ctx, out, opts)
+	}
+	return Result{}, errs.E("exports.stream", errs.Usage, "%q is not a kind of export; use one of %s.", kind, strings.Join(Kinds, ", "))
+}
+
+// sink is where an export goes: a file written atomically, or a stream.
+type sink struct {
+	name  string
+	write func(fill func(io.Writer) error) (int64, error)
 }
 
 // outside makes dest absolute and refuses a destination inside the box: everything the box holds is
@@ -182,6 +224,9 @@ func (b *box) close() { _ = b.fs.Close() } // read only: a close has nothing to 
 // symlinks, no hidden names, no _tmp, in lexical order.
 func (b *box) files(dir string) ([]string, error) {
 	var out []string
+	if _, err := b.plain(dir); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
 	err := fs.WalkDir(b.fs.FS(), dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir && errors.Is(err, fs.ErrNotExist) {
@@ -208,10 +253,54 @@ func (b *box) files(dir string) ([]string, error) {
 }
 
 func (b *box) read(p string) ([]byte, error) {
-	f, err := b.fs.Open(p)
+	f, err := b.open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = f.Close() }() // read only
 	return io.ReadAll(f)
+}
+
+// open opens a file the walk listed, never through a link: every folder on its way and the file itself
+// must be what they were when listed (no symlink), checked before and after the open, so a link swapped
+// in meanwhile is refused, not followed (os.Root alone would follow a link that stays inside the box,
+// into .git or .box).
+func (b *box) open(p string) (*os.File, error) {
+	before, err := b.plain(p)
+	if err != nil {
+		return nil, err
+	}
+	f, err := b.fs.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	after, err2 := b.plain(p)
+	if err == nil {
+		err = err2
+	}
+	if err == nil && (!fi.Mode().IsRegular() || !os.SameFile(fi, before) || !os.SameFile(fi, after)) {
+		err = fmt.Errorf("%s changed while it was read", p)
+	}
+	if err != nil {
+		_ = f.Close() // read only
+		return nil, err
+	}
+	return f, nil
+}
+
+// plain checks that no part of p is a link, and returns what p is.
+func (b *box) plain(p string) (os.FileInfo, error) {
+	var fi os.FileInfo
+	parts := strings.Split(p, "/")
+	for i := range parts {
+		var err error
+		if fi, err = b.fs.Lstat(strings.Join(parts[:i+1], "/")); err != nil {
+			return nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return nil, errs.E("exports.read", errs.Invalid, "/%s is a link; an export never follows links, so replace it with the folder or file itself.", strings.Join(parts[:i+1], "/"))
+		}
+	}
+	return fi, nil
 }

@@ -180,7 +180,7 @@ func TestRoundTripThroughServerMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.Import(context.Background(), owner, memory.ImportInput{Kind: imports.ServerMemory, Source: src.Name, Read: src.Read})
+	res, err := b.Import(context.Background(), owner, memory.ImportInput{Kind: imports.ServerMemory, Source: src.Name, Path: src.Path, Read: src.Read})
 	if err != nil || res.Refused != 0 || len(res.Skipped) != 0 {
 		t.Fatalf("import %+v %v", res, err)
 	}
@@ -209,7 +209,7 @@ func TestExportJSON(t *testing.T) {
 	os.MkdirAll(vault, 0o755)
 	os.WriteFile(filepath.Join(vault, "garden.md"), []byte("---\ntags: [home]\n---\n# Garden\nTomatoes.\n"), 0o644)
 	src, _ := imports.Open(imports.Markdown, vault, imports.Options{})
-	if _, err := m.Import(context.Background(), owner, memory.ImportInput{Kind: imports.Markdown, Source: src.Name, Folder: src.Folder, Read: src.Read}); err != nil {
+	if _, err := m.Import(context.Background(), owner, memory.ImportInput{Kind: imports.Markdown, Source: src.Name, Path: src.Path, Folder: src.Folder, Read: src.Read}); err != nil {
 		t.Fatal(err)
 	}
 	file := filepath.Join(t.TempDir(), "box.json")

@@ -75,8 +75,8 @@ type jsonCard struct {
 	Provenance *Provenance `json:"provenance,omitempty"`
 }
 
-func (b *box) json(ctx context.Context, dest string, opts Options) (Result, error) {
-	res := Result{Kind: JSON, Path: dest}
+func (b *box) json(ctx context.Context, out sink, opts Options) (Result, error) {
+	res := Result{Kind: JSON, Path: out.name}
 	prov, err := b.provenance()
 	if err != nil {
 		return res, err
@@ -99,7 +99,7 @@ func (b *box) json(ctx context.Context, dest string, opts Options) (Result, erro
 	}
 	total := len(notes) + len(content) + len(config)
 	done := 0
-	n, err := writeFile(dest, func(w io.Writer) error {
+	n, err := out.write(func(w io.Writer) error {
 		// w keeps its first write error and writeFile returns it, so the pieces below are not checked one by one.
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
@@ -229,7 +229,7 @@ func (b *box) json(ctx context.Context, dest string, opts Options) (Result, erro
 		return res, err
 	}
 	res.Bytes = n
-	res.Text = fmt.Sprintf("Wrote %d notes, %d unfiled lines and %d cards and documents, each with its provenance, to %s.", res.Notes, res.Lines, res.Cards, dest)
+	res.Text = fmt.Sprintf("Wrote %d notes, %d unfiled lines and %d cards and documents, each with its provenance, to %s.", res.Notes, res.Lines, res.Cards, out.name)
 	return res, nil
 }
 

@@ -41,8 +41,8 @@ func isNote(p string) bool {
 	return strings.HasPrefix(p, notesDir+"/") && strings.HasSuffix(p, ".md") && !strings.Contains(strings.TrimPrefix(p, notesDir+"/"), "/")
 }
 
-func (b *box) serverMemory(ctx context.Context, dest string, opts Options) (Result, error) {
-	res := Result{Kind: ServerMemory, Path: dest}
+func (b *box) serverMemory(ctx context.Context, out sink, opts Options) (Result, error) {
+	res := Result{Kind: ServerMemory, Path: out.name}
 	files, err := b.files(notesDir)
 	if err != nil {
 		return res, err
@@ -131,7 +131,7 @@ func (b *box) serverMemory(ctx context.Context, dest string, opts Options) (Resu
 		}
 	}
 	res.Relations = len(rels)
-	n, err := writeFile(dest, func(w io.Writer) error {
+	n, err := out.write(func(w io.Writer) error {
 		enc := json.NewEncoder(w)
 		enc.SetEscapeHTML(false)
 		for _, name := range order {
@@ -152,7 +152,7 @@ func (b *box) serverMemory(ctx context.Context, dest string, opts Options) (Resu
 	}
 	opts.Progress(len(files), len(files))
 	res.Bytes = n
-	res.Text = fmt.Sprintf("Wrote %d entities (%d notes, %d facts, %d unfiled lines) and %d relations to %s.", len(order), res.Notes, res.Facts, res.Lines, res.Relations, dest)
+	res.Text = fmt.Sprintf("Wrote %d entities (%d notes, %d facts, %d unfiled lines) and %d relations to %s.", len(order), res.Notes, res.Facts, res.Lines, res.Relations, out.name)
 	return res, nil
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -216,20 +217,15 @@ func (g *Gate) Propose(ctx context.Context, a Action, who Asker) (Outcome, error
 	case Do:
 		return out, nil
 	case Refuse:
-		return out, g.record(ctx, who, "refuse", a.Switch, fmt.Sprintf("Refused for %s: %s", who.Who(), Title(a)), d.Reason)
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	reason, over, err := g.overLimit(ctx, who)
-	if err != nil {
-		return Outcome{}, err
-	}
-	if over {
-		out.Decision = Decision{Verdict: Refuse, Switch: a.Switch, Reason: reason}
-		out.Text = reason
-		return out, g.record(ctx, who, "refuse", a.Switch, fmt.Sprintf("Refused for %s: %s", who.Who(), Title(a)), reason)
+		return out, g.refuse(ctx, who, a, d.Reason)
 	}
 	c, err := g.writeCard(ctx, a, who, d.Reason)
+	var over *overLimitError
+	if errors.As(err, &over) {
+		out.Decision = Decision{Verdict: Refuse, Switch: a.Switch, Reason: over.reason}
+		out.Text = over.reason
+		return out, g.refuse(ctx, who, a, over.reason)
+	}
 	if err != nil {
 		return Outcome{}, err
 	}
@@ -238,12 +234,41 @@ func (g *Gate) Propose(ctx context.Context, a Action, who Asker) (Outcome, error
 	return out, nil
 }
 
-// record writes a diary line for a decision that changes no file.
-func (g *Gate) record(ctx context.Context, who Asker, op, sw, summary, reason string) error {
-	_, err := g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: op, Switch: sw, Summary: summary, Reason: reason, Permanent: true,
-		Apply: func(*box.Tx) error { return nil }})
+// MaxRefusalsPerDay is how many refusals a day the diary records per connection: past it a refusal is
+// still answered, but no line (and no commit) is written for it, so a flood of refused requests costs
+// the box no more than this (docs/GATE.md, "The one decision").
+const MaxRefusalsPerDay = 50
+
+// refuse writes the diary line of a refusal (a decision that changes no file), unless the connection's
+// refusals today have reached MaxRefusalsPerDay. The count is made inside the write transaction, so it
+// holds across processes.
+func (g *Gate) refuse(ctx context.Context, who Asker, a Action, reason string) error {
+	key := who.limitKey()
+	_, err := g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: "refuse", Switch: a.Switch, Permanent: true,
+		Summary: fmt.Sprintf("Refused for %s: %s", who.Who(), Title(a)), Reason: reason,
+		Apply: func(tx *box.Tx) error {
+			n, err := g.today(tx, "refuse", key)
+			if err != nil {
+				return err
+			}
+			if n >= MaxRefusalsPerDay {
+				return errNotRecorded
+			}
+			return nil
+		}})
+	if errors.Is(err, errNotRecorded) {
+		return nil
+	}
 	return err
 }
+
+// errNotRecorded stops a refusal's change past MaxRefusalsPerDay: nothing is written.
+var errNotRecorded = errors.New("gate: refusal not recorded")
+
+// overLimitError is a card refused by the limits, with the sentence that says why.
+type overLimitError struct{ reason string }
+
+func (e *overLimitError) Error() string { return e.reason }
 
 func actorOf(who Asker) box.Actor {
 	a := box.Actor{Who: who.Who(), Via: who.Via, Host: who.Host, Conn: who.Conn, Trust: "own"}
@@ -253,53 +278,67 @@ func actorOf(who Asker) box.Actor {
 	return a
 }
 
-// overLimit applies the per-connection limits: MaxWaiting cards waiting, MaxPerDay made today (the
-// owner's local day, on the gate's clock). They count by connection id, never by name: two keys both
-// called "Claude" have a limit each, and renaming a key does not reset it. A diary it cannot read refuses.
-func (g *Gate) overLimit(ctx context.Context, who Asker) (string, bool, error) {
+// overLimit applies the per-connection limits inside the card's write transaction, so they hold across
+// every surface and every process of the box: MaxWaiting cards waiting, MaxPerDay made today (the owner's
+// local day, on the gate's clock). They count by connection id, never by name: two keys both called
+// "Claude" have a limit each, and renaming a key does not reset it. A card or diary it cannot read
+// refuses.
+func (g *Gate) overLimit(tx *box.Tx, who Asker) (*overLimitError, error) {
 	key, name := who.limitKey(), who.Who()
-	waiting, err := g.Waiting(ctx)
+	files, err := tx.List(layout.Approvals)
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
 	n := 0
-	for _, c := range waiting {
-		if c.ProposedBy.limitKey() == key {
+	for _, p := range files {
+		id, ok := strings.CutSuffix(path.Base(p), ".approval.card")
+		if !ok || !ValidID(id) {
+			continue
+		}
+		data, err := tx.Read(p)
+		if err != nil {
+			return nil, errs.Wrap("gate.limits", errs.Other, err, "The waiting cards cannot be read to count them, so no card was made")
+		}
+		c, err := parseCard(p, data)
+		if err == nil && c.Status == StatusWaiting && c.ProposedBy.limitKey() == key {
 			n++
 		}
 	}
 	if n >= MaxWaiting {
-		return fmt.Sprintf("%s already has %d cards waiting for the owner; nothing new is made until they answer some.", name, n), true, nil
+		return &overLimitError{fmt.Sprintf("%s already has %d cards waiting for the owner; nothing new is made until they answer some.", name, n)}, nil
 	}
-	today, err := g.cardsToday(key)
+	today, err := g.today(tx, "card", key)
 	if err != nil {
-		return "", false, err
+		return nil, err
 	}
 	if today >= MaxPerDay {
-		return fmt.Sprintf("%s has sent %d cards today, the most a day allows; try again tomorrow.", name, today), true, nil
+		return &overLimitError{fmt.Sprintf("%s has sent %d cards today, the most a day allows; try again tomorrow.", name, today)}, nil
 	}
-	return "", false, nil
+	return nil, nil
 }
 
-// cardsToday counts the cards the connection key made during today's local day. The diary's files are
-// UTC days, so the local day is read from the one, two or three files it overlaps.
-func (g *Gate) cardsToday(key string) (int, error) {
+// today counts the diary lines of op that the connection key wrote during today's local day, as the
+// transaction sees the diary (with the lines of earlier changes in its batch). The diary's files are UTC
+// days, so the local day is read from the one, two or three files it overlaps.
+func (g *Gate) today(tx *box.Tx, op, key string) (int, error) {
 	now := g.now()
 	start := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
 	end := start.AddDate(0, 0, 1)
 	n := 0
 	for day := start.UTC().Truncate(24 * time.Hour); day.Before(end); day = day.Add(24 * time.Hour) {
-		data, err := layout.ReadFile(g.b.Root, diary.Day(day))
+		data, err := tx.Read(diary.Day(day))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return 0, errs.Wrap("gate.limits", errs.Other, err, "The diary cannot be read to count today's cards, so no card was made")
+			return 0, errs.Wrap("gate.limits", errs.Other, err, "The diary cannot be read to count today's cards and refusals, so nothing was written")
 		}
 		es, _ := diary.Parse(data)
 		for _, e := range es {
-			t, err := time.Parse(time.RFC3339Nano, e.Time)
-			if e.Op == "card" && err == nil && !t.Before(start) && t.Before(end) && entryKey(e) == key {
+			if e.Op != op || (op == "refuse" && len(e.Paths) > 0) { // a card put away as declined is not a refusal line
+				continue
+			}
+			if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil && !t.Before(start) && t.Before(end) && entryKey(e) == key {
 				n++
 			}
 		}
@@ -365,7 +404,16 @@ func (g *Gate) writeCard(ctx context.Context, a Action, who Asker, reason string
 	}
 	_, err = g.b.Do(ctx, box.Change{Actor: actorOf(who), Op: "card", Switch: a.Switch, Reason: reason, Permanent: true,
 		Summary: "A card waits for the owner: " + c.Title + sentBy(c),
-		Apply:   func(tx *box.Tx) error { return tx.Write(c.Path, data) }})
+		Apply: func(tx *box.Tx) error {
+			over, err := g.overLimit(tx, who)
+			if err != nil {
+				return err
+			}
+			if over != nil {
+				return over
+			}
+			return tx.Write(c.Path, data)
+		}})
 	if err != nil {
 		return ApprovalCard{}, err
 	}

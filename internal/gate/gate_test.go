@@ -451,3 +451,41 @@ func TestAnAssistantNamedOwnerIsNotTheOwner(t *testing.T) {
 		t.Fatalf("the owner's own card: %+v %v", mine, err)
 	}
 }
+
+// A flood of refusals costs the box a bounded number of commits: each connection's refusals are written
+// down up to MaxRefusalsPerDay lines a day, and after that answered without a line or a commit.
+func TestRefusalFloodIsBounded(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	head := func() int {
+		es, err := f.b.Diary(ctx, 10000, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(es)
+	}
+	before := head()
+	for i := range gate.MaxRefusalsPerDay + 30 {
+		out, err := f.g.Propose(ctx, forget(fmt.Sprint("w", i), 6), claude)
+		if err != nil || out.Decision.Verdict != gate.Refuse || !strings.Contains(out.Text, "Never") {
+			t.Fatalf("refusal %d: %+v %v", i, out, err)
+		}
+	}
+	if n := head() - before; n != gate.MaxRefusalsPerDay {
+		t.Fatalf("%d refusals wrote %d diary lines, want at most %d", gate.MaxRefusalsPerDay+30, n, gate.MaxRefusalsPerDay)
+	}
+	// Another connection has its own count; the next local day starts again.
+	if _, err := f.g.Propose(ctx, forget("x", 6), gate.Asker{Connection: "Other", Conn: "k_other"}); err != nil {
+		t.Fatal(err)
+	}
+	f.now = f.now.Add(2 * time.Second) // 1 March, local
+	if _, err := f.g.Propose(ctx, forget("y", 6), claude); err != nil {
+		t.Fatal(err)
+	}
+	if n := head() - before; n != gate.MaxRefusalsPerDay+2 {
+		t.Fatalf("after another connection and a new day: %d lines, want %d", n, gate.MaxRefusalsPerDay+2)
+	}
+}

@@ -114,7 +114,8 @@ func FuzzAuthorize(f *testing.F) {
 		q, _ := url.ParseQuery(query)
 		c := clients[int(pick)%len(clients)]
 		a := AuthRequest{ClientID: c.ID, RedirectURI: q.Get("redirect_uri"), ResponseType: q.Get("response_type"), State: q.Get("state"),
-			Challenge: q.Get("code_challenge"), Method: q.Get("code_challenge_method"), Resource: q.Get("resource"), Scope: q.Get("scope")}
+			Challenge: q.Get("code_challenge"), Method: q.Get("code_challenge_method"), Resource: q.Get("resource"), Scope: q.Get("scope"),
+			Source: string(rune('a' + pick%26))}
 		r, err := s.Authorize(ctx, a, fuzzResource)
 		if err != nil {
 			code := errs.CodeOf(err)

@@ -42,11 +42,13 @@ const (
 
 // Limits (docs/OAUTH.md): what one source or one client can make the box keep.
 const (
-	NewClientsPerHour = 20   // new clients (registrations, first metadata documents) one source may add an hour
-	MaxIdleClients    = 1000 // clients never approved and with nothing pending that are kept; the oldest go first
-	MaxPending        = 20   // requests one client may have waiting for consent; a newer one displaces the oldest
-	MaxState          = 1024 // bytes of the state parameter
-	MaxParam          = 2048 // bytes of any other parameter, and of a redirect URI
+	NewClientsPerHour = 20    // new clients (registrations, first metadata documents) one source may add an hour
+	MaxIdleClients    = 1000  // clients never approved and with nothing pending that are kept; the oldest go first
+	MaxPending        = 20    // requests one client may have waiting from one source; a newer one displaces that source's oldest
+	MaxPendingSource  = 100   // requests one source may have waiting, all clients together; past it, refused
+	MaxPendingAll     = 10000 // requests waiting in all; past it, refused
+	MaxState          = 1024  // bytes of the state parameter
+	MaxParam          = 2048  // bytes of any other parameter, and of a redirect URI
 )
 
 // The scopes, one per checkbox; reading memory is always in.
@@ -178,6 +180,7 @@ type Store struct {
 
 	mu    sync.Mutex
 	fresh map[string]time.Time // metadata-document clients: until when the stored copy is used unfetched
+	fetch *fetches             // budgets, slots and recent failures of document fetches
 }
 
 // NewStore is the OAuth tables of the state store st (which owns the file and its schema), stamped with
@@ -375,6 +378,7 @@ type AuthRequest struct {
 	ClientID, RedirectURI, ResponseType, State string
 	Challenge, Method, Resource, Scope         string
 	Issuer                                     string
+	Source                                     string // where the request came from (an address prefix): pending requests are kept per client and source
 }
 
 // CheckSizes refuses a request with a parameter longer than the box keeps: state over MaxState bytes,
@@ -394,8 +398,10 @@ func (a AuthRequest) CheckSizes() error {
 
 // Authorize checks an authorization request and keeps it for the consent page. resource is this box's
 // /mcp. A Refusal with Redirect false must be shown to the person, never sent to the redirect URI; it is
-// true only when the owner already approved that redirect URI for that client. A client keeps at most
-// MaxPending requests waiting: a newer one displaces its oldest.
+// true only when the owner already approved that redirect URI for that client. Requests wait per client
+// and source: MaxPending each, a newer one displacing that pair's oldest, so nobody elsewhere can push out
+// the owner's own request by sending the same client_id; a source past MaxPendingSource, or the box past
+// MaxPendingAll, is refused rather than displace anyone's.
 func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (Request, error) {
 	if err := a.CheckSizes(); err != nil {
 		return Request{}, err
@@ -439,33 +445,54 @@ func (s *Store) Authorize(ctx context.Context, a AuthRequest, resource string) (
 	}
 	r := Request{ID: random(), Issuer: a.Issuer, ClientID: c.ID, ClientName: c.Name, RedirectURI: a.RedirectURI, State: a.State,
 		Challenge: a.Challenge, Resource: a.Resource, Scopes: scopes, Expires: s.now().Add(RequestLife), Approved: approved}
-	if err := s.keep(ctx, r); err != nil {
+	if err := s.keep(ctx, r, a.Source); err != nil {
 		return Request{}, err
 	}
 	return r, nil
 }
 
-// keep stores a pending request, first dropping the expired ones and the client's oldest beyond MaxPending.
-func (s *Store) keep(ctx context.Context, r Request) error {
+// keep stores a pending request from source, first dropping the expired ones and the oldest of the same
+// client and source beyond MaxPending; a source or the box with too many waiting is refused.
+func (s *Store) keep(ctx context.Context, r Request, source string) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return errs.Wrap("grants.authorize", errs.Other, err, "")
 	}
 	defer tx.Rollback()
+	exec := func(q string, args ...any) error {
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
+			return errs.Wrap("grants.authorize", errs.Other, err, "")
+		}
+		return nil
+	}
+	if err := exec(`DELETE FROM oauth_requests WHERE expires < ?`, s.now().Unix()); err != nil {
+		return err
+	}
+	if err := exec(`DELETE FROM oauth_requests WHERE id IN (SELECT id FROM oauth_requests WHERE source=? AND client_id=?
+		ORDER BY expires DESC, rowid DESC LIMIT -1 OFFSET ?)`, source, r.ClientID, MaxPending-1); err != nil {
+		return err
+	}
+	var fromSource, all int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE source=?), count(*) FROM oauth_requests`, source).Scan(&fromSource, &all); err != nil {
+		return errs.Wrap("grants.authorize", errs.Other, err, "")
+	}
+	switch {
+	case fromSource >= MaxPendingSource:
+		return refuse("temporarily_unavailable", "This network has %d requests to connect waiting for the owner; answer or wait for some (they last 10 minutes).", MaxPendingSource)
+	case all >= MaxPendingAll:
+		return refuse("temporarily_unavailable", "The box has %d requests to connect waiting for the owner; try again in a few minutes.", MaxPendingAll)
+	}
 	for _, q := range []struct {
 		sql  string
 		args []any
 	}{
-		{`DELETE FROM oauth_requests WHERE expires < ?`, []any{s.now().Unix()}},
-		{`DELETE FROM oauth_requests WHERE client_id=? AND id IN (SELECT id FROM oauth_requests WHERE client_id=?
-			ORDER BY expires DESC, rowid DESC LIMIT -1 OFFSET ?)`, []any{r.ClientID, r.ClientID, MaxPending - 1}},
 		{`DELETE FROM oauth_request_issuers WHERE id NOT IN (SELECT id FROM oauth_requests)`, nil},
-		{`INSERT INTO oauth_requests(id,client_id,redirect_uri,state,challenge,resource,scopes,expires) VALUES(?,?,?,?,?,?,?,?)`,
-			[]any{hash(r.ID), r.ClientID, r.RedirectURI, r.State, r.Challenge, r.Resource, strings.Join(r.Scopes, " "), r.Expires.Unix()}},
+		{`INSERT INTO oauth_requests(id,client_id,redirect_uri,state,challenge,resource,scopes,expires,source) VALUES(?,?,?,?,?,?,?,?,?)`,
+			[]any{hash(r.ID), r.ClientID, r.RedirectURI, r.State, r.Challenge, r.Resource, strings.Join(r.Scopes, " "), r.Expires.Unix(), source}},
 		{`INSERT INTO oauth_request_issuers(id, issuer) VALUES(?,?)`, []any{hash(r.ID), r.Issuer}},
 	} {
-		if _, err := tx.ExecContext(ctx, q.sql, q.args...); err != nil {
-			return errs.Wrap("grants.authorize", errs.Other, err, "")
+		if err := exec(q.sql, q.args...); err != nil {
+			return err
 		}
 	}
 	return tx.Commit()

@@ -8,6 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/state"
 )
@@ -54,5 +55,44 @@ func TestRegisterRedirects(t *testing.T) {
 		if (err == nil) != ok {
 			t.Errorf("%s: %v", uri, err)
 		}
+	}
+}
+
+// Past MaxPendingAll requests waiting in all, a new one is refused, whatever its source, rather than
+// displace anyone's.
+func TestPendingRequestsInAllAreBounded(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, ".box"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	st, err := state.Open(dir, state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := grants.NewStore(st)
+	ctx := context.Background()
+	c, err := s.Register(ctx, oauthex.ClientRegistrationMetadata{RedirectURIs: []string{"https://x.example/cb"}}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const resource = "http://localhost:7317/mcp"
+	ask := func(source string) error {
+		_, err := s.Authorize(ctx, grants.AuthRequest{ClientID: c.ClientID, RedirectURI: "https://x.example/cb", ResponseType: "code",
+			Challenge: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM", Method: "S256", Resource: resource, Source: source}, resource)
+		return err
+	}
+	if err := ask("a"); err != nil {
+		t.Fatal(err)
+	}
+	// Fill the table as many sources would.
+	if _, err := st.DB().Exec(`WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i+1 FROM n WHERE i < ?)
+		INSERT INTO oauth_requests(id,client_id,redirect_uri,state,challenge,resource,scopes,expires,source)
+		SELECT 'x'||i||r.id, r.client_id, r.redirect_uri, r.state, r.challenge, r.resource, r.scopes, r.expires, 'src'||i
+		FROM n, oauth_requests r WHERE r.source='a'`, grants.MaxPendingAll-1); err != nil {
+		t.Fatal(err)
+	}
+	if err := ask("b"); errs.CodeOf(err) != "temporarily_unavailable" {
+		t.Fatalf("request %d in all: %v", grants.MaxPendingAll+1, err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
 )
 
 // The events `box hook` answers, as the agents name them.
@@ -75,7 +76,7 @@ func ParseInput(data []byte) (Input, error) {
 		return in, errors.New("hook payload over 16 MiB")
 	}
 	if err := json.Unmarshal(data, &in); err != nil {
-		return in, fmt.Errorf("hook payload: %w", err)
+		return in, errs.Wrap("hooks.payload", errs.Invalid, err, "The hook payload is not a JSON object")
 	}
 	in.raw = data
 	return in, nil

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/validate"
 )
@@ -149,7 +150,7 @@ func (s *session) briefRegions(host string) []Region {
 func measure(host string) (int64, int, error) {
 	fi, err := os.Stat(host)
 	if err != nil || fi.IsDir() {
-		return 0, 0, fmt.Errorf("not a file: %s", host)
+		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a file", host)
 	}
 	f, err := os.Open(host)
 	if err != nil {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/memory"
 )
 
@@ -59,8 +60,8 @@ func (s *session) sessionStart(ctx context.Context) (res Result, err error) {
 		return Result{}, err
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "The owner's box (their memory) is at %s: %d notes, %d maps, %d inbox lines not yet filed.\n",
-		s.root, sum.Notes, sum.Maps, sum.Inbox)
+	fmt.Fprintf(&b, "The owner's box (their memory) is at %s: %d notes, %d maps. %s.\n",
+		s.root, sum.Notes, sum.Maps, note.WaitingLine(sum.Inbox))
 	b.WriteString("Look things up with the box MCP tools (memory_search, memory_read_note) or `box search WORDS`; save a durable fact with memory_remember (one plain fact, never a secret).\n")
 	if rot := s.rot(sv.Memory, sum.Router); len(rot) > 0 {
 		b.WriteString("\nRot: these lines name paths that no longer exist; trust them less:\n")

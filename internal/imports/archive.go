@@ -111,19 +111,7 @@ func (a *archive) open(name string) (io.ReadCloser, error) {
 		if !ok {
 			return nil, a.r.bad(where, "the archive has no such file")
 		}
-		if f.UncompressedSize64 > uint64(a.r.opts.MaxEntry) {
-			return nil, a.r.tooBig(where)
-		}
-		rc, err := f.Open()
-		if err != nil {
-			return nil, a.r.bad(where, "it cannot be read from the archive (%v)", err)
-		}
-		a.r.all += int64(f.UncompressedSize64)
-		limit := a.r.opts.MaxEntry
-		if c := int64(f.CompressedSize64); c > 0 && c*a.r.opts.MaxRatio < limit {
-			limit = max(c*a.r.opts.MaxRatio, 1<<20)
-		}
-		return &limited{rc: rc, rd: a.r.progress(rc), left: limit, r: a.r, where: where}, nil
+		return a.r.openEntry(f, where)
 	}
 	fi, err := a.dir.Lstat(name)
 	if err != nil || !fi.Mode().IsRegular() {
@@ -138,6 +126,24 @@ func (a *archive) open(name string) (io.ReadCloser, error) {
 	}
 	a.r.all += fi.Size()
 	return &limited{rc: f, rd: a.r.progress(f), left: a.r.opts.MaxEntry, r: a.r, where: where}, nil
+}
+
+// openEntry opens one zip entry as a stream through the limits on its decompressed size and on its
+// ratio to its compressed size.
+func (r *reader) openEntry(f *zip.File, where string) (io.ReadCloser, error) {
+	if f.UncompressedSize64 > uint64(r.opts.MaxEntry) {
+		return nil, r.tooBig(where)
+	}
+	rc, err := f.Open()
+	if err != nil {
+		return nil, r.bad(where, "it cannot be read from the archive (%v)", err)
+	}
+	r.all += int64(f.UncompressedSize64)
+	limit := r.opts.MaxEntry
+	if c := int64(f.CompressedSize64); c > 0 && c*r.opts.MaxRatio < limit {
+		limit = max(c*r.opts.MaxRatio, 1<<20)
+	}
+	return &limited{rc: rc, rd: r.progress(rc), left: limit, r: r, where: where}, nil
 }
 
 func (r *reader) tooBig(where string) error {

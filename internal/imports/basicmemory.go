@@ -37,7 +37,7 @@ func (r *reader) basicMemory() error {
 		where := r.src.Name + "/" + f.rel
 		data, err := readAll(f)
 		if err != nil {
-			return r.bad(where, "it cannot be read (%v)", err)
+			return r.jsonFail(where, "it cannot be read", err)
 		}
 		front, body, line0, err := splitFront(data)
 		if err != nil {

@@ -143,25 +143,45 @@ var (
 	listMark    = regexp.MustCompile(`^\s*(?:[-*+•]|\d+[.)])\s+`)
 )
 
-// memoryText turns a Markdown memory into lines: each bullet or paragraph line, split into sentences;
-// headings and bold-only lines ("**Work context**") are labels, not facts.
+// memoryText turns a Markdown memory into lines: each bullet or paragraph (with the lines that continue
+// it) split into sentences; headings and bold-only lines ("**Work context**") are labels, not facts.
+// Every sentence carries its whole block, which the import checks for secrets as one.
 func (r *reader) memoryText(file, where, part, text string) error {
 	n := 0
-	for i, raw := range strings.Split(text, "\n") {
-		s := strings.TrimSpace(raw)
-		if s == "" || strings.HasPrefix(s, "#") || strings.HasPrefix(s, "**") && strings.HasSuffix(s, "**") && strings.Count(s, "**") == 2 {
-			continue
+	var block []string
+	first := 0
+	flush := func() error {
+		if len(block) == 0 {
+			return nil
 		}
-		s = strings.ReplaceAll(listMark.ReplaceAllString(s, ""), "**", "")
-		for _, sent := range splitSentences(s) {
+		whole := strings.Join(block, " ")
+		block = nil
+		for _, sent := range splitSentences(whole) {
 			n++
-			if err := r.line(Line{Text: sent, File: file, Where: fmt.Sprintf("%s, %s line %d", where, part, i+1),
+			if err := r.line(Line{Text: sent, File: file, Where: fmt.Sprintf("%s, %s line %d", where, part, first+1), Block: whole,
 				ID: fmt.Sprintf("%s, sentence %d", part, n), Key: "memory\x00" + part + "\x00" + sent}); err != nil {
 				return err
 			}
 		}
+		return nil
 	}
-	return nil
+	for i, raw := range strings.Split(text, "\n") {
+		s := strings.TrimSpace(raw)
+		label := strings.HasPrefix(s, "#") || strings.HasPrefix(s, "**") && strings.HasSuffix(s, "**") && strings.Count(s, "**") == 2
+		if s == "" || label || listMark.MatchString(s) {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
+		if s == "" || label {
+			continue
+		}
+		if len(block) == 0 {
+			first = i
+		}
+		block = append(block, strings.ReplaceAll(listMark.ReplaceAllString(s, ""), "**", ""))
+	}
+	return flush()
 }
 
 func splitSentences(s string) []string {

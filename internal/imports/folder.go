@@ -1,10 +1,12 @@
 package imports
 
 import (
+	"archive/zip"
 	"io"
 	"io/fs"
 	"os"
 	"path"
+	"sort"
 	"strings"
 
 	"github.com/boxmem/box/internal/layout"
@@ -24,8 +26,11 @@ type folderFile struct {
 
 func (r *reader) walk(fn func(f folderFile) error) error {
 	fi, err := os.Stat(r.src.Path)
-	if err != nil || !fi.IsDir() {
-		return r.bad(r.src.Name, "it is not a folder")
+	if err != nil {
+		return r.bad(r.src.Name, "it cannot be read (%v)", err)
+	}
+	if !fi.IsDir() {
+		return r.walkZip(fn)
 	}
 	root, err := os.OpenRoot(r.src.Path)
 	if err != nil {
@@ -98,6 +103,98 @@ func (r *reader) walk(fn func(f folderFile) error) error {
 		}
 	}
 	return nil
+}
+
+// walkZip walks a zip of a folder (a vault or a project zipped, as the web UI uploads it) as the
+// folder itself: entries in lexical order, each a stream through the zip limits, and nothing extracted
+// to disk. The checks are the folder's: an entry whose name leaves the archive, a symlink entry, a
+// reserved name are listed and left out; hidden names and __MACOSX are the tools' own. A zip that
+// wraps everything in one folder is read from inside it.
+func (r *reader) walkZip(fn func(f folderFile) error) error {
+	zr, err := zip.OpenReader(r.src.Path)
+	if err != nil {
+		return r.bad(r.src.Name, "it is neither a folder nor a zip of one (%v)", err)
+	}
+	defer func() { _ = zr.Close() }() // read only
+	type entry struct {
+		rel string
+		f   *zip.File
+	}
+	var ents []entry
+	for _, f := range zr.File {
+		if !safeName(f.Name) {
+			r.skip(r.src.Name+": "+printable(f.Name), "an archive entry whose name leaves the archive (absolute, .. or a backslash) is never read")
+			continue
+		}
+		if f.FileInfo().IsDir() {
+			continue
+		}
+		ents = append(ents, entry{rel: path.Clean(f.Name), f: f})
+	}
+	top := ""
+	for i, e := range ents {
+		d, _, ok := strings.Cut(e.rel, "/")
+		if !ok || (i > 0 && d != top) {
+			top = ""
+			break
+		}
+		top = d
+	}
+	var files []folderFile
+	seen := map[string]bool{}
+	for _, e := range ents {
+		rel := e.rel
+		if top != "" {
+			rel = strings.TrimPrefix(rel, top+"/")
+		}
+		where := r.src.Name + ": " + rel
+		if hidden(rel) {
+			continue
+		}
+		if e.f.Mode()&fs.ModeSymlink != 0 {
+			r.skip(where, "a symlink is never followed; put what it points to into the zip to import it")
+			continue
+		}
+		if !e.f.Mode().IsRegular() {
+			r.skip(where, "it is not a plain file")
+			continue
+		}
+		if reason := r.unfit(rel); reason != "" {
+			r.skip(where, "%s", reason)
+			continue
+		}
+		if seen[rel] {
+			r.skip(where, "the archive holds this name twice; only the first is read")
+			continue
+		}
+		seen[rel] = true
+		if len(files) >= r.opts.MaxFiles {
+			return r.bad(r.src.Name, "it holds more than %d files; import a smaller folder", r.opts.MaxFiles)
+		}
+		zf := e.f
+		files = append(files, folderFile{rel: rel, size: int64(zf.UncompressedSize64), open: func() (io.ReadCloser, error) { return r.openEntry(zf, where) }})
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].rel < files[j].rel })
+	for _, f := range files {
+		if f.size > r.opts.MaxEntry {
+			return r.tooBig(r.src.Name + ": " + f.rel)
+		}
+		if err := fn(f); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hidden reports a path with a hidden segment (.obsidian, .git, ._file) or macOS's __MACOSX: the
+// tools' own files, left out quietly.
+func hidden(rel string) bool {
+	for _, seg := range strings.Split(rel, "/") {
+		if strings.HasPrefix(seg, ".") || seg == "__MACOSX" {
+			return true
+		}
+	}
+	return false
 }
 
 // unfit says why a folder entry cannot live under /_content/imports/<folder>/, or "".

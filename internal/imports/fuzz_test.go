@@ -58,6 +58,9 @@ func FuzzMem0(f *testing.F) {
 		p := filepath.Join(t.TempDir(), "mem0.json")
 		os.WriteFile(p, data, 0o644)
 		fuzzRead(t, Mem0, p)
+		fuzzRead(t, Markdown, p)
+		fuzzRead(t, BasicMemory, p)
+		Detect(p)
 	})
 }
 
@@ -103,5 +106,8 @@ func FuzzZip(f *testing.F) {
 		fuzzRead(t, Claude, p)
 		fuzzRead(t, ChatGPT, p)
 		fuzzRead(t, Mem0, p)
+		fuzzRead(t, Markdown, p)
+		fuzzRead(t, BasicMemory, p)
+		Detect(p)
 	})
 }

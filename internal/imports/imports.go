@@ -50,6 +50,10 @@ type Line struct {
 	Entity string    // the subject the source names, for tidy
 	Type   string    // the subject's type in the source ("person"), a hint for tidy
 	Where  string    // where to look in the source, for reports ("memory.jsonl line 12")
+	// Block is the whole observation this line was split from, when it was (a saved memory's bullet
+	// running over lines, split into sentences): the import checks it for secrets as one, so a label
+	// on one line and its value on the next are caught together.
+	Block string
 }
 
 // Doc is one document to keep: a conversation, a note's prose, a Markdown file or an attachment.

@@ -24,7 +24,7 @@ func (r *reader) markdown() error {
 		}
 		data, err := readAll(f)
 		if err != nil {
-			return r.bad(where, "it cannot be read (%v)", err)
+			return r.jsonFail(where, "it cannot be read", err)
 		}
 		return r.doc(Doc{Path: f.rel, Data: data, Binary: !strings.HasSuffix(lower, ".md"), File: f.rel, ID: f.rel,
 			Key: r.src.Folder + "/" + f.rel, Where: where})

@@ -78,7 +78,7 @@ func (r *reader) elements(dec *json.Decoder, where string, fn func(at string, i 
 	return nil
 }
 
-// jsonFail is the error for a decoding failure: a limit the stream hit is its own error; anything else
+// jsonFail is the error for a decoding or reading failure: a limit the stream hit is its own error; anything else
 // is malformed input.
 func (r *reader) jsonFail(where, what string, err error) error {
 	var e *errs.Error

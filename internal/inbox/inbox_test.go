@@ -382,3 +382,33 @@ func FuzzSource(f *testing.F) {
 		}
 	})
 }
+
+// A leap day's file takes a line at its last second, reads back as written and checks clean; a 29
+// February of a common year and a time past 23:59:59 are refused.
+func TestLeapDayLastSecond(t *testing.T) {
+	l := sample()[0]
+	l.Time = "23:59:59"
+	data, err := AppendLine(nil, "2028-02-29", l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := LinesOf(data); len(got) != 1 || got[0].Time != "23:59:59" || got[0].ID != l.ID {
+		t.Fatalf("read back: %+v", got)
+	}
+	if fs := Check("/_content/inbox/"+FileName("2028-02-29", 1), data); len(fs) != 0 {
+		t.Errorf("a leap day's file: %v", fs)
+	}
+	if date, n, ok := ParseFileName(FileName("2028-02-29", 2)); !ok || date != "2028-02-29" || n != 2 {
+		t.Errorf("the second part of a leap day: %q %d %v", date, n, ok)
+	}
+	if _, err := AppendLine(nil, "2027-02-29", l); err == nil {
+		t.Error("29 February 2027 was taken as a day")
+	}
+	if _, _, ok := ParseFileName("2027-02-29.md"); ok {
+		t.Error("2027-02-29.md was taken as a day file")
+	}
+	l.Time = "24:00:00"
+	if err := l.Validate(); err == nil {
+		t.Error("24:00:00 was taken as a time")
+	}
+}

@@ -190,14 +190,14 @@ func (ix *Index) check() error {
 		return err
 	}
 	if v != Version {
-		return fmt.Errorf("index version %d, want %d", v, Version)
+		return errs.E("index.check", errs.Invalid, "The search index is of version %d; this box writes %d, so it is rebuilt", v, Version)
 	}
 	var stored string
 	if err := ix.wdb.QueryRow(`SELECT value FROM meta WHERE key='version'`).Scan(&stored); err != nil {
 		return err
 	}
 	if stored != fmt.Sprint(Version) {
-		return fmt.Errorf("index meta version %s, want %d", stored, Version)
+		return errs.E("index.check", errs.Invalid, "The search index says it is of version %s; this box writes %d, so it is rebuilt", stored, Version)
 	}
 	var n int
 	return ix.wdb.QueryRow(`SELECT count(*) FROM fts WHERE rowid = 0`).Scan(&n)
@@ -232,7 +232,7 @@ func (ix *Index) Path() string { return ix.path }
 func (ix *Index) Count(ctx context.Context) (int, error) {
 	var n int
 	if err := ix.rdb.QueryRowContext(ctx, `SELECT count(*) FROM docs`).Scan(&n); err != nil {
-		return 0, fmt.Errorf("index.count: %w", err)
+		return 0, errs.Wrap("index.count", errs.Other, err, "")
 	}
 	return n, nil
 }

@@ -2,9 +2,10 @@ package index
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
+
+	"github.com/boxmem/box/internal/errs"
 )
 
 // Listed is one indexed document as a listing shows it: no text, no score.
@@ -40,7 +41,7 @@ func (ix *Index) List(ctx context.Context, kinds []string, limit int) ([]Listed,
 		return nil, 0, nil
 	}
 	if err := ix.listIndex(ctx); err != nil {
-		return nil, 0, fmt.Errorf("index.list: %w", err)
+		return nil, 0, errs.Wrap("index.list", errs.Other, err, "")
 	}
 	in := strings.TrimSuffix(strings.Repeat("?,", len(kinds)), ",")
 	args := make([]any, 0, len(kinds)+1)
@@ -49,12 +50,12 @@ func (ix *Index) List(ctx context.Context, kinds []string, limit int) ([]Listed,
 	}
 	var total int
 	if err := ix.rdb.QueryRowContext(ctx, `SELECT count(*) FROM docs WHERE kind IN (`+in+`)`, args...).Scan(&total); err != nil {
-		return nil, 0, fmt.Errorf("index.list: %w", err)
+		return nil, 0, errs.Wrap("index.list", errs.Other, err, "")
 	}
 	rows, err := ix.rdb.QueryContext(ctx, `SELECT d.path, d.kind, d.date, f.title, f.description FROM docs d
 JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.id DESC LIMIT ?`, append(args, limit)...)
 	if err != nil {
-		return nil, 0, fmt.Errorf("index.list: %w", err)
+		return nil, 0, errs.Wrap("index.list", errs.Other, err, "")
 	}
 	defer rows.Close()
 	var out []Listed
@@ -62,7 +63,7 @@ JOIN fts f ON f.rowid = d.id WHERE d.kind IN (`+in+`) ORDER BY d.date DESC, d.id
 		var l Listed
 		var date int64
 		if err := rows.Scan(&l.Path, &l.Kind, &date, &l.Title, &l.Description); err != nil {
-			return nil, 0, fmt.Errorf("index.list: %w", err)
+			return nil, 0, errs.Wrap("index.list", errs.Other, err, "")
 		}
 		if date != 0 {
 			l.Date = time.Unix(date, 0).UTC()
@@ -85,16 +86,16 @@ func (ix *Index) Clear(ctx context.Context) error {
 	defer ix.wmu.Unlock()
 	tx, err := ix.wdb.BeginTx(ctx, nil)
 	if err != nil {
-		return fmt.Errorf("index.clear: %w", err)
+		return errs.Wrap("index.clear", errs.Other, err, "")
 	}
 	defer tx.Rollback()
 	for _, q := range []string{`DROP TABLE IF EXISTS fts`, `DROP TABLE IF EXISTS docs`, `DROP TABLE IF EXISTS files`, schema} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
-			return fmt.Errorf("index.clear: %w", err)
+			return errs.Wrap("index.clear", errs.Other, err, "")
 		}
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("index.clear: %w", err)
+		return errs.Wrap("index.clear", errs.Other, err, "")
 	}
 	return nil
 }

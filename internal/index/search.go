@@ -17,14 +17,15 @@ import (
 // (stopwords alone match nothing), "quoted phrases" and word* prefixes count as one term each; one or
 // two terms must all match, more than two at least half (rounded up).
 type Query struct {
-	Text  string
-	Limit int // 0 means DefaultLimit; at most MaxLimit
-	Kind  string
-	Map   string
-	Who   string    // case-insensitive
-	Trust string    // own or outside
-	Since time.Time // inclusive, on Doc.Date (else the file's ModTime)
-	Until time.Time // inclusive
+	Text   string
+	Limit  int // 0 means DefaultLimit; at most MaxLimit
+	Kind   string
+	Map    string
+	Who    string    // case-insensitive
+	Trust  string    // own or outside
+	Prefix string    // only documents whose path starts with this
+	Since  time.Time // inclusive, on Doc.Date (else the file's ModTime)
+	Until  time.Time // inclusive
 	// Partial: when fewer than Limit documents meet the match rule, the list goes on with the best
 	// documents that hold at least one term, ranked after every match and marked Hit.Partial.
 	Partial bool
@@ -97,7 +98,7 @@ func (ix *Index) Search(ctx context.Context, q Query) ([]Hit, error) {
 		if ctxErr := ctx.Err(); ctxErr != nil {
 			return nil, ctxErr
 		}
-		return nil, fmt.Errorf("index.search: %w", err)
+		return nil, errs.Wrap("index.search", errs.Other, err, "")
 	}
 	return hits, nil
 }
@@ -327,7 +328,7 @@ func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidat
 
 // filtered reports whether q has a filter.
 func (q Query) filtered() bool {
-	return q.Kind != "" || q.Map != "" || q.Who != "" || q.Trust != "" || !q.Since.IsZero() || !q.Until.IsZero()
+	return q.Kind != "" || q.Map != "" || q.Who != "" || q.Trust != "" || q.Prefix != "" || !q.Since.IsZero() || !q.Until.IsZero()
 }
 
 // filters writes q's filters on the docs table d, and returns args with their values appended.
@@ -347,6 +348,9 @@ func filters(b *strings.Builder, q Query, args []any) []any {
 	}
 	if q.Trust != "" {
 		filter("d.trust = ?", q.Trust)
+	}
+	if q.Prefix != "" {
+		filter("instr(d.path, ?) = 1", q.Prefix)
 	}
 	if !q.Since.IsZero() {
 		filter("d.date >= ?", q.Since.Unix())

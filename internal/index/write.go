@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"database/sql"
-	"fmt"
 	"strings"
 	"time"
 
@@ -64,7 +63,7 @@ func (ix *Index) Files(ctx context.Context) (map[string]FileStamp, error) {
 func (ix *Index) stamps(ctx context.Context, query string, args ...any) (map[string]FileStamp, error) {
 	rows, err := ix.rdb.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, fmt.Errorf("index.files: %w", err)
+		return nil, errs.Wrap("index.files", errs.Other, err, "")
 	}
 	defer rows.Close()
 	out := map[string]FileStamp{}
@@ -72,7 +71,7 @@ func (ix *Index) stamps(ctx context.Context, query string, args ...any) (map[str
 		var p, h string
 		var mt, size int64
 		if err := rows.Scan(&p, &mt, &size, &h); err != nil {
-			return nil, fmt.Errorf("index.files: %w", err)
+			return nil, errs.Wrap("index.files", errs.Other, err, "")
 		}
 		out[p] = FileStamp{ModTime: fromNanos(mt), Size: size, Hash: h}
 	}
@@ -146,7 +145,7 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 		}
 		docs, err := load(p)
 		if err != nil {
-			return done, fmt.Errorf("index.reconcile: %s: %w", p, err)
+			return done, errs.Wrap("index.reconcile", errs.Other, err, "The file "+p+" could not be read into the search index")
 		}
 		batch = append(batch, FileDocs{Path: p, Stamp: current[p], Docs: docs})
 		if len(batch) == reconcileBatch {
@@ -196,14 +195,14 @@ func (ix *Index) write(op string, fn func(*writer) error) error {
 		{&w.putStamp, `INSERT OR REPLACE INTO files(path, mtime, size, hash) VALUES(?, ?, ?, ?)`},
 	} {
 		if *s.dst, err = tx.Prepare(s.q); err != nil {
-			return fmt.Errorf("%s: %w", op, err)
+			return errs.Wrap(op, errs.Other, err, "")
 		}
 	}
 	if err := fn(w); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return errs.Wrap(op, errs.Other, err, "")
 	}
 	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("%s: %w", op, err)
+		return errs.Wrap(op, errs.Other, err, "")
 	}
 	return nil
 }
@@ -322,10 +321,10 @@ func (ix *Index) Optimize(ctx context.Context) error {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
 	if _, err := ix.wdb.ExecContext(ctx, `INSERT INTO fts(fts) VALUES('optimize')`); err != nil {
-		return fmt.Errorf("index.optimize: %w", err)
+		return errs.Wrap("index.optimize", errs.Other, err, "")
 	}
 	if _, err := ix.wdb.ExecContext(ctx, `PRAGMA optimize`); err != nil {
-		return fmt.Errorf("index.optimize: %w", err)
+		return errs.Wrap("index.optimize", errs.Other, err, "")
 	}
 	return nil
 }

@@ -67,8 +67,13 @@ type Connection struct {
 
 // Store is the connections table of the box's state store. It is safe for concurrent use.
 type Store struct {
-	db  *sql.DB
-	now func() time.Time
+	db      *sql.DB
+	now     func() time.Time
+	version func(context.Context) (int64, error) // state.db's version: the cache holds while it stays
+
+	cmu     sync.Mutex
+	cache   map[string]Connection // by the key's hash, read at version cacheAt
+	cacheAt int64
 
 	mu    sync.Mutex
 	uses  map[string]use // last uses not yet written, by connection id
@@ -88,7 +93,8 @@ const flushEvery = 5 * time.Second
 // NewStore is the connections of the state store st (which owns the file and its schema), stamped with
 // st's clock.
 func NewStore(st *state.Store) *Store {
-	s := &Store{db: st.DB(), now: st.Now, uses: map[string]use{}, stop: make(chan struct{}), done: make(chan struct{})}
+	s := &Store{db: st.DB(), now: st.Now, version: st.Version, cache: map[string]Connection{}, cacheAt: -1,
+		uses: map[string]use{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.flushLoop()
 	return s
 }
@@ -199,7 +205,7 @@ func (s *Store) Verify(ctx context.Context, token string) (Connection, error) {
 		return Connection{}, errs.E("keys.verify", errs.Unauthorized,
 			"This is not a box key (they start with mbx_); the owner makes one with `box keys new` or in Settings → Other assistants")
 	}
-	c, err := scan(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM connections WHERE hash=?`, Hash(token)))
+	c, err := s.lookup(ctx, Hash(token))
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		return Connection{}, errs.E("keys.verify", errs.Unauthorized,
@@ -214,6 +220,42 @@ func (s *Store) Verify(ctx context.Context, token string) (Connection, error) {
 	}
 	return c, nil
 }
+
+// lookup reads the connection of a key's hash. Every call of a connection presents its key, so what was
+// read is kept by hash (never the key) while state.db's version stays the same: a revoke, by this process
+// or the owner's CLI in another, changes the version, and the next call reads the row again. When the
+// version cannot be read, nothing is taken from or put in the cache.
+func (s *Store) lookup(ctx context.Context, hash string) (Connection, error) {
+	v, verr := s.version(ctx)
+	if verr == nil {
+		s.cmu.Lock()
+		if s.cacheAt != v {
+			clear(s.cache)
+			s.cacheAt = v
+		}
+		c, ok := s.cache[hash]
+		s.cmu.Unlock()
+		if ok {
+			return c, nil
+		}
+	}
+	c, err := scan(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM connections WHERE hash=?`, hash))
+	if err != nil || verr != nil {
+		return c, err
+	}
+	s.cmu.Lock()
+	if s.cacheAt == v { // read before the row: a change since then moved the version, and this entry goes
+		if len(s.cache) >= maxCached {
+			clear(s.cache)
+		}
+		s.cache[hash] = c
+	}
+	s.cmu.Unlock()
+	return c, nil
+}
+
+// maxCached bounds the key cache; past it the cache starts again.
+const maxCached = 1024
 
 func day(t time.Time) string { return t.UTC().Format("2 January 2006") }
 

@@ -107,3 +107,64 @@ func TestLastUseIsCoalesced(t *testing.T) {
 		t.Fatalf("%+v", list[0])
 	}
 }
+
+// TestRevokeElsewhereEndsACachedKeyAtOnce: Verify keeps what it read of a key, but a revoke by another
+// opener of state.db (the owner's `box keys revoke` while box serve runs), a revoke here, and erase's
+// DeleteAll are each seen by the very next call.
+func TestRevokeElsewhereEndsACachedKeyAtOnce(t *testing.T) {
+	root := t.TempDir()
+	serve, cli := mustOpen(t, root, nil), mustOpen(t, root, nil)
+	ctx := context.Background()
+	c, key, err := cli.New(ctx, "Claude", Caps{Memory: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 3 { // read once, then from the cache
+		if _, err := serve.Verify(ctx, key); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(serve.cache) != 1 {
+		t.Fatalf("the key was not kept: %d cached", len(serve.cache))
+	}
+	if _, err := cli.Revoke(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := serve.Verify(ctx, key); !errs.Is(err, errs.Unauthorized) || !strings.Contains(err.Error(), "revoked") {
+		t.Fatalf("a key revoked by another process still works: %v", err)
+	}
+
+	c2, key2, _ := serve.New(ctx, "Codex", Caps{})
+	serve.Verify(ctx, key2)
+	if _, err := serve.Revoke(ctx, c2.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := serve.Verify(ctx, key2); !errs.Is(err, errs.Unauthorized) {
+		t.Fatalf("a key revoked here still works: %v", err)
+	}
+
+	_, key3, _ := cli.New(ctx, "Gemini", Caps{})
+	serve.Verify(ctx, key3)
+	if err := cli.DeleteAll(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := serve.Verify(ctx, key3); !errs.Is(err, errs.Unauthorized) {
+		t.Fatalf("a key erased by another process still works: %v", err)
+	}
+	for h := range serve.cache {
+		if strings.HasPrefix(h, Prefix) {
+			t.Fatal("the cache holds a key, not its hash")
+		}
+	}
+}
+
+// BenchmarkVerify is one call's key check with the key already seen.
+func BenchmarkVerify(b *testing.B) {
+	s := mustOpen(b, b.TempDir(), nil)
+	_, key, _ := s.New(context.Background(), "bench", Caps{})
+	for b.Loop() {
+		if _, err := s.Verify(context.Background(), key); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -5,6 +5,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"strings"
 	"sync"
 
@@ -134,9 +135,20 @@ type session struct {
 	conn Conn
 }
 
-// gate refuses tools/call on a frozen or locked box and for a tool whose checkbox this connection lacks.
+// gate answers a method the box does not serve with -32601, and refuses tools/call on a frozen or locked
+// box and for a tool whose checkbox this connection lacks.
 func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 	return func(ctx context.Context, method string, req sdk.Request) (sdk.Result, error) {
+		if !Serves(method) {
+			return nil, MethodNotFound(method)
+		}
+		if method == "tools/list" {
+			res, err := next(ctx, method, req)
+			if list, ok := res.(*sdk.ListToolsResult); ok {
+				list.Tools = slices.DeleteFunc(list.Tools, func(t *sdk.Tool) bool { return byName[t.Name].never })
+			}
+			return res, err
+		}
 		call, ok := req.(*sdk.CallToolRequest)
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)
@@ -150,7 +162,8 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		if t, ok := byName[call.Params.Name]; ok && !has(ss.conn.Caps, t.cap) {
 			return refusalResult(needs(t.name, t.cap)), nil
 		}
-		if t, ok := byName[call.Params.Name]; ok && t.cap == memoryCB {
+		t, known := byName[call.Params.Name]
+		if known && t.cap == memoryCB {
 			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone.
 			if err := ss.svc.Gate.Refuses(ctx, gate.Change); errs.Is(err, errs.Refused) {
 				return refusalResult(ChangeNeverSentence), nil
@@ -158,7 +171,16 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 				return refusalResult(sentence(err).Error()), nil
 			}
 		}
-		return next(ctx, method, req)
+		if known {
+			if msg := checkArguments(t.name, t.in, call.Params.Arguments); msg != "" {
+				return refusalResult(msg), nil
+			}
+		}
+		res, err := next(ctx, method, req)
+		if r, ok := res.(*sdk.CallToolResult); ok {
+			plainValidation(call.Params.Name, r)
+		}
+		return res, err
 	}
 }
 

@@ -317,7 +317,8 @@ func TestUnpluggedSourcesAndBuildsSayWhere(t *testing.T) {
 		t.Errorf("build: %v %q", isErr, out)
 	}
 	res, _ := cs.ListTools(context.Background(), nil)
-	if len(res.Tools) != len(catalog) || len(catalog) != 9+10+14 {
+	working := slices.DeleteFunc(slices.Clone(catalog), func(t tool) bool { return t.never })
+	if len(res.Tools) != len(working) || len(catalog) != 9+10+14 {
 		t.Errorf("%d tools listed, catalog %d", len(res.Tools), len(catalog))
 	}
 	for _, tl := range res.Tools {

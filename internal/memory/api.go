@@ -18,6 +18,10 @@ type Actor = box.Actor
 type RememberInput struct {
 	Text string `json:"text"`
 	Core bool   `json:"core,omitempty"` // a core fact for the router; only the owner's own words may be core
+	// Caution makes it a live warning of the router until the end of the day Until (YYYY-MM-DD, local);
+	// only the owner's own words may be a caution.
+	Caution bool   `json:"caution,omitempty"`
+	Until   string `json:"until,omitempty"`
 }
 
 // RememberResult says where the line went.
@@ -126,6 +130,7 @@ type RecentItem struct {
 // TidyResult counts what one tidy did; one tidy is one commit.
 type TidyResult struct {
 	Filed    int      `json:"filed"`
+	Into     []string `json:"into,omitempty"` // the notes lines were filed into, each once
 	Created  []string `json:"created"`
 	Replaced int      `json:"replaced"`
 	Dropped  int      `json:"dropped"`
@@ -133,6 +138,11 @@ type TidyResult struct {
 	Skipped  []string `json:"skipped,omitempty"` // notes left alone, with why
 	Entry    string   `json:"entry,omitempty"`
 	Text     string   `json:"text"`
+	// With a brain (planner.go): the lines filed as the brain planned them, the lines whose proposal
+	// the checks refused (the rules filed them), and the model that planned or why none did.
+	Planned []string      `json:"planned,omitempty"`
+	Refused []PlanRefusal `json:"refused,omitempty"`
+	Brain   string        `json:"brain,omitempty"`
 }
 
 // UndoResult says what was undone.

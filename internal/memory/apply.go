@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
@@ -16,14 +17,31 @@ import (
 )
 
 // Tidy files the inbox by the deterministic rules: plan, check, apply, as one commit that undo
-// reverses. A plan the box changed under is planned again.
+// reverses. A plan the box changed under is planned again. With a planner set (a brain), the
+// planner proposes and the same checks decide, line by line (planner.go).
 func (m *Memory) Tidy(ctx context.Context, a Actor) (TidyResult, error) {
+	return m.TidyWith(ctx, a, nil)
+}
+
+// Also is a change committed with a tidy or merge pass, after it and in the same commit, as a change
+// of its own (its own diary line; undoing the pass does not take it back): the job runner's record of
+// the run (docs/JOBS.md). Write runs inside the write lock with what the pass did, its Entry set.
+type Also[T any] struct {
+	Change box.Change // its Apply is Write
+	Write  func(tx *box.Tx, res T) error
+}
+
+// TidyWith is Tidy committing also with the tidy; nil is Tidy. An empty inbox commits nothing.
+func (m *Memory) TidyWith(ctx context.Context, a Actor, also *Also[TidyResult]) (TidyResult, error) {
+	if pl := m.currentPlanner(); pl != nil && pl.Ready(ctx) {
+		return m.tidyPlanned(ctx, a, pl, also)
+	}
 	for attempt := 0; ; attempt++ {
 		p, err := m.PlanTidy(ctx)
 		if err != nil {
 			return TidyResult{}, err
 		}
-		res, err := m.ApplyPlan(ctx, a, p)
+		res, err := m.applyPlan(ctx, a, p, planning{}, also)
 		if errs.Is(err, errs.Conflict) && attempt < 2 {
 			continue
 		}
@@ -36,6 +54,18 @@ func (m *Memory) Tidy(ctx context.Context, a Actor) (TidyResult, error) {
 // a Conflict, and nothing is written either. A tidy plan files lines: joining notes is the merge pass's,
 // which weighs each pair by its own rules (docs/MERGE.md), so a plan that merges is refused.
 func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, error) {
+	return m.applyPlan(ctx, a, p, planning{}, nil)
+}
+
+// planning says who planned a tidy's lines, for its diary line and its result (planner.go).
+type planning struct {
+	note    string // added to the diary line: "the brain (model) planned 3 of 5 lines"
+	planned []string
+	refused []PlanRefusal
+	brain   string
+}
+
+func (m *Memory) applyPlan(ctx context.Context, a Actor, p Plan, pg planning, also *Also[TidyResult]) (TidyResult, error) {
 	a = normalize(a)
 	res := TidyResult{Created: []string{}, Skipped: p.Skipped}
 	if len(p.Actions) == 0 {
@@ -49,7 +79,25 @@ func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, er
 		return TidyResult{}, err
 	}
 	summary := counts(p).summary(a.Who)
-	ap, r, err := m.applyPlanAs(ctx, a, p, box.Change{Op: "tidy", Summary: summary, Reason: dropReasons(p)}, nil)
+	if pg.note != "" {
+		summary = strings.TrimSuffix(summary, ".") + "; " + pg.note + "."
+	}
+	c := box.Change{Op: "tidy", Summary: summary, Reason: dropReasons(p)}
+	var with func(ap *applier) *box.Change
+	if also != nil {
+		c.EntryID = diary.NewID(m.now().UTC())
+		with = func(ap *applier) *box.Change {
+			x := also.Change
+			x.Apply = func(tx *box.Tx) error {
+				res := ap.res
+				res.Entry, res.Text = c.EntryID, summary
+				res.Planned, res.Refused, res.Brain = pg.planned, pg.refused, pg.brain
+				return also.Write(tx, res)
+			}
+			return &x
+		}
+	}
+	ap, r, err := m.applyPlanAs(ctx, a, p, c, nil, with)
 	if err != nil {
 		return TidyResult{}, err
 	}
@@ -61,7 +109,8 @@ func (m *Memory) ApplyPlan(ctx context.Context, a Actor, p Plan) (TidyResult, er
 
 // applyPlanAs applies p as the change c (its actor and switch set here) under the box's write lock:
 // first check, when given, then CheckPlan against the box as it is now; either failing writes nothing.
-func (m *Memory) applyPlanAs(ctx context.Context, a Actor, p Plan, c box.Change, check func(tx *box.Tx) error) (*applier, box.Result, error) {
+// with, when given, makes a change committed after c in the same commit (Also).
+func (m *Memory) applyPlanAs(ctx context.Context, a Actor, p Plan, c box.Change, check func(tx *box.Tx) error, with func(ap *applier) *box.Change) (*applier, box.Result, error) {
 	ap := &applier{date: m.now().Format("2006-01-02"), now: m.now().UTC().Format("2006-01-02T15:04:05Z"), who: a.Who, m: m}
 	c.Actor, c.Switch = a, "change"
 	c.Apply = func(tx *box.Tx) error {
@@ -75,6 +124,13 @@ func (m *Memory) applyPlanAs(ctx context.Context, a Actor, p Plan, c box.Change,
 		}
 		ap.tx, ap.res = tx, TidyResult{Created: []string{}, Skipped: p.Skipped}
 		return ap.apply(p)
+	}
+	if with != nil {
+		rs, err := m.box.DoAll(ctx, c, *with(ap))
+		if err != nil {
+			return ap, box.Result{}, err
+		}
+		return ap, rs[0], nil
 	}
 	r, err := m.box.Do(ctx, c)
 	return ap, r, err
@@ -242,6 +298,9 @@ func (ap *applier) one(a Action) error {
 		ap.res.Filed++
 		return nil
 	case ActFile, ActReplace:
+		if !slices.Contains(ap.res.Into, a.Note) {
+			ap.res.Into = append(ap.res.Into, a.Note)
+		}
 		return ap.file(a, l)
 	case ActMerge:
 		return ap.merge(a)

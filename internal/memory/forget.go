@@ -189,6 +189,33 @@ func (k matchKeys) has(p string) func(note.Fact) bool {
 	return func(f note.Fact) bool { return k[p][f.ID+"\x00"+f.Text] }
 }
 
+// without lists the lines of k that are not in got, as "path ^id" (at most three, then how many more).
+func (k matchKeys) without(got matchKeys) []string {
+	var out []string
+	n := 0
+	for _, p := range k.paths() {
+		keys := make([]string, 0, len(k[p]))
+		for key := range k[p] {
+			keys = append(keys, key)
+		}
+		sort.Strings(keys)
+		for _, key := range keys {
+			if got[p][key] {
+				continue
+			}
+			n++
+			if len(out) < 3 {
+				id, _, _ := strings.Cut(key, "\x00")
+				out = append(out, p+" ^"+id)
+			}
+		}
+	}
+	if n > len(out) {
+		out = append(out, fmt.Sprintf("and %d more", n-len(out)))
+	}
+	return out
+}
+
 func sortMatches(ms []Match) {
 	sort.SliceStable(ms, func(i, j int) bool {
 		if ms[i].Path != ms[j].Path {
@@ -277,27 +304,33 @@ func addTrash(tx *box.Tx, date string, recs []trashRecord) error {
 	return tx.Write(p, data)
 }
 
-// forgetChange is the change that removes exactly the lines listed (by file, id and text) that are
-// still there, and trashes them; *removed counts them once it has run. A listed line that is gone or
-// changed is skipped; if none is left, the change refuses with Conflict and writes nothing.
+// forgetChange is the change that removes exactly the lines listed (by file, id and text), and trashes
+// them; *removed counts them once it has run. It is all or nothing: if any listed line is gone or changed
+// by the time the change runs, it refuses with Conflict, names the line and removes none.
 func (m *Memory) forgetChange(a Actor, q string, ms []Match, removed *int) box.Change {
 	return box.Change{Actor: a, Op: "forget", Switch: gate.Change,
 		Summary: fmt.Sprintf("%s forgot %d %s matching %q", a.Who, len(ms), plural(len(ms), "line", "lines"), q),
 		Apply: func(tx *box.Tx) error {
-			n, err := forgetApply(tx, matchSet(ms), m.now().Format("2006-01-02"), a, m.now().UTC().Format("2006-01-02T15:04:05Z"))
-			if err == nil && n == 0 {
-				err = errs.E("memory.forget", errs.Conflict, "The matching lines changed while forgetting; nothing was removed, so try again.")
+			if len(ms) == 0 {
+				return errs.E("memory.forget", errs.Conflict, "No line was listed to forget; nothing was removed.")
 			}
+			n, err := forgetApply(tx, matchSet(ms), m.now().Format("2006-01-02"), a, m.now().UTC().Format("2006-01-02T15:04:05Z"))
 			*removed = n
 			return err
 		}}
 }
 
-// forgetApply removes, inside the change, exactly the lines in want that are still there, and trashes them.
+// forgetApply removes, inside the change, exactly the lines in want, and trashes them. A line of want
+// that is no longer there as listed fails the whole change (the transaction writes nothing).
 func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (int, error) {
 	var trash []trashRecord
-	rec := func(p, section, id, line string) {
-		trash = append(trash, trashRecord{Time: now, Op: "forget", By: a.Who, Path: p, Section: section, ID: id, Line: line})
+	got := matchKeys{}
+	rec := func(p, section string, f note.Fact, line string) {
+		trash = append(trash, trashRecord{Time: now, Op: "forget", By: a.Who, Path: p, Section: section, ID: f.ID, Line: line})
+		if got[p] == nil {
+			got[p] = map[string]bool{}
+		}
+		got[p][f.ID+"\x00"+f.Text] = true
 	}
 	for _, p := range want.paths() {
 		data, err := readOr(tx, p, nil)
@@ -321,13 +354,13 @@ func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (
 			var removed []inbox.Line
 			out, removed = inbox.RemoveLines(data, ids)
 			for _, l := range removed {
-				rec(p, "inbox", l.ID, l.String())
+				rec(p, "inbox", note.Fact{ID: l.ID, Text: l.Text}, l.String())
 			}
 		case "note":
 			var removed []note.Removed
 			out, removed = note.RemoveFactsMatching(data, planned)
 			for _, r := range removed {
-				rec(p, r.Section, r.Fact.ID, r.Line)
+				rec(p, r.Section, r.Fact, r.Line)
 			}
 		case "router":
 			r, err := note.ParseRouter(data)
@@ -337,7 +370,7 @@ func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (
 			var kept []note.Fact
 			for _, f := range r.CoreFacts {
 				if planned(f) {
-					rec(p, "Core facts", f.ID, "- [core] "+f.Text)
+					rec(p, "Core facts", f, "- [core] "+f.Text)
 					continue
 				}
 				kept = append(kept, f)
@@ -358,6 +391,10 @@ func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (
 				return 0, err
 			}
 		}
+	}
+	if missing := want.without(got); len(missing) > 0 {
+		return 0, errs.E("memory.forget", errs.Conflict, "%d of the lines to forget %s gone or changed since they were listed (%s); nothing was removed, so list them again.",
+			len(missing), plural(len(missing), "is", "are"), strings.Join(missing, "; "))
 	}
 	return len(trash), addTrash(tx, date, trash)
 }

@@ -1,16 +1,19 @@
 package memory
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
@@ -43,6 +46,9 @@ type ImportInput struct {
 	Kind   string // one of imports.Kinds: a line's who is "import <kind>"
 	Source string // the source's name (its file or folder), for the summary
 	Folder string // the folder under /_content/imports/ its documents go to
+	// Path is the source on the host (imports.Source.Path). An import never reads the box itself: a
+	// source inside the box, or a folder that holds it, is refused before anything is read.
+	Path   string
 	DryRun bool
 	// Read streams the source's items (imports.Source.Read).
 	Read func(ctx context.Context, emit func(imports.Item) error) error
@@ -111,6 +117,9 @@ func (m *Memory) Import(ctx context.Context, a Actor, in ImportInput) (ImportRes
 	if !slices.Contains(imports.Kinds, in.Kind) {
 		return ImportResult{}, errs.E(op, errs.Usage, "%q is not a kind of import; use one of %s.", in.Kind, strings.Join(imports.Kinds, ", "))
 	}
+	if err := m.outsideBox(in.Path); err != nil {
+		return ImportResult{}, err
+	}
 	if in.Folder == "" {
 		in.Folder = in.Kind
 	}
@@ -149,6 +158,39 @@ func (m *Memory) Import(ctx context.Context, a Actor, in ImportInput) (ImportRes
 	res = p.res
 	res.Entry, res.Text = r.EntryID, p.summary(false)
 	return res, nil
+}
+
+// outsideBox refuses a source inside the box (its tree, .git, .box) or a folder that holds the box:
+// importing the box into itself would read its runtime files and write its own notes back as
+// documents. Links are resolved first, so a link to the box is refused too.
+func (m *Memory) outsideBox(p string) error {
+	const op = "memory.import"
+	if p == "" {
+		return errs.E(op, errs.Usage, "An import needs the path of its source.")
+	}
+	abs, err := filepath.Abs(p)
+	if err == nil {
+		if r, e := filepath.EvalSymlinks(abs); e == nil {
+			abs = r
+		}
+	}
+	root := m.root
+	if r, e := filepath.EvalSymlinks(root); e == nil {
+		root = r
+	}
+	within := func(base, p string) bool {
+		rel, err := filepath.Rel(base, p)
+		return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	}
+	switch {
+	case err != nil:
+		return errs.Wrap(op, errs.Invalid, err, "The path to import cannot be read")
+	case within(root, abs):
+		return errs.E(op, errs.Invalid, "%s is inside the box; an import brings memories from elsewhere. Export the box instead (`box export`), or import a copy kept outside it.", p)
+	case within(abs, root):
+		return errs.E(op, errs.Invalid, "%s holds the box itself (inside the box is %s); import a folder that does not, or move the box out of it.", p, m.root)
+	}
+	return nil
 }
 
 // importPrep holds one import between reading and writing.
@@ -208,6 +250,12 @@ func (p *importPrep) line(l imports.Line) error {
 		p.refuse(l.Where + ": " + err.Error())
 		return nil
 	}
+	if l.Block != "" && l.Block != text {
+		if _, found := secret.Secret(l.Block); found {
+			p.refuse(l.Where + ": the observation it was split from holds something secret-like, so none of its lines come in")
+			return nil
+		}
+	}
 	key, sum := hashOf(p.in.Kind, l.Key), hashOf(text)
 	changed, ok := p.fresh(key, sum)
 	if !ok {
@@ -245,12 +293,11 @@ const (
 
 func (p *importPrep) doc(d imports.Doc) error {
 	bp, err := layout.Clean(path.Join(importsDir, p.in.Folder, d.Path))
+	reserved := false
 	if err == nil {
-		if off, bad := layout.ReservedOffender(bp); bad {
-			err = fmt.Errorf("it uses the reserved name %s", path.Base(off))
-		}
+		_, reserved = layout.ReservedOffender(bp)
 	}
-	if err != nil || !strings.HasPrefix(bp, importsDir+"/") {
+	if err != nil || reserved || !strings.HasPrefix(bp, importsDir+"/") {
 		p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "its path cannot be a box path; rename it to import it"})
 		return nil
 	}
@@ -275,7 +322,12 @@ func (p *importPrep) doc(d imports.Doc) error {
 		}
 	}
 	data := d.Data
-	if !d.Binary {
+	if d.Binary {
+		if at, found := attachmentSecret(data); found {
+			p.refuse(fmt.Sprintf("%s %s: an attachment with a secret-like line was left out", d.Where, at))
+			return nil
+		}
+	} else {
 		data = p.blankSecrets(d.Where, data)
 		if fs := p.m.box.Refusals([]string{bp}, map[string][]byte{bp: data}); len(fs) > 0 {
 			p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "the box would refuse it as " + bp + ": " + fs[0].Message + "; fix it in the source and import again"})
@@ -298,7 +350,14 @@ func (p *importPrep) doc(d imports.Doc) error {
 // blankSecrets applies rule 1 to a document: each secret-like line becomes the marker.
 func (p *importPrep) blankSecrets(where string, data []byte) []byte {
 	lines := strings.Split(string(data), "\n")
-	hit := false
+	blanked := map[int]bool{}
+	blank := func(i int, front bool) {
+		lines[i] = secretMarker
+		if front {
+			lines[i] = secretFrontMarker
+		}
+		blanked[i] = true
+	}
 	front := len(lines) > 0 && strings.TrimRight(lines[0], "\r") == "---"
 	for i, l := range lines {
 		if front && i > 0 && strings.TrimRight(l, "\r") == "---" {
@@ -306,19 +365,75 @@ func (p *importPrep) blankSecrets(where string, data []byte) []byte {
 			continue
 		}
 		if _, found := secret.Secret(l); found {
-			lines[i] = secretMarker
-			if front {
-				lines[i] = secretFrontMarker
-			}
-			hit = true
+			blank(i, front)
 			p.refuse(fmt.Sprintf("%s line %d: %s", where, i+1, "a secret-like line of the document was left out"))
 		}
 	}
-	if !hit {
+	// A secret split over two lines (a label, then its value on the next) is one: both lines go.
+	front = len(lines) > 0 && strings.TrimRight(lines[0], "\r") == "---"
+	for i := 0; i+1 < len(lines); i++ {
+		if front && i > 0 && strings.TrimRight(lines[i], "\r") == "---" {
+			front = false
+			continue
+		}
+		a, b := strings.TrimSpace(lines[i]), strings.TrimSpace(lines[i+1])
+		if a == "" || b == "" || blanked[i] || blanked[i+1] || b == "---" {
+			continue
+		}
+		if _, found := secret.Secret(a + " " + b); found {
+			blank(i, front)
+			blank(i+1, front)
+			p.refuse(fmt.Sprintf("%s lines %d–%d: %s", where, i+1, i+2, "a secret-like pair of lines of the document was left out"))
+			i++
+		}
+	}
+	if len(blanked) == 0 {
 		return data
 	}
 	return []byte(strings.Join(lines, "\n"))
 }
+
+// attachmentSecret looks for a secret in an attachment: line by line when it is text, else in the runs
+// of printable characters a binary file carries (metadata, an unpacked PDF's text). It returns where
+// ("line 3", "byte 120").
+func attachmentSecret(data []byte) (string, bool) {
+	if utf8.Valid(data) && !bytes.ContainsRune(data, 0) {
+		lines := strings.Split(string(data), "\n")
+		for i, l := range lines {
+			if _, found := secret.Secret(l); found {
+				return fmt.Sprintf("line %d", i+1), true
+			}
+		}
+		for i, l := range lines {
+			if i+1 < len(lines) {
+				if _, found := secret.Secret(strings.TrimSpace(l) + " " + strings.TrimSpace(lines[i+1])); found {
+					return fmt.Sprintf("lines %d–%d", i+1, i+2), true
+				}
+			}
+		}
+		return "", false
+	}
+	start := -1
+	for i := 0; i <= len(data); i++ {
+		if i < len(data) && data[i] >= 0x20 && data[i] < 0x7f {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 && i-start >= minPrintableRun {
+			if _, found := secret.Secret(string(data[start:i])); found {
+				return fmt.Sprintf("byte %d", start), true
+			}
+		}
+		start = -1
+	}
+	return "", false
+}
+
+// minPrintableRun is the shortest run of printable bytes in a binary attachment worth checking: shorter
+// ones are noise, and no key is shorter.
+const minPrintableRun = 16
 
 // apply writes the import inside the change: the lines (a day going on in its next part past
 // inbox.MaxFileBytes), the documents and the record. Entries another import recorded meanwhile are

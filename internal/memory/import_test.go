@@ -29,7 +29,7 @@ func importTry(m *Memory, kind, path string, dry bool) (ImportResult, error) {
 	if err != nil {
 		return ImportResult{}, err
 	}
-	res, err := m.Import(context.Background(), own, ImportInput{Kind: kind, Source: src.Name, Folder: src.Folder, DryRun: dry, Read: src.Read})
+	res, err := m.Import(context.Background(), own, ImportInput{Kind: kind, Source: src.Name, Path: src.Path, Folder: src.Folder, DryRun: dry, Read: src.Read})
 	res.Skipped = append(skips, res.Skipped...)
 	return res, err
 }
@@ -259,7 +259,7 @@ func TestImportExtractSeam(t *testing.T) {
 		}
 		return []imports.Line{{Text: "Mira bakes sourdough."}, {Text: "my password is hunter2hunter2"}}, nil
 	}
-	res, err := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Read: src.Read, Extract: extract})
+	res, err := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Path: src.Path, Read: src.Read, Extract: extract})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +275,7 @@ func TestImportExtractSeam(t *testing.T) {
 	if got == nil || got.Source.File != "conversations.json" || !strings.HasPrefix(got.Source.ID, "conversation c0ffee00-0000-4000-8000-000000000001, proposed: ") {
 		t.Fatalf("proposed line %+v", got)
 	}
-	again, _ := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Read: src.Read, Extract: extract})
+	again, _ := m.Import(context.Background(), own, ImportInput{Kind: imports.Claude, Source: src.Name, Path: src.Path, Read: src.Read, Extract: extract})
 	if again.Lines != 0 || again.Documents != 0 {
 		t.Errorf("a second import proposes nothing new: %+v", again)
 	}

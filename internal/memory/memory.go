@@ -62,6 +62,8 @@ type Memory struct {
 	missed   atomic.Bool // an index update after a commit failed: the next read reconciles
 	stop     context.CancelFunc
 	bg       sync.WaitGroup
+
+	planner atomic.Pointer[Planner] // set by the composition root: tidy asks it for a plan (planner.go)
 }
 
 // indexFile is the index inside the box's runtime folder.

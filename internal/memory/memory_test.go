@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
@@ -496,6 +497,42 @@ func TestForgetRemovesOnlyWhatItListed(t *testing.T) {
 	day := read(t, m, first.Path)
 	if strings.Contains(day, "^"+first.ID) || !strings.Contains(day, "^"+later.ID) {
 		t.Errorf("want the listed line gone and the later one kept:\n%s", day)
+	}
+}
+
+// Forgetting is all or nothing: when one of the listed lines is gone by the time the change runs (another
+// forget, a tidy, an edit), nothing is removed and the error names the missing line.
+func TestForgetIsAllOrNothing(t *testing.T) {
+	m := mustOpen(t, nil)
+	ctx := context.Background()
+	a := remember(t, m, own, "Sara plays the cello.")
+	b := remember(t, m, own, "Sara tunes the cello on Sundays.")
+	matched, err := m.ForgetPreview(ctx, "sara cello")
+	if err != nil || len(matched) != 2 {
+		t.Fatalf("preview: %v %v", matched, err)
+	}
+	if _, err := m.Forget(ctx, own, ForgetInput{Words: "sara sundays"}); err != nil { // b goes meanwhile
+		t.Fatal(err)
+	}
+	before := read(t, m, a.Path)
+	var n int
+	_, err = m.box.Do(ctx, m.forgetChange(own, "sara cello", matched, &n))
+	if !errs.Is(err, errs.Conflict) || !strings.Contains(err.Error(), "^"+b.ID) || !strings.Contains(err.Error(), "nothing was removed") {
+		t.Fatalf("want a Conflict naming the missing line %s, got %v", b.ID, err)
+	}
+	if after := read(t, m, a.Path); after != before || n != 0 {
+		t.Errorf("a forget with a missing line removed %d lines:\n%s", n, after)
+	}
+	op := m.ForgetOp()
+	eff, err := op.Run(ctx, gate.ApprovalCard{ProposedBy: gate.Proposer{Who: "owner", Owner: true}}, ForgetAction("sara cello", matched))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.box.Do(ctx, *eff.Change); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("an approved forget whose line went meanwhile: want Conflict, got %v", err)
+	}
+	if after := read(t, m, a.Path); after != before {
+		t.Errorf("an approved forget removed part of its lines:\n%s", after)
 	}
 }
 

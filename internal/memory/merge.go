@@ -67,6 +67,12 @@ type MergeResult struct {
 // duplicates, as one change that undo reverses. A dry run writes nothing and lists what would merge.
 // A note changed while the pass waited for the lock makes it weigh again.
 func (m *Memory) Merge(ctx context.Context, a Actor, opts MergeOptions) (MergeResult, error) {
+	return m.MergeWith(ctx, a, opts, nil)
+}
+
+// MergeWith is Merge committing also with the pass (Also); nil is Merge. A pass with nothing to merge
+// commits nothing.
+func (m *Memory) MergeWith(ctx context.Context, a Actor, opts MergeOptions, also *Also[MergeResult]) (MergeResult, error) {
 	a = normalize(a)
 	for attempt := 0; ; attempt++ {
 		pl, err := m.planMerge(ctx)
@@ -77,7 +83,7 @@ func (m *Memory) Merge(ctx context.Context, a Actor, opts MergeOptions) (MergeRe
 		if opts.DryRun || len(pl.merges) == 0 {
 			return res, nil
 		}
-		res, err = m.applyMerge(ctx, a, pl, res)
+		res, err = m.applyMerge(ctx, a, pl, res, also)
 		if errs.Is(err, errs.Conflict) && attempt < 2 {
 			continue
 		}
@@ -170,7 +176,7 @@ func (pl *mergePlan) result(who string, dry bool) MergeResult {
 
 // applyMerge joins the planned pairs as one change. A note that changed since it was weighed is a
 // Conflict, and nothing is written.
-func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res MergeResult) (MergeResult, error) {
+func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res MergeResult, also *Also[MergeResult]) (MergeResult, error) {
 	var p Plan
 	var why []string
 	for _, pr := range pl.merges {
@@ -185,14 +191,33 @@ func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res Mer
 		}
 		return nil
 	}
-	ap, r, err := m.applyPlanAs(ctx, a, p, box.Change{Op: mergeOp, Summary: res.Text, Reason: strings.Join(why, "; ")}, unchanged)
+	c := box.Change{Op: mergeOp, Summary: res.Text, Reason: strings.Join(why, "; ")}
+	fill := func(ap *applier, res MergeResult) MergeResult {
+		res.Merged = slices.Clone(res.Merged)
+		for i := range res.Merged {
+			res.Merged[i].Archive = ap.archived[res.Merged[i].Archived]
+		}
+		res.Skipped = append(slices.Clone(res.Skipped), ap.res.Skipped[len(pl.skipped):]...)
+		return res
+	}
+	var with func(ap *applier) *box.Change
+	if also != nil {
+		c.EntryID = diary.NewID(m.now().UTC())
+		with = func(ap *applier) *box.Change {
+			x := also.Change
+			x.Apply = func(tx *box.Tx) error {
+				r := fill(ap, res)
+				r.Entry = c.EntryID
+				return also.Write(tx, r)
+			}
+			return &x
+		}
+	}
+	ap, r, err := m.applyPlanAs(ctx, a, p, c, unchanged, with)
 	if err != nil {
 		return MergeResult{}, err
 	}
-	for i := range res.Merged {
-		res.Merged[i].Archive = ap.archived[res.Merged[i].Archived]
-	}
-	res.Skipped = append(res.Skipped, ap.res.Skipped[len(pl.skipped):]...)
+	res = fill(ap, res)
 	res.Entry, res.Commit = r.EntryID, r.Commit
 	return res, nil
 }
@@ -201,34 +226,21 @@ func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res Mer
 var pairRe = regexp.MustCompile(`(?:^|; )([^\s;]+) → ([^\s;]+) \(`)
 
 // keptApart is the pairs whose merge the owner undid and did not redo, each with the undone diary entry:
-// undo is the owner saying "these are two".
+// undo is the owner saying "these are two". Whether a merge is undone is box.Undone's answer, the one
+// undo itself and the diary use (an undo of an undo is a redo, and so on down the chain).
 func (m *Memory) keptApart() (map[[2]string]string, error) {
 	es, err := diary.Recent(m.root, 0, func(e diary.Entry) bool { return e.Op == mergeOp || e.Op == "undo" })
 	if err != nil {
 		return nil, errs.Wrap("memory.merge", errs.Other, err, "The diary could not be read")
 	}
-	byID := map[string]diary.Entry{}
-	undone := map[string]bool{}
-	for i := len(es) - 1; i >= 0; i-- { // oldest first: a later redo cancels an undo
-		e := es[i]
-		byID[e.ID] = e
-		if e.Op != "undo" {
-			continue
-		}
-		switch t := byID[e.UndoOf]; t.Op {
-		case mergeOp:
-			undone[t.ID] = true
-		case "undo":
-			if byID[t.UndoOf].Op == mergeOp {
-				undone[t.UndoOf] = false
-			}
-		}
-	}
+	undone := box.Undone{}
 	out := map[[2]string]string{}
-	for id, u := range undone {
-		if u {
-			for _, mt := range pairRe.FindAllStringSubmatch(byID[id].Reason, -1) {
-				out[pairKey(mt[1], mt[2])] = id
+	for _, e := range es { // newest first, as Undone reads them
+		if undone.Saw(e) && e.Op == mergeOp {
+			for _, mt := range pairRe.FindAllStringSubmatch(e.Reason, -1) {
+				if _, ok := out[pairKey(mt[1], mt[2])]; !ok {
+					out[pairKey(mt[1], mt[2])] = e.ID
+				}
 			}
 		}
 	}

@@ -272,6 +272,35 @@ func TestMergeJoinsDuplicates(t *testing.T) {
 	}
 }
 
+// "Kept apart" follows undo as undo does: a merge undone, redone and undone again is undone, so the pass
+// holds the pair apart; undone, then redone, it is merged and nothing is held.
+func TestMergeKeptApartFollowsUndoOfUndo(t *testing.T) {
+	m := mustOpen(t, mergeSeed())
+	ctx := context.Background()
+	res, err := m.Merge(ctx, own, MergeOptions{})
+	if err != nil || len(res.Merged) != 1 {
+		t.Fatalf("merge: %+v %v", res, err)
+	}
+	u1, err := m.Undo(ctx, own, res.Entry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	u2, err := m.Undo(ctx, own, u1.Entry) // redo: merged again
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept, err := m.keptApart(); err != nil || len(kept) != 0 {
+		t.Fatalf("after undo and redo, kept apart: %v %v", kept, err)
+	}
+	if _, err := m.Undo(ctx, own, u2.Entry); err != nil { // the redo undone: apart again
+		t.Fatal(err)
+	}
+	held, err := m.Merge(ctx, own, MergeOptions{})
+	if err != nil || len(held.Merged) != 0 || len(held.Held) == 0 || !strings.Contains(held.Held[0].Held, "kept apart") {
+		t.Fatalf("after undo, redo and undo, the pass: %+v, %v", held, err)
+	}
+}
+
 func TestMergeLetterIndex(t *testing.T) {
 	person := func(title, source, fact string) string {
 		return "---\ntype: note\nkind: person\ntitle: " + title + "\nmaps: [moc-people]\nupdated: 2026-11-01\nsource: " + source + "\n---\n# " + title +
@@ -357,7 +386,7 @@ func TestMergeStalePlanConflicts(t *testing.T) {
 		t.Fatal(err)
 	}
 	head := headOf(t, m)
-	if _, err := m.applyMerge(ctx, own, pl, pl.result(own.Who, false)); !errs.Is(err, errs.Conflict) {
+	if _, err := m.applyMerge(ctx, own, pl, pl.result(own.Who, false), nil); !errs.Is(err, errs.Conflict) {
 		t.Fatalf("a stale plan: %v", err)
 	}
 	if commitsSince(t, m, head) != 0 {

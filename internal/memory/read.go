@@ -20,8 +20,12 @@ import (
 // Search runs words through the index with the rules of docs/SEARCH.md and the input's filters: the
 // documents that match, then, when fewer than the limit do, the best partial matches.
 func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, error) {
+	k, ok := searchKinds[in.Kind]
+	if !ok {
+		return SearchResult{}, errs.E("memory.search", errs.Invalid, "The kind %q is not one the box has; use one of %s, or none for every kind", in.Kind, strings.Join(SearchKinds, ", "))
+	}
 	m.ensureFresh(ctx)
-	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: in.Kind, Map: in.Map, Who: in.Who,
+	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: k.kind, Prefix: k.prefix, Map: in.Map, Who: in.Who,
 		Trust: in.Trust, Since: in.Since, Until: in.Until, Partial: true}
 	if q.Limit < 0 {
 		q.Limit = 0
@@ -50,6 +54,16 @@ func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, erro
 		res.Hits = append(res.Hits, hit)
 	}
 	return res, nil
+}
+
+// SearchKinds are the kinds a search may be narrowed to: the index's kinds, and a note's own kind (entity
+// or topic) as the overview shows it.
+var SearchKinds = []string{KindNote, "entity", "topic", KindMap, KindRouter, KindCore, KindInbox, KindDoc}
+
+// searchKinds maps a search kind to the index's kind and a path prefix; "" is every kind.
+var searchKinds = map[string]struct{ kind, prefix string }{
+	"": {}, KindNote: {KindNote, ""}, "entity": {KindNote, layout.NotesDir + "/entity-"}, "topic": {KindNote, layout.NotesDir + "/topic-"},
+	KindMap: {KindMap, ""}, KindRouter: {KindRouter, ""}, KindCore: {KindCore, ""}, KindInbox: {KindInbox, ""}, KindDoc: {KindDoc, ""},
 }
 
 // Read returns a note, map or the router by name: entity-leo, moc-people, moc-people/a, MEMORY.
@@ -147,7 +161,17 @@ func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 	}
 	sort.SliceStable(o.Notes, func(i, j int) bool { return o.Notes[i].Name < o.Notes[j].Name })
 	o.MoreNotes = total - len(listed)
+	o.Router = m.liveRouter(data, o.Inbox)
 	return o, nil
+}
+
+// liveRouter is the router text as every surface shows it: its inbox line says the lines waiting now,
+// not at the last tidy (docs/MEMORY.md).
+func (m *Memory) liveRouter(data []byte, waiting int) string {
+	if len(data) == 0 {
+		return ""
+	}
+	return string(note.WithWaiting(data, waiting))
 }
 
 // Summary is what the memory holds, in a few numbers and the router: what an agent session is told at
@@ -177,6 +201,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 		_, s.Inbox, err = ix.List(ctx, []string{KindInbox}, 0)
 		return err
 	})
+	s.Router = m.liveRouter(data, s.Inbox)
 	return s, err
 }
 

@@ -44,6 +44,13 @@ func spoolOps() map[string]box.SpoolFunc {
 			}
 			return func(tx *box.Tx) error { return appendLine(tx, a) }, nil
 		},
+		spoolCaution: func(raw json.RawMessage) (func(*box.Tx) error, error) {
+			var a cautionArgs
+			if err := json.Unmarshal(raw, &a); err != nil {
+				return nil, err
+			}
+			return func(tx *box.Tx) error { return addCaution(tx, a) }, nil
+		},
 		spoolCore: func(raw json.RawMessage) (func(*box.Tx) error, error) {
 			var a coreArgs
 			if err := json.Unmarshal(raw, &a); err != nil {
@@ -81,6 +88,15 @@ func (m *Memory) rememberChange(a Actor, in RememberInput) (box.Change, Remember
 	text := strings.TrimSpace(in.Text)
 	if err := secret.CheckRemember(text); err != nil {
 		return box.Change{}, RememberResult{}, err
+	}
+	if in.Core && in.Caution {
+		return box.Change{}, RememberResult{}, errs.E(op, errs.Usage, "A fact is either a core fact or a caution, not both.")
+	}
+	if in.Until != "" && !in.Caution {
+		return box.Change{}, RememberResult{}, errs.E(op, errs.Usage, "A last day (until) is for a caution only.")
+	}
+	if in.Caution {
+		return m.cautionChange(a, text, in)
 	}
 	if in.Core && a.Trust != inbox.Own {
 		return box.Change{}, RememberResult{}, errs.E(op, errs.Refused, "Only the owner's own words can be a core fact; save it as a plain fact instead, and the owner can make it core.")

@@ -21,7 +21,7 @@ description: The router, read first. Core facts, the maps, live cautions and the
 ## Cautions
 
 ## Inbox
-Nothing waiting.
+Inbox: nothing waiting
 `
 
 // MaxRouterLines is the router's budget: it is loaded on every turn of every assistant.
@@ -61,8 +61,78 @@ type Router struct {
 var (
 	coreRe    = regexp.MustCompile(`^- \[core\] (.+)$`)
 	mapLineRe = regexp.MustCompile(`^- \[\[([^\]|]+)\]\] — (.+) \((\d+) notes?\)$`)
-	waitingRe = regexp.MustCompile(`^(\d+) lines? waiting\.$`)
+	waitingRe = regexp.MustCompile(`^(\d+) lines? waiting\.$`)           // an older router's line
+	inboxRe   = regexp.MustCompile(`^Inbox: (nothing|\d+ lines?) waiting$`) // "Inbox: 3 lines waiting"
+	untilRe   = regexp.MustCompile(` \(until (\d{4}-\d{2}-\d{2})\)$`)
 )
+
+// WaitingLine is the router's inbox line, the same on every surface that shows the router (docs/MEMORY.md):
+// "Inbox: nothing waiting", "Inbox: 1 line waiting", "Inbox: 12 lines waiting".
+func WaitingLine(n int) string {
+	if n <= 0 {
+		return "Inbox: nothing waiting"
+	}
+	return fmt.Sprintf("Inbox: %d %s waiting", n, plural(n, "line", "lines"))
+}
+
+// isWaitingLine reports whether l is an inbox count line, in this form or an older one.
+func isWaitingLine(l string) bool {
+	return l == "Nothing waiting." || waitingRe.MatchString(l) || inboxRe.MatchString(l)
+}
+
+// parseWaiting reads an inbox count line; -1 when l is not one.
+func parseWaiting(l string) int {
+	if l == "Nothing waiting." || l == "Inbox: nothing waiting" {
+		return 0
+	}
+	if m := waitingRe.FindStringSubmatch(l); m != nil {
+		n, _ := strconv.Atoi(m[1])
+		return n
+	}
+	if m := inboxRe.FindStringSubmatch(l); m != nil {
+		n, _ := strconv.Atoi(strings.Fields(m[1])[0])
+		return n
+	}
+	return -1
+}
+
+// WithWaiting is the router text data with its inbox line saying n, and nothing else changed: what a
+// surface shows between two tidies, so the count it shows is the true one. A router with no Inbox
+// section gets the line at its end.
+func WithWaiting(data []byte, n int) []byte {
+	lines := strings.Split(string(data), "\n")
+	in := false
+	for i, l := range lines {
+		switch {
+		case strings.HasPrefix(l, "## "):
+			in = strings.TrimSpace(strings.TrimPrefix(l, "## ")) == "Inbox"
+		case in && isWaitingLine(l):
+			lines[i] = WaitingLine(n)
+			return []byte(strings.Join(lines, "\n"))
+		}
+	}
+	out := strings.TrimRight(string(data), "\n")
+	if out != "" {
+		out += "\n"
+	}
+	return []byte(out + WaitingLine(n) + "\n")
+}
+
+// CautionLine is a caution as the router lists it: its text, and the last day it holds.
+func CautionLine(text, until string) string {
+	if until == "" {
+		return text
+	}
+	return text + " (until " + until + ")"
+}
+
+// ParseCaution splits a router caution into its text and its last day ("" when it has none).
+func ParseCaution(s string) (text, until string) {
+	if m := untilRe.FindStringSubmatchIndex(s); m != nil {
+		return s[:m[0]], s[m[2]:m[3]]
+	}
+	return s, ""
+}
 
 // ParseRouter parses MEMORY.md; only broken frontmatter is an error.
 func ParseRouter(data []byte) (*Router, error) {
@@ -96,10 +166,8 @@ func ParseRouter(data []byte) (*Router, error) {
 	}
 	if s := d.section("Inbox"); s != nil {
 		for _, l := range s.body {
-			if l == "Nothing waiting." {
-				r.Waiting = 0
-			} else if m := waitingRe.FindStringSubmatch(l); m != nil {
-				r.Waiting, _ = strconv.Atoi(m[1])
+			if n := parseWaiting(l); n >= 0 {
+				r.Waiting = n
 			}
 		}
 	}
@@ -171,10 +239,7 @@ func (r *Router) build(nMaps, nCautions, nCore int) {
 	for _, c := range r.Cautions[len(r.Cautions)-nCautions:] {
 		cautions = append(cautions, "- "+c)
 	}
-	inbox := []string{"Nothing waiting."}
-	if r.Waiting > 0 {
-		inbox = []string{fmt.Sprintf("%d %s waiting.", r.Waiting, plural(r.Waiting, "line", "lines"))}
-	}
+	inbox := []string{WaitingLine(r.Waiting)}
 	d := r.doc
 	set := func(name string, lines []string) {
 		s := d.ensure(name, RouterSections)
@@ -193,7 +258,7 @@ func (r *Router) build(nMaps, nCautions, nCore int) {
 func replaceInboxLine(body []string, line string) []string {
 	out := append([]string{}, body...)
 	for i, l := range out {
-		if l == "Nothing waiting." || waitingRe.MatchString(l) {
+		if isWaitingLine(l) {
 			out[i] = line
 			return out
 		}

@@ -45,7 +45,7 @@ func TestGoldenRouter(t *testing.T) {
 		t.Errorf("parsed back %+v", back)
 	}
 	r.SetWaiting(1)
-	if !strings.Contains(string(r.Render()), "\n1 line waiting.\n") {
+	if !strings.Contains(string(r.Render()), "\nInbox: 1 line waiting\n") {
 		t.Error("one line is not singular")
 	}
 }
@@ -96,8 +96,43 @@ func TestHandEditedRouter(t *testing.T) {
 	}
 	r.SetWaiting(5)
 	added, removed := diffLines(data, r.Render())
-	if !reflect.DeepEqual(added, []string{"5 lines waiting."}) || !reflect.DeepEqual(removed, []string{"Nothing waiting."}) {
+	if !reflect.DeepEqual(added, []string{"Inbox: 5 lines waiting"}) || !reflect.DeepEqual(removed, []string{"Nothing waiting."}) {
 		t.Errorf("SetWaiting changed %q → %q", removed, added)
+	}
+}
+
+func TestWaitingLineOnEverySurface(t *testing.T) {
+	for n, want := range map[int]string{0: "Inbox: nothing waiting", 1: "Inbox: 1 line waiting", 12: "Inbox: 12 lines waiting"} {
+		if got := WaitingLine(n); got != want {
+			t.Errorf("%d: %q", n, got)
+		}
+		for _, data := range []string{RouterSkeleton, strings.Replace(RouterSkeleton, "Inbox: nothing waiting", "7 lines waiting.", 1)} {
+			out := WithWaiting([]byte(data), n)
+			r, err := ParseRouter(out)
+			if err != nil || r.Waiting != n || strings.Count(string(out), "waiting") != 1 {
+				t.Errorf("%d: %v\n%s", n, err, out)
+			}
+			if added, removed := diffLines([]byte(data), out); len(added) > 1 || len(removed) > 1 {
+				t.Errorf("WithWaiting changed more than the line: %q → %q", removed, added)
+			}
+		}
+	}
+	// a hand-made router with no Inbox section gets the line at its end
+	if out := string(WithWaiting([]byte("# Memory\n- a note\n"), 2)); out != "# Memory\n- a note\nInbox: 2 lines waiting\n" {
+		t.Errorf("no section: %q", out)
+	}
+}
+
+func TestCautionLine(t *testing.T) {
+	line := CautionLine("Leo's school is closed for works", "2026-12-24")
+	if line != "Leo's school is closed for works (until 2026-12-24)" {
+		t.Fatal(line)
+	}
+	if text, until := ParseCaution(line); text != "Leo's school is closed for works" || until != "2026-12-24" {
+		t.Errorf("%q %q", text, until)
+	}
+	if text, until := ParseCaution("Leo is allergic to peanuts."); text != "Leo is allergic to peanuts." || until != "" {
+		t.Errorf("no end: %q %q", text, until)
 	}
 }
 

@@ -3,18 +3,22 @@ package oauth_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
 
+	"github.com/boxmem/box/internal/egresstest"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/oauth"
+	"github.com/boxmem/box/internal/server"
 )
 
 const docID = "https://example.com/oauth/client.json"
@@ -96,7 +100,7 @@ func TestClientIDMetadataDocument(t *testing.T) {
 }
 
 // A document the box cannot use ends the request on a page (never a redirect), and nothing of it is kept:
-// once it is right, the next request works at once.
+// once it is right, it works as soon as the failure is no longer remembered (a minute).
 func TestClientIDMetadataDocumentRefusals(t *testing.T) {
 	f := newFx(t)
 	redirect := "http://127.0.0.1:4000/callback"
@@ -119,6 +123,7 @@ func TestClientIDMetadataDocumentRefusals(t *testing.T) {
 		{"too slow", "/l.json", docPage{delay: 3 * time.Second, body: docJSON(nil)}, "could not fetch"},
 	}
 	for _, c := range cases {
+		f.clock.Advance(time.Minute) // within the budget of fetches from one host
 		id := "https://example.com" + c.path
 		page := c.page
 		if page.body != "" {
@@ -134,9 +139,10 @@ func TestClientIDMetadataDocumentRefusals(t *testing.T) {
 	if n := f.docs.count("/a.json"); n != 1 { // fetched directly once, and never through the 302 of /j.json
 		t.Errorf("/a.json fetched %d times", n)
 	}
-	// Errors are not cached: the corrected document works on the next request.
+	// An error is answered again for a minute without a fetch; then the corrected document works.
 	f.docs.page("/k.json", docPage{body: docJSON(map[string]any{"client_id": "https://example.com/k.json"})})
 	q, _ := f.docQuery("https://example.com/k.json", redirect)
+	f.clock.Advance(grants.DocumentFailureLife + time.Second)
 	if st, loc, out := f.authorize(q); st != http.StatusFound || loc.Path != oauth.ConsentPath {
 		t.Fatalf("the corrected document: %d %v %v", st, loc, out)
 	}
@@ -185,6 +191,137 @@ func TestClientIDMetadataDocumentSSRF(t *testing.T) {
 	f.clock.Advance(61 * time.Second)
 	if st, loc, out := f.authorize(q); st != 401 || loc.String() != "" || !strings.Contains(out["error_description"].(string), "not on the public internet") {
 		t.Fatalf("after rebinding: %d %v %v (fetched %d)", st, loc, out, f.docs.count("/oauth/client.json"))
+	}
+	if r := f.docs.Refused(); len(r) != 0 {
+		t.Fatalf("the box dialled %v", r)
+	}
+}
+
+// Fetching documents is bounded: a failure is answered from memory for a minute, one host is fetched at
+// most DocumentFetchesPerHost times a minute, one network may cause DocumentFetchesPerSource fetches an
+// hour, the box makes DocumentFetchesPerMinute in all, and at most DocumentFetchesInFlight at once. A
+// client already known keeps its stored copy when only the budget refuses.
+func TestClientIDMetadataDocumentFetchBudget(t *testing.T) {
+	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com"} })
+	redirect := "http://127.0.0.1:4000/callback"
+	authorize := func(from, id string) (int, map[string]any) {
+		t.Helper()
+		q, _ := f.docQuery(id, redirect)
+		q.Set("resource", "http://box.example.com/mcp")
+		req, _ := http.NewRequest("GET", f.base+oauth.AuthorizePath+"?"+q.Encode(), nil)
+		req.Host = "box.example.com"
+		req.Header.Set("X-Forwarded-For", from)
+		return f.do(req)
+	}
+	host := func(name string) string {
+		f.docs.Name(name, egresstest.Public.String())
+		return "https://" + name
+	}
+
+	// A failure is remembered for a minute: asked again, the box answers it without fetching.
+	gone := host("gone.example.com") + "/c.json"
+	for range 3 {
+		if st, out := authorize("198.51.100.1", gone); st != 401 || !strings.Contains(fmt.Sprint(out["error_description"]), "answered 404") {
+			t.Fatalf("a missing document: %d %v", st, out)
+		}
+	}
+	if n := f.docs.count("/c.json"); n != 1 {
+		t.Fatalf("a failed document was fetched %d times in a minute", n)
+	}
+	f.clock.Advance(grants.DocumentFailureLife + time.Second)
+	authorize("198.51.100.1", gone)
+	if n := f.docs.count("/c.json"); n != 2 {
+		t.Fatalf("after a minute the document was fetched %d times in all, want 2", n)
+	}
+
+	// One host: DocumentFetchesPerHost a minute, whoever asks; another host is not held up.
+	f.clock.Advance(time.Hour)
+	victim := host("victim.example.com")
+	for i := range grants.DocumentFetchesPerHost {
+		authorize(fmt.Sprintf("203.0.%d.1", i), fmt.Sprintf("%s/v%d.json", victim, i))
+	}
+	st, out := authorize("203.0.200.1", victim+"/over.json")
+	if st != 429 || out["error"] != "temporarily_unavailable" || f.docs.count("/over.json") != 0 {
+		t.Fatalf("fetch %d from one host in a minute: %d %v (fetched %d)", grants.DocumentFetchesPerHost+1, st, out, f.docs.count("/over.json"))
+	}
+	f.docs.page("/other.json", docPage{body: strings.Replace(docJSON(nil), docID, host("other.example.com")+"/other.json", 1)})
+	if st, out := authorize("203.0.201.1", "https://other.example.com/other.json"); st != http.StatusFound {
+		t.Fatalf("another host: %d %v", st, out)
+	}
+	f.clock.Advance(time.Minute)
+	authorize("203.0.202.1", victim+"/over.json")
+	if f.docs.count("/over.json") != 1 {
+		t.Fatal("a minute later the host is not fetched again")
+	}
+
+	// One network: DocumentFetchesPerSource an hour, across hosts; another network is not held up.
+	f.clock.Advance(time.Hour)
+	for i := range grants.DocumentFetchesPerSource {
+		authorize("192.0.2.7", fmt.Sprintf("%s/s%d.json", host(fmt.Sprintf("s%d.example.com", i)), i))
+	}
+	st, out = authorize("192.0.2.99", host("fresh.example.com")+"/src.json")
+	if st != 429 || out["error"] != "temporarily_unavailable" || f.docs.count("/src.json") != 0 {
+		t.Fatalf("fetch %d from one network in an hour: %d %v", grants.DocumentFetchesPerSource+1, st, out)
+	}
+	authorize("192.0.3.7", "https://fresh.example.com/src.json")
+	if f.docs.count("/src.json") != 1 {
+		t.Fatal("another network's fetch was refused")
+	}
+
+	// In all: DocumentFetchesPerMinute, from any number of networks and hosts. A client already known
+	// keeps its stored copy meanwhile.
+	f.clock.Advance(time.Hour)
+	known := "https://other.example.com/other.json"
+	f.clock.Advance(grants.DocumentMaxLife) // its copy is stale: it would be fetched again
+	for i := range grants.DocumentFetchesPerMinute {
+		authorize(fmt.Sprintf("10.%d.0.1", i), fmt.Sprintf("%s/a%d.json", host(fmt.Sprintf("a%d.example.com", i)), i))
+	}
+	st, out = authorize("172.16.0.1", host("last.example.com")+"/all.json")
+	if st != 429 || out["error"] != "temporarily_unavailable" || f.docs.count("/all.json") != 0 {
+		t.Fatalf("fetch %d in a minute: %d %v", grants.DocumentFetchesPerMinute+1, st, out)
+	}
+	before := f.docs.count("/other.json")
+	if st, out := authorize("172.16.0.2", known); st != http.StatusFound || f.docs.count("/other.json") != before {
+		t.Fatalf("a known client while the budget is spent: %d %v", st, out)
+	}
+
+	// At most DocumentFetchesInFlight at once; the others wait for a slot and then go through.
+	f.clock.Advance(time.Hour)
+	hold := make(chan struct{})
+	var wg sync.WaitGroup
+	results := make(chan int, 2*grants.DocumentFetchesInFlight)
+	for i := range 2 * grants.DocumentFetchesInFlight {
+		id := fmt.Sprintf("%s/w%d.json", host(fmt.Sprintf("w%d.example.com", i)), i)
+		f.docs.page(fmt.Sprintf("/w%d.json", i), docPage{hold: hold, body: strings.Replace(docJSON(nil), docID, id, 1)})
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			st, _ := authorize(fmt.Sprintf("100.%d.0.1", i), id)
+			results <- st
+		}()
+	}
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
+		f.docs.mu.Lock()
+		n := f.docs.inflight
+		f.docs.mu.Unlock()
+		if n == grants.DocumentFetchesInFlight {
+			break
+		}
+	}
+	time.Sleep(200 * time.Millisecond) // room for a fetch past the bound to show up
+	close(hold)
+	wg.Wait()
+	close(results)
+	for st := range results {
+		if st != http.StatusFound {
+			t.Errorf("a fetch that waited for its slot: %d", st)
+		}
+	}
+	f.docs.mu.Lock()
+	most := f.docs.maxInflight
+	f.docs.mu.Unlock()
+	if most != grants.DocumentFetchesInFlight {
+		t.Fatalf("%d fetches at once, want %d", most, grants.DocumentFetchesInFlight)
 	}
 	if r := f.docs.Refused(); len(r) != 0 {
 		t.Fatalf("the box dialled %v", r)

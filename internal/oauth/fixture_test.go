@@ -93,6 +93,8 @@ type docNet struct {
 	mu    sync.Mutex
 	pages map[string]docPage
 	hits  map[string]int
+
+	inflight, maxInflight int // fetches being answered now, and the most at once
 }
 
 type docPage struct {
@@ -100,6 +102,7 @@ type docPage struct {
 	header http.Header
 	body   string
 	delay  time.Duration
+	hold   chan struct{} // when set, the answer waits until it is closed
 }
 
 func newDocNet(t *testing.T) *docNet {
@@ -108,7 +111,21 @@ func newDocNet(t *testing.T) *docNet {
 		n.mu.Lock()
 		p, ok := n.pages[r.URL.Path]
 		n.hits[r.URL.Path]++
+		n.inflight++
+		n.maxInflight = max(n.maxInflight, n.inflight)
 		n.mu.Unlock()
+		defer func() {
+			n.mu.Lock()
+			n.inflight--
+			n.mu.Unlock()
+		}()
+		if p.hold != nil {
+			select {
+			case <-p.hold:
+			case <-r.Context().Done():
+				return
+			}
+		}
 		if !ok {
 			http.NotFound(w, r)
 			return

@@ -3,6 +3,7 @@ package oauth_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/oauth"
+	"github.com/boxmem/box/internal/server"
 )
 
 // An error at /authorize goes back to a client's redirect URI only once the owner approved that URI for
@@ -300,5 +302,72 @@ func TestPasskeyOrigin(t *testing.T) {
 		if got := oauth.PasskeyOrigin(in); got != want {
 			t.Errorf("PasskeyOrigin(%s) = %s, want %s", in, got, want)
 		}
+	}
+}
+
+// Requests waiting for consent are kept per client and source: a stranger who sends the owner's client_id
+// from elsewhere, however often, displaces only their own requests, never the owner's; one source is
+// refused past MaxPendingSource in all, rather than push anyone else's out.
+func TestPendingRequestsAreKeptPerSource(t *testing.T) {
+	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com"} })
+	f.owner()
+	authorize := func(from string, q url.Values) (int, string, map[string]any) {
+		t.Helper()
+		q.Set("resource", "http://box.example.com/mcp")
+		req, _ := http.NewRequest("GET", f.base+oauth.AuthorizePath+"?"+q.Encode(), nil)
+		req.Host = "box.example.com"
+		req.Header.Set("X-Forwarded-For", from)
+		res, err := f.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer res.Body.Close()
+		out := map[string]any{}
+		json.NewDecoder(res.Body).Decode(&out)
+		loc, _ := url.Parse(res.Header.Get("Location"))
+		return res.StatusCode, loc.Query().Get("request"), out
+	}
+	fl := f.newFlow(loop)
+	st, mine, out := authorize("203.0.113.5", f.query(fl, "memory.read"))
+	if st != http.StatusFound || mine == "" {
+		t.Fatalf("the owner's request: %d %v", st, out)
+	}
+	// The same client_id from another network, 300 times: only that network's newest MaxPending wait.
+	for i := range 300 {
+		if st, _, out := authorize("198.51.100.9", f.query(fl, "memory.read")); st != http.StatusFound {
+			t.Fatalf("flood %d: %d %v", i, st, out)
+		}
+	}
+	if _, err := f.grants.Pending(context.Background(), mine); err != nil {
+		t.Fatalf("the flood pushed out the owner's request: %v", err)
+	}
+	db := f.stateDB()
+	var theirs int
+	if err := db.QueryRow(`SELECT count(*) FROM oauth_requests WHERE client_id=? AND source='198.51.100.0/24'`, fl.client).Scan(&theirs); err != nil || theirs != grants.MaxPending {
+		t.Fatalf("%d of the flood's requests wait (%v), want %d", theirs, err, grants.MaxPending)
+	}
+	// Across many clients, one network has at most MaxPendingSource waiting; the next is refused, and
+	// nothing of anyone else's is displaced.
+	for i := 1; i < grants.MaxPendingSource/grants.MaxPending; i++ {
+		other := f.newFlow(loop)
+		for range grants.MaxPending {
+			if st, _, out := authorize("198.51.100.9", f.query(other, "memory.read")); st != http.StatusFound {
+				t.Fatalf("client %d: %d %v", i, st, out)
+			}
+		}
+	}
+	st, _, out = authorize("198.51.100.10", f.query(f.newFlow(loop), "memory.read"))
+	if st != 429 || out["error"] != "temporarily_unavailable" {
+		t.Fatalf("request past %d from one network: %d %v", grants.MaxPendingSource, st, out)
+	}
+	if err := db.QueryRow(`SELECT count(*) FROM oauth_requests WHERE source='198.51.100.0/24'`).Scan(&theirs); err != nil || theirs != grants.MaxPendingSource {
+		t.Fatalf("%d requests wait from one network (%v), want %d", theirs, err, grants.MaxPendingSource)
+	}
+	// The owner's network is not held up, and the owner's request still works.
+	if st, _, out := authorize("203.0.113.6", f.query(f.newFlow(loop), "memory.read")); st != http.StatusFound {
+		t.Fatalf("the owner's network after the flood: %d %v", st, out)
+	}
+	if st, out := f.consent(mine, keys.Caps{Memory: true}); st != 200 {
+		t.Fatalf("consent to the owner's request: %d %v", st, out)
 	}
 }

@@ -161,7 +161,7 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	issuer := s.cfg.Issuer(r)
 	a := grants.AuthRequest{ClientID: q.Get("client_id"), RedirectURI: q.Get("redirect_uri"), ResponseType: q.Get("response_type"),
 		State: q.Get("state"), Challenge: q.Get("code_challenge"), Method: q.Get("code_challenge_method"),
-		Resource: q.Get("resource"), Scope: q.Get("scope"), Issuer: issuer}
+		Resource: q.Get("resource"), Scope: q.Get("scope"), Issuer: issuer, Source: s.source(r)}
 	if err := a.CheckSizes(); err != nil {
 		s.errorPage(w, r, err)
 		return

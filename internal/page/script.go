@@ -1,6 +1,7 @@
 package page
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -125,7 +126,8 @@ func (c *checker) script(src string, module bool, start int, where string) {
 	toks, err := js.Tokenize(src, js.Options{Module: module})
 	if err != nil {
 		line := 0
-		if e, ok := err.(*js.Error); ok {
+		var e *js.Error
+		if errors.As(err, &e) {
 			line = at(e.Line)
 		}
 		c.add(Problem{Line: line, Found: "an unreadable script", Where: where, Why: fmt.Sprintf(whyUnreadable, err)})

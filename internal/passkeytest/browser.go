@@ -67,6 +67,18 @@ func Browser(t testing.TB) (context.Context, context.CancelFunc) {
 	return ctx, cancel
 }
 
+// SecondAuthenticator adds another virtual authenticator (another device of the owner's) beside the one
+// Browser made.
+func SecondAuthenticator() chromedp.Action[chromedp.Void] {
+	return chromedp.Func(func(ctx context.Context, _ *chromedp.Target) error {
+		_, err := chromedp.Call(ctx, cdpwebauthn.AddVirtualAuthenticator, cdpwebauthn.AddVirtualAuthenticatorParams{
+			Options: &cdpwebauthn.VirtualAuthenticatorOptions{Protocol: cdpwebauthn.AuthenticatorProtocolCtap2,
+				Ctap2version: cdpwebauthn.Ctap2versionCtap21, Transport: cdpwebauthn.AuthenticatorTransportUsb,
+				HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true}})
+		return err
+	})
+}
+
 // Tap scrolls the element to the middle of the screen (clear of a bottom tab bar) and clicks it like a finger.
 func Tap(sel string) chromedp.Action[chromedp.Void] {
 	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),

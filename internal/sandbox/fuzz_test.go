@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/boxmem/box/internal/connector"
+	"github.com/boxmem/box/internal/egress"
 )
 
 // Seeds are in testdata/fuzz/<Name>/; run one with go test -fuzz=^FuzzName$ ./internal/sandbox.
@@ -47,7 +48,7 @@ func FuzzTarget(f *testing.F) {
 		if port := u.Port(); port != "" && port != "80" && port != "443" {
 			t.Fatalf("accepted the port of %q", raw)
 		}
-		if a, err := netip.ParseAddr(host); err == nil && connector.BlockedAddr(a) != "" {
+		if a, err := netip.ParseAddr(host); err == nil && egress.Blocked(a) != "" {
 			t.Fatalf("accepted the address of %q", raw)
 		}
 		if connector.BlockedName(host) != "" {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/connector"
+	"github.com/boxmem/box/internal/egress"
 )
 
 // Caps on what one call may send and receive (docs/CONNECTORS.md, "The egress proxy").
@@ -107,7 +108,7 @@ func (p *proxy) target(raw string) (*url.URL, string, error) {
 		return nil, host, &refusal{host, fmt.Sprintf("%s:%s is not a standard port; a connector reaches ports 443 and 80 only", host, u.Port())}
 	}
 	if a, err := netip.ParseAddr(host); err == nil {
-		if why := connector.BlockedAddr(a); why != "" {
+		if why := egress.Blocked(a); why != "" {
 			return nil, host, &refusal{host, fmt.Sprintf("%s is %s; a connector reaches public websites only", host, why)}
 		}
 	} else if why := connector.BlockedName(host); why != "" {
@@ -396,7 +397,7 @@ func (p *proxy) dial(ctx context.Context, network, addr string) (net.Conn, error
 }
 
 func (p *proxy) blocked(ip netip.Addr) string {
-	if why := connector.BlockedAddr(ip); why != "" {
+	if why := egress.Blocked(ip); why != "" {
 		return why
 	}
 	if p.local[ip.Unmap()] {

@@ -23,7 +23,6 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/keys"
-	"github.com/boxmem/box/internal/server"
 )
 
 // repoRoot is the module root, for scripts/ and clients/.
@@ -175,8 +174,8 @@ func TestInspectorCLIListsTools(t *testing.T) {
 // TestConformance runs @modelcontextprotocol/conformance's server scenarios against /mcp through a loopback
 // proxy that adds the key (the suite cannot send one) and keeps the Host and Origin it was sent.
 func TestConformance(t *testing.T) {
-	// The suite fires its scenarios as fast as it can through one key; the rate limit has its own test.
-	e := start(t, func(s *server.Server) { s.Rate = -1 })
+	// The suite fires its scenarios as fast as it can through one key, unpaced, against the default limit.
+	e := start(t)
 	_, key := e.key("Conformance", keys.Caps{Memory: true})
 	target, _ := url.Parse(e.base)
 	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"net/netip"
@@ -71,16 +72,29 @@ func (w *statusWriter) Flush() {
 	}
 }
 
+// logRequests writes one line per request that was refused or failed (status 400 and up) or took longer
+// than slowRequest; every other request only at debug level, so a busy connection costs no log writes.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		ri := &reqInfo{}
 		sw := &statusWriter{ResponseWriter: w}
 		next.ServeHTTP(sw, r.WithContext(context.WithValue(r.Context(), infoKey{}, ri)))
-		s.Logger.Info("http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
-			"ms", float64(time.Since(start).Microseconds())/1000, "conn", ri.conn, "remote", r.RemoteAddr)
+		took := time.Since(start)
+		level := slog.LevelDebug
+		if sw.status >= http.StatusBadRequest || took > slowRequest {
+			level = slog.LevelInfo
+		}
+		if !s.Logger.Enabled(r.Context(), level) {
+			return
+		}
+		s.Logger.Log(r.Context(), level, "http", "method", r.Method, "path", r.URL.Path, "status", sw.status,
+			"ms", float64(took.Microseconds())/1000, "conn", ri.conn, "remote", r.RemoteAddr)
 	})
 }
+
+// slowRequest is how long a request may take before its line is logged at info level.
+const slowRequest = time.Second
 
 // checkHost refuses a Host or Origin that is neither loopback nor an allowed host: a page on another site
 // that rebinds its DNS name to 127.0.0.1 still sends its own name, and is refused.
@@ -256,18 +270,87 @@ func (s *Server) connection(r *http.Request, token string) (mcp.Conn, error) {
 type connKey struct{}
 
 // rateLimit lets each connection make Burst calls at once and Rate a second on average; past that, 429.
+// A JSON-RPC batch (protocol 2025-03-26) is charged one call per message in it. A single request for a
+// method the box does not serve is answered here with JSON-RPC -32601, whatever the protocol version.
 func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, _ := r.Context().Value(connKey{}).(string)
-		if wait, ok := s.limiter.take(id, time.Now()); !ok {
+		m := peek(r)
+		if m.calls > int(s.limiter.burst) && s.limiter.rate >= 0 {
+			writeRPCError(w, http.StatusTooManyRequests, nil, -32000,
+				"This batch holds "+strconv.Itoa(m.calls)+" calls, more than this box takes at once ("+strconv.Itoa(int(s.limiter.burst))+"); send fewer at a time.", nil)
+			return
+		}
+		if wait, ok := s.limiter.take(id, time.Now(), m.calls); !ok {
 			w.Header().Set("Retry-After", strconv.Itoa(int(wait.Seconds())+1))
-			writeRPCError(w, http.StatusTooManyRequests, requestID(r), -32000,
+			writeRPCError(w, http.StatusTooManyRequests, m.id, -32000,
 				"This connection is calling the box faster than it allows; wait a few seconds and try again.", nil)
+			return
+		}
+		if m.method != "" && !mcp.Serves(m.method) {
+			if len(m.id) == 0 { // a notification gets no answer
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			e := mcp.MethodNotFound(m.method)
+			writeRPCError(w, http.StatusOK, m.id, e.Code, e.Message, nil)
 			return
 		}
 		next.ServeHTTP(w, r)
 	})
 }
+
+// message is what the middleware reads of a POST's JSON-RPC body.
+type message struct {
+	calls  int             // messages in it: a batch's length, else 1
+	method string          // a single message's method ("" for a batch or what is not JSON-RPC)
+	id     json.RawMessage // a single request's id
+}
+
+// peek reads a POST's body (already bounded by limitBody) and hands it on whole to the next reader.
+func peek(r *http.Request) message {
+	m := message{calls: 1}
+	if r.Body == nil || r.Method != http.MethodPost {
+		return m
+	}
+	body, err := io.ReadAll(r.Body)
+	rest := io.Reader(bytes.NewReader(body))
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err}) // the next reader meets the same error (413 for a body too large)
+	}
+	r.Body = readCloser{rest, r.Body}
+	if err != nil {
+		return m
+	}
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		var batch []json.RawMessage
+		if json.Unmarshal(body, &batch) == nil && len(batch) > 0 {
+			m.calls = len(batch)
+		}
+		return m
+	}
+	var one struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+	}
+	if json.Unmarshal(body, &one) == nil {
+		m.method, m.id = one.Method, one.ID
+		if string(m.id) == "null" {
+			m.id = nil
+		}
+	}
+	return m
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // requestID is the JSON-RPC id of a single request body, restoring the body for whoever reads it next.
 func requestID(r *http.Request) json.RawMessage {
@@ -320,8 +403,8 @@ func newLimiter(rate float64, burst int) *limiter {
 	return &limiter{rate: rate, burst: float64(burst), b: map[string]*bucket{}}
 }
 
-// take spends one token of id's bucket; when none is left it says how long until one is.
-func (l *limiter) take(id string, now time.Time) (time.Duration, bool) {
+// take spends n tokens of id's bucket; when too few are left it says how long until there are.
+func (l *limiter) take(id string, now time.Time, n int) (time.Duration, bool) {
 	if l.rate < 0 {
 		return 0, true
 	}
@@ -334,10 +417,10 @@ func (l *limiter) take(id string, now time.Time) (time.Duration, bool) {
 	}
 	bk.tokens = min(l.burst, bk.tokens+now.Sub(bk.last).Seconds()*l.rate)
 	bk.last = now
-	if bk.tokens < 1 {
-		return time.Duration((1 - bk.tokens) / l.rate * float64(time.Second)), false
+	if need := float64(n); bk.tokens < need {
+		return time.Duration((need - bk.tokens) / l.rate * float64(time.Second)), false
 	}
-	bk.tokens--
+	bk.tokens -= float64(n)
 	return 0, true
 }
 

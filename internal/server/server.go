@@ -26,6 +26,13 @@ import (
 // DefaultAddr is where box serve listens unless told otherwise: loopback only.
 const DefaultAddr = "127.0.0.1:7317"
 
+// The per-connection limit: sized so a busy client (the conformance suite unpaced, 16 concurrent writers
+// on one SDK client) never meets it, while a flood of thousands of calls a second is stopped within one.
+const (
+	DefaultRate  = 200 // calls a second, sustained
+	DefaultBurst = 400 // calls at once
+)
+
 // Server is one box's HTTP server. Zero values are sensible defaults; MCP, Keys and State are required.
 type Server struct {
 	Addr         string       // listen address; DefaultAddr when empty; port 0 picks one
@@ -51,8 +58,8 @@ type Server struct {
 	Indexing func(ctx context.Context) bool
 	Logger   *slog.Logger
 	MaxBody  int64   // largest request body; 1 MiB when zero
-	Rate     float64 // calls per second one connection may make on average; 20 when zero, negative for no limit
-	Burst    int     // calls one connection may make at once; 60 when zero
+	Rate     float64 // calls per second one connection may make on average; DefaultRate when zero, negative for no limit
+	Burst    int     // calls one connection may make at once; DefaultBurst when zero
 	// OnListen is called with the bound address once the server accepts connections.
 	OnListen func(net.Addr)
 
@@ -70,10 +77,10 @@ func (s *Server) defaults() {
 		s.MaxBody = 1 << 20
 	}
 	if s.Rate == 0 {
-		s.Rate = 20
+		s.Rate = DefaultRate
 	}
 	if s.Burst == 0 {
-		s.Burst = 60
+		s.Burst = DefaultBurst
 	}
 	s.limiter = newLimiter(s.Rate, s.Burst)
 }

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/boxmem/box/internal/mcptest"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,11 +39,17 @@ type env struct {
 
 func start(t testing.TB, tune ...func(*server.Server)) *env {
 	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{})
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{})
 	if err != nil {
 		t.Fatalf("app.Init: %v", err)
 	}
+	return serve(t, a, tune...)
+}
+
+// serve serves the box of a, which it closes at the end of the test.
+func serve(t testing.TB, a *app.App, tune ...func(*server.Server)) *env {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{t: t, root: a.Root, keys: a.Keys, state: a.State}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -430,6 +439,92 @@ func BenchmarkToolsCallHTTP(b *testing.B) {
 	for b.Loop() {
 		if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "todos_list"}); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// TestBatchesAreChargedPerCall: under protocol 2025-03-26 one POST may carry a JSON-RPC batch; each call in
+// it spends a token, and a batch larger than the burst is refused whole.
+func TestBatchesAreChargedPerCall(t *testing.T) {
+	e := start(t, func(s *server.Server) { s.Rate, s.Burst = 0.01, 5 })
+	_, key := e.key("Batcher", keys.Caps{})
+	h := map[string]string{"Authorization": "Bearer " + key, "Mcp-Protocol-Version": "2025-03-26"}
+	batch := func(n int) string {
+		calls := make([]string, n)
+		for i := range calls {
+			calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","params":{}}`, i+1)
+		}
+		return " [" + strings.Join(calls, ",") + "]"
+	}
+	if r := e.post(batch(4), h); r.StatusCode != http.StatusOK {
+		body, _ := io.ReadAll(r.Body)
+		t.Fatalf("a batch of 4 within a burst of 5: %d %s", r.StatusCode, body)
+	}
+	if got := e.post(batch(4), h).StatusCode; got != http.StatusTooManyRequests {
+		t.Fatalf("a second batch of 4 with 1 call left: %d, want 429", got)
+	}
+	_, other := e.key("Other", keys.Caps{})
+	r := e.post(batch(6), map[string]string{"Authorization": "Bearer " + other, "Mcp-Protocol-Version": "2025-03-26"})
+	body, _ := io.ReadAll(r.Body)
+	if r.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "holds 6 calls") {
+		t.Fatalf("a batch larger than the burst: %d %s", r.StatusCode, body)
+	}
+}
+
+// TestOnlyRefusalsAreLogged: a call that succeeds writes no log line at info level (a busy connection costs
+// no log writes); a refused one does, naming no key.
+func TestOnlyRefusalsAreLogged(t *testing.T) {
+	var logs strings.Builder
+	var mu sync.Mutex
+	e := start(t, func(s *server.Server) {
+		s.Logger = slog.New(slog.NewTextHandler(lockedWriter{&mu, &logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	})
+	_, key := e.key("Quiet", keys.Caps{})
+	if got := e.post(listTools, map[string]string{"Authorization": "Bearer " + key}).StatusCode; got != http.StatusOK {
+		t.Fatalf("status %d", got)
+	}
+	mu.Lock()
+	if strings.Contains(logs.String(), "path=/mcp") {
+		t.Errorf("a successful call was logged at info level:\n%s", logs.String())
+	}
+	mu.Unlock()
+	e.post(listTools, map[string]string{"Authorization": "Bearer mbx_nope"})
+	read := func() string { mu.Lock(); defer mu.Unlock(); return logs.String() }
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(read(), "status=401") && time.Now().Before(deadline); {
+		time.Sleep(10 * time.Millisecond) // the line is written once the answer is sent
+	}
+	if out := read(); !strings.Contains(out, "status=401") || strings.Contains(out, "mbx_nope") {
+		t.Errorf("a refused call was not logged, or its key was:\n%s", out)
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+// TestUnknownMethodIsMethodNotFound: over HTTP, as over stdio, a method the box does not serve is JSON-RPC
+// -32601 in a JSON answer (not an HTTP 400 in plain text), for every protocol version.
+func TestUnknownMethodIsMethodNotFound(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Probe", keys.Caps{})
+	for _, v := range []string{"2025-03-26", "2025-06-18", "2025-11-25"} {
+		for _, method := range []string{"foo/bar", "prompts/list", "resources/list", "logging/setLevel"} {
+			r := e.post(`{"jsonrpc":"2.0","id":9,"method":"`+method+`","params":{}}`, map[string]string{"Authorization": "Bearer " + key, "Mcp-Protocol-Version": v})
+			var got struct {
+				ID    int
+				Error struct{ Code int }
+			}
+			body, _ := io.ReadAll(r.Body)
+			if err := json.Unmarshal(body, &got); err != nil || got.ID != 9 || got.Error.Code != -32601 {
+				t.Errorf("%s under %s: HTTP %d %s", method, v, r.StatusCode, body)
+			}
 		}
 	}
 }

@@ -63,6 +63,10 @@ CREATE INDEX IF NOT EXISTS oauth_client_sources_source ON oauth_client_sources(s
 CREATE TABLE IF NOT EXISTS oauth_approved_redirects(client_id TEXT NOT NULL, redirect_uri TEXT NOT NULL, PRIMARY KEY(client_id, redirect_uri));
 CREATE TABLE IF NOT EXISTS oauth_request_issuers(id TEXT PRIMARY KEY, issuer TEXT NOT NULL);
 `},
+	{4, "OAuth: consent requests are kept per client and source", `
+ALTER TABLE oauth_requests ADD COLUMN source TEXT NOT NULL DEFAULT '';
+CREATE INDEX IF NOT EXISTS oauth_requests_source ON oauth_requests(source, client_id, expires);
+`},
 }
 
 // Version is the schema version this binary writes.
@@ -72,7 +76,13 @@ func Version() int { return migrations[len(migrations)-1].version }
 // table. A file of a newer version is refused before anything is written.
 func (s *Store) migrate(ctx context.Context) error {
 	const op = "state.migrate"
-	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, what TEXT NOT NULL, applied INTEGER NOT NULL)`); err != nil {
+	// In an IMMEDIATE transaction: as a bare statement it starts as a reader and, when another opener
+	// wrote meanwhile, fails at once with "database is locked" instead of waiting its turn.
+	err := s.Tx(ctx, func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS migrations(version INTEGER PRIMARY KEY, what TEXT NOT NULL, applied INTEGER NOT NULL)`)
+		return err
+	})
+	if err != nil {
 		return errs.Wrap(op, errs.Other, err, "The box's state file "+s.path+" could not be read as a database; move it aside and run the box again to start a new one (keys and sign-ins start over)")
 	}
 	have, err := s.version(ctx)

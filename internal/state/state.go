@@ -18,6 +18,7 @@ import (
 	_ "modernc.org/sqlite" // registers the "sqlite" driver
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/sqlitefile"
 )
 
 // File is the state file, under the box root.
@@ -37,6 +38,7 @@ type Store struct {
 
 	fmu   sync.Mutex
 	flags flagCache
+	watch watch
 }
 
 // Open opens (or creates, mode 0600) the state file of the box at root and brings its schema to the
@@ -60,10 +62,23 @@ func Open(root string, opts Options) (*Store, error) {
 	db.SetMaxOpenConns(16) // every call reads a key; WAL readers do not block each other
 	db.SetMaxIdleConns(16)
 	s := &Store{db: db, path: path, now: opts.Now}
-	if err := s.migrate(context.Background()); err != nil {
+	err = s.migrate(context.Background())
+	// Openers of a new file race to make it a WAL database, and SQLite refuses a loser at once ("database
+	// is locked") rather than waiting: such an opener tries again, briefly.
+	for try := 0; err != nil && isLocked(err) && try < 100; try++ {
+		time.Sleep(10 * time.Millisecond)
+		err = s.migrate(context.Background())
+	}
+	if err != nil {
 		return nil, errors.Join(err, db.Close())
 	}
 	return s, nil
+}
+
+// isLocked reports whether err is SQLite's SQLITE_BUSY (the file is locked by another connection).
+func isLocked(err error) bool {
+	var coded interface{ Code() int }
+	return errors.As(err, &coded) && coded.Code()&0xff == 5
 }
 
 // dsn is the one connection setup: WAL, a busy timeout, and IMMEDIATE write transactions so that two
@@ -105,22 +120,27 @@ func (s *Store) Now() time.Time { return s.now() }
 func (s *Store) Path() string { return s.path }
 
 // Close closes the pool.
-func (s *Store) Close() error { return s.db.Close() }
+func (s *Store) Close() error { return errors.Join(s.closeWatch(), s.db.Close()) }
 
 // Compact makes deleted rows unrecoverable from the file: the write-ahead log is folded in and emptied,
-// and the file is rewritten without its free pages (erase needs both).
+// and the file is rewritten without its free pages (erase needs both). A log another process's reader
+// holds past sqlitefile.Wait is an error, never a silent success.
 func (s *Store) Compact(ctx context.Context) error {
-	const op = "state.compact"
-	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return errs.Wrap(op, errs.Other, err, "The state file's log could not be folded in")
-	}
-	if _, err := s.db.ExecContext(ctx, `VACUUM`); err != nil {
-		return errs.Wrap(op, errs.Other, err, "The state file could not be rewritten")
-	}
-	if _, err := s.db.ExecContext(ctx, `PRAGMA wal_checkpoint(TRUNCATE)`); err != nil {
-		return errs.Wrap(op, errs.Other, err, "The state file's log could not be folded in")
-	}
-	return nil
+	return sqlitefile.Compact(ctx, s.db, s.path, "state file")
+}
+
+// EndSessions ends every session of the owner's web UI and spends every setup link (sign out everywhere,
+// erase): whoever holds one signs in again with their passkey.
+func (s *Store) EndSessions(ctx context.Context) error {
+	return s.Tx(ctx, func(tx *sql.Tx) error {
+		if _, err := tx.ExecContext(ctx, `DELETE FROM web_sessions`); err != nil {
+			return errs.Wrap("state.endsessions", errs.Other, err, "The web UI's sessions could not be ended")
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM web_setup`); err != nil {
+			return errs.Wrap("state.endsessions", errs.Other, err, "The web UI's setup links could not be ended")
+		}
+		return nil
+	})
 }
 
 // Tx runs fn in one IMMEDIATE transaction: all of it is written, or none.

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,9 +14,14 @@ import (
 	"github.com/boxmem/box/internal/errs"
 )
 
+// leapNight is every test's clock: the last second of a leap day, local time.
+func leapNight() time.Time { return time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local) }
+
+var opts = Options{Now: leapNight}
+
 func mustOpen(tb testing.TB, root string) *Store {
 	tb.Helper()
-	s, err := Open(root, Options{Now: func() time.Time { return time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local) }})
+	s, err := Open(root, opts)
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -91,25 +98,27 @@ func TestOldFileIsMigratedWithItsRows(t *testing.T) {
 	if err := s.db.QueryRow(`SELECT count(*) FROM migrations`).Scan(&n); err != nil || n != len(migrations) {
 		t.Errorf("%d migrations recorded (%v), want %d", n, err, len(migrations))
 	}
-	if fi, _ := os.Stat(path); fi.Mode().Perm() != 0o600 {
-		t.Errorf("an old file is made private too: mode %v", fi.Mode().Perm())
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("an old file is made private too: %v %v", fi, err)
 	}
 }
 
 // A migration that fails leaves the file at the version before it, and the next open tries again.
 func TestFailedMigrationLeavesTheFileAsItWas(t *testing.T) {
 	root := t.TempDir()
-	mustOpen(t, root).Close()
+	if err := mustOpen(t, root).Close(); err != nil {
+		t.Fatal(err)
+	}
 	saved := migrations
 	t.Cleanup(func() { migrations = saved })
 	migrations = append(append([]migration(nil), saved...), migration{Version() + 1, "a broken step", `CREATE TABLE broken(x); SELECT nope FROM nowhere;`})
-	if _, err := Open(root, Options{}); err == nil {
+	if _, err := Open(root, opts); err == nil {
 		t.Fatal("a broken migration was reported as done")
 	}
 	migrations = append(append([]migration(nil), saved...), migration{len(saved) + 1, "a working step", `CREATE TABLE later(x)`})
 	s := mustOpen(t, root)
-	if v, _ := s.version(context.Background()); v != len(saved)+1 {
-		t.Errorf("version %d after the retry", v)
+	if v, err := s.version(context.Background()); err != nil || v != len(saved)+1 {
+		t.Errorf("version %d after the retry (%v)", v, err)
 	}
 	var n int
 	if err := s.db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name='broken'`).Scan(&n); err != nil || n != 0 {
@@ -129,13 +138,16 @@ func TestNewerFileIsRefusedUntouched(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := os.ReadFile(filepath.Join(root, File))
-	_, err := Open(root, Options{})
+	before, err := os.ReadFile(filepath.Join(root, File))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Open(root, opts)
 	if !errs.Is(err, errs.NotABox) || !bytes.Contains([]byte(err.Error()), []byte("newer box")) {
 		t.Fatalf("a newer file: %v", err)
 	}
-	after, _ := os.ReadFile(filepath.Join(root, File))
-	if !bytes.Equal(before, after) {
+	after, err := os.ReadFile(filepath.Join(root, File))
+	if err != nil || !bytes.Equal(before, after) {
 		t.Error("the newer file was changed")
 	}
 }
@@ -185,7 +197,10 @@ func TestCompactLeavesNoDeletedText(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []string{File, File + "-wal"} {
-		data, _ := os.ReadFile(filepath.Join(root, f))
+		data, err := os.ReadFile(filepath.Join(root, f))
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			t.Fatal(err)
+		}
 		if bytes.Contains(data, []byte(planted)) {
 			t.Errorf("%s still holds the deleted text", f)
 		}
@@ -199,18 +214,23 @@ func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
 	if err := a.SetFrozen(ctx, true); err != nil {
 		t.Fatal(err)
 	}
-	a.SetLocked(ctx, true)
-	a.SetLocked(ctx, false)
-	if f, _ := b.Frozen(ctx); !f {
-		t.Error("frozen not seen by the other store")
+	for _, on := range []bool{true, false} {
+		if err := a.SetLocked(ctx, on); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if l, _ := b.Locked(ctx); l {
-		t.Error("locked still set")
+	if f, err := b.Frozen(ctx); err != nil || !f {
+		t.Errorf("frozen not seen by the other store (%v)", err)
 	}
-	a.SetFrozen(ctx, false) // b read the flags a moment ago: it sees the change within flagTTL
+	if l, err := b.Locked(ctx); err != nil || l {
+		t.Errorf("locked still set (%v)", err)
+	}
+	if err := a.SetFrozen(ctx, false); err != nil { // b read the flags a moment ago: it sees the change within flagTTL
+		t.Fatal(err)
+	}
 	time.Sleep(flagTTL + 50*time.Millisecond)
-	if f, _ := b.Frozen(ctx); f {
-		t.Error("an unfreeze by another store is not seen after flagTTL")
+	if f, err := b.Frozen(ctx); err != nil || f {
+		t.Errorf("an unfreeze by another store is not seen after flagTTL (%v)", err)
 	}
 }
 
@@ -221,7 +241,7 @@ func TestConcurrentOpensMigrateOnce(t *testing.T) {
 	errc := make(chan error, 12)
 	for range 12 {
 		go func() {
-			s, err := Open(root, Options{})
+			s, err := Open(root, opts)
 			if err == nil {
 				err = s.Close()
 			}

@@ -132,6 +132,17 @@ func plural(n int, one, many string) string {
 }
 
 func (w *Web) remember(rw http.ResponseWriter, r *http.Request, _ *session) {
+	if as := r.PostFormValue("as"); as == "core" || as == "caution" {
+		// the owner's own words, pinned in the router: a core fact, or a caution with its last day
+		res, err := w.cfg.Memory.Remember(r.Context(), ownerActor, memory.RememberInput{Text: r.PostFormValue("text"),
+			Core: as == "core", Caution: as == "caution", Until: r.PostFormValue("until")})
+		if err != nil {
+			w.backErr(rw, r, "/memory", err)
+			return
+		}
+		back(rw, r, "/memory", res.Text)
+		return
+	}
 	text, err := w.cfg.Brain.OwnerRemember(r.Context(), r.PostFormValue("text"), "web")
 	if err != nil {
 		w.backErr(rw, r, "/memory", err)

@@ -312,11 +312,6 @@ func (s *authStore) endSession(ctx context.Context, hash string) error {
 	return err
 }
 
-func (s *authStore) endAllSessions(ctx context.Context) error {
-	_, err := s.db.ExecContext(ctx, `DELETE FROM web_sessions`)
-	return err
-}
-
 func (ss *session) checkCSRF(t string) bool {
 	return t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(ss.csrf)) == 1
 }

@@ -148,7 +148,13 @@ func TestBrowser(t *testing.T) {
 		t.Fatal("not frozen")
 	}
 	shot("frozen")
-	run("unfreeze", passkeytest.Tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")))
+	// The unfreeze is a passkey ceremony then a form post and a redirect: load the settings page anew before
+	// typing, so no node is found in a document that is about to be replaced.
+	run("unfreeze", passkeytest.Tap("#freeze"), chromedp.WaitNotPresent(chromedp.CSS(".banner.frozen")),
+		chromedp.Navigate(f.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#phrase")))
+	if frozen, _ := f.st.Frozen(context.Background()); frozen {
+		t.Fatal("still frozen")
+	}
 
 	// Erase: the typed phrase and a fresh passkey.
 	run("erase", chromedp.SendKeys(chromedp.CSS("#phrase"), "erase my box"), passkeytest.Tap("#erase"),
@@ -168,4 +174,62 @@ func mustLines(t *testing.T, f *fx, words string) []memory.Match {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// Adding and removing a passkey in a real browser: each asks for one of the owner's passkeys first. A second
+// virtual authenticator (the phone) holds the new passkey.
+func TestBrowserPasskeys(t *testing.T) {
+	f := newFx(t)
+	ctx, cancel := passkeytest.Browser(t)
+	defer cancel()
+	deadline, stop := context.WithTimeout(ctx, 90*time.Second)
+	defer stop()
+	ctx = deadline
+	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		sctx, cancel := context.WithTimeout(ctx, 40*time.Second)
+		defer cancel()
+		if err := chromedp.Do(sctx, actions...); err != nil {
+			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+			t.Fatalf("%s: %v\n%.1500s", step, err, body)
+		}
+	}
+	link, err := f.w.SetupLink(context.Background(), f.base)
+	if err != nil || link == "" {
+		t.Fatalf("setup link: %v", err)
+	}
+	run("setup", chromedp.Navigate(link), passkeytest.Tap("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
+	first := f.passkeyIDsIn(ctx, t)
+	run("add", chromedp.Navigate(f.base+"/settings"), passkeytest.SecondAuthenticator(), passkeytest.Tap("#addpasskey"))
+	settled(ctx, t, "added", `location.search.includes("saved") && document.querySelectorAll("button.removepasskey").length === 2`)
+	run("remove", passkeytest.Tap(`button.removepasskey[data-passkey="`+first[0]+`"]`))
+	settled(ctx, t, "removed", `location.search.includes("removed") && document.querySelectorAll("button.removepasskey").length === 1`)
+	if left := f.passkeyIDsIn(ctx, t); len(left) != 1 || left[0] == first[0] {
+		t.Fatalf("passkeys left: %v", left)
+	}
+}
+
+// settled waits until expr is true on the page, across the navigation a click starts.
+func settled(ctx context.Context, t *testing.T, what, expr string) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); time.Now().Before(end); time.Sleep(50 * time.Millisecond) {
+		if ok, err := chromedp.Run(ctx, chromedp.Evaluate[bool](expr)); err == nil && ok {
+			return
+		}
+	}
+	body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
+	t.Fatalf("%s: never true: %s\n%.1500s", what, expr, body)
+}
+
+// passkeyIDsIn reads the passkey ids Settings lists in the browser.
+func (f *fx) passkeyIDsIn(ctx context.Context, t *testing.T) []string {
+	t.Helper()
+	if err := chromedp.Do(ctx, chromedp.Navigate(f.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#addpasskey"))); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("button.removepasskey")).map(b => b.dataset.passkey)`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ids
 }

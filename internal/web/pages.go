@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"context"
 	"html/template"
 	"net"
 	"net/http"
@@ -15,8 +16,11 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
+	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/usage"
 )
@@ -88,11 +92,15 @@ type (
 	}
 	todayData struct {
 		frame
-		Date  string
-		Cards []cardView
-		Done  []entryView
-		Inbox int
-		Last  *diary.Entry // what Undo would reverse; nil when nothing
+		Date      string
+		Cards     []cardView
+		Done      []entryView
+		Inbox     int
+		InboxLine string       // "Inbox: 3 lines waiting", as on every surface
+		Jobs      []jobView    // what the box's jobs did today, newest first
+		Last      *diary.Entry // what Undo would reverse; nil when nothing
+		// Reports are today's routine reports, latest first (docs/ROUTINES.md).
+		Reports []routine.Report
 	}
 	todoData struct {
 		frame
@@ -140,6 +148,16 @@ type (
 		Address     string
 		Phrase      string
 		Brain       brainData
+		Routines    routinesData
+	}
+	importsData struct {
+		frame
+		Kinds   []kindView
+		MaxMiB  int64
+		Max     int64
+		Upload  *uploadView // the dry run waiting for the owner
+		Entry   string      // the diary entry of the import just done, for its Undo
+		Exports []string
 	}
 	consentData struct {
 		frame
@@ -155,7 +173,7 @@ type (
 )
 
 // pageNames are the templates, each drawn inside base.html.
-var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "signin", "setup", "consent", "pages", "holder", "builds"}
+var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "imports", "signin", "setup", "consent", "pages", "holder", "builds"}
 
 func parsePages() (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}
@@ -292,13 +310,29 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		w.fail(rw, r, err)
 		return
 	}
-	data.Done = entryViews(done, nil)
+	shown := make([]diary.Entry, 0, len(done))
+	for _, e := range done {
+		if e.Op != "job" { // a job's record: the run itself is listed with its Undo below
+			shown = append(shown, e)
+		}
+	}
+	data.Done = entryViews(shown, nil)
 	sum, err := w.cfg.Memory.Summary(ctx)
 	if err != nil {
 		w.fail(rw, r, err)
 		return
 	}
-	data.Inbox = sum.Inbox
+	data.Inbox, data.InboxLine = sum.Inbox, note.WaitingLine(sum.Inbox)
+	if data.Jobs, err = w.todayJobs(ctx, start, done); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if w.cfg.Routines != nil {
+		if data.Reports, err = w.cfg.Routines.Reports(ctx, now); err != nil {
+			w.fail(rw, r, err)
+			return
+		}
+	}
 	if last, err := w.cfg.Box.Next(); err == nil {
 		data.Last = &last
 	} else if !errs.Is(err, errs.NotFound) {
@@ -306,6 +340,31 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		return
 	}
 	w.render(rw, r, ss, "today", data)
+}
+
+// jobView is one run of a job as Today shows it: what it did, and Undo while its change stands.
+type jobView struct {
+	jobs.Record
+	Undo bool
+}
+
+// todayJobs are today's job runs that changed something or failed, newest first (at most 10).
+func (w *Web) todayJobs(ctx context.Context, start time.Time, today []diary.Entry) ([]jobView, error) {
+	recs, err := jobs.Records(w.cfg.Box.Root, 10, func(r jobs.Record) bool {
+		return !r.Start.Before(start) && (r.Entry != "" || r.Error != "")
+	})
+	if err != nil {
+		return nil, err
+	}
+	undone := box.Undone{}
+	for _, e := range today {
+		undone.Saw(e)
+	}
+	out := make([]jobView, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, jobView{Record: r, Undo: r.Entry != "" && !undone[r.Entry]})
+	}
+	return out, nil
 }
 
 // entryView is one diary line as the owner reads it.
@@ -449,7 +508,7 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 		w.fail(rw, r, err)
 		return
 	}
-	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r)}
+	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r), Routines: w.routinesView(r)}
 	for _, n := range gate.SwitchNames {
 		data.Switches = append(data.Switches, switchView{Name: n, Current: sw.Of(n)})
 	}

@@ -20,6 +20,7 @@ type finishBody struct {
 	Code       string          `json:"code,omitempty"`   // register/begin: the setup code
 	Purpose    string          `json:"purpose,omitempty"`
 	Card       string          `json:"card,omitempty"`
+	Passkey    string          `json:"passkey,omitempty"` // confirm begin for passkey-remove: the passkey's id
 	Request    string          `json:"request,omitempty"` // consent: the OAuth request
 	Memory     bool            `json:"memory,omitempty"`  // consent: the ticked checkboxes
 	Messages   bool            `json:"messages,omitempty"`
@@ -65,7 +66,8 @@ func (w *Web) currentSession(r *http.Request) *session {
 }
 
 // registerBegin starts making a passkey: with a valid setup code, or from a signed-in session (and its
-// CSRF token) to add another.
+// CSRF token) to add another, which also needs an assertion of one of the owner's passkeys made for it
+// just now ("passkey-add"), so a session cookie alone cannot add a passkey (docs/OAUTH.md).
 func (w *Web) registerBegin(rw http.ResponseWriter, r *http.Request) {
 	b, err := readBody(r)
 	if err != nil {
@@ -76,6 +78,14 @@ func (w *Web) registerBegin(rw http.ResponseWriter, r *http.Request) {
 	if ss := w.currentSession(r); ss != nil && b.Code == "" {
 		if !ss.checkCSRF(r.Header.Get("X-CSRF-Token")) {
 			w.fail(rw, r, errs.E("web", errs.Forbidden, "This page is out of date; reload it and try again."))
+			return
+		}
+		if b.Ceremony == "" {
+			w.fail(rw, r, errs.E("web.passkey", errs.Unauthorized, "Adding a passkey needs one of your passkeys first; nothing was added."))
+			return
+		}
+		if _, err := w.confirmed(r, ss, b, "passkey-add"); err != nil {
+			w.fail(rw, r, err)
 			return
 		}
 		c.session = ss.hash
@@ -237,7 +247,7 @@ func (w *Web) verify(r *http.Request, c *ceremony, raw json.RawMessage, discover
 }
 
 // confirmBegin starts a passkey check for one purpose: approving a card (the challenge carries the card id
-// and its action hash) or erasing the box.
+// and its action hash), erasing the box, adding a passkey, or removing one (bound to its id).
 func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session) {
 	b, err := readBody(r)
 	if err != nil {
@@ -255,8 +265,15 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 		}
 		c.card, c.hash = card.ID, card.ActionHash
 		challenge = boundChallenge(card.ID, card.ActionHash)
-	case "erase", "safe-mode-off":
+	case "erase", "passkey-add", "safe-mode-off":
 		challenge = boundChallenge(b.Purpose, ss.hash)
+	case "passkey-remove":
+		if b.Passkey == "" {
+			w.fail(rw, r, errs.E("web", errs.Invalid, "Say which passkey to remove."))
+			return
+		}
+		c.card = b.Passkey
+		challenge = boundChallenge(b.Purpose, b.Passkey)
 	default:
 		w.fail(rw, r, errs.E("web", errs.Invalid, "Unknown passkey check %q.", b.Purpose))
 		return
@@ -319,12 +336,29 @@ func (w *Web) confirmed(r *http.Request, ss *session, b finishBody, purpose stri
 	return c, nil
 }
 
-func (w *Web) removePasskey(rw http.ResponseWriter, r *http.Request, _ *session) {
-	if err := w.auth.removePasskey(r.Context(), r.PathValue("id")); err != nil {
-		w.backErr(rw, r, "/settings", err)
+// removePasskey removes one of the owner's passkeys with an assertion made for removing that one, just
+// now: a session cookie alone cannot remove the owner's passkeys (docs/OAUTH.md).
+func (w *Web) removePasskey(rw http.ResponseWriter, r *http.Request, ss *session) {
+	b, err := readBody(r)
+	if err != nil {
+		w.fail(rw, r, err)
 		return
 	}
-	back(rw, r, "/settings", "The passkey was removed.")
+	id := r.PathValue("id")
+	c, err := w.confirmed(r, ss, b, "passkey-remove")
+	if err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	if c.card != id {
+		w.fail(rw, r, errs.E("web.passkey", errs.Forbidden, "That passkey check was made to remove another passkey; nothing was removed."))
+		return
+	}
+	if err := w.auth.removePasskey(r.Context(), id); err != nil {
+		w.fail(rw, r, err)
+		return
+	}
+	writeJSON(rw, http.StatusOK, map[string]any{"ok": true, "text": "The passkey was removed.", "next": "/settings"})
 }
 
 func (w *Web) signout(rw http.ResponseWriter, r *http.Request, ss *session) {
@@ -337,7 +371,7 @@ func (w *Web) signout(rw http.ResponseWriter, r *http.Request, ss *session) {
 }
 
 func (w *Web) signoutAll(rw http.ResponseWriter, r *http.Request, _ *session) {
-	if err := w.auth.endAllSessions(r.Context()); err != nil {
+	if err := w.cfg.State.EndSessions(r.Context()); err != nil {
 		w.fail(rw, r, err)
 		return
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"html/template"
+	"io"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -26,6 +27,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
+	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 )
@@ -41,17 +43,24 @@ GET  /today /todo /memory /memory/note?name= /memory/edit?name= /diary /chat /se
 GET  /signin /setup?code=    sign in with a passkey; first passkey from a one-time setup link
 GET  /static/…               CSS, JS, icon (embedded)
 GET  /api/search?q=          search as you type (JSON)
-POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in for another)
+POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in with a passkey-add assertion)
 POST /auth/login/begin /auth/login/finish         sign in (discoverable passkey, user verification)
-POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, or to erase
+POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, to erase, or to add or remove a passkey
 POST /cards/{id}/approve     approve with that assertion (JSON)
 POST /cards/{id}/decline     No, or Change it with a note
 POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
 POST /memory/remember /memory/edit /todo/add /todo/done /chat
 POST /chat/stream            one chat turn as server-sent events (text, tool, restart, note, done)
 POST /settings/brain /settings/brain/budget /settings/brain/off   set (key checked first), budget, off
+POST /settings/routines /settings/routines/starter   add a routine; add a starter (off)
+POST /settings/routines/{name}/remove /switch /run   remove; on or off; run now (the report on Today)
 POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
-POST /settings/passkeys/{id}/remove /settings/connections/{id}/disconnect /signout /signout/all
+POST /settings/passkeys/{id}/remove   with a passkey-remove assertion bound to that passkey (JSON)
+POST /settings/connections/{id}/disconnect /signout /signout/all
+GET  /settings/import         Bring your memories: upload, dry run, import with its Undo; exports
+POST /settings/import/upload  the file (multipart: csrf, kind, file; streamed to a temp folder, size-limited)
+POST /settings/import/run /settings/import/cancel   import the waiting upload as one change; drop it
+POST /settings/export         download the memory: kind=markdown (zip), server-memory (JSONL), json
 GET  /mcp/oauth/consent?request=   the OAuth consent page (no sign-in: the passkey approves)
 POST /mcp/oauth/consent/begin /finish /deny   a passkey challenge bound to the request and its checkboxes; approve; refuse`
 
@@ -64,6 +73,8 @@ type Config struct {
 	Gate   *gate.Gate     // the one gate of the process, shared with MCP and the OAuth server
 	Memory *memory.Memory // the memory
 	Brain  *brain.Brain   // the brain: the chat, Settings → Brain
+	// Routines are Settings → Routines and the reports on Today; nil leaves both out.
+	Routines *routine.Service
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
 	Erase  func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
@@ -75,6 +86,13 @@ type Config struct {
 	Issuer func(r *http.Request) string
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
+	// UploadDir is where an uploaded import waits between its dry run and its import, outside the box
+	// ("": the system's temp folder); MaxUpload bounds one upload (0: DefaultMaxUpload).
+	UploadDir string
+	MaxUpload int64
+	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
+	// buttons; name is the download's file name (the composition root binds exports.Stream to the box).
+	Export func(ctx context.Context, kind, name string, w io.Writer) error
 	// Builds is the registry of pages, looks and the layout: the Pages tab, /s/<slug>/ and its bridge,
 	// Settings → Things I built.
 	Builds *builds.Builds
@@ -89,6 +107,8 @@ type Web struct {
 	cookie string
 	now    func() time.Time
 	log    *slog.Logger
+	// uploads are the files uploaded to import, waiting for the owner after their dry run.
+	uploads uploads
 	// sections are the pages' tokens and rate limits.
 	sections sectionTokens
 }
@@ -170,6 +190,7 @@ func (w *Web) Handler() http.Handler {
 	page("GET /diary", w.diaryPage)
 	page("GET /chat", w.chatPage)
 	page("GET /settings", w.settingsPage)
+	page("GET /settings/import", w.importsPage)
 	page("GET /api/search", w.searchAPI)
 
 	post("POST /auth/confirm/begin", w.confirmBegin)
@@ -186,6 +207,11 @@ func (w *Web) Handler() http.Handler {
 	post("POST /settings/brain", w.setBrain)
 	post("POST /settings/brain/budget", w.brainBudget)
 	post("POST /settings/brain/off", w.brainOff)
+	post("POST /settings/routines", w.routineAdd)
+	post("POST /settings/routines/starter", w.routineStarter)
+	post("POST /settings/routines/{name}/remove", w.routineRemove)
+	post("POST /settings/routines/{name}/switch", w.routineSwitch)
+	post("POST /settings/routines/{name}/run", w.routineRun)
 	post("POST /settings/switch", w.setSwitch)
 	post("POST /settings/keys", w.newKey)
 	post("POST /settings/keys/{id}/revoke", w.revokeKey)
@@ -193,6 +219,11 @@ func (w *Web) Handler() http.Handler {
 	post("POST /settings/erase", w.erase)
 	post("POST /settings/passkeys/{id}/remove", w.removePasskey)
 	post("POST /settings/connections/{id}/disconnect", w.disconnect)
+	// The upload checks its CSRF token itself, from the first part of the form, before reading the file.
+	mux.HandleFunc("POST "+importUploadPath, w.sameOrigin(w.signedIn(w.importUpload)))
+	post("POST /settings/import/run", w.importDo)
+	post("POST /settings/import/cancel", w.importCancel)
+	post("POST /settings/export", w.export)
 	if w.cfg.Grants != nil {
 		mux.HandleFunc("GET "+grants.ConsentPath, w.consentPage)
 		mux.HandleFunc("POST "+grants.ConsentPath+"/begin", w.sameOrigin(w.consentBegin))
@@ -202,7 +233,7 @@ func (w *Web) Handler() http.Handler {
 	w.mountBuilds(mux, page, post)
 	post("POST /signout", w.signout)
 	post("POST /signout/all", w.signoutAll)
-	return w.headers(http.MaxBytesHandler(mux, 1<<20))
+	return w.headers(w.limitBodies(mux))
 }
 
 // headers sets the security headers on every answer: no request leaves the box, no framing.

@@ -55,7 +55,7 @@ func newFx(t *testing.T) *fx {
 		t.Fatal(err)
 	}
 	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
-	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
+	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
 		Erase: a.Erase, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
@@ -707,12 +707,107 @@ func TestUndoEntryAndPasskeys(t *testing.T) {
 	if loc := res.Header.Get("Location"); strings.HasPrefix(loc, "//") {
 		t.Fatalf("open redirect: %s", loc)
 	}
-	// The only passkey cannot be removed.
+	// The only passkey cannot be removed, even with a passkey check.
+	id := f.passkeyIDs()[0]
+	if st, out := f.call(f.c, "/settings/passkeys/"+id+"/remove", f.assertRemove(f.key, csrf, id), csrf); st != 403 || !strings.Contains(fmt.Sprint(out["text"]), "only passkey") {
+		t.Fatalf("removing the last passkey: %d %v", st, out)
+	}
+}
+
+var passkeyIDRe = regexp.MustCompile(`data-passkey="([^"]+)"`)
+
+// passkeyIDs are the ids of the owner's passkeys as Settings lists them.
+func (f *fx) passkeyIDs() []string {
+	f.t.Helper()
 	_, body := f.get(f.c, "/settings")
-	id := regexp.MustCompile(`/settings/passkeys/([^/]+)/remove`).FindStringSubmatch(body)[1]
-	res = f.form(f.c, "/settings/passkeys/"+id+"/remove", url.Values{"csrf": {csrf}})
-	if loc, _ := url.QueryUnescape(res.Header.Get("Location")); !strings.Contains(loc, "only passkey") {
-		t.Fatalf("removing the last passkey: %s", loc)
+	var ids []string
+	for _, m := range passkeyIDRe.FindAllStringSubmatch(body, -1) {
+		ids = append(ids, m[1])
+	}
+	return ids
+}
+
+// assertWith runs a passkey check of purpose (bound to passkey for passkey-remove) on client c, answered
+// by key, and returns the body to post with it.
+func (f *fx) assertWith(c *http.Client, key *passkeytest.Key, csrf, purpose, passkey string) map[string]any {
+	f.t.Helper()
+	st, begin := f.call(c, "/auth/confirm/begin", map[string]any{"purpose": purpose, "passkey": passkey}, csrf)
+	if st != 200 {
+		f.t.Fatalf("confirm begin %s: %d %v", purpose, st, begin)
+	}
+	return map[string]any{"ceremony": begin["ceremony"], "credential": key.Get(raw(begin["options"]))}
+}
+
+func (f *fx) assertRemove(key *passkeytest.Key, csrf, id string) map[string]any {
+	return f.assertWith(f.c, key, csrf, "passkey-remove", id)
+}
+
+// TestPasskeyChangesNeedAFreshAssertion: a stolen session cookie (and the CSRF token any signed-in page
+// shows) cannot add the thief's passkey or remove the owner's; each needs an assertion of one of the
+// owner's passkeys made for that change just now.
+func TestPasskeyChangesNeedAFreshAssertion(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	owner := f.passkeyIDs()
+	if len(owner) != 1 {
+		t.Fatalf("passkeys: %v", owner)
+	}
+	// The thief's browser holds a copy of the owner's cookie.
+	thief := newClient()
+	u, _ := url.Parse(f.base)
+	thief.Jar.SetCookies(u, f.c.Jar.Cookies(u))
+	tcsrf := f.csrf(thief)
+	mine := passkeytest.New(t, f.base, "localhost")
+
+	// Adding: the session and CSRF token alone begin nothing.
+	if st, out := f.call(thief, "/auth/register/begin", map[string]any{}, tcsrf); st != 401 {
+		t.Fatalf("register begin with a cookie only: %d %v", st, out)
+	}
+	// The thief's own passkey cannot answer the check, nor can an assertion made for something else.
+	if st, out := f.call(thief, "/auth/register/begin", f.assertWith(thief, mine, tcsrf, "passkey-add", ""), tcsrf); st != 401 {
+		t.Fatalf("register begin with the thief's passkey: %d %v", st, out)
+	}
+	if st, out := f.call(thief, "/auth/register/begin", f.assertWith(f.c, f.key, csrf, "erase", ""), tcsrf); st != 401 {
+		t.Fatalf("register begin with an erase check: %d %v", st, out)
+	}
+	// Removing: nothing without a check; the thief's passkey does not pass.
+	if st, out := f.call(thief, "/settings/passkeys/"+owner[0]+"/remove", map[string]any{}, tcsrf); st != 401 {
+		t.Fatalf("remove with a cookie only: %d %v", st, out)
+	}
+	if st, out := f.call(thief, "/settings/passkeys/"+owner[0]+"/remove", f.assertWith(thief, mine, tcsrf, "passkey-remove", owner[0]), tcsrf); st != 401 {
+		t.Fatalf("remove with the thief's passkey: %d %v", st, out)
+	}
+	if got := f.passkeyIDs(); len(got) != 1 || got[0] != owner[0] {
+		t.Fatalf("the passkeys changed: %v", got)
+	}
+
+	// The owner adds a second passkey with a check of the first.
+	second := passkeytest.New(t, f.base, "localhost")
+	st, begin := f.call(f.c, "/auth/register/begin", f.assertWith(f.c, f.key, csrf, "passkey-add", ""), csrf)
+	if st != 200 {
+		t.Fatalf("register begin: %d %v", st, begin)
+	}
+	if st, out := f.call(f.c, "/auth/register/finish", map[string]any{"ceremony": begin["ceremony"], "credential": second.Create(raw(begin["options"])), "name": "phone"}, csrf); st != 200 {
+		t.Fatalf("register finish: %d %v", st, out)
+	}
+	both := f.passkeyIDs()
+	if len(both) != 2 {
+		t.Fatalf("passkeys after adding: %v", both)
+	}
+	// A check made to remove one passkey does not remove the other.
+	body := f.assertRemove(second, csrf, owner[0])
+	other := both[1]
+	if other == owner[0] {
+		other = both[0]
+	}
+	if st, out := f.call(f.c, "/settings/passkeys/"+other+"/remove", body, csrf); st != 403 {
+		t.Fatalf("a check for another passkey: %d %v", st, out)
+	}
+	if st, out := f.call(f.c, "/settings/passkeys/"+owner[0]+"/remove", f.assertRemove(second, csrf, owner[0]), csrf); st != 200 {
+		t.Fatalf("remove: %d %v", st, out)
+	}
+	if got := f.passkeyIDs(); len(got) != 1 || got[0] == owner[0] {
+		t.Fatalf("passkeys after removing: %v", got)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/boxmem/box/internal/errs"
 )
 
 // value is a JSON value that keeps the order of object keys, so a file wire edits keeps the user's
@@ -71,7 +73,7 @@ func decodeValue(dec *json.Decoder) (*value, error) {
 			_, err := dec.Token()
 			return v, err
 		}
-		return nil, fmt.Errorf("unexpected %v", t)
+		return nil, errs.E("wire.json", errs.Invalid, "unexpected %v", t)
 	}
 	return &value{scalar: tok}, nil
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/atomicfile"
+	"github.com/boxmem/box/internal/errs"
 )
 
 // Options say what to wire: the folder, the binary the hooks call, and the owner's box.
@@ -141,7 +142,7 @@ func plan(o Options, on bool) (Plan, error) {
 	for _, e := range edits {
 		old, err := os.ReadFile(filepath.Join(o.Dir, filepath.FromSlash(e.path)))
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return Plan{}, fmt.Errorf("wire: %w", err)
+			return Plan{}, errs.Wrap("wire", errs.Other, err, "An agent's configuration file could not be read or written")
 		}
 		if err != nil {
 			old = nil
@@ -164,7 +165,7 @@ func (p Plan) Apply(dir string) error {
 		host := filepath.Join(dir, filepath.FromSlash(c.Path))
 		if c.New == nil {
 			if err := os.Remove(host); err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return fmt.Errorf("wire: %w", err)
+				return errs.Wrap("wire", errs.Other, err, "An agent's configuration file could not be read or written")
 			}
 			if parent := filepath.Dir(host); parent != filepath.Clean(dir) {
 				_ = os.Remove(parent) // .claude/ or .codex/, only when nothing else is in it
@@ -172,10 +173,10 @@ func (p Plan) Apply(dir string) error {
 			continue
 		}
 		if err := os.MkdirAll(filepath.Dir(host), 0o755); err != nil {
-			return fmt.Errorf("wire: %w", err)
+			return errs.Wrap("wire", errs.Other, err, "An agent's configuration file could not be read or written")
 		}
 		if err := atomicfile.WriteFile(host, c.New, 0o644); err != nil {
-			return fmt.Errorf("wire: %w", err)
+			return errs.Wrap("wire", errs.Other, err, "An agent's configuration file could not be read or written")
 		}
 	}
 	return nil
@@ -250,7 +251,7 @@ func (o Options) hookFile(data []byte, want []entry, on bool) ([]byte, error) {
 	for _, ev := range events {
 		arr := hooksObj.get(ev)
 		if arr != nil && !arr.isArr {
-			return nil, fmt.Errorf("hooks.%s is not a list", ev)
+			return nil, errs.E("wire.hooks", errs.Invalid, "hooks.%s is not a list", ev)
 		}
 		var kept []*value
 		var mine []*value
@@ -476,7 +477,7 @@ func parseOrEmpty(data []byte) (*value, error) {
 	}
 	v, err := parseJSON(data)
 	if err != nil {
-		return nil, fmt.Errorf("not valid JSON (%v)", err)
+		return nil, errs.Wrap("wire.json", errs.Invalid, err, "not valid JSON")
 	}
 	if v.obj == nil {
 		return nil, errors.New("not a JSON object")

@@ -111,11 +111,24 @@
     } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
   });
 
+  // Adding or removing a passkey first asks for one of the owner's passkeys: a session alone is not enough.
   on("#addpasskey", "click", async function (ev) {
+    const btn = ev.currentTarget;
     try {
-      await makePasskey(ev.currentTarget, {}, "Passkey " + new Date().toLocaleDateString());
+      busy(btn, true);
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "passkey-add" });
+      await makePasskey(btn, a, "Passkey " + new Date().toLocaleDateString());
       location.href = "/settings?note=" + encodeURIComponent("The new passkey is saved.");
-    } catch (e) { say(failed(e), true); }
+    } catch (e) { say(failed(e), true); busy(btn, false); }
+  });
+  on("button.removepasskey", "click", async function (ev) {
+    const btn = ev.currentTarget, id = btn.dataset.passkey;
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: "passkey-remove", passkey: id });
+      const done = await post("/settings/passkeys/" + encodeURIComponent(id) + "/remove", a);
+      location.href = "/settings?note=" + encodeURIComponent(done.text);
+    } catch (e) { say(failed(e), true); busy(btn, false); }
   });
 
   function ticked(id) { const el = document.getElementById(id); return !!(el && el.checked); }
@@ -344,4 +357,16 @@
       send(text, false);
     });
   }
+})();
+
+// Bring your memories: a file over the upload limit is named before it is sent (the box refuses it too).
+(function () {
+  "use strict";
+  document.querySelectorAll('input[type="file"][data-max]').forEach(function (input) {
+    input.addEventListener("change", function () {
+      const f = input.files && input.files[0], max = Number(input.dataset.max);
+      input.setCustomValidity(f && max && f.size > max ? "This file is bigger than the " + Math.floor(max / 1048576) + " MiB an upload may be." : "");
+      input.reportValidity();
+    });
+  });
 })();

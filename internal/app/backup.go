@@ -1,0 +1,116 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/boxmem/box/internal/backup"
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/git"
+	"github.com/boxmem/box/internal/jobs"
+)
+
+// composeBackups builds the box's backups over its repository and the vault (docs/BACKUP.md).
+func (a *App) composeBackups() {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = "box" // a token push then fails with a sentence; ssh and local remotes need no askpass
+	}
+	a.Backups = backup.New(backup.Config{Repo: a.Box.Git(), Vault: a.Vault, Askpass: exe, Now: a.opts.Now})
+}
+
+// backupJob pushes the box's branch to every backup. A push is not recorded when it went through or
+// failed as the time before: a record is a commit, which would itself need pushing, so only news (a new
+// failure, a recovery) is recorded, in the diary and on Today (docs/JOBS.md).
+func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
+	round, err := a.Backups.PushAll(ctx, false, run.Why == jobs.WhyAsked)
+	if err != nil {
+		return jobs.Result{}, err
+	}
+	if t := a.Backups.NextRetry(); !t.IsZero() && a.jobs.serving.Load() {
+		a.Jobs.Trigger("backup", "retry", t.Sub(a.Now()))
+	}
+	res := jobs.Result{Details: round, Changed: []string{}}
+	var failed []string
+	for _, p := range round.Pushed {
+		switch {
+		case p.Error != "":
+			failed = append(failed, p.Remote+": "+p.Error)
+		case p.Skipped != "":
+		case p.Unchanged:
+		default:
+			res.Changed = append(res.Changed, fmt.Sprintf("pushed %s to %s", short(p.Commit), p.Remote))
+		}
+	}
+	res.Summary = fmt.Sprintf("The box pushed to %d of %d %s.", len(res.Changed), len(round.Pushed), plural(len(round.Pushed), "backup", "backups"))
+	if !round.Worth() {
+		res.Nothing = true
+		return res, nil
+	}
+	if len(failed) > 0 {
+		return res, fmt.Errorf("a backup push failed: %s", strings.Join(failed, "; "))
+	}
+	res.Summary += " The backups work again."
+	return res, nil
+}
+
+func short(commit string) string {
+	if len(commit) > 12 {
+		return commit[:12]
+	}
+	return commit
+}
+
+// Restored is what box restore made.
+type Restored struct {
+	Root string `json:"root"`
+	ID   string `json:"id"`
+	// NotRestored names the state that lives outside git and does not come back: the owner makes it anew.
+	NotRestored []string `json:"notRestored"`
+	Notes       []string `json:"notes,omitempty"`
+}
+
+// Restore makes dir (absent or empty) a working box from the backup at url (docs/BACKUP.md): its main,
+// or its only branch; the source is kept as the backup "origin" that has everything. What is not in git
+// (keys, sessions, passkeys, the index, the vault) is not restored: the index rebuilds itself, the git
+// hooks are installed again, and the owner makes a new passkey and new keys.
+func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Restored, err error) {
+	exe, _ := os.Executable()
+	if _, err := git.Clone(ctx, url, dir, git.CloneOptions{Remote: "origin", Auth: git.Auth{Token: token, Askpass: exe}}); err != nil {
+		return Restored{}, err
+	}
+	opts.Mode = CLI
+	a, err := Open(ctx, dir, opts)
+	if err != nil {
+		return Restored{}, errs.Wrap("app.restore", errs.KindOf(err), err, "The copy was made in "+dir+" but it does not open as a box")
+	}
+	defer func() { err = errors.Join(err, a.Close()) }()
+	bin, note := box.HookBinary()
+	hookNote, err := a.Box.InstallHooks(bin)
+	if err != nil {
+		return Restored{}, err
+	}
+	if token != "" {
+		v, err := a.Vault()
+		if err != nil {
+			return Restored{}, err
+		}
+		if err := v.Put(backup.TokenName("origin"), token); err != nil {
+			return Restored{}, err
+		}
+	}
+	if _, err := a.Memory.Reindex(ctx, opts.Progress); err != nil {
+		return Restored{}, err
+	}
+	r := Restored{Root: a.Root, ID: a.Box.Marker.ID, NotRestored: []string{"passkeys and web sessions", "keys and connections of other assistants", "the brain's key and other vault secrets"}}
+	for _, n := range []string{note, hookNote} {
+		if n != "" {
+			r.Notes = append(r.Notes, n)
+		}
+	}
+	return r, nil
+}

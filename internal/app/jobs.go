@@ -1,0 +1,239 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/jobs"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/memory"
+)
+
+// JobOptions are the job runner's settings (box serve's flags).
+type JobOptions struct {
+	TidyAfter   time.Duration // how long after new inbox lines the tidy runs; 0 is DefaultTidyAfter
+	BackupAfter time.Duration // how long after a commit batch the backups push; 0 is DefaultBackupAfter
+	NightlyAt   string        // HH:MM local time of the nightly jobs; "" is DefaultNightlyAt
+	Tick        time.Duration // how often the schedules are looked at; 0 is the runner's default
+}
+
+// The job runner's defaults (docs/JOBS.md).
+const (
+	DefaultTidyAfter   = 5 * time.Minute
+	DefaultBackupAfter = 30 * time.Second
+	DefaultNightlyAt   = "03:00"
+)
+
+// jobState is what the composition root keeps of the runner between composing it and serving.
+type jobState struct {
+	opts    JobOptions
+	nightly atomic.Pointer[func(time.Time) time.Time]
+	serving atomic.Bool
+	wg      sync.WaitGroup // the inbox watch
+}
+
+// composeJobs builds the process's job runner and registers the box's own jobs: tidy, merge, cautions
+// and backup. Every mode has it (box jobs run NAME runs one in the CLI's process); only Run starts it.
+func (a *App) composeJobs() error {
+	a.Jobs = jobs.New(a.Box, jobs.Options{Now: a.opts.Now, Failed: a.jobFailed})
+	a.Box.Subscribe(a.afterCommitJobs)
+	def := jobs.Nightly(3, 0)
+	a.jobs.nightly.Store(&def)
+	nightly := func(now time.Time) time.Time { return (*a.jobs.nightly.Load())(now) }
+	for _, j := range []jobs.Job{
+		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob},
+		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob},
+		{Name: "cautions", About: "moves cautions whose last day has passed to their note's timeline, nightly", Due: nightly, Run: a.cautionsJob},
+		{Name: "backup", About: "pushes the box to its backups after each batch of commits (--backup-after)", Quiet: true, Run: a.backupJob},
+		a.routinesJob(),
+	} {
+		if err := a.Jobs.Register(j); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// afterCommitJobs hears every commit of the process's box handle: new inbox lines arm the debounced
+// tidy, and any commit the runner did not make makes its runs wait a little (they yield to writes).
+func (a *App) afterCommitJobs(_ context.Context, paths []string) {
+	if !a.jobs.serving.Load() {
+		return
+	}
+	inbox := false
+	for _, p := range paths {
+		if strings.HasPrefix(p, layout.InboxDir+"/") {
+			inbox = true
+		}
+	}
+	a.Jobs.Wrote()
+	if inbox && !a.Jobs.IsRunning("tidy") {
+		a.Jobs.Trigger("tidy", jobs.WhyTrigger, a.jobs.opts.TidyAfter)
+	}
+	a.Jobs.TriggerOnce("backup", "new commits", a.jobs.opts.BackupAfter)
+}
+
+// startJobs starts the runner for box serve, and a watch for inbox lines other processes commit.
+func (a *App) startJobs(ctx context.Context, o JobOptions) error {
+	if o.TidyAfter <= 0 {
+		o.TidyAfter = DefaultTidyAfter
+	}
+	if o.BackupAfter <= 0 {
+		o.BackupAfter = DefaultBackupAfter
+	}
+	if o.NightlyAt == "" {
+		o.NightlyAt = DefaultNightlyAt
+	}
+	a.jobs.opts = o
+	hh, mm, err := jobs.ParseClock(o.NightlyAt)
+	if err != nil {
+		return err
+	}
+	nightly := jobs.Nightly(hh, mm)
+	a.jobs.nightly.Store(&nightly)
+	a.jobs.serving.Store(true)
+	a.Jobs.Start(ctx, o.Tick)
+	a.jobs.wg.Add(1)
+	go func() {
+		defer a.jobs.wg.Done()
+		a.watchInbox(ctx, o)
+	}()
+	return nil
+}
+
+// watchInbox arms the tidy for lines another process committed (a `box remember` at the CLI): the
+// runner hears only its own process's commits.
+func (a *App) watchInbox(ctx context.Context, o JobOptions) {
+	every := min(o.TidyAfter, 30*time.Second)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n, err := a.Memory.Waiting(ctx); err == nil && n > 0 && !a.Jobs.IsRunning("tidy") {
+			a.Jobs.TriggerOnce("tidy", jobs.WhyTrigger, o.TidyAfter)
+		}
+	}
+}
+
+// tidyJob files the inbox; the record goes in the tidy's own commit.
+func (a *App) tidyJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
+	var out jobs.Result
+	res, err := a.Memory.TidyWith(ctx, run.Actor(), &memory.Also[memory.TidyResult]{
+		Change: run.RecordChange(),
+		Write: func(tx *box.Tx, res memory.TidyResult) error {
+			out = tidyResult(res)
+			return run.WriteRecord(tx, out)
+		},
+	})
+	if err != nil {
+		return jobs.Result{}, err
+	}
+	if res.Entry == "" {
+		return jobs.Result{Summary: "Nothing to tidy: the inbox is empty.", Changed: []string{}, Nothing: true, Details: res}, nil
+	}
+	out.Recorded = true
+	return out, nil
+}
+
+// tidyResult says what a tidy did, as Today shows it: "The box filed 12 lines into 4 notes."
+func tidyResult(res memory.TidyResult) jobs.Result {
+	r := jobs.Result{Entry: res.Entry, Details: res, Changed: []string{}}
+	r.Summary = fmt.Sprintf("The box filed %d %s into %d %s", res.Filed, plural(res.Filed, "line", "lines"), len(res.Into), plural(len(res.Into), "note", "notes"))
+	if res.Dropped > 0 {
+		r.Summary += fmt.Sprintf(" and dropped %d to the trash", res.Dropped)
+	}
+	r.Summary += "."
+	for _, n := range res.Into {
+		r.Changed = append(r.Changed, "filed into "+n)
+	}
+	for _, n := range res.Created {
+		r.Changed = append(r.Changed, "new note "+n)
+	}
+	if res.Dropped > 0 {
+		r.Changed = append(r.Changed, fmt.Sprintf("%d dropped to the trash", res.Dropped))
+	}
+	return r
+}
+
+// mergeJob runs the merge pass (docs/MERGE.md); the record goes in the pass's own commit.
+func (a *App) mergeJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
+	var out jobs.Result
+	mk := func(res memory.MergeResult) jobs.Result {
+		r := jobs.Result{Entry: res.Entry, Details: res, Changed: []string{}, Summary: res.Text}
+		for _, p := range res.Merged {
+			r.Changed = append(r.Changed, fmt.Sprintf("merged %s into %s (%.2f)", p.Archived, p.Kept, p.Score))
+		}
+		if n := len(res.Merged); n > 0 {
+			r.Summary = fmt.Sprintf("The box merged %d duplicate %s.", n, plural(n, "note", "notes"))
+		}
+		return r
+	}
+	res, err := a.Memory.MergeWith(ctx, run.Actor(), memory.MergeOptions{}, &memory.Also[memory.MergeResult]{
+		Change: run.RecordChange(),
+		Write: func(tx *box.Tx, res memory.MergeResult) error {
+			out = mk(res)
+			return run.WriteRecord(tx, out)
+		},
+	})
+	if err != nil {
+		return jobs.Result{}, err
+	}
+	if res.Entry == "" {
+		r := mk(res)
+		r.Nothing = true
+		return r, nil
+	}
+	out.Recorded = true
+	return out, nil
+}
+
+// cautionsJob moves the cautions that ended to their notes' timelines; the record goes in its commit.
+func (a *App) cautionsJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) {
+	var out jobs.Result
+	mk := func(res memory.CautionsResult) jobs.Result {
+		r := jobs.Result{Entry: res.Entry, Details: res, Changed: []string{}, Summary: "No caution has ended."}
+		for _, e := range res.Ended {
+			r.Changed = append(r.Changed, fmt.Sprintf("caution %q (until %s) moved to %s", e.Text, e.Until, e.Note))
+		}
+		if n := len(res.Ended); n > 0 {
+			r.Summary = fmt.Sprintf("The box moved %d ended %s to the timeline.", n, plural(n, "caution", "cautions"))
+		}
+		return r
+	}
+	res, err := a.Memory.ExpireCautions(ctx, run.Actor(), &memory.Also[memory.CautionsResult]{
+		Change: run.RecordChange(),
+		Write: func(tx *box.Tx, res memory.CautionsResult) error {
+			out = mk(res)
+			return run.WriteRecord(tx, out)
+		},
+	})
+	if err != nil {
+		return jobs.Result{}, err
+	}
+	if res.Entry == "" {
+		r := mk(res)
+		r.Nothing = true
+		return r, nil
+	}
+	out.Recorded = true
+	return out, nil
+}
+
+// jobFailed is where a failed run goes besides its record: the log of box serve.
+func (a *App) jobFailed(rec jobs.Record) {}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}

@@ -1,0 +1,665 @@
+// Package jobs owns the job runner of box serve: a small registry of jobs (a name, when it is due, what it
+// does), debounced triggers, the nightly schedule and its missed runs, one run of a job at a time across
+// processes, the record of every run under /_bookkeeping/jobs/, and the repair after a run was killed
+// (docs/JOBS.md). It knows nothing of what a job does: the composition root registers the memory's
+// passes, the backup pushes and, later, routines.
+package jobs
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxmem/box/internal/atomicfile"
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+)
+
+// RecordsDir is where the records of runs live, one file per run: /_bookkeeping/jobs/YYYY-MM-DD/HHMMSS-NAME-ID.json
+// (the UTC day and time the run started).
+const RecordsDir = "/_bookkeeping/jobs"
+
+// runtimeDir holds, per job, its lock file and the marker of a run in progress (never committed).
+const runtimeDir = ".box/jobs"
+
+// Actor is who a job's changes are by: the box itself, on the owner's behalf.
+var Actor = box.Actor{Who: "the box", Via: "job", Trust: "own"}
+
+// Why a run started.
+const (
+	WhyAsked       = "asked"       // box jobs run NAME, or the web UI
+	WhyTrigger     = "new lines"   // a debounced trigger after commits (the default reason; Trigger names its own)
+	WhySchedule    = "scheduled"   // its Due said so
+	WhyMissed      = "missed"      // its scheduled time passed while the server was down
+	WhyInterrupted = "interrupted" // a record written at start for a run that was killed
+)
+
+// Job is one job of the registry. Registering a job is one line: runner.Register(jobs.Job{…}).
+type Job struct {
+	Name  string // lower-case letters, digits and dashes: tidy, merge, cautions, backup, routine-…
+	About string // one line for box jobs: what it does and when
+	// Due reports, for a scheduled job, the newest time at or before now when it should have run; the
+	// runner runs it when its last run started before that (so a time missed while the server was down
+	// runs at the next start). Zero: not due by schedule. nil: the job runs only when asked or triggered.
+	Due func(now time.Time) time.Time
+	// Run does the work. A job that commits writes its record in its own commit (Run.RecordChange and
+	// Run.WriteRecord, or memory's Also) and returns Result.Recorded; otherwise the runner commits the
+	// record itself. An error is in the record; the job's change is then not committed.
+	Run func(ctx context.Context, r *Run) (Result, error)
+	// Quiet, when true, writes no record for a triggered run that changed nothing and failed in nothing
+	// (a trigger that found the work already done); a scheduled or asked run is always recorded.
+	Quiet bool
+}
+
+// Result is what one run did.
+type Result struct {
+	Summary  string   `json:"summary"`           // "The box filed 12 lines into 4 notes."
+	Changed  []string `json:"changed,omitempty"` // what changed, a line each
+	Entry    string   `json:"entry,omitempty"`   // the diary entry of the job's change; undo reverses it
+	Details  any      `json:"details,omitempty"` // the pass's own result, kept in the record
+	Recorded bool     `json:"-"`                 // the record went into the job's own commit
+	Nothing  bool     `json:"-"`                 // nothing to do, nothing changed
+}
+
+// Record is one run, as written under RecordsDir.
+type Record struct {
+	ID      string          `json:"id"`
+	Job     string          `json:"job"`
+	Why     string          `json:"why"`
+	Start   time.Time       `json:"start"`
+	Seconds float64         `json:"seconds"`
+	Summary string          `json:"summary"`
+	Changed []string        `json:"changed"`
+	Entry   string          `json:"entry,omitempty"`
+	Error   string          `json:"error,omitempty"`
+	Details json.RawMessage `json:"details,omitempty"`
+	// Path and Commit are filled when read: a record cannot hold the commit it is written in.
+	Path   string `json:"path,omitempty"`
+	Commit string `json:"commit,omitempty"`
+}
+
+// Options tune a Runner.
+type Options struct {
+	Now    func() time.Time // the process's clock; nil: the box's
+	Logger *slog.Logger     // nil: discard
+	// Tick is how often the scheduler looks at the schedules; 0 is 30 s.
+	Tick time.Duration
+	// Quiet is how long a run waits after the last commit it did not make before it starts (it yields
+	// to the owner's writes); 0 is 2 s.
+	Quiet time.Duration
+	// Failed hears a run that failed, after its record is written (the diary has it too).
+	Failed func(rec Record)
+}
+
+// Runner runs the registered jobs of one box.
+type Runner struct {
+	b    *box.Box
+	opts Options
+	log  *slog.Logger
+
+	mu        sync.Mutex
+	jobs      []Job
+	triggers  map[string]trigger // job → when a debounced trigger fires, and why
+	lastWrite time.Time          // the last commit heard, on the runner's clock
+	own       int                // commits of the runner's own runs in flight
+	running   map[string]bool
+	wake      chan struct{}
+	wg        sync.WaitGroup
+	started   bool
+}
+
+type trigger struct {
+	at  time.Time
+	why string
+}
+
+// New is a runner for the box b.
+func New(b *box.Box, o Options) *Runner {
+	if o.Now == nil {
+		o.Now = b.Now
+	}
+	if o.Tick <= 0 {
+		o.Tick = 30 * time.Second
+	}
+	if o.Quiet <= 0 {
+		o.Quiet = 2 * time.Second
+	}
+	log := o.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{b: b, opts: o, log: log, triggers: map[string]trigger{}, running: map[string]bool{}, wake: make(chan struct{}, 1)}
+}
+
+var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+
+// Register adds a job; a bad or taken name is an error.
+func (r *Runner) Register(j Job) error {
+	if !nameRe.MatchString(j.Name) || j.Run == nil {
+		return errs.E("jobs.register", errs.Invalid, "a job needs a name of lower-case letters, digits and dashes and a Run (got %q)", j.Name)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if slices.ContainsFunc(r.jobs, func(o Job) bool { return o.Name == j.Name }) {
+		return errs.E("jobs.register", errs.Exists, "a job named %s is registered already", j.Name)
+	}
+	r.jobs = append(r.jobs, j)
+	return nil
+}
+
+// Jobs lists the registered jobs in registration order.
+func (r *Runner) Jobs() []Job {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.jobs)
+}
+
+func (r *Runner) job(name string) (Job, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, j := range r.jobs {
+		if j.Name == name {
+			return j, nil
+		}
+	}
+	names := make([]string, 0, len(r.jobs))
+	for _, j := range r.jobs {
+		names = append(names, j.Name)
+	}
+	return Job{}, errs.E("jobs.run", errs.NotFound, "There is no job named %q; the jobs are: %s.", name, strings.Join(names, ", "))
+}
+
+// Trigger asks for a run of name after delay, with why in its record; a trigger already waiting is
+// moved to the new time (a debounce: the run comes delay after the last trigger).
+func (r *Runner) Trigger(name, why string, delay time.Duration) {
+	r.mu.Lock()
+	r.triggers[name] = trigger{at: r.opts.Now().Add(delay), why: why}
+	r.mu.Unlock()
+	r.poke()
+}
+
+// TriggerOnce is Trigger that keeps an earlier waiting trigger's time: the run comes at most delay
+// after the first trigger (a batch window, as backups use).
+func (r *Runner) TriggerOnce(name, why string, delay time.Duration) {
+	r.mu.Lock()
+	if _, ok := r.triggers[name]; !ok {
+		r.triggers[name] = trigger{at: r.opts.Now().Add(delay), why: why}
+	}
+	r.mu.Unlock()
+	r.poke()
+}
+
+// Wrote tells the runner a commit it did not make happened (the owner or an assistant wrote): a run
+// waits Options.Quiet after the last one.
+func (r *Runner) Wrote() {
+	r.mu.Lock()
+	if r.own == 0 {
+		r.lastWrite = r.opts.Now()
+	}
+	r.mu.Unlock()
+}
+
+func (r *Runner) poke() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Start repairs what a killed run left, then runs the scheduler until ctx ends, looking at the schedules
+// every tick (0: Options.Tick); Wait waits for it.
+func (r *Runner) Start(ctx context.Context, tick time.Duration) {
+	r.mu.Lock()
+	if r.started {
+		r.mu.Unlock()
+		return
+	}
+	r.started = true
+	if tick > 0 {
+		r.opts.Tick = tick
+	}
+	r.mu.Unlock()
+	r.Recover(ctx)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		r.loop(ctx)
+	}()
+}
+
+// Wait waits for the scheduler to stop (its context ended) and any run it started to finish.
+func (r *Runner) Wait() { r.wg.Wait() }
+
+func (r *Runner) loop(ctx context.Context) {
+	for ctx.Err() == nil {
+		r.pass(ctx)
+		wait := r.opts.Tick
+		r.mu.Lock()
+		now := r.opts.Now()
+		for _, t := range r.triggers {
+			if d := t.at.Sub(now); d < wait {
+				wait = max(d, 10*time.Millisecond)
+			}
+		}
+		if q := r.lastWrite.Add(r.opts.Quiet).Sub(now); q > 0 && len(r.triggers) > 0 && q < wait {
+			wait = q
+		}
+		r.mu.Unlock()
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-r.wake:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// pass runs, in registration order, every job whose trigger fired or whose schedule is due.
+func (r *Runner) pass(ctx context.Context) {
+	for _, j := range r.Jobs() {
+		if ctx.Err() != nil {
+			return
+		}
+		why, ok := r.due(j)
+		if !ok {
+			continue
+		}
+		if r.yielding() {
+			return // the owner is writing: come back when it has been quiet a while
+		}
+		r.mu.Lock()
+		delete(r.triggers, j.Name)
+		r.mu.Unlock()
+		if _, err := r.Run(ctx, j.Name, why); err != nil && !errs.Is(err, errs.Busy) {
+			r.log.Warn("jobs: a run failed", "job", j.Name, "err", err)
+		}
+	}
+}
+
+// yielding reports whether a commit the runner did not make came less than Quiet ago.
+func (r *Runner) yielding() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return !r.lastWrite.IsZero() && r.opts.Now().Sub(r.lastWrite) < r.opts.Quiet
+}
+
+// due says whether j should run now, and why.
+func (r *Runner) due(j Job) (string, bool) {
+	now := r.opts.Now()
+	r.mu.Lock()
+	t, ok := r.triggers[j.Name]
+	r.mu.Unlock()
+	if ok && !now.Before(t.at) {
+		return t.why, true
+	}
+	if j.Due == nil {
+		return "", false
+	}
+	at := j.Due(now)
+	if at.IsZero() {
+		return "", false
+	}
+	last, err := r.LastRun(j.Name)
+	if err != nil {
+		r.log.Warn("jobs: the records could not be read", "job", j.Name, "err", err)
+		return "", false
+	}
+	if !last.Before(at) {
+		return "", false
+	}
+	if created, err := time.Parse(time.RFC3339, r.b.Marker.Created); err == nil && created.After(at) {
+		return "", false // the box did not exist then
+	}
+	if now.Sub(at) > r.opts.Tick+time.Minute {
+		return WhyMissed, true
+	}
+	return WhySchedule, true
+}
+
+// LastRun is when the newest recorded run of name started; zero when it never ran.
+func (r *Runner) LastRun(name string) (time.Time, error) {
+	recs, err := Records(r.b.Root, 0, func(rec Record) bool { return rec.Job == name })
+	if err != nil || len(recs) == 0 {
+		return time.Time{}, err
+	}
+	return recs[0].Start, nil
+}
+
+// Run runs the job name now, unless a run of it is already going on in any process (Busy), and returns
+// its record. The job's own error is in the record and returned too.
+func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
+	j, err := r.job(name)
+	if err != nil {
+		return Record{}, err
+	}
+	unlock, err := r.lockJob(name)
+	if err != nil {
+		return Record{}, err
+	}
+	defer unlock()
+	run := &Run{Job: name, Why: why, Start: r.opts.Now(), ID: newID(), r: r}
+	if err := r.mark(run); err != nil {
+		return Record{}, err
+	}
+	r.mu.Lock()
+	r.own++
+	r.mu.Unlock()
+	res, jerr := func() (res Result, err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = errs.E("jobs.run", errs.Other, "the job %s stopped on an internal error: %v", name, p)
+			}
+		}()
+		return j.Run(ctx, run)
+	}()
+	defer func() {
+		r.mu.Lock()
+		r.own--
+		r.mu.Unlock()
+	}()
+	rec := run.record(res)
+	if jerr != nil {
+		rec.Error = jerr.Error()
+		res.Recorded = false
+	}
+	quiet := j.Quiet && res.Nothing && jerr == nil && why != WhySchedule && why != WhyMissed && why != WhyAsked
+	if !res.Recorded && !quiet {
+		if err := r.commitRecord(context.WithoutCancel(ctx), run, rec); err != nil {
+			return rec, errors.Join(jerr, err)
+		}
+	}
+	r.unmark(name)
+	if jerr != nil && r.opts.Failed != nil {
+		r.opts.Failed(rec)
+	}
+	return rec, jerr
+}
+
+// commitRecord writes a record in a commit of its own: a run that committed nothing, or failed.
+func (r *Runner) commitRecord(ctx context.Context, run *Run, rec Record) error {
+	c := run.RecordChange()
+	if rec.Error != "" {
+		c.Summary = fmt.Sprintf("The box's job %s failed: %s", run.Job, rec.Error)
+	}
+	c.Apply = func(tx *box.Tx) error { return writeRecord(tx, rec) }
+	_, err := r.b.Do(ctx, c)
+	return err
+}
+
+// Run is one run of a job, as its Run function sees it.
+type Run struct {
+	Job, Why, ID string
+	Start        time.Time
+	r            *Runner
+}
+
+// Actor is who the run's changes are by.
+func (run *Run) Actor() box.Actor { return Actor }
+
+// Now is the runner's clock.
+func (run *Run) Now() time.Time { return run.r.opts.Now() }
+
+// RecordChange is the change that writes this run's record, to commit with the job's own change (its
+// Apply is the caller's: call WriteRecord in it). It keeps no undo: a record says what happened.
+func (run *Run) RecordChange() box.Change {
+	return box.Change{Actor: Actor, Op: "job", Switch: "change", Permanent: true,
+		Summary: fmt.Sprintf("The box recorded its %s run (%s).", run.Job, run.Why)}
+}
+
+// WriteRecord writes the record of this run, with what it did, inside the job's own change.
+func (run *Run) WriteRecord(tx *box.Tx, res Result) error {
+	return writeRecord(tx, run.record(res))
+}
+
+func (run *Run) record(res Result) Record {
+	rec := Record{ID: run.ID, Job: run.Job, Why: run.Why, Start: run.Start.UTC(), Summary: res.Summary,
+		Changed: res.Changed, Entry: res.Entry, Seconds: run.r.opts.Now().Sub(run.Start).Seconds()}
+	if rec.Changed == nil {
+		rec.Changed = []string{}
+	}
+	if res.Details != nil {
+		if raw, err := json.Marshal(res.Details); err == nil {
+			rec.Details = raw
+		}
+	}
+	rec.Path = recordPath(rec)
+	return rec
+}
+
+func recordPath(rec Record) string {
+	t := rec.Start.UTC()
+	return fmt.Sprintf("%s/%s/%s-%s-%s.json", RecordsDir, t.Format("2006-01-02"), t.Format("150405"), rec.Job, rec.ID)
+}
+
+func writeRecord(tx *box.Tx, rec Record) error {
+	p := rec.Path
+	rec.Path = ""
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err != nil {
+		return errs.Wrap("jobs.record", errs.Other, err, "")
+	}
+	return tx.Write(p, append(data, '\n'))
+}
+
+func newID() string {
+	const letters = "abcdefghijklmnopqrstuvwxyz0123456789"
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	for i := range b {
+		b[i] = letters[int(b[i])%len(letters)]
+	}
+	return string(b)
+}
+
+// lockJob takes name's run lock (an OS file lock shared by every process) without waiting.
+func (r *Runner) lockJob(name string) (func(), error) {
+	dir := filepath.Join(r.b.Root, runtimeDir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, errs.Wrap("jobs.run", errs.Other, err, "The jobs' runtime folder could not be made")
+	}
+	f, err := os.OpenFile(filepath.Join(dir, name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, errs.Wrap("jobs.run", errs.Other, err, "The job's lock file could not be opened")
+	}
+	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB); err != nil {
+		_ = f.Close()
+		return nil, errs.E("jobs.run", errs.Busy, "The job %s is running already; its record will say what it did.", name)
+	}
+	r.mu.Lock()
+	r.running[name] = true
+	r.mu.Unlock()
+	return func() {
+		r.mu.Lock()
+		delete(r.running, name)
+		r.mu.Unlock()
+		_ = f.Close() // releases the lock
+	}, nil
+}
+
+// IsRunning reports whether this runner is running the job name now.
+func (r *Runner) IsRunning(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.running[name]
+}
+
+// Running lists the jobs this runner is running now.
+func (r *Runner) Running() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]string, 0, len(r.running))
+	for n := range r.running {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// marker is the file that says a run is in progress: a run killed before it recorded leaves it behind.
+type marker struct {
+	ID    string    `json:"id"`
+	Why   string    `json:"why"`
+	Start time.Time `json:"start"`
+}
+
+func (r *Runner) markerPath(name string) string {
+	return filepath.Join(r.b.Root, runtimeDir, name+".running")
+}
+
+func (r *Runner) mark(run *Run) error {
+	data, _ := json.Marshal(marker{ID: run.ID, Why: run.Why, Start: run.Start.UTC()})
+	if err := os.MkdirAll(filepath.Dir(r.markerPath(run.Job)), 0o700); err != nil {
+		return errs.Wrap("jobs.run", errs.Other, err, "The jobs' runtime folder could not be made")
+	}
+	if err := atomicfile.WriteFile(r.markerPath(run.Job), data, 0o600); err != nil {
+		return errs.Wrap("jobs.run", errs.Other, err, "The job's run marker could not be written")
+	}
+	return nil
+}
+
+func (r *Runner) unmark(name string) { _ = os.Remove(r.markerPath(name)) }
+
+// Recover finds runs that were killed (a marker with no run going on): the box's own repair has already
+// finished or rolled back their change (a change is one commit, or nothing), so each gets a record that
+// says so, and a job that was due runs again on the scheduler's first pass.
+func (r *Runner) Recover(ctx context.Context) {
+	for _, j := range r.Jobs() {
+		data, err := os.ReadFile(r.markerPath(j.Name))
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		unlock, lerr := r.lockJob(j.Name)
+		if lerr != nil {
+			continue // another process is running it: its marker is live
+		}
+		var mk marker
+		if err != nil || json.Unmarshal(data, &mk) != nil || mk.ID == "" {
+			mk = marker{ID: newID(), Why: WhyInterrupted, Start: r.opts.Now().UTC()}
+		}
+		recs, _ := Records(r.b.Root, 0, func(rec Record) bool { return rec.ID == mk.ID })
+		if len(recs) == 0 {
+			run := &Run{Job: j.Name, Why: mk.Why, Start: mk.Start, ID: mk.ID, r: r}
+			rec := run.record(Result{Summary: fmt.Sprintf("The %s run was stopped before it finished; the box kept its change whole or took it back, and the job runs again when due.", j.Name)})
+			rec.Error = "interrupted: the box stopped during the run"
+			if err := r.commitRecord(ctx, run, rec); err != nil {
+				r.log.Warn("jobs: an interrupted run could not be recorded", "job", j.Name, "err", err)
+				unlock()
+				continue
+			}
+			if j.Due == nil {
+				r.Trigger(j.Name, WhyInterrupted, 0) // a triggered job's work is still waiting
+			}
+		}
+		r.unmark(j.Name)
+		unlock()
+	}
+}
+
+// Records reads the newest n records (0: all) that keep accepts (nil: every one), newest first, each
+// with its path and the commit that carries it (from the diary, when the run committed).
+func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
+	base := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(RecordsDir, "/")))
+	days, err := os.ReadDir(base)
+	if errors.Is(err, fs.ErrNotExist) {
+		return []Record{}, nil
+	}
+	if err != nil {
+		return nil, errs.Wrap("jobs.records", errs.Other, err, "The jobs' records could not be read")
+	}
+	out := []Record{}
+	for i := len(days) - 1; i >= 0; i-- {
+		if !days[i].IsDir() {
+			continue
+		}
+		files, err := os.ReadDir(filepath.Join(base, days[i].Name()))
+		if err != nil {
+			return nil, errs.Wrap("jobs.records", errs.Other, err, "The jobs' records could not be read")
+		}
+		for k := len(files) - 1; k >= 0; k-- {
+			f := files[k]
+			if !strings.HasSuffix(f.Name(), ".json") {
+				continue
+			}
+			data, err := os.ReadFile(filepath.Join(base, days[i].Name(), f.Name()))
+			if err != nil {
+				continue
+			}
+			var rec Record
+			if json.Unmarshal(data, &rec) != nil || rec.Job == "" {
+				continue // not a record: box validate has no say on JSON, the listing skips it
+			}
+			rec.Path = RecordsDir + "/" + days[i].Name() + "/" + f.Name()
+			if keep == nil || keep(rec) {
+				out = append(out, rec)
+			}
+		}
+		// files of one day sort by time, so reading backwards is newest first; runs in one second keep
+		// name order
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.After(out[j].Start) })
+	if n > 0 && len(out) > n {
+		out = out[:n]
+	}
+	return out, nil
+}
+
+// WithCommits fills each record's Commit from the box's diary (the entry of the job's change).
+func WithCommits(ctx context.Context, b *box.Box, recs []Record) error {
+	want := map[string]bool{}
+	for _, r := range recs {
+		if r.Entry != "" {
+			want[r.Entry] = true
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	es, err := b.Diary(ctx, len(want), func(e diary.Entry) bool { return want[e.ID] })
+	if err != nil {
+		return err
+	}
+	by := map[string]string{}
+	for _, e := range es {
+		by[e.ID] = e.Commit
+	}
+	for i := range recs {
+		recs[i].Commit = by[recs[i].Entry]
+	}
+	return nil
+}
+
+// Nightly is a Due for a run every day at hh:mm local time (of the clock's location).
+func Nightly(hh, mm int) func(now time.Time) time.Time {
+	return func(now time.Time) time.Time {
+		at := time.Date(now.Year(), now.Month(), now.Day(), hh, mm, 0, 0, now.Location())
+		if at.After(now) {
+			at = at.AddDate(0, 0, -1)
+		}
+		return at
+	}
+}
+
+// ParseClock reads "HH:MM" (24-hour) for Nightly.
+func ParseClock(s string) (hh, mm int, err error) {
+	t, perr := time.Parse("15:04", s)
+	if perr != nil {
+		return 0, 0, errs.E("jobs.clock", errs.Usage, "a time of day is HH:MM on a 24-hour clock, like 03:00 (got %q)", s)
+	}
+	return t.Hour(), t.Minute(), nil
+}

@@ -1,0 +1,294 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/diary"
+	"github.com/boxmem/box/internal/errs"
+)
+
+// clock is a clock tests move by hand.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *clock) Set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+func newBox(t *testing.T, now func() time.Time) *box.Box {
+	t.Helper()
+	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{HookBinary: "box", Options: box.Options{Now: now}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close() })
+	return b
+}
+
+// writeJob writes one file per run as its change and its record in the same commit.
+func writeJob(name string, runs *atomic.Int32) Job {
+	return Job{Name: name, About: "writes a file", Run: func(ctx context.Context, r *Run) (Result, error) {
+		n := runs.Add(1)
+		entry := diary.NewID(r.Now().UTC())
+		res := Result{Summary: "wrote a file", Changed: []string{"/_content/x.md"}, Recorded: true, Entry: entry}
+		c := box.Change{Actor: r.Actor(), Op: "test", Summary: "the box wrote x", EntryID: entry, Apply: func(tx *box.Tx) error {
+			return tx.Write("/_content/x.md", []byte(strings.Repeat("x", int(n))+"\n"))
+		}}
+		rc := r.RecordChange()
+		rc.Apply = func(tx *box.Tx) error { return r.WriteRecord(tx, res) }
+		if _, err := r.r.b.DoAll(ctx, c, rc); err != nil {
+			return Result{}, err
+		}
+		return res, nil
+	}}
+}
+
+func TestRecordIsInTheJobsOwnCommit(t *testing.T) {
+	ctx := context.Background()
+	b := newBox(t, nil)
+	r := New(b, Options{})
+	var runs atomic.Int32
+	if err := r.Register(writeJob("writer", &runs)); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Run(ctx, "writer", WhyAsked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := Records(b.Root, 0, nil)
+	if err != nil || len(recs) != 1 {
+		t.Fatalf("records: %v %v", recs, err)
+	}
+	got := recs[0]
+	if got.ID != rec.ID || got.Job != "writer" || got.Why != WhyAsked || got.Summary != "wrote a file" || got.Seconds < 0 {
+		t.Errorf("record: %+v", got)
+	}
+	// the record and the job's file are in one commit, the newest
+	raw, err := b.Git().Run(ctx, nil, "show", "--name-only", "--format=", "HEAD")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := string(raw)
+	if !strings.Contains(out, "_content/x.md") || !strings.Contains(out, strings.TrimPrefix(got.Path, "/")) {
+		t.Errorf("the newest commit holds:\n%s", out)
+	}
+	// undo of the job's entry takes its change back and leaves the record
+	if _, err := b.Undo(ctx, got.Entry, box.Actor{Who: "owner"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(b.Root, "_content/x.md")); !os.IsNotExist(err) {
+		t.Errorf("undo left the job's file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(b.Root, filepath.FromSlash(got.Path))); err != nil {
+		t.Errorf("undo took the record: %v", err)
+	}
+	if err := WithCommits(ctx, b, recs); err != nil || recs[0].Commit == "" {
+		t.Errorf("commit of the record: %q %v", recs[0].Commit, err)
+	}
+}
+
+func TestAFailedRunIsRecordedAndNothingElseChanges(t *testing.T) {
+	ctx := context.Background()
+	b := newBox(t, nil)
+	var failed []Record
+	r := New(b, Options{Failed: func(rec Record) { failed = append(failed, rec) }})
+	if err := r.Register(Job{Name: "broken", Run: func(ctx context.Context, run *Run) (Result, error) {
+		return Result{}, errs.E("test", errs.Other, "the remote went away")
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(ctx, "broken", WhyAsked); err == nil {
+		t.Fatal("a failing job reported no error")
+	}
+	recs, _ := Records(b.Root, 0, nil)
+	if len(recs) != 1 || !strings.Contains(recs[0].Error, "the remote went away") || len(failed) != 1 {
+		t.Fatalf("records %+v, failed %d", recs, len(failed))
+	}
+	if _, err := r.Run(ctx, "nope", WhyAsked); !errs.Is(err, errs.NotFound) || !strings.Contains(err.Error(), "broken") {
+		t.Errorf("an unknown job: %v", err)
+	}
+}
+
+func TestAJobNeverOverlapsItself(t *testing.T) {
+	ctx := context.Background()
+	b := newBox(t, nil)
+	inside := make(chan struct{})
+	release := make(chan struct{})
+	r := New(b, Options{})
+	if err := r.Register(Job{Name: "slow", Run: func(ctx context.Context, run *Run) (Result, error) {
+		close(inside)
+		<-release
+		return Result{Summary: "done", Nothing: true}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { _, err := r.Run(ctx, "slow", WhyAsked); done <- err }()
+	<-inside
+	// a second runner stands for another process (box jobs run while box serve runs it)
+	other := New(b, Options{})
+	if err := other.Register(Job{Name: "slow", Run: func(context.Context, *Run) (Result, error) {
+		t.Error("ran while the first run was going on")
+		return Result{}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Run(ctx, "slow", WhyAsked); !errs.Is(err, errs.Busy) {
+		t.Errorf("a second run at once: %v", err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
+	ctx := context.Background()
+	b := newBox(t, nil)
+	r := New(b, Options{})
+	var runs atomic.Int32
+	j := writeJob("writer", &runs)
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	// a run that was killed leaves its marker and no record
+	run := &Run{Job: "writer", Why: WhyTrigger, ID: "killed", Start: time.Now(), r: r}
+	if err := r.mark(run); err != nil {
+		t.Fatal(err)
+	}
+	next := New(b, Options{Tick: time.Hour})
+	if err := next.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	next.Start(cctx, 0)
+	deadline := time.Now().Add(10 * time.Second)
+	for runs.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	next.Wait()
+	recs, _ := Records(b.Root, 0, nil)
+	var interrupted, ran bool
+	for _, rec := range recs {
+		interrupted = interrupted || rec.ID == "killed" && strings.Contains(rec.Error, "interrupted")
+		ran = ran || rec.Why == WhyInterrupted && rec.Error == ""
+	}
+	if !interrupted || !ran || runs.Load() != 1 {
+		t.Fatalf("after a killed run: records %+v, runs %d", recs, runs.Load())
+	}
+	if _, err := os.Stat(next.markerPath("writer")); !os.IsNotExist(err) {
+		t.Errorf("the marker stayed: %v", err)
+	}
+}
+
+func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
+	ctx := context.Background()
+	loc := time.FixedZone("Lisbon", 0)
+	c := &clock{t: time.Date(2026, 2, 28, 12, 0, 0, 0, loc)}
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	j := writeJob("nightly", &runs)
+	j.Due = Nightly(3, 0)
+	r := New(b, Options{Now: c.Now, Tick: time.Hour})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	// the box was made at noon: last night's 03:00 is before it, so nothing is due
+	if why, ok := r.due(j); ok {
+		t.Fatalf("due before the box existed (%s)", why)
+	}
+	// two days later at 10:00 (the server was down at 03:00): a missed run
+	c.Set(time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
+	if why, ok := r.due(j); !ok || why != WhyMissed {
+		t.Fatalf("missed night: %q %v", why, ok)
+	}
+	if _, err := r.Run(ctx, "nightly", WhyMissed); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := r.due(j); ok {
+		t.Fatal("due again right after it ran")
+	}
+	// the next night, on time
+	c.Set(time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
+	if why, ok := r.due(j); !ok || why != WhySchedule {
+		t.Fatalf("the next night: %q %v", why, ok)
+	}
+}
+
+func TestATriggerIsDebouncedAndYieldsToWrites(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	b := newBox(t, nil)
+	var runs atomic.Int32
+	r := New(b, Options{Tick: time.Hour, Quiet: 300 * time.Millisecond})
+	if err := r.Register(writeJob("tidy", &runs)); err != nil {
+		t.Fatal(err)
+	}
+	r.Start(ctx, 0)
+	defer func() { cancel(); r.Wait() }()
+	start := time.Now()
+	for range 5 { // five lines in quick succession: one run, after the last
+		r.Wrote()
+		r.Trigger("tidy", WhyTrigger, 200*time.Millisecond)
+		time.Sleep(50 * time.Millisecond)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for runs.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("runs: %d", runs.Load())
+	}
+	// it waited for the quiet after the last write, not only the debounce after the first trigger
+	if waited := time.Since(start); waited < 500*time.Millisecond {
+		t.Errorf("ran %v after the first trigger, before the writes went quiet", waited)
+	}
+	time.Sleep(400 * time.Millisecond)
+	if runs.Load() != 1 {
+		t.Errorf("ran again without a trigger: %d", runs.Load())
+	}
+}
+
+func TestRecordsSkipWhatIsNotARecord(t *testing.T) {
+	b := newBox(t, nil)
+	dir := filepath.Join(b.Root, "_bookkeeping", "jobs", "2026-03-01")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good, _ := json.Marshal(Record{ID: "a", Job: "tidy", Start: time.Date(2026, 3, 1, 3, 0, 0, 0, time.UTC)})
+	for name, data := range map[string][]byte{"030000-tidy-a.json": good, "bad.json": []byte("{"), "notes.txt": []byte("x")} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	recs, err := Records(b.Root, 0, nil)
+	if err != nil || len(recs) != 1 || recs[0].Path != "/_bookkeeping/jobs/2026-03-01/030000-tidy-a.json" {
+		t.Fatalf("records: %+v %v", recs, err)
+	}
+}
+
+func TestRegisterRefusesBadNames(t *testing.T) {
+	r := New(newBox(t, nil), Options{})
+	run := func(context.Context, *Run) (Result, error) { return Result{}, nil }
+	for _, name := range []string{"", "Tidy", "a b", "../x", strings.Repeat("a", 41)} {
+		if err := r.Register(Job{Name: name, Run: run}); !errs.Is(err, errs.Invalid) {
+			t.Errorf("%q: %v", name, err)
+		}
+	}
+	if err := r.Register(Job{Name: "tidy", Run: run}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(Job{Name: "tidy", Run: run}); !errs.Is(err, errs.Exists) {
+		t.Errorf("twice: %v", err)
+	}
+}

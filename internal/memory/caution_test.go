@@ -1,0 +1,167 @@
+package memory
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/note"
+)
+
+// movable is a clock a test moves.
+type movable struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *movable) now() time.Time  { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+func (c *movable) set(t time.Time) { c.mu.Lock(); c.t = t; c.mu.Unlock() }
+
+func routerOf(t *testing.T, m *Memory) *note.Router {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(m.root, filepath.FromSlash(strings.TrimPrefix(layout.Router, "/"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := note.ParseRouter(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
+	ctx := context.Background()
+	m0 := mustOpen(t, nil)
+	c := &movable{t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	m := openAt(t, m0.root, Options{}, c.now)
+	if _, err := m.Remember(ctx, own, RememberInput{Text: "Leo swims on Thursdays"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Tidy(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	res, err := m.Remember(ctx, own, RememberInput{Text: "Leo's school is closed for works", Caution: true, Until: "2026-12-03"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Text, "until Thursday 3 December 2026") {
+		t.Errorf("said %q", res.Text)
+	}
+	if r := routerOf(t, m); len(r.Cautions) != 1 || r.Cautions[0] != "Leo's school is closed for works (until 2026-12-03)" {
+		t.Fatalf("cautions %q", r.Cautions)
+	}
+	// on its last day it still holds
+	c.set(time.Date(2026, 12, 3, 23, 59, 0, 0, time.UTC))
+	if got, err := m.ExpireCautions(ctx, own, nil); err != nil || len(got.Ended) != 0 {
+		t.Fatalf("on its day: %+v %v", got, err)
+	}
+	// the day after it ends and moves to Leo's timeline, in one change undo reverses
+	c.set(time.Date(2026, 12, 4, 3, 0, 0, 0, time.UTC))
+	got, err := m.ExpireCautions(ctx, own, nil)
+	if err != nil || len(got.Ended) != 1 || got.Ended[0].Note != "entity-leo" || got.Entry == "" {
+		t.Fatalf("the day after: %+v %v", got, err)
+	}
+	if r := routerOf(t, m); len(r.Cautions) != 0 || r.Waiting != 0 {
+		t.Errorf("router after: %+v", r)
+	}
+	n, err := m.Read(ctx, "entity-leo")
+	if err != nil || !strings.Contains(n.Text, "- 2026-12-03 — Caution, until 2026-12-03: Leo's school is closed for works") {
+		t.Errorf("Leo's note: %v\n%s", err, n.Text)
+	}
+	if _, err := m.Undo(ctx, own, got.Entry); err != nil {
+		t.Fatal(err)
+	}
+	if r := routerOf(t, m); len(r.Cautions) != 1 {
+		t.Errorf("undo did not bring the caution back: %q", r.Cautions)
+	}
+}
+
+func TestACautionNamingNoOneGoesToTheOwnersNote(t *testing.T) {
+	ctx := context.Background()
+	m0 := mustOpen(t, nil)
+	c := &movable{t: time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)}
+	m := openAt(t, m0.root, Options{}, c.now)
+	if _, err := m.Remember(ctx, own, RememberInput{Text: "the water is off for repairs", Caution: true, Until: "2026-12-01"}); err != nil {
+		t.Fatal(err)
+	}
+	c.set(time.Date(2026, 12, 2, 0, 0, 1, 0, time.UTC))
+	got, err := m.ExpireCautions(ctx, own, nil)
+	if err != nil || len(got.Ended) != 1 || got.Ended[0].Note != note.OwnerName {
+		t.Fatalf("%+v %v", got, err)
+	}
+	if !m.Has(note.OwnerName) {
+		t.Error("the owner's note was not made")
+	}
+}
+
+func TestOnlyTheOwnerMakesCoreFactsAndCautions(t *testing.T) {
+	ctx := context.Background()
+	m := mustOpen(t, nil)
+	page := Actor{Who: "a page: recipes", Via: "page", Trust: "outside"}
+	for _, a := range []Actor{claude, page} {
+		for _, in := range []RememberInput{
+			{Text: "Leo is allergic to peanuts", Core: true},
+			{Text: "Leo is allergic to peanuts", Caution: true, Until: "2026-12-30"},
+		} {
+			if _, err := m.Remember(ctx, a, in); !errs.Is(err, errs.Refused) {
+				t.Errorf("%s made %+v: %v", a.Who, in, err)
+			}
+		}
+	}
+	if r := routerOf(t, m); len(r.CoreFacts)+len(r.Cautions) != 0 {
+		t.Errorf("router: %+v", r)
+	}
+	for _, in := range []RememberInput{
+		{Text: "x", Caution: true},                                  // no last day
+		{Text: "x", Caution: true, Until: "tomorrow"},               // not a date
+		{Text: "x", Caution: true, Until: "2026-11-28"},             // passed (the clock says 2026-11-29)
+		{Text: "x", Until: "2026-12-30"},                            // a last day for a plain fact
+		{Text: "x", Core: true, Caution: true, Until: "2026-12-30"}, // both
+	} {
+		if _, err := m.Remember(ctx, own, in); err == nil {
+			t.Errorf("%+v was taken", in)
+		}
+	}
+}
+
+func TestEverySurfaceShowsTheLinesWaitingNow(t *testing.T) {
+	ctx := context.Background()
+	m := mustOpen(t, nil)
+	for _, s := range []string{"Leo swims on Thursdays", "Mia plays the cello", "Ana works at Acme"} {
+		if _, err := m.Remember(ctx, claude, RememberInput{Text: s}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := m.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := m.Summary(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, text := range []string{o.Router, s.Router} {
+		if !strings.Contains(text, "\nInbox: 3 lines waiting\n") {
+			t.Errorf("router shown:\n%s", text)
+		}
+	}
+	if _, err := m.Tidy(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	if r := routerOf(t, m); r.Waiting != 0 || !strings.Contains(string(r.Render()), "Inbox: nothing waiting") {
+		t.Errorf("the file after a tidy: %d", r.Waiting)
+	}
+	if _, err := m.Remember(ctx, claude, RememberInput{Text: "Leo swims on Fridays now"}); err != nil {
+		t.Fatal(err)
+	}
+	if o, _ := m.Overview(ctx); !strings.Contains(o.Router, "\nInbox: 1 line waiting\n") {
+		t.Errorf("after one more line:\n%s", o.Router)
+	}
+}

@@ -1,0 +1,78 @@
+package web_test
+
+import (
+	"context"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/providertest"
+)
+
+// Settings → Routines through the real handlers: add (a bad time comes back as a sentence, nothing
+// written), the starter added off, on and off, run now (the report on Today, the diary line), remove.
+func TestRoutinesSection(t *testing.T) {
+	f := newFx(t)
+	csrf := f.signedIn()
+	add := url.Values{"csrf": {csrf}, "name": {"evening"}, "at": {"25:00"}, "day": {"mon", "fri"}, "prompt": {"What did I do today?"}, "on": {"1"}}
+	res := f.form(f.c, "/settings/routines", add)
+	if loc := res.Header.Get("Location"); !strings.Contains(loc, "HH%3AMM") && !strings.Contains(loc, "HH:MM") {
+		t.Fatalf("a bad time: %d %s", res.StatusCode, loc)
+	}
+	if rs, _ := f.a.Routines.List(context.Background()); len(rs) != 0 {
+		t.Fatalf("a refused routine was written: %+v", rs)
+	}
+	add.Set("at", "21:00")
+	if res := f.form(f.c, "/settings/routines", add); !strings.Contains(res.Header.Get("Location"), "Added") {
+		t.Fatalf("add: %s", res.Header.Get("Location"))
+	}
+	_, body := f.get(f.c, "/settings")
+	if !strings.Contains(body, `data-routine="evening"`) || !strings.Contains(body, "21:00 on mon, fri · on") || !strings.Contains(body, `data-starter="morning-paper"`) {
+		t.Fatalf("settings does not list the routine and the starter:\n%s", section(body, `id="routines"`))
+	}
+	f.form(f.c, "/settings/routines/starter", url.Values{"csrf": {csrf}, "name": {"morning-paper"}})
+	f.form(f.c, "/settings/routines/evening/switch", url.Values{"csrf": {csrf}, "on": {"0"}})
+	_, body = f.get(f.c, "/settings")
+	if s := section(body, `id="routines"`); !strings.Contains(s, "07:00 every day · off") || !strings.Contains(s, "21:00 on mon, fri · off") || strings.Contains(s, "data-starter") {
+		t.Fatalf("after the starter and off:\n%s", s)
+	}
+
+	srv := providertest.OpenAI(t, "sk-test-WEB-ROUTINE-77aa")
+	if _, err := f.a.Brain.Set(context.Background(), box.Actor{Who: "owner", Via: "web", Trust: "own"},
+		brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", Key: "sk-test-WEB-ROUTINE-77aa"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Push(providertest.Reply{Model: "model-a", Text: []string{"A calm day <b>without</b> plans."}})
+	res = f.form(f.c, "/settings/routines/evening/run", url.Values{"csrf": {csrf}})
+	if !strings.HasPrefix(res.Header.Get("Location"), "/today") {
+		t.Fatalf("run now: %s", res.Header.Get("Location"))
+	}
+	_, body = f.get(f.c, "/today")
+	reports := section(body, `id="routine-reports"`)
+	if !strings.Contains(reports, `data-report="evening"`) || !strings.Contains(reports, "A calm day &lt;b&gt;without&lt;/b&gt; plans.") {
+		t.Fatalf("Today's reports (escaped):\n%s", reports)
+	}
+	if !strings.Contains(body, `<span class="who">routine evening</span> reported (model-a, 1 call,`) {
+		t.Fatal("the report's diary line is not on Today")
+	}
+	// A form without the session's token changes nothing.
+	if res := f.form(f.c, "/settings/routines/evening/remove", url.Values{"csrf": {"wrong"}}); res.StatusCode != 403 {
+		t.Fatalf("remove without the token: %d", res.StatusCode)
+	}
+	f.form(f.c, "/settings/routines/evening/remove", url.Values{"csrf": {csrf}})
+	if rs, _ := f.a.Routines.List(context.Background()); len(rs) != 1 || rs[0].Name != "morning-paper" {
+		t.Fatalf("after remove: %+v", rs)
+	}
+}
+
+// section is the page from the element with attr to the end of its section.
+func section(body, attr string) string {
+	_, s, ok := strings.Cut(body, attr)
+	if !ok {
+		return ""
+	}
+	s, _, _ = strings.Cut(s, "</section>")
+	return s
+}
