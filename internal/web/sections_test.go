@@ -13,7 +13,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/gate"
-	"github.com/boxmem/box/internal/note"
+	memnote "github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/page"
 )
 
@@ -119,14 +119,14 @@ func TestBridgeRoutes(t *testing.T) {
 	ctx := context.Background()
 	f := newFx(t)
 	// The garden's own map lists a note; moc-people is not given to it.
-	mp, _ := note.AddEntry(note.NewMap("Garden"), note.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
-	people, _ := note.AddEntry(note.NewMap("People"), note.MapEntry{Target: "entity-leo", Hook: "son"})
+	mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
+	people, _ := memnote.AddEntry(memnote.NewMap("People"), memnote.MapEntry{Target: "entity-leo", Hook: "son"})
 	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "maps", Apply: func(tx *box.Tx) error {
 		for p, d := range map[string][]byte{
 			"/_content/memory/maps/moc-garden.md":      mp,
 			"/_content/memory/maps/moc-people.md":      people,
-			"/_content/memory/notes/topic-tomatoes.md": note.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
-			"/_content/memory/notes/entity-leo.md":     note.NewNote("person", "Leo", nil, []string{"moc-people"}),
+			"/_content/memory/notes/topic-tomatoes.md": memnote.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
+			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, []string{"moc-people"}),
 		} {
 			if err := tx.Write(p, d); err != nil {
 				return err
