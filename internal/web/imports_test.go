@@ -34,7 +34,7 @@ func newImportFx(t *testing.T, max int64) *importFx {
 	f := newFx(t)
 	dir := t.TempDir()
 	a := f.a
-	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain,
+	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
 		Erase: a.Erase, Now: f.clock.Now, UploadDir: dir, MaxUpload: max,
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			_, err := exports.Stream(ctx, kind, a.Box.Root, name, w, exports.Options{Now: f.clock.Now})
