@@ -498,8 +498,43 @@ func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCa
 	return map[string]string{"id": res.ID, "text": res.Text}, nil
 }
 
-func (w *Web) sectionEdit(context.Context, *http.Request, *sectionCall) (any, error) {
-	return nil, forbidden("A page can't edit notes on this box yet; remember the corrected fact instead.")
+// sectionEdit replaces the text of a note its own map lists (never its frontmatter, never another
+// map's note), as the page, with undo like any edit.
+func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		ID   string `json:"id"`
+		Text string `json:"text"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if err := w.gate.Refuses(ctx, gate.Change); err != nil {
+		return nil, err
+	}
+	own, err := w.readMap(ctx, "moc-"+c.slug)
+	if err != nil {
+		return nil, err
+	}
+	listed := false
+	for _, n := range own {
+		listed = listed || n.Name == in.ID
+	}
+	if !listed {
+		return nil, forbidden("A page edits only the notes its own map moc-%s lists.", c.slug)
+	}
+	e, err := w.cfg.Memory.ReadForEdit(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	cd, err := card.Parse(e.Path, []byte(e.Text))
+	if err != nil || !strings.HasSuffix(e.Text, string(cd.Body)) {
+		return nil, forbidden("%s can't be edited from a page; the owner edits it under Memory.", pagecheck.Clip(in.ID))
+	}
+	head := e.Text[:len(e.Text)-len(cd.Body)]
+	if _, err := w.cfg.Memory.Edit(ctx, builds.PageActor(c.slug), memory.EditInput{Name: in.ID, Text: head + in.Text, Base: e.Base}); err != nil {
+		return nil, err
+	}
+	return map[string]bool{"ok": true}, nil
 }
 
 // sectionForget never removes anything itself: the lines this page wrote that match go on a card the

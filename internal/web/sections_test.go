@@ -158,6 +158,16 @@ func TestBridgeRoutes(t *testing.T) {
 	if st, _, _ := f.bridge("GET", "garden", "memory/note?id=entity-leo", tok, ""); st != http.StatusForbidden {
 		t.Errorf("a note of a map it was not given: %d", st)
 	}
+	// Edit: a note of its own map, as the page, its frontmatter kept; another map's note is refused.
+	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"topic-tomatoes","text":"# Tomatoes\n\nPlanted by the fence in May.\n"}`); st != 200 {
+		t.Fatalf("edit: %d %v", st, out)
+	}
+	if n := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md"); !strings.HasPrefix(n, "---\n") || !strings.Contains(n, "in May") {
+		t.Fatalf("the edited note:\n%s", n)
+	}
+	if st, _, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"entity-leo","text":"x"}`); st != http.StatusForbidden {
+		t.Errorf("an edit of another map's note: %d", st)
+	}
 	// No token, the owner's cookie instead, or another page's token: 401.
 	if st, _, _ := f.bridge("GET", "garden", "data", "", ""); st != http.StatusUnauthorized {
 		t.Errorf("no token: %d", st)
