@@ -15,6 +15,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -361,15 +362,28 @@ func encode(b Build) ([]byte, error) {
 	return append(data, '\n'), nil
 }
 
-// change writes one build's record (and any files) as one change.
-func (r *Builds) change(ctx context.Context, actor box.Actor, op, summary string, b Build, files map[string][]byte) error {
+// change writes one build's new record b (and any files) as one change, if the record on disk is still
+// was: another process (the owner's CLI beside box serve) may have changed it since it was read, and
+// then nothing is written.
+func (r *Builds) change(ctx context.Context, actor box.Actor, op, summary string, was, b Build, files map[string][]byte) error {
 	b.Updated = r.now().UTC().Truncate(time.Second)
 	data, err := encode(b)
 	if err != nil {
 		return err
 	}
+	before, err := encode(was)
+	if err != nil {
+		return err
+	}
 	_, err = r.b.Do(ctx, box.Change{Actor: actor, Op: op, Summary: summary, Switch: gate.Change,
 		Apply: func(tx *box.Tx) error {
+			cur, err := readTx(tx, manifestPath(b.Kind, b.ID))
+			if err != nil {
+				return err
+			}
+			if now, err := encode(cur); err != nil || string(now) != string(before) {
+				return errs.E("builds.change", errs.Conflict, "%s changed while this was being done; nothing was changed, try again.", describe(b))
+			}
 			for p, d := range files {
 				if err := tx.Write(p, d); err != nil {
 					return err
@@ -378,4 +392,10 @@ func (r *Builds) change(ctx context.Context, actor box.Actor, op, summary string
 			return tx.Write(manifestPath(b.Kind, b.ID), data)
 		}})
 	return err
+}
+
+// clone is a copy of b that shares no slice with it.
+func clone(b Build) Build {
+	b.Read, b.Uses, b.Versions = slices.Clone(b.Read), slices.Clone(b.Uses), slices.Clone(b.Versions)
+	return b
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/boxmem/box/internal/passkeytest"
 )
 
-func newApp(t *testing.T) *app.App {
+func newApp(t testing.TB) *app.App {
 	t.Helper()
 	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: passkeytest.NewClock().Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
 	if err != nil {
@@ -26,7 +26,7 @@ func newApp(t *testing.T) *app.App {
 	return a
 }
 
-func garden(t *testing.T) string {
+func garden(t testing.TB) string {
 	t.Helper()
 	data, err := os.ReadFile("testdata/garden.html")
 	if err != nil {
@@ -119,6 +119,38 @@ func TestPageLifecycle(t *testing.T) {
 	}
 	if d, _ := r.Data(ctx, "garden"); len(d) != 0 {
 		t.Fatal("Delete for good left the page's data")
+	}
+}
+
+// A first version that throws before its heartbeat goes off (broken); switched on again, it waits for a
+// clean load; a heartbeat for another version changes nothing.
+func TestFirstVersionThatFailsGoesOff(t *testing.T) {
+	ctx := context.Background()
+	a := newApp(t)
+	p, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: "Garden", Own: "garden", What: "Plants.", HTML: "<p>x</p>"}, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Gate.Approve(ctx, p.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := a.Builds.Heartbeat(ctx, "garden", 2); st != builds.StatusPending {
+		t.Fatalf("a heartbeat for a version that is not served: %s", st)
+	}
+	if st, err := a.Builds.Failed(ctx, "garden", 1, "boom"); err != nil || st != builds.StatusBroken {
+		t.Fatalf("failed: %s %v", st, err)
+	}
+	if s, _ := a.Builds.StatusFor(ctx, p.Card.ID, "k-claude"); s.Section == nil || s.Section.Status != builds.StatusBroken || strings.Contains(s.Section.Problem, "boom") {
+		t.Fatalf("status: %+v", s)
+	}
+	if st, _ := a.Builds.Heartbeat(ctx, "garden", 1); st != builds.StatusBroken {
+		t.Fatalf("a broken page came on by a late heartbeat: %s", st)
+	}
+	if b, err := a.Builds.SetOn(ctx, ownerActor, "garden", true); err != nil || b.Status != builds.StatusPending {
+		t.Fatalf("on again: %+v %v", b, err)
+	}
+	if st, _ := a.Builds.Heartbeat(ctx, "garden", 1); st != builds.StatusOn {
+		t.Fatalf("heartbeat after on: %s", st)
 	}
 }
 

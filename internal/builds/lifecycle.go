@@ -29,23 +29,35 @@ func PageActor(slug string) box.Actor { return pageActor(slug) }
 // Heartbeat is a page's first clean load of version n: a pending version turns on. It answers the
 // status after.
 func (r *Builds) Heartbeat(ctx context.Context, slug string, n int) (string, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	b, err := r.Page(ctx, slug)
-	if err != nil {
-		return "", err
-	}
-	if b.Version != n || b.Status != StatusPending {
-		return b.Status, nil
-	}
-	b.Status, b.Previous = StatusOn, 0
-	return b.Status, r.change(ctx, pageActor(slug), "page-on", fmt.Sprintf("The page %s loaded cleanly: version %d is on", b.Name, n), b, nil)
+	return r.firstLoad(ctx, slug, n, func(b *Build) (string, string) {
+		b.Status, b.Previous = StatusOn, 0
+		return "page-on", fmt.Sprintf("The page %s loaded cleanly: version %d is on", b.Name, n)
+	})
 }
 
 // Failed is an error a page reported before its heartbeat: a first version goes off (broken), an
 // update puts the previous version back. The page's message is kept for the owner, never for the
 // assistant that built it (it may carry the owner's notes).
 func (r *Builds) Failed(ctx context.Context, slug string, n int, message string) (string, error) {
+	return r.firstLoad(ctx, slug, n, func(b *Build) (string, string) {
+		for i := range b.Versions {
+			if b.Versions[i].N == n {
+				b.Versions[i].Failed, b.Versions[i].Problem = true, clip(oneLine(message), 500)
+			}
+		}
+		if b.Previous > 0 {
+			summary := fmt.Sprintf("Version %d of the page %s did not load cleanly, so version %d is back", n, b.Name, b.Previous)
+			b.Version, b.Previous, b.Status = b.Previous, 0, StatusOn
+			return "page-failed", summary
+		}
+		b.Status = StatusBroken
+		return "page-failed", fmt.Sprintf("The page %s did not load cleanly (version %d), so it is off", b.Name, n)
+	})
+}
+
+// firstLoad applies what a page's first load of version n says, if that version is still pending,
+// and answers the page's status after.
+func (r *Builds) firstLoad(ctx context.Context, slug string, n int, apply func(b *Build) (op, summary string)) (string, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, err := r.Page(ctx, slug)
@@ -55,19 +67,9 @@ func (r *Builds) Failed(ctx context.Context, slug string, n int, message string)
 	if b.Version != n || b.Status != StatusPending {
 		return b.Status, nil
 	}
-	for i := range b.Versions {
-		if b.Versions[i].N == n {
-			b.Versions[i].Failed, b.Versions[i].Problem = true, clip(oneLine(message), 500)
-		}
-	}
-	summary := fmt.Sprintf("The page %s did not load cleanly (version %d), so it is off", b.Name, n)
-	if b.Previous > 0 {
-		summary = fmt.Sprintf("Version %d of the page %s did not load cleanly, so version %d is back", n, b.Name, b.Previous)
-		b.Version, b.Previous, b.Status = b.Previous, 0, StatusOn
-	} else {
-		b.Status = StatusBroken
-	}
-	return b.Status, r.change(ctx, pageActor(slug), "page-failed", summary, b, nil)
+	was := clone(b)
+	op, summary := apply(&b)
+	return b.Status, r.change(ctx, pageActor(slug), op, summary, was, b, nil)
 }
 
 func clip(s string, n int) string {
@@ -86,6 +88,7 @@ func (r *Builds) SetOn(ctx context.Context, actor box.Actor, id string, on bool)
 	if err != nil {
 		return b, err
 	}
+	was := clone(b)
 	verb := "Switched off"
 	switch {
 	case !on:
@@ -98,7 +101,7 @@ func (r *Builds) SetOn(ctx context.Context, actor box.Actor, id string, on bool)
 		verb = "Switched on"
 	}
 	b.Previous = 0
-	return b, r.change(ctx, actor, "build-"+map[bool]string{true: "on", false: "off"}[on], verb+" "+describe(b), b, nil)
+	return b, r.change(ctx, actor, "build-"+map[bool]string{true: "on", false: "off"}[on], verb+" "+describe(b), was, b, nil)
 }
 
 func describe(b Build) string {
@@ -146,14 +149,14 @@ func (r *Builds) Undo(ctx context.Context, actor box.Actor, id string, n int) (B
 	if _, err := r.Source(b, n); err != nil {
 		return b, err
 	}
-	from := b.Version
+	from, was := b.Version, clone(b)
 	b.Version, b.Previous = n, 0
 	if v.Failed {
 		b.Status = StatusPending
 	} else if b.Status != StatusOff {
 		b.Status = StatusOn
 	}
-	return b, r.change(ctx, actor, "build-undo", fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b)), b, nil)
+	return b, r.change(ctx, actor, "build-undo", fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b)), was, b, nil)
 }
 
 // Removed is what removing a build did.

@@ -109,6 +109,9 @@ func notProposed(format string, a ...any) error {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func checkText(field, s string, most int) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", notProposed("%s is not UTF-8 text.", field)
+	}
 	s = oneLine(s)
 	switch {
 	case s == "":

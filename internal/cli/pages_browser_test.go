@@ -171,6 +171,20 @@ func TestPagesJourney(t *testing.T) {
 		t.Error("the probe's form posted outside the frame")
 	}
 
+	// The box's page holding the frame moves only when that frame's own window asks, to a path it knows.
+	step("a message from the holder itself", chromedp.Navigate(srv.owner+"/pages/garden"), chromedp.WaitVisible(chromedp.CSS("#pageframe")))
+	eval(`window.postMessage({type: "box:open", url: "/diary"}, "*"); new Promise(ok => setTimeout(() => ok(location.pathname), 300))`)
+	if loc := eval(`location.pathname`); loc != "/pages/garden" {
+		t.Fatalf("a message not from the frame moved the holder to %s", loc)
+	}
+	op := proposeBuild(t, cs, "propose_section", map[string]any{"name": "Opener", "own": "opener", "what": "Opens the diary.", "html": pageFile(t, "opener.html")})
+	approve(op, "Installed the page Opener")
+	step("open the opener", chromedp.Navigate(srv.owner+"/pages/opener"))
+	waitFor(t, "box.ui.open moving the holder to the diary", func() bool {
+		loc, err := chromedp.Run(ctx, chromedp.Evaluate[string](`location.pathname`)) // the page navigates meanwhile: errors are retried
+		return err == nil && loc == "/diary"
+	})
+
 	// Safe mode pauses every page, look and layout; off needs the passkey.
 	step("safe mode on", chromedp.Navigate(srv.owner+"/settings/builds"), passkeytest.Tap("#safemode-on"), chromedp.WaitVisible(chromedp.CSS("#safemode-off")))
 	step("paused", chromedp.Navigate(srv.owner+"/pages/garden"), chromedp.WaitVisible(chromedp.CSS(".banner")))

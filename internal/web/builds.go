@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -319,5 +318,3 @@ func short12(s string) string {
 	}
 	return s
 }
-
-var _ = box.Actor{}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -430,7 +431,11 @@ func (w *Web) sectionNote(ctx context.Context, r *http.Request, c *sectionCall) 
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"name": n.Name, "title": n.Title, "description": hook, "text": memory.Base([]byte(n.Text))}, nil
+	text := n.Text
+	if cd, err := card.Parse(n.Path, []byte(n.Text)); err == nil {
+		text = string(cd.Body) // the note without its frontmatter
+	}
+	return map[string]string{"name": n.Name, "title": n.Title, "description": hook, "text": text}, nil
 }
 
 func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
@@ -470,8 +475,34 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 	return map[string]any{"results": out}, nil
 }
 
-func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+// textWrite reads a page's {text} body for a write, refused while "Change my box" is at Never.
+func (w *Web) textWrite(ctx context.Context, c *sectionCall) (string, error) {
 	var in struct {
+		Text string `json:"text"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return "", err
+	}
+	return in.Text, w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug)
+}
+
+func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	text, err := w.textWrite(ctx, c)
+	if err != nil {
+		return nil, err
+	}
+	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: text})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]string{"id": res.ID, "text": res.Text}, nil
+}
+
+// sectionEdit replaces the text of a note its own map lists (never its frontmatter, never another
+// map's note), as the page, with undo like any edit.
+func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		ID   string `json:"id"`
 		Text string `json:"text"`
 	}
 	if err := decodeBody(c, &in); err != nil {
@@ -480,15 +511,30 @@ func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCa
 	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
 		return nil, err
 	}
-	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: in.Text})
+	own, err := w.readMap(ctx, "moc-"+c.slug)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]string{"id": res.ID, "text": res.Text}, nil
-}
-
-func (w *Web) sectionEdit(context.Context, *http.Request, *sectionCall) (any, error) {
-	return nil, forbidden("A page can't edit notes on this box yet; remember the corrected fact instead.")
+	listed := false
+	for _, n := range own {
+		listed = listed || n.Name == in.ID
+	}
+	if !listed {
+		return nil, forbidden("A page edits only the notes its own map moc-%s lists.", c.slug)
+	}
+	e, err := w.cfg.Memory.ReadForEdit(ctx, in.ID)
+	if err != nil {
+		return nil, err
+	}
+	cd, err := card.Parse(e.Path, []byte(e.Text))
+	if err != nil || !strings.HasSuffix(e.Text, string(cd.Body)) {
+		return nil, forbidden("%s can't be edited from a page; the owner edits it under Memory.", pagecheck.Clip(in.ID))
+	}
+	head := e.Text[:len(e.Text)-len(cd.Body)]
+	if _, err := w.cfg.Memory.Edit(ctx, builds.PageActor(c.slug), memory.EditInput{Name: in.ID, Text: head + in.Text, Base: e.Base}); err != nil {
+		return nil, err
+	}
+	return map[string]bool{"ok": true}, nil
 }
 
 // sectionForget never removes anything itself: the lines this page wrote that match go on a card the
@@ -550,16 +596,11 @@ func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, _ *sectionCall)
 }
 
 func (w *Web) sectionTodoAdd(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	var in struct {
-		Text string `json:"text"`
-	}
-	if err := decodeBody(c, &in); err != nil {
+	text, err := w.textWrite(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
-		return nil, err
-	}
-	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", in.Text)
+	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", text)
 	if err != nil {
 		return nil, err
 	}
@@ -678,40 +719,43 @@ func (w *Web) sectionAsk(context.Context, *http.Request, *sectionCall) (any, err
 	return nil, forbidden("Asking the box's brain from a page isn't set up on this box.")
 }
 
+// firstLoad reads a page's heartbeat or error body, which must name the version its token is for.
+func firstLoad[T any](c *sectionCall, in *T, version func(*T) int) error {
+	if err := decodeBody(c, in); err != nil {
+		return err
+	}
+	if v := version(in); v != c.version {
+		return bad("This page is version %d, not %d.", c.version, v)
+	}
+	return nil
+}
+
+type heartbeatIn struct {
+	Version int `json:"version"`
+}
+
+type errorIn struct {
+	Version int    `json:"version"`
+	Message string `json:"message"`
+	Where   string `json:"where"`
+}
+
 func (w *Web) sectionHeartbeat(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	var in struct {
-		Version int `json:"version"`
-	}
-	if err := decodeBody(c, &in); err != nil {
+	var in heartbeatIn
+	if err := firstLoad(c, &in, func(i *heartbeatIn) int { return i.Version }); err != nil {
 		return nil, err
-	}
-	if in.Version != c.version {
-		return nil, bad("This page is version %d, not %d.", c.version, in.Version)
 	}
 	st, err := w.cfg.Builds.Heartbeat(ctx, c.slug, in.Version)
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"status": st}, nil
+	return map[string]string{"status": st}, err
 }
 
 func (w *Web) sectionErrorReport(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	var in struct {
-		Version int    `json:"version"`
-		Message string `json:"message"`
-		Where   string `json:"where"`
-	}
-	if err := decodeBody(c, &in); err != nil {
+	var in errorIn
+	if err := firstLoad(c, &in, func(i *errorIn) int { return i.Version }); err != nil {
 		return nil, err
-	}
-	if in.Version != c.version {
-		return nil, bad("This page is version %d, not %d.", c.version, in.Version)
 	}
 	st, err := w.cfg.Builds.Failed(ctx, c.slug, in.Version, strings.TrimSpace(in.Message+" ("+in.Where+")"))
-	if err != nil {
-		return nil, err
-	}
-	return map[string]string{"status": st}, nil
+	return map[string]string{"status": st}, err
 }
 
 // pageAsker is a page as the gate sees it: not the owner, named by its slug.

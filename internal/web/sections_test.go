@@ -13,6 +13,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/gate"
+	memnote "github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/page"
 )
 
@@ -117,6 +118,24 @@ func TestPageServedBoxed(t *testing.T) {
 func TestBridgeRoutes(t *testing.T) {
 	ctx := context.Background()
 	f := newFx(t)
+	// The garden's own map lists a note; moc-people is not given to it.
+	mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
+	people, _ := memnote.AddEntry(memnote.NewMap("People"), memnote.MapEntry{Target: "entity-leo", Hook: "son"})
+	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "maps", Apply: func(tx *box.Tx) error {
+		for p, d := range map[string][]byte{
+			"/_content/memory/maps/moc-garden.md":      mp,
+			"/_content/memory/maps/moc-people.md":      people,
+			"/_content/memory/notes/topic-tomatoes.md": memnote.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
+			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, []string{"moc-people"}),
+		} {
+			if err := tx.Write(p, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
 	install(t, f, "garden", readGarden(t))
 	install(t, f, "probe", "<p>probe</p>")
 	f.signedIn()
@@ -130,8 +149,24 @@ func TestBridgeRoutes(t *testing.T) {
 		t.Fatalf("preflight: %d %v", st, h)
 	}
 	st, out, h := f.bridge("GET", "garden", "memory/map", tok, "")
-	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || !strings.Contains(toJSON(out), `{"maps":[{"name":"moc-garden","notes":[],"own":true}]}`) {
+	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || toJSON(out) != `{"maps":[{"name":"moc-garden","notes":[{"description":"by the fence","name":"topic-tomatoes"}],"own":true}]}` {
 		t.Fatalf("map: %d %v", st, out)
+	}
+	if st, out, _ := f.bridge("GET", "garden", "memory/note?id=topic-tomatoes", tok, ""); st != 200 || out["description"] != "by the fence" || !strings.Contains(out["text"].(string), "# Tomatoes") || strings.Contains(out["text"].(string), "type: topic") {
+		t.Fatalf("a note of its map: %d %v", st, out)
+	}
+	if st, _, _ := f.bridge("GET", "garden", "memory/note?id=entity-leo", tok, ""); st != http.StatusForbidden {
+		t.Errorf("a note of a map it was not given: %d", st)
+	}
+	// Edit: a note of its own map, as the page, its frontmatter kept; another map's note is refused.
+	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"topic-tomatoes","text":"# Tomatoes\n\nPlanted by the fence in May.\n"}`); st != 200 {
+		t.Fatalf("edit: %d %v", st, out)
+	}
+	if n := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md"); !strings.HasPrefix(n, "---\n") || !strings.Contains(n, "in May") {
+		t.Fatalf("the edited note:\n%s", n)
+	}
+	if st, _, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"entity-leo","text":"x"}`); st != http.StatusForbidden {
+		t.Errorf("an edit of another map's note: %d", st)
 	}
 	// No token, the owner's cookie instead, or another page's token: 401.
 	if st, _, _ := f.bridge("GET", "garden", "data", "", ""); st != http.StatusUnauthorized {

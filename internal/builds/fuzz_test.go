@@ -1,0 +1,44 @@
+package builds_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+)
+
+// FuzzProposePage: whatever an assistant sends, a proposal is either refused with "Not proposed: …"
+// and no card, or a card whose action holds exactly the bytes sent and their fingerprint.
+func FuzzProposePage(f *testing.F) {
+	f.Add("Garden", "garden", "What I planted where.", "moc-home", garden(f))
+	f.Add("", "garden", "x", "", "<p>x</p>")
+	f.Add("G\u202e", "g", "x", "", "<p>x</p>")
+	f.Add("G", "g--x", "x", "../x", `<img src="//cdn.example.com/a.png">`)
+	f.Add("G", "g", "x", "people", "<script>new WebSocket('x')</script>")
+	a := newApp(f)
+	n := 0
+	f.Fuzz(func(t *testing.T, name, own, what, read, html string) {
+		n++
+		ctx := context.Background()
+		before, err := a.Gate.Waiting(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		asker := gate.Asker{Connection: "Fuzz", Via: "mcp", Conn: "k-fuzz-" + strings.Repeat("x", n%50)}
+		p, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: name, Own: own, What: what, Read: []string{read}, HTML: html}, asker)
+		after, _ := a.Gate.Waiting(ctx)
+		if err != nil {
+			if !strings.HasPrefix(errs.Sentence(err), "Not proposed: ") || len(after) != len(before) {
+				t.Fatalf("refusal %q made %d cards", errs.Sentence(err), len(after)-len(before))
+			}
+			return
+		}
+		pl, _ := p.Card.Action.Payload.(map[string]any)
+		if pl["html"] != html || pl["sha256"] != builds.Sum([]byte(html)) || len(after) != len(before)+1 {
+			t.Fatalf("the card does not hold the bytes sent: %+v", p.Card)
+		}
+	})
+}
