@@ -39,7 +39,7 @@ func routerOf(t *testing.T, m *Memory) *note.Router {
 func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
 	ctx := context.Background()
 	m0 := mustOpen(t, nil)
-	c := at(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	c := at(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
 	m := openAt(t, m0.root, Options{}, c.Now)
 	if _, err := m.Remember(ctx, own, RememberInput{Text: "Leo swims on Thursdays"}); err != nil {
 		t.Fatal(err)
@@ -58,12 +58,12 @@ func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
 		t.Fatalf("cautions %q", r.Cautions)
 	}
 	// on its last day it still holds
-	setClock(c, time.Date(2026, 12, 3, 23, 59, 0, 0, time.UTC))
+	setClock(c, time.Date(2026, 12, 3, 23, 59, 0, 0, time.Local))
 	if got, err := m.ExpireCautions(ctx, own, nil); err != nil || len(got.Ended) != 0 {
 		t.Fatalf("on its day: %+v %v", got, err)
 	}
 	// the day after it ends and moves to Leo's timeline, in one change undo reverses
-	setClock(c, time.Date(2026, 12, 4, 3, 0, 0, 0, time.UTC))
+	setClock(c, time.Date(2026, 12, 4, 3, 0, 0, 0, time.Local))
 	got, err := m.ExpireCautions(ctx, own, nil)
 	if err != nil || len(got.Ended) != 1 || got.Ended[0].Note != "entity-leo" || got.Entry == "" {
 		t.Fatalf("the day after: %+v %v", got, err)
@@ -86,12 +86,12 @@ func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
 func TestACautionNamingNoOneGoesToTheOwnersNote(t *testing.T) {
 	ctx := context.Background()
 	m0 := mustOpen(t, nil)
-	c := at(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
+	c := at(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
 	m := openAt(t, m0.root, Options{}, c.Now)
 	if _, err := m.Remember(ctx, own, RememberInput{Text: "the water is off for repairs", Caution: true, Until: "2026-12-01"}); err != nil {
 		t.Fatal(err)
 	}
-	setClock(c, time.Date(2026, 12, 2, 0, 0, 1, 0, time.UTC))
+	setClock(c, time.Date(2026, 12, 2, 0, 0, 1, 0, time.Local))
 	got, err := m.ExpireCautions(ctx, own, nil)
 	if err != nil || len(got.Ended) != 1 || got.Ended[0].Note != note.OwnerName {
 		t.Fatalf("%+v %v", got, err)
