@@ -40,7 +40,7 @@ type jobState struct {
 // composeJobs builds the process's job runner and registers the box's own jobs: tidy, merge, cautions
 // and backup. Every mode has it (box jobs run NAME runs one in the CLI's process); only Run starts it.
 func (a *App) composeJobs() error {
-	a.Jobs = jobs.New(a.Box, jobs.Options{Now: a.opts.Now, Failed: a.jobFailed})
+	a.Jobs = jobs.New(a.Box, jobs.Options{Now: a.opts.Now})
 	a.Box.Subscribe(a.afterCommitJobs)
 	def := jobs.Nightly(3, 0)
 	a.jobs.nightly.Store(&def)
@@ -205,9 +205,6 @@ func (a *App) cautionsJob(ctx context.Context, run *jobs.Run) (jobs.Result, erro
 		return a.Memory.ExpireCautions(ctx, run.Actor(), also)
 	})
 }
-
-// jobFailed is where a failed run goes besides its record: the log of box serve.
-func (a *App) jobFailed(rec jobs.Record) {}
 
 func plural(n int, one, many string) string {
 	if n == 1 {

@@ -24,10 +24,9 @@ func (a *App) routinesJob() jobs.Job {
 	return jobs.Job{
 		Name: "routines", About: "runs the owner's routines at their times, with read-only tools (docs/ROUTINES.md)",
 		Due: func(now time.Time) time.Time {
-			if set, err := a.Brain.Settings(); err != nil || !set.On() {
-				return time.Time{}
-			}
-			if a.State.Quiet(context.Background()) != nil {
+			// Not ready: the run would do nothing, so no record every tick. A setting that cannot be read
+			// lets the run go on, so its error is in a record.
+			if ok, err := a.Routines.Ready(context.Background()); !ok && err == nil {
 				return time.Time{}
 			}
 			if due, err := a.Routines.Due(now); err != nil || len(due) == 0 {

@@ -102,8 +102,6 @@ type Options struct {
 	// Quiet is how long a run waits after the last commit it did not make before it starts (it yields
 	// to the owner's writes); 0 is 2 s.
 	Quiet time.Duration
-	// Failed hears a run that failed, after its record is written (the diary has it too).
-	Failed func(rec Record)
 }
 
 // Runner runs the registered jobs of one box.
@@ -385,9 +383,6 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 		}
 	}
 	r.unmark(name)
-	if jerr != nil && r.opts.Failed != nil {
-		r.opts.Failed(rec)
-	}
 	return rec, jerr
 }
 

@@ -276,6 +276,16 @@ func (s *Service) Due(now time.Time) ([]Routine, error) {
 	return out, nil
 }
 
+// Ready reports whether routines can run now: a brain is on and the box is neither frozen nor locked. A
+// frozen or locked box (or one whose flags cannot be read) is not ready, and that is no failure; a
+// brain setting that cannot be read is.
+func (s *Service) Ready(ctx context.Context) (bool, error) {
+	if set, err := s.cfg.Brain.Settings(); err != nil || !set.On() {
+		return false, err
+	}
+	return s.cfg.State.Quiet(ctx) == nil, nil
+}
+
 // RunDue runs every routine due at now, one after another, and returns their reports: the job runner's
 // one call. Without a brain, or in a frozen or locked box, it runs nothing and says nothing. A run that
 // fails at the provider is reported (and not run again for that slot); one the box could not run is
@@ -287,11 +297,8 @@ func (s *Service) RunDue(ctx context.Context, now time.Time) ([]Report, error) {
 	if err != nil || len(due) == 0 {
 		return nil, err
 	}
-	if set, err := s.cfg.Brain.Settings(); err != nil || !set.On() {
+	if ok, err := s.Ready(ctx); !ok {
 		return nil, err
-	}
-	if s.cfg.State.Quiet(ctx) != nil {
-		return nil, nil // a frozen or locked box (or one whose flags cannot be read) runs nothing: no failure
 	}
 	var out []Report
 	var all []error

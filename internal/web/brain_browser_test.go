@@ -40,38 +40,8 @@ func TestBrowserBrain(t *testing.T) {
 	)
 	remember(t, f.m, "Claude", "Bob's birthday is on 12 May.")
 
-	ctx, cancel := passkeytest.Browser(t)
-	defer cancel()
-	ctx, stop := context.WithTimeout(ctx, 110*time.Second)
-	defer stop()
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-			t.Fatalf("%s: %v\nat %s\n%.2000s", step, err, loc, body)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text %s: %v", sel, err)
-		}
-		return s
-	}
-	shots := artifacts(t)
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		passkeytest.CheckShot(t, name, png, 0)
-		os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
-	}
+	ctx, run, text := browse(t, 110*time.Second)
+	shot := shooter(t, ctx)
 
 	link, err := f.w.SetupLink(context.Background(), f.base)
 	if err != nil {

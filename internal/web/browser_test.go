@@ -3,7 +3,6 @@ package web_test
 import (
 	"context"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -27,40 +26,8 @@ func artifacts(t *testing.T) string {
 // make a key, approve and decline cards, undo, every tab at phone size, freeze, erase.
 func TestBrowser(t *testing.T) {
 	f := newFx(t)
-	shots := artifacts(t)
-
-	ctx, cancel := passkeytest.Browser(t)
-	defer cancel()
-	deadline, stop := context.WithTimeout(ctx, 110*time.Second)
-	defer stop()
-	ctx = deadline
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 40*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-			t.Fatalf("%s: %v\nat %s\n%.1500s", step, err, loc, body)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text %s: %v", sel, err)
-		}
-		return s
-	}
-	shot := func(name string) {
-		t.Helper()
-		png, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
-		if err != nil {
-			t.Fatal(err)
-		}
-		passkeytest.CheckShot(t, name, png, 0)
-		os.WriteFile(filepath.Join(shots, name+".png"), png, 0o644)
-	}
+	ctx, run, text := browse(t, 110*time.Second)
+	shot := shooter(t, ctx)
 
 	// First run: the setup link makes the passkey and signs in.
 	link, err := f.w.SetupLink(context.Background(), f.base)

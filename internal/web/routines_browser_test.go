@@ -62,31 +62,3 @@ func TestBrowserRoutines(t *testing.T) {
 		passkeytest.Tap(`[data-routine="evening"] [data-action="remove"]`),
 		chromedp.WaitNotPresent(chromedp.CSS(`[data-routine="evening"]`)), chromedp.WaitVisible(chromedp.CSS(`[data-routine="morning-paper"]`)))
 }
-
-// browse opens a headless Chromium for one test, bounded by limit: run does steps (a failing step ends
-// the test with the page's address and text), text reads an element's text.
-func browse(t *testing.T, limit time.Duration) (context.Context, func(string, ...chromedp.Action[chromedp.Void]), func(string) string) {
-	t.Helper()
-	bctx, cancel := passkeytest.Browser(t)
-	ctx, stop := context.WithTimeout(bctx, limit)
-	t.Cleanup(func() { stop(); cancel() })
-	run := func(step string, actions ...chromedp.Action[chromedp.Void]) {
-		t.Helper()
-		sctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-		defer cancel()
-		if err := chromedp.Do(sctx, actions...); err != nil {
-			loc, _ := chromedp.Run(ctx, chromedp.Location())
-			body, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
-			t.Fatalf("%s: %v\nat %s\n%.2000s", step, err, loc, body)
-		}
-	}
-	text := func(sel string) string {
-		t.Helper()
-		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
-		if err != nil {
-			t.Fatalf("text %s: %v", sel, err)
-		}
-		return s
-	}
-	return ctx, run, text
-}
