@@ -310,14 +310,30 @@ func (b *Box) committed(ctx context.Context, entryID string) bool {
 	return false
 }
 
-// removeStaleGitLocks removes lock files a killed git left; only box writers commit here and we hold
-// the box lock, so no live git owns them.
+// removeStaleGitLocks removes lock files a killed writer's git left. Only box writers commit here and we
+// hold the box lock, but a writer killed mid-commit leaves its git child running for a few milliseconds
+// more: a lock that fresh is waited out (up to gitLockGrace) so that git finishes (or dies) first, and the
+// journal's check then sees whether its commit landed.
 func (b *Box) removeStaleGitLocks() {
 	gd := b.git.GitDir()
-	for _, p := range []string{"index.lock", "HEAD.lock", "refs/heads/main.lock", "refs/heads/master.lock"} {
-		_ = os.Remove(filepath.Join(gd, filepath.FromSlash(p)))
+	locks := []string{"index.lock", "HEAD.lock", "refs/heads/main.lock", "refs/heads/master.lock"}
+	deadline := time.Now().Add(gitLockGrace)
+	for _, p := range locks {
+		p = filepath.Join(gd, filepath.FromSlash(p))
+		for {
+			fi, err := os.Stat(p)
+			if err != nil || time.Since(fi.ModTime()) > gitLockGrace || time.Now().After(deadline) {
+				break
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+		_ = os.Remove(p)
 	}
 }
+
+// gitLockGrace is how long a git process outliving its killed writer may still hold a lock: git holds
+// one for milliseconds, so two seconds is generous.
+const gitLockGrace = 2 * time.Second
 
 // removeOldIndexLock removes a git index.lock older than a few seconds (a git killed outside the box:
 // git holds it for milliseconds) and reports whether it did.
