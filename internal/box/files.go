@@ -313,7 +313,7 @@ func (b *Box) committed(ctx context.Context, entryID string) bool {
 // removeStaleGitLocks removes lock files a killed writer's git left. Only box writers commit here and we
 // hold the box lock, but a writer killed mid-commit leaves its git child running for a few milliseconds
 // more: a lock that fresh is waited out (up to gitLockGrace) so that git finishes (or dies) first, and the
-// journal's check then sees whether its commit landed.
+// journal's check then sees whether its commit landed (docs/ARCHITECTURE.md, "A killed writer").
 func (b *Box) removeStaleGitLocks() {
 	gd := b.git.GitDir()
 	locks := []string{"index.lock", "HEAD.lock", "refs/heads/main.lock", "refs/heads/master.lock"}

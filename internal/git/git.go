@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // Identity is the author and committer of every commit the box makes; the actor goes in the trailers.
@@ -126,15 +127,28 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 		}
 	}
 	full = append(full, args...)
-	cmd := exec.CommandContext(ctx, r.bin(), full...)
-	cmd.Env = env(extra...)
-	cmd.SysProcAttr = procAttr()
-	if c.stdin != nil {
-		cmd.Stdin = bytes.NewReader(c.stdin)
-	}
 	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	var err error
+	// A writer killed mid-command frees the box lock a moment before its git child is killed with it
+	// (procAttr), so the next writer can meet that git's lock file: git then changes nothing, and the
+	// command is tried again for a short while (docs/ARCHITECTURE.md, "A killed writer").
+	for deadline := time.Now().Add(lockRetry); ; {
+		cmd := exec.CommandContext(ctx, r.bin(), full...)
+		cmd.Env = env(extra...)
+		cmd.SysProcAttr = procAttr()
+		if c.stdin != nil {
+			cmd.Stdin = bytes.NewReader(c.stdin)
+		}
+		stdout.Reset()
+		stderr.Reset()
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err = cmd.Run()
+		if err == nil || !lockBusy(stderr.String()) || time.Now().After(deadline) || ctx.Err() != nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
 		msg := firstLines(stderr.String(), 4)
 		if c.secret != "" {
 			msg = strings.ReplaceAll(msg, c.secret, "[token]")
@@ -142,6 +156,15 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 		return stdout.Bytes(), &Error{Args: args, Stderr: msg, Err: err}
 	}
 	return stdout.Bytes(), nil
+}
+
+// lockRetry bounds how long a command waits out another git's lock file.
+const lockRetry = 2 * time.Second
+
+// lockBusy reports git's refusal to take a lock file another git holds ("Unable to create
+// '….lock': File exists."), after which it has changed nothing.
+func lockBusy(stderr string) bool {
+	return strings.Contains(stderr, "Unable to create '") && strings.Contains(stderr, ".lock': File exists")
 }
 
 func (r *Repo) bin() string {
