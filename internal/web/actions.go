@@ -131,23 +131,17 @@ func plural(n int, one, many string) string {
 	return many
 }
 
+// remember saves the owner's fact, core fact or caution: the brain's one path through the gate, so Ask me
+// makes a "Save this?" card for each alike (docs/GATE.md).
 func (w *Web) remember(rw http.ResponseWriter, r *http.Request, _ *session) {
-	if as := r.PostFormValue("as"); as == "core" || as == "caution" {
-		// the owner's own words, pinned in the router: a core fact, or a caution with its last day
-		if err := w.mayChange(r, "pin "+as+" in the router"); err != nil {
-			w.backErr(rw, r, "/memory", err)
-			return
-		}
-		res, err := w.cfg.Memory.Remember(r.Context(), ownerActor, memory.RememberInput{Text: r.PostFormValue("text"),
-			Core: as == "core", Caution: as == "caution", Until: r.PostFormValue("until")})
-		if err != nil {
-			w.backErr(rw, r, "/memory", err)
-			return
-		}
-		back(rw, r, "/memory", res.Text)
-		return
+	in := memory.RememberInput{Text: r.PostFormValue("text")}
+	switch r.PostFormValue("as") {
+	case "core":
+		in.Core = true
+	case "caution": // the date field is sent whatever is chosen: it counts only for a caution
+		in.Caution, in.Until = true, r.PostFormValue("until")
 	}
-	text, err := w.cfg.Brain.OwnerRemember(r.Context(), r.PostFormValue("text"), "web")
+	text, err := w.cfg.Brain.OwnerRemember(r.Context(), in, "web")
 	if err != nil {
 		w.backErr(rw, r, "/memory", err)
 		return
