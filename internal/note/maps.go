@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/say"
 )
 
 // A map lists notes, one line each, in the order of their file names:
@@ -279,7 +280,7 @@ func SplitMap(name string, data []byte) (index []byte, letters map[string][]byte
 		es := groups[l]
 		sort.SliceStable(es, func(i, j int) bool { return sortKey(es[i].Target) < sortKey(es[j].Target) })
 		letters[l] = renderList(NewMap(title+" — "+letterLabel(l)), es)
-		idx = append(idx, MapEntry{Target: name + "/" + l, Hook: fmt.Sprintf("%s (%d %s)", letterLabel(l), len(es), plural(len(es), "note", "notes"))})
+		idx = append(idx, MapEntry{Target: name + "/" + l, Hook: fmt.Sprintf("%s (%d %s)", letterLabel(l), len(es), say.Plural(len(es), "note", "notes"))})
 	}
 	return replaceEntries(m.doc, idx), letters, nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/say"
 )
 
 // ErasePhrase is what the owner types to erase the box.
@@ -121,14 +122,7 @@ func (w *Web) undoSince(rw http.ResponseWriter, r *http.Request, _ *session) {
 		back(rw, r, "/diary", fmt.Sprintf("Undid %d of %d changes by %s, then stopped: %s", n, todo, who, sentence(err)))
 		return
 	}
-	back(rw, r, "/diary", fmt.Sprintf("Undid %d %s by %s since %s.", n, plural(n, "change", "changes"), who, since.Format("2 Jan 15:04")))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
+	back(rw, r, "/diary", fmt.Sprintf("Undid %d %s by %s since %s.", n, say.Plural(n, "change", "changes"), who, since.Format("2 Jan 15:04")))
 }
 
 // remember saves the owner's fact, core fact or caution: the brain's one path through the gate, so Ask me
