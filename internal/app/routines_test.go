@@ -22,12 +22,9 @@ import (
 // report under the day's folder, named in the job's record) and then the slot is not due again.
 func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	ctx := context.Background()
-	c := passkeytest.NewClock()
 	loc := time.FixedZone("owner", -5*3600) // the owner's zone: not UTC, not the machine's
-	now := func() time.Time { return c.Now().In(loc) }
-	set := func(at time.Time) { c.Advance(at.Sub(c.Now())) }
-	set(time.Date(2026, 3, 5, 6, 0, 0, 0, loc))
-	a, err := app.Init(ctx, filepath.Join(t.TempDir(), "box"), nil, "true", app.Options{Now: now, VaultDir: filepath.Join(t.TempDir(), "vault")})
+	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 6, 0, 0, 0, loc))
+	a, err := app.Init(ctx, filepath.Join(t.TempDir(), "box"), nil, "true", app.Options{Now: c.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,18 +46,18 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	if _, err := a.Routines.Add(ctx, owner, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today's paper.", On: true}); err != nil {
 		t.Fatal(err)
 	}
-	if at := job.Due(now()); !at.IsZero() {
+	if at := job.Due(c.Now()); !at.IsZero() {
 		t.Fatalf("due at 06:00 for a 07:00 routine: %v", at)
 	}
-	set(time.Date(2026, 3, 5, 7, 10, 0, 0, loc))
-	if at := job.Due(now()); !at.IsZero() {
+	c.Set(time.Date(2026, 3, 5, 7, 10, 0, 0, loc))
+	if at := job.Due(c.Now()); !at.IsZero() {
 		t.Fatalf("due with no brain to run it: %v", at)
 	}
 	srv := providertest.OpenAI(t, "sk-test-ROUTINE-JOB-7d1e")
 	if _, err := a.Brain.Set(ctx, owner, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: "sk-test-ROUTINE-JOB-7d1e"}); err != nil {
 		t.Fatal(err)
 	}
-	if at := job.Due(now()); !at.Equal(now()) {
+	if at := job.Due(c.Now()); !at.Equal(c.Now()) {
 		t.Fatalf("not due at its slot with a brain on: %v", at)
 	}
 	srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Nothing waits today. Kingfisher."}, InputTokens: 100, OutputTokens: 8})
@@ -86,7 +83,7 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	if data, err := layout.ReadFile(a.Root, report); err != nil || !strings.Contains(string(data), "Kingfisher") {
 		t.Fatalf("the report: %q %v", data, err)
 	}
-	if at := job.Due(now()); !at.IsZero() {
+	if at := job.Due(c.Now()); !at.IsZero() {
 		t.Fatalf("the slot that ran is due again: %v", at)
 	}
 	// A few more passes of the scheduler run it no more: one model call, one record.

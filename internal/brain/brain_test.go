@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/usage"
@@ -37,36 +37,18 @@ const (
 
 var owner = box.Actor{Who: "owner", Via: "cli", Trust: "own"}
 
-// clock is the box's clock in a test: a fixed local instant that tests move.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
 type fx struct {
 	a     *app.App
 	b     *brain.Brain
 	vault string
-	clock *clock
+	clock *passkeytest.Clock
 }
 
 // newFx makes a box composed by the root, its vault in a temporary folder.
 func newFx(t *testing.T) *fx {
 	t.Helper()
 	loc := time.FixedZone("owner", 2*3600)
-	c := &clock{now: time.Date(2026, 3, 5, 14, 2, 0, 0, loc)}
+	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 14, 2, 0, 0, loc))
 	vdir := filepath.Join(t.TempDir(), "vault")
 	a, err := app.Init(context.Background(), filepath.Join(t.TempDir(), "box"), nil, "true", app.Options{Now: c.Now, VaultDir: vdir})
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -15,6 +14,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/usage"
@@ -23,23 +23,6 @@ import (
 const key = "sk-test-ROUTINE-KEY-5c2e8a1f"
 
 var owner = box.Actor{Who: "owner", Via: "cli", Trust: "own"}
-
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // loc is the owner's zone in these tests: not UTC, not the machine's.
 var loc = time.FixedZone("owner", -5*3600)
@@ -50,13 +33,13 @@ func at(day, hh, mm int) time.Time { return time.Date(2026, 3, day, hh, mm, 0, 0
 type fx struct {
 	a     *app.App
 	r     *routine.Service
-	clock *clock
+	clock *passkeytest.Clock
 	srv   *providertest.Server
 }
 
 func newFx(t *testing.T, withBrain bool) *fx {
 	t.Helper()
-	c := &clock{now: at(5, 6, 0)}
+	c := passkeytest.ClockAt(at(5, 6, 0))
 	a, err := app.Init(context.Background(), filepath.Join(t.TempDir(), "box"), nil, "true",
 		app.Options{Now: c.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
 	if err != nil {
@@ -174,7 +157,7 @@ func TestAddListRemove(t *testing.T) {
 			t.Fatalf("the broken routine's problem: %+v", r)
 		}
 	}
-	f.clock.set(at(5, 7, 0))
+	f.clock.Set(at(5, 7, 0))
 	if due, err := f.r.Due(f.clock.Now()); err != nil || names(due) != "morning-paper" {
 		t.Fatalf("due at 07:00: %+v %v", due, err)
 	}
@@ -214,7 +197,7 @@ func TestDueAndRunDueNeverTwice(t *testing.T) {
 		}
 	}
 
-	f.clock.set(at(5, 8, 30))
+	f.clock.Set(at(5, 8, 30))
 	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"# Thursday\n", "Nothing is waiting."}, InputTokens: 500, OutputTokens: 12})
 	reps, err := f.r.RunDue(ctx, f.clock.Now())
 	if err != nil || len(reps) != 1 || reps[0].Routine != "paper" || reps[0].Scheduled != "07:00" {
@@ -237,7 +220,7 @@ func TestDueAndRunDueNeverTwice(t *testing.T) {
 	if rep, err := f.r.Run(ctx, "off"); err != nil || !strings.HasSuffix(rep.Path, "off-now-0830.md") {
 		t.Fatalf("run now of a routine that is off: %+v %v", rep, err)
 	}
-	f.clock.set(at(6, 7, 5))
+	f.clock.Set(at(6, 7, 5))
 	if due, _ := f.r.Due(f.clock.Now()); names(due) != "paper" {
 		t.Fatalf("Friday's slot: %q", names(due))
 	}
