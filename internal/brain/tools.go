@@ -193,13 +193,7 @@ func (b *Brain) definitions(ctx context.Context) ([]provider.Tool, error) {
 // remember saves a fact the model offers, through the gate as the owner's chat: in a turn that read
 // outside content it is a "Save this?" card unless the owner's own last message asked to save.
 func (b *Brain) remember(ctx context.Context, st *turnState, text string) Outcome {
-	text = strings.TrimSpace(text)
-	// The refusals come before the gate: a card, its diary line and its commit would otherwise carry
-	// the very secret remember refuses to keep.
-	if err := memory.CheckRemember(text); err != nil {
-		return failure(err)
-	}
-	out, err := b.cfg.Gate.Propose(ctx, memory.RememberAction(text),
+	out, res, err := b.saveThroughGate(ctx, chatActor, memory.RememberInput{Text: text},
 		gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside, OwnLastMessageAsked: st.askedSave})
 	if err != nil {
 		return failure(err)
@@ -216,7 +210,7 @@ func (b *Brain) remember(ctx context.Context, st *turnState, text string) Outcom
 		}
 		return o
 	}
-	return changed(result(b.cfg.Memory.Remember(ctx, chatActor, memory.RememberInput{Text: text})))
+	return changed(result(res, nil))
 }
 
 // forget removes up to five matching lines for the owner; more, or any after outside content that the

@@ -76,10 +76,6 @@ func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (Remem
 	return res, nil
 }
 
-// CheckRemember refuses what Remember would refuse for its text, before anything is written anywhere:
-// a surface that makes a card first must not carry a secret into the card, its diary line or git.
-func CheckRemember(text string) error { return secret.CheckRemember(strings.TrimSpace(text)) }
-
 // rememberChange checks the fact and returns the change that saves it, as a spooled op (so many
 // processes share commits), and its result but for the diary entry.
 func (m *Memory) rememberChange(a Actor, in RememberInput) (box.Change, RememberResult, error) {
