@@ -24,10 +24,11 @@ var rank = map[string]int{
 	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/duplicatetest": 5, "internal/jobs": 5, "internal/backup": 5,
 	"internal/memory": 6, "internal/keys": 6, "internal/grants": 6, "internal/brain": 6, "internal/builds": 6, "internal/routine": 6,
 	"internal/mcp": 7, "internal/web": 7, "internal/hooks": 7, "internal/wire": 7, "internal/oauth": 7,
-	"internal/server": 8,
-	"internal/app":    9,
-	"internal/cli":    10,
-	"cmd/box":         11,
+	"internal/server":  8,
+	"internal/app":     9,
+	"internal/apptest": 10,
+	"internal/cli":     10,
+	"cmd/box":          11,
 }
 
 const adapterRank = 7

@@ -2,14 +2,12 @@ package app_test
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/app"
-	"github.com/boxmem/box/internal/box"
-	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/passkeytest"
@@ -24,15 +22,7 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	ctx := context.Background()
 	loc := time.FixedZone("owner", -5*3600) // the owner's zone: not UTC, not the machine's
 	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 6, 0, 0, 0, loc))
-	a, err := app.Init(ctx, filepath.Join(t.TempDir(), "box"), nil, "true", app.Options{Now: c.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(); err != nil {
-			t.Error(err)
-		}
-	})
+	a := apptest.Open(t, app.Options{Now: c.Now})
 	var job jobs.Job
 	for _, j := range a.Jobs.Jobs() {
 		if j.Name == "routines" {
@@ -42,8 +32,7 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	if job.Due == nil || job.Run == nil {
 		t.Fatalf("no scheduled routines job among %d jobs", len(a.Jobs.Jobs()))
 	}
-	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
-	if _, err := a.Routines.Add(ctx, owner, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today's paper.", On: true}); err != nil {
+	if _, err := a.Routines.Add(ctx, apptest.Owner, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today's paper.", On: true}); err != nil {
 		t.Fatal(err)
 	}
 	if at := job.Due(c.Now()); !at.IsZero() {
@@ -53,10 +42,7 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	if at := job.Due(c.Now()); !at.IsZero() {
 		t.Fatalf("due with no brain to run it: %v", at)
 	}
-	srv := providertest.OpenAI(t, "sk-test-ROUTINE-JOB-7d1e")
-	if _, err := a.Brain.Set(ctx, owner, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: "sk-test-ROUTINE-JOB-7d1e"}); err != nil {
-		t.Fatal(err)
-	}
+	srv := apptest.Brain(t, a, "sk-test-ROUTINE-JOB-7d1e")
 	if at := job.Due(c.Now()); !at.Equal(c.Now()) {
 		t.Fatalf("not due at its slot with a brain on: %v", at)
 	}
@@ -66,7 +52,10 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	a.Jobs.Start(runCtx, 20*time.Millisecond)
 	defer func() { cancel(); a.Jobs.Wait() }()
 	routines := func(rec jobs.Record) bool { return rec.Job == "routines" }
-	var recs []jobs.Record
+	var (
+		recs []jobs.Record
+		err  error
+	)
 	for deadline := time.Now().Add(10 * time.Second); len(recs) == 0 && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
 		if recs, err = jobs.Records(a.Root, 5, routines); err != nil {
 			t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
@@ -40,22 +41,10 @@ type fx struct {
 func newFx(t *testing.T, withBrain bool) *fx {
 	t.Helper()
 	c := passkeytest.ClockAt(at(5, 6, 0))
-	a, err := app.Init(context.Background(), filepath.Join(t.TempDir(), "box"), nil, "true",
-		app.Options{Now: c.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	a := apptest.Open(t, app.Options{Now: c.Now})
 	f := &fx{a: a, r: a.Routines, clock: c}
 	if withBrain {
-		f.srv = providertest.OpenAI(t, key)
-		if _, err := a.Brain.Set(context.Background(), owner, brain.SetInput{Provider: "openai", BaseURL: f.srv.URL, Model: "model-a", FastModel: "model-b", Key: key}); err != nil {
-			t.Fatal(err)
-		}
+		f.srv = apptest.Brain(t, a, key)
 	}
 	return f
 }
@@ -343,10 +332,7 @@ func TestOutOfBudget(t *testing.T) {
 	if _, err := f.a.Brain.SetBudget(ctx, owner, 1); err != nil {
 		t.Fatal(err)
 	}
-	l := usage.Line{Time: f.clock.Now(), Turn: "turn-earlier", Purpose: "chat", Provider: "openai", Model: "model-a", TokensIn: 10, CostFrom: usage.FromProvider, Cost: 5}
-	if err := f.a.Brain.Record(ctx, owner, "an earlier turn", []usage.Line{l}); err != nil {
-		t.Fatal(err)
-	}
+	apptest.Spend(t, f.a, f.clock.Now(), 5)
 	f.add(t, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today.", On: true})
 	n := len(f.srv.Requests())
 	reps, err := f.r.RunDue(ctx, at(5, 7, 10))
