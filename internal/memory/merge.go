@@ -462,7 +462,7 @@ func (ap *applier) unlistLetter(name string, index []byte, idx *note.Map, target
 			index, _ = note.RemoveEntry(index, le.Target)
 			err = ap.tx.Remove(p)
 		} else {
-			index, err = note.AddEntry(index, note.MapEntry{Target: le.Target, Hook: letterHook(path.Base(le.Target), n)})
+			index, err = note.AddEntry(index, note.MapEntry{Target: le.Target, Hook: note.LetterHook(path.Base(le.Target), n)})
 			if err == nil {
 				err = ap.tx.Write(p, ld)
 			}
