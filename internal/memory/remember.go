@@ -132,11 +132,11 @@ func (in RememberInput) Action() gate.Action {
 	text, until := strings.TrimSpace(in.Text), strings.TrimSpace(in.Until)
 	p := map[string]any{"op": "remember", "text": text}
 	summary := text
-	if in.Core {
-		p["core"], summary = true, "a core fact: "+text
+	if in.Core { // the card reads "Save this?: Lives in Lisbon (a core fact)"
+		p["core"], summary = true, text+" (a core fact)"
 	}
 	if in.Caution {
-		p["caution"], summary = true, "a caution until "+until+": "+text
+		p["caution"], summary = true, text+" (a caution until "+until+")"
 	}
 	if until != "" {
 		p["until"] = until
