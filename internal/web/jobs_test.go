@@ -107,6 +107,10 @@ func TestPinAndCautionAskFirst(t *testing.T) {
 	if err != nil || len(cards) != 2 {
 		t.Fatalf("cards: %+v %v", cards, err)
 	}
+	titles := cards[0].Title + "\n" + cards[1].Title
+	if !strings.Contains(titles, "Save this?: Lives in Lisbon (a core fact)") || !strings.Contains(titles, "(a caution until "+until+")") {
+		t.Fatalf("the cards do not say what each saves:\n%s", titles)
+	}
 	for _, c := range cards {
 		if c.Kind != "save" || !c.FromOwner() {
 			t.Fatalf("card: %+v", c)
