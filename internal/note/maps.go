@@ -211,10 +211,7 @@ func RemoveEntry(data []byte, target string) ([]byte, bool) {
 		}
 		return out
 	}
-	d.head = filter(d.head)
-	for _, s := range d.secs {
-		s.body = filter(s.body)
-	}
+	d.eachBody(filter)
 	if !found {
 		return data, false
 	}
@@ -312,10 +309,7 @@ func replaceEntries(d *doc, es []MapEntry) []byte {
 		}
 		return out
 	}
-	d.head = swap(d.head)
-	for _, s := range d.secs {
-		s.body = swap(s.body)
-	}
+	d.eachBody(swap)
 	if !placed {
 		if n := len(d.head); n > 0 && d.head[n-1] != "" && len(lines) > 0 {
 			d.head = append(d.head, "")
