@@ -198,19 +198,25 @@ func (b *Brain) remember(ctx context.Context, st *turnState, text string) Outcom
 	if err != nil {
 		return failure(err)
 	}
-	switch out.Decision.Verdict {
-	case gate.Refuse:
-		return Outcome{Text: out.Text, IsError: true}
-	case gate.Card:
-		o := Outcome{Text: "Not saved yet: a \"Save this?\" card is waiting for the owner on Today (" + out.Decision.Reason + ") Tell the owner it waits for their yes."}
-		if out.Card != nil {
-			o.Card = out.Card.ID
-		} else {
-			o.Text, o.IsError = out.Text, true
-		}
+	if o, held := heldByTheGate(out, "Not saved yet: a \"Save this?\" card is waiting for the owner on Today ("+out.Decision.Reason+") Tell the owner it waits for their yes."); held {
 		return o
 	}
 	return changed(result(res, nil))
+}
+
+// heldByTheGate is the chat's answer when the gate did not let an action run now: its refusal, or
+// waiting (what the card means) with the card's id. held is false when the gate said Do.
+func heldByTheGate(out gate.Outcome, waiting string) (o Outcome, held bool) {
+	switch out.Decision.Verdict {
+	case gate.Refuse:
+		return Outcome{Text: out.Text, IsError: true}, true
+	case gate.Card:
+		if out.Card == nil {
+			return Outcome{Text: out.Text, IsError: true}, true
+		}
+		return Outcome{Text: waiting, Card: out.Card.ID}, true
+	}
+	return Outcome{}, false
 }
 
 // forget removes up to five matching lines for the owner; more, or any after outside content that the
@@ -231,14 +237,8 @@ func (b *Brain) forget(ctx context.Context, st *turnState, words string) Outcome
 	if err != nil {
 		return failure(err)
 	}
-	switch out.Decision.Verdict {
-	case gate.Refuse:
-		return Outcome{Text: out.Text, IsError: true}
-	case gate.Card:
-		if out.Card == nil {
-			return Outcome{Text: out.Text, IsError: true}
-		}
-		return Outcome{Text: "Nothing removed yet: a card is waiting for the owner on Today. Tell the owner it waits for their yes.", Card: out.Card.ID}
+	if o, held := heldByTheGate(out, "Nothing removed yet: a card is waiting for the owner on Today. Tell the owner it waits for their yes."); held {
+		return o
 	}
 	res, err := b.cfg.Memory.Forget(ctx, chatActor, memory.ForgetInput{Words: words})
 	o := result(res, err)
