@@ -122,12 +122,18 @@ func sweepUploads(base string) {
 		return // nothing to sweep; an upload that cannot be kept there says so itself
 	}
 	for _, e := range ents {
-		if !e.IsDir() || !strings.HasPrefix(e.Name(), uploadPrefix) { // a link is not a folder here
+		made := strings.HasPrefix(e.Name(), newUploadPrefix)
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), uploadPrefix) && !made { // a link is not a folder here
 			continue
 		}
 		dir := filepath.Join(base, e.Name())
 		var st unix.Stat_t
 		if unix.Lstat(dir, &st) != nil || st.Uid != uint32(os.Getuid()) || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		// A folder still being made is another process's for a moment: only an old one is left over. Its
+		// age is the file system's, on the wall clock.
+		if made && time.Since(time.Unix(st.Mtim.Unix())) < time.Hour {
 			continue
 		}
 		if f, ok := lockDir(dir, unix.LOCK_EX); ok {
@@ -151,8 +157,12 @@ func lockDir(dir string, how int) (*os.File, bool) {
 	return f, true
 }
 
-// uploadPrefix begins the name of every upload's folder.
-const uploadPrefix = "box-upload-"
+// uploadPrefix begins the name of every upload's folder; newUploadPrefix the name of one being made,
+// before its lock is taken (a crash then leaves it empty, and a sweep an hour later removes it).
+const (
+	uploadPrefix    = "box-upload-"
+	newUploadPrefix = ".box-upload-new-"
+)
 
 // Close removes the uploads still waiting for an import; box serve calls it when it stops.
 func (w *Web) Close() { w.uploads.close() }
@@ -296,16 +306,24 @@ func (w *Web) save(up *upload, p *multipart.Part) error {
 	if inside(w.cfg.Box.Root, base) {
 		return errs.E(op, errs.Invalid, "Uploads would wait inside the box; box serve needs a temp folder outside it.")
 	}
-	dir, err := os.MkdirTemp(base, uploadPrefix+"*")
+	// The folder is made under a name the sweep passes over, locked, and only then named as an upload's,
+	// so another process's start never takes a folder between its making and its lock.
+	tmp, err := os.MkdirTemp(base, newUploadPrefix+"*")
 	if err != nil {
 		return errs.Wrap(op, errs.Other, err, "The upload cannot be kept for its import")
 	}
-	up.dir, up.path = dir, filepath.Join(dir, up.name)
-	hold, ok := lockDir(dir, unix.LOCK_SH)
+	hold, ok := lockDir(tmp, unix.LOCK_SH)
 	if !ok {
+		_ = os.Remove(tmp)
 		return errs.E(op, errs.Other, "The upload cannot be kept for its import: its folder could not be locked; try again.")
 	}
 	up.hold = hold
+	dir := filepath.Join(base, uploadPrefix+strings.TrimPrefix(filepath.Base(tmp), newUploadPrefix))
+	if err := os.Rename(tmp, dir); err != nil {
+		_ = os.Remove(tmp)
+		return errs.Wrap(op, errs.Other, err, "The upload cannot be kept for its import")
+	}
+	up.dir, up.path = dir, filepath.Join(dir, up.name)
 	f, err := os.OpenFile(up.path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
 	if err != nil {
 		return errs.Wrap(op, errs.Other, err, "The upload cannot be kept for its import")

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/exports"
@@ -262,17 +263,33 @@ func TestUploadsADeadProcessLeftGoAtTheNextStart(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dead, "conversations.zip"), []byte(graphJSONL[:40]), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Not an upload's folder: left alone.
+	// Not an upload's folder: left alone. A folder being made (not locked yet) is left alone for an hour
+	// (the file system's age), then it is a leftover too.
 	other := filepath.Join(f.dir, "photos")
-	if err := os.MkdirAll(other, 0o700); err != nil {
+	making, stale := filepath.Join(f.dir, ".box-upload-new-1"), filepath.Join(f.dir, ".box-upload-new-2")
+	for _, d := range []string{other, making, stale} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
 		t.Fatal(err)
 	}
 	serveImports(t, f.fx, f.dir, 1<<20) // the next start
 	if _, err := os.Stat(dead); !os.IsNotExist(err) {
 		t.Fatalf("what the dead process left is still there: %v", err)
 	}
-	if _, err := os.Stat(other); err != nil {
-		t.Fatalf("the sweep took a folder that is no upload's: %v", err)
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("a folder left half made two hours ago is still there: %v", err)
+	}
+	for _, d := range []string{other, making} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("the sweep took %s: %v", filepath.Base(d), err)
+		}
+	}
+	if err := os.Remove(making); err != nil {
+		t.Fatal(err)
 	}
 	if l := f.left(); len(l) != 3 {
 		t.Fatalf("the next start took an upload a live process holds: %v", l)
