@@ -113,7 +113,9 @@ func builtBy(b Build, conn string) bool {
 	return false
 }
 
-func isBuildOp(op string) bool { return op == OpPage || op == OpLook || op == OpLayout || op == OpConnector }
+func isBuildOp(op string) bool {
+	return op == OpPage || op == OpLook || op == OpLayout || op == OpConnector
+}
 
 // StatusAnswer is where a proposal or a build stands.
 type StatusAnswer struct {
