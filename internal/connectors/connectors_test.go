@@ -385,6 +385,18 @@ func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Status != builds.StatusOn {
 		t.Fatalf("with its key: %s %+v", b.Status, b.Health)
 	}
+	// The sandbox of the installed version: its key from the vault, its store outside the tree, the
+	// box's own public name never reached; a test run's has no store.
+	b, _ := a.Builds.Connector(ctx, "bus-times")
+	a.Connectors.AddBoxHost("box.example.org")
+	cfg, err := a.Connectors.Config(b, 1, false)
+	if err != nil || cfg.Keys["API_KEY"] != "sk-city-0123456789" || cfg.StoreDir != filepath.Join(a.Root, ".box", "connectors", "bus-times") ||
+		strings.Join(cfg.BoxHosts, ",") != "box.example.org" || cfg.Bundle.Manifest.ID != "bus-times" {
+		t.Fatalf("config: %v, store %q, hosts %v", err, cfg.StoreDir, cfg.BoxHosts)
+	}
+	if cfg, _ := a.Connectors.Config(b, 1, true); cfg.StoreDir != "" {
+		t.Errorf("a fresh config keeps its store in %s", cfg.StoreDir)
+	}
 	// The owner's key reached its host, and nothing of it is in the tree or its history.
 	if strings.Join(c.auth, ",") != "Bearer sk-city-0123456789" {
 		t.Errorf("the site saw %q", c.auth)
@@ -404,5 +416,42 @@ func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	}
 	if _, err := v.Get(connectors.KeyName("bus-times", "API_KEY")); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("the key stayed: %v", err)
+	}
+}
+
+// The connector tools are listed for a connection with "Can build for my box", and only for it.
+func TestConnectorToolsNeedTheBuildCheckbox(t *testing.T) {
+	a := openApp(t, newCity(t))
+	svc := a.MCP("https://box.example.org", "test")
+	for _, caps := range []keys.Caps{{Memory: true}, {Build: true}} {
+		ct, st := sdk.NewInMemoryTransports()
+		ss, err := svc.Server(mcp.Conn{Who: "Claude", KeyID: fmt.Sprint(caps.Build), Caps: caps}).Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, tl := range res.Tools {
+			listed[tl.Name] = true
+		}
+		for _, name := range []string{"validate_build", "propose_connector", "update_build"} {
+			if listed[name] != caps.Build {
+				t.Errorf("%s listed %v with %+v", name, listed[name], caps)
+			}
+		}
+		if !caps.Build {
+			if out, isErr := mcptest.Call(t, cs, "propose_connector", bundle(t, nil, nil)); !isErr || !strings.Contains(out, "Can build for my box") {
+				t.Errorf("without the checkbox: %v %s", isErr, out)
+			}
+		}
+		cs.Close()
+		ss.Wait()
 	}
 }
