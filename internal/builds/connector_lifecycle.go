@@ -102,7 +102,7 @@ func (r *Builds) retest(ctx context.Context, actor box.Actor, b Build, n int, op
 	}
 	r.mu.Unlock()
 	defer r.mu.Lock()
-	return r.afterTests(ctx, actor, b.ID, n)
+	return r.afterTests(context.WithoutCancel(ctx), actor, b.ID, n)
 }
 
 // removeConnector offers, after a connector is removed, to delete for good what it leaves outside the

@@ -49,7 +49,7 @@ type city struct {
 	auth    []string
 }
 
-func newCity(t *testing.T) *city {
+func newCity(t testing.TB) *city {
 	t.Helper()
 	c := &city{answers: `[{"line": "7", "in": "3 min"}]`}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +94,7 @@ func (c *city) set(answer string) {
 	c.mu.Unlock()
 }
 
-func openApp(t *testing.T, c *city) *app.App {
+func openApp(t testing.TB, c *city) *app.App {
 	t.Helper()
 	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: passkeytest.NewClock().Now,
 		VaultDir: filepath.Join(t.TempDir(), "vault"), ConnectorNet: c.net})
@@ -106,7 +106,7 @@ func openApp(t *testing.T, c *city) *app.App {
 }
 
 // bundle is the seed's Bus times connector (internal/connector/testdata), with manifest fields replaced.
-func bundle(t *testing.T, change map[string]any, files map[string]string) map[string]any {
+func bundle(t testing.TB, change map[string]any, files map[string]string) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile("../connector/testdata/bus-times.json")
 	if err != nil {
