@@ -265,6 +265,19 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 	if b, err = a.Builds.Undo(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", 2); err != nil || b.Status != builds.StatusFailed || b.Version != 2 {
 		t.Fatalf("undo to the failing version: %v %s v%d", err, b.Status, b.Version)
 	}
+	// A version that reaches one more host is "Let a connector reach more", under Share, saying what it adds.
+	wider := bundle(t, map[string]any{"egress": []any{"api.example.com", "cdn.example.com"}}, nil)
+	wider["id"] = "bus-times"
+	card3, err := a.Gate.Get(ctx, propose(t, cs, "update_build", wider))
+	if err != nil || card3.Title != "Let a connector reach more: Bus times" || card3.Switch != gate.Share ||
+		!strings.Contains(fmt.Sprint(card3.Action.Payload.(map[string]any)["facts"]), "What it adds: reaches cdn.example.com") {
+		t.Fatalf("a wider version: %v %q under %q: %v", err, card3.Title, card3.Switch, card3.Action.Payload.(map[string]any)["facts"])
+	}
+	other := bundle(t, map[string]any{"name": "Tram times"}, nil)
+	other["id"] = "bus-times"
+	if out, isErr := mcptest.Call(t, cs, "update_build", other); !isErr || !strings.Contains(out, `"tram-times"`) {
+		t.Errorf("an update naming another connector: %v %s", isErr, out)
+	}
 	c.set(`[{"line": "9"}]`)
 	if b, err = a.Builds.SetOn(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", true); err != nil || b.Status != builds.StatusOn || !b.Health.OK {
 		t.Fatalf("switched on once the site answers: %v %s %+v", err, b.Status, b.Health)
