@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -247,7 +248,7 @@ func TestAttackExfiltration(t *testing.T) {
 		}
 		w.Write([]byte("ok"))
 	}))
-	r := runner(t, Config{Bundle: bundle(t, manifest(`["api.example.com"]`, ""), tryAll), Test: s.net})
+	r := runner(t, Config{Bundle: bundle(t, writeManifest(`["api.example.com"]`), tryAll), Test: s.net})
 	urls := []string{
 		"https://other.example.net/collect?notes=leo+swims+thursdays",
 		"https://api.example.com@other.example.net/",
@@ -388,7 +389,7 @@ func TestRawKeyToAnotherHostRefused(t *testing.T) {
 	s := newSite(t, busAPI())
 	p := newProxy(b, map[string]string{"TOKEN": "sk-live-abcdef123456"}, nil, s.net)
 	body := "token=sk-live-abcdef123456"
-	_, err := p.fetch(context.Background(), &fetchRequest{URL: "https://cdn.example.com/", Method: "POST", Body: &body})
+	_, err := p.fetch(context.Background(), &fetchRequest{URL: "https://cdn.example.com/", Method: "POST", Body: &body}, false)
 	if err == nil || !strings.Contains(err.Error(), "carries the key TOKEN in the clear") {
 		t.Fatalf("%v", err)
 	}
@@ -421,5 +422,76 @@ func TestThrownTextIsNeverALimit(t *testing.T) {
 				t.Errorf("the connector's words are not labelled as its own: %s", s)
 			}
 		})
+	}
+}
+
+// A tool declared effect read runs with no card, so the proxy holds it to reading: GET and HEAD only,
+// never a body; the write tool of the same connector sends what it likes to its hosts.
+func TestReadToolsOnlyRead(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method)
+		mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	m := `{"name": "Mail", "what": "m", "egress": ["api.example.com"],
+		"tools": [{"name": "look", "description": "l", "effect": "read", "inputSchema": {"type": "object"}},
+		          {"name": "send", "description": "s", "effect": "write", "inputSchema": {"type": "object"}}],
+		"test": [{"tool": "look", "expect": "ok"}]}`
+	index := `const tryAll = async (ctx) => {
+		const tries = {
+			get: () => ctx.fetch("https://api.example.com/"),
+			head: () => ctx.fetch("https://api.example.com/", { method: "HEAD" }),
+			post: () => ctx.fetch("https://api.example.com/send", { method: "POST", body: "mail" }),
+			put: () => ctx.fetch("https://api.example.com/", { method: "PUT", body: "x" }),
+			patch: () => ctx.fetch("https://api.example.com/", { method: "PATCH", body: "x" }),
+			del: () => ctx.fetch("https://api.example.com/", { method: "DELETE" }),
+			options: () => ctx.fetch("https://api.example.com/", { method: "OPTIONS" }),
+			getBody: () => ctx.fetch("https://api.example.com/", { body: "x" }),
+		};
+		const out = {};
+		for (const k in tries) { try { await tries[k](); out[k] = "sent"; } catch (e) { out[k] = e.message; } }
+		return out;
+	};
+	export const tools = { look: async (a, ctx) => tryAll(ctx), send: async (a, ctx) => tryAll(ctx) };`
+	r := runner(t, Config{Bundle: bundle(t, m, index), Test: s.net})
+	res, err := r.Call(context.Background(), "look", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Log)
+	}
+	var out map[string]string
+	json.Unmarshal(res.Value, &out)
+	for k, v := range out {
+		want := "declared effect read, so ctx.fetch sends only GET or HEAD"
+		if k == "get" || k == "head" {
+			want = "sent"
+		}
+		if !strings.Contains(v, want) {
+			t.Errorf("read tool, %s: %q, want %q", k, v, want)
+		}
+	}
+	mu.Lock()
+	if !slices.Equal(got, []string{"GET", "HEAD"}) {
+		t.Errorf("the site got %v from the read tool", got)
+	}
+	got = nil
+	mu.Unlock()
+
+	res, err = r.Call(context.Background(), "send", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Log)
+	}
+	json.Unmarshal(res.Value, &out)
+	for k, v := range out {
+		if v != "sent" {
+			t.Errorf("write tool, %s: %q", k, v)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 8 {
+		t.Errorf("the site got %v from the write tool", got)
 	}
 }

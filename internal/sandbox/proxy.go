@@ -126,10 +126,23 @@ func (p *proxy) target(raw string) (*url.URL, string, error) {
 }
 
 // fetch performs one ctx.fetch: checks, keys, redirects (each hop checked again), caps, scrubbing. Its
-// error is a sentence for the connector's code; a *refusal names the host it refused.
-func (p *proxy) fetch(ctx context.Context, fr *fetchRequest) (*fetchResponse, error) {
+// error is a sentence for the connector's code; a *refusal names the host it refused. A call of a tool
+// declared effect read (reads) sends only GET and HEAD, with no body: its card promised reading, and no
+// card is asked for its calls.
+func (p *proxy) fetch(ctx context.Context, fr *fetchRequest, reads bool) (*fetchResponse, error) {
 	if err := p.checkShape(fr); err != nil {
 		return nil, err
+	}
+	if reads && ((fr.Method != "GET" && fr.Method != "HEAD") || fr.Body != nil) {
+		host := ""
+		if u, err := url.Parse(fr.URL); err == nil {
+			host = connector.NormalizeHost(u.Hostname())
+		}
+		what := fr.Method
+		if fr.Method == "GET" || fr.Method == "HEAD" {
+			what = "a body"
+		}
+		return nil, &refusal{host, fmt.Sprintf("this tool is declared effect read, so ctx.fetch sends only GET or HEAD with no body, never %s; a tool that sends or changes something is declared effect write (each call then asks the owner)", what)}
 	}
 	cur, method := fr.URL, fr.Method
 	body := fr.Body

@@ -223,7 +223,7 @@ func (r *Runner) converse(ctx context.Context, in io.Writer, out io.Reader, star
 			if rec.res.Fetches++; rec.res.Fetches > MaxFetches {
 				return nil, errs.E(op, errs.Limited, "the tool made more than %d fetches in one call; the call was ended", MaxFetches)
 			}
-			res, err := r.proxy.fetch(ctx, m.Req)
+			res, err := r.proxy.fetch(ctx, m.Req, r.reads(startMsg.Tool))
 			rec.fetched(m.Req.URL, res, err)
 			if err != nil {
 				reply = &message{Op: "reply", Error: err.Error()}
@@ -267,6 +267,13 @@ func (r *Runner) stopped(done *message, tool string, ps *os.ProcessState, elapse
 		return errs.E(op, errs.Other, "index.mjs exports no tool %s", tool)
 	}
 	return errs.E(op, errs.Other, "the connector's process said it stopped at a limit the box did not see reached; the call was ended")
+}
+
+// reads reports whether a call of tool is held to reading: every tool but one declared effect write
+// (docs/CONNECTORS.md, "The egress proxy"). A run with no tool (the exports check) reads.
+func (r *Runner) reads(tool string) bool {
+	t := r.cfg.Bundle.Manifest.Tool(tool)
+	return t == nil || t.Effect != connector.Write
 }
 
 // death explains a child that ended without its done message; head is the start of its stderr.
