@@ -5,6 +5,9 @@ import (
 	"compress/gzip"
 	"context"
 	"encoding/json"
+	"encoding/base64"
+	"encoding/hex"
+	"io"
 	"maps"
 	"net/http"
 	"slices"
@@ -349,9 +352,9 @@ func TestAttackRequestShape(t *testing.T) {
 			host: () => ctx.fetch("https://api.example.com/", { headers: { Host: "other.example.net" } }),
 			crlf: () => ctx.fetch("https://api.example.com/", { headers: { "X-A": "a\r\nX-B: b" } }),
 			method: () => ctx.fetch("https://api.example.com/", { method: "CONNECT" }),
-			plainKey: () => ctx.fetch("http://api.example.com/?k={{key:TOKEN}}"),
-			undeclared: () => ctx.fetch("https://api.example.com/?k={{key:" + "OTHER}}"),
-			unset: () => ctx.fetch("https://api.example.com/?k={{key:UNSET}}"),
+			plainKey: () => ctx.fetch("http://api.example.com/", { headers: { "X-Key": "{{key:TOKEN}}" } }),
+			undeclared: () => ctx.fetch("https://api.example.com/", { headers: { "X-Key": "{{key:" + "OTHER}}" } }),
+			unset: () => ctx.fetch("https://api.example.com/", { headers: { "X-Key": "{{key:UNSET}}" } }),
 			userinfo: () => ctx.fetch("https://user:pass@api.example.com/"),
 			bodyObject: () => ctx.fetch("https://api.example.com/", { method: "POST", body: { a: 1 } }),
 			bigBody: () => ctx.fetch("https://api.example.com/", { method: "POST", body: "x".repeat(2 << 20) }),
@@ -493,5 +496,104 @@ func TestReadToolsOnlyRead(t *testing.T) {
 	defer mu.Unlock()
 	if len(got) != 8 {
 		t.Errorf("the site got %v from the write tool", got)
+	}
+}
+
+// Keys are filled in headers only, and never on a request for part of an answer: a site that stores
+// what it is sent and gives it back changed (a blob API answering base64 at an offset, a Range of a few
+// bytes) would otherwise hand the code its key in a form no scrubbing finds.
+func TestKeysOnlyInHeaders(t *testing.T) {
+	const secret = "sk-live-abcdef123456"
+	var mu sync.Mutex
+	var got []string
+	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.String()+" "+string(b)+" "+r.Header.Get("Authorization")+" "+r.Header.Get("Range"))
+		mu.Unlock()
+		w.Write([]byte("ok"))
+	}))
+	m := `{"name": "Blobs", "what": "b", "egress": ["api.example.com"],
+		"credentials": [{"name": "TOKEN", "host": "api.example.com"}],
+		"tools": [{"name": "t", "description": "t", "effect": "write", "inputSchema": {"type": "object"}}]}`
+	index := `export const tools = { t: async (args, ctx) => {
+		const auth = { Authorization: "Bearer {{key:TOKEN}}" };
+		const tries = {
+			header: () => ctx.fetch("https://api.example.com/a", { headers: auth }),
+			query: () => ctx.fetch("https://api.example.com/b?k={{key:TOKEN}}"),
+			path: () => ctx.fetch("https://api.example.com/{{key:TOKEN}}/c"),
+			body: () => ctx.fetch("https://api.example.com/blobs", { method: "POST", headers: auth, body: '{"content": "x{{key:TOKEN}}"}' }),
+			rangeWithKey: () => ctx.fetch("https://api.example.com/d", { headers: { Authorization: "Bearer {{key:TOKEN}}", range: "bytes=0-3" } }),
+			rangeAlone: () => ctx.fetch("https://api.example.com/e", { headers: { Range: "bytes=0-3" } }),
+		};
+		const out = {};
+		for (const k in tries) { try { await tries[k](); out[k] = "sent"; } catch (e) { out[k] = e.message; } }
+		return out;
+	} };`
+	r := runner(t, Config{Bundle: bundle(t, m, index), Test: s.net, Keys: map[string]string{"TOKEN": secret}})
+	res, err := r.Call(context.Background(), "t", nil)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, res.Log)
+	}
+	var out map[string]string
+	json.Unmarshal(res.Value, &out)
+	want := map[string]string{
+		"header": "sent", "rangeAlone": "sent",
+		"query": "goes only in a header", "path": "goes only in a header", "body": "goes only in a header",
+		"rangeWithKey": "cannot ask for part of an answer (Range)",
+	}
+	for k, w := range want {
+		if !strings.Contains(out[k], w) {
+			t.Errorf("%s: %q, want %q", k, out[k], w)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != "GET /a  Bearer "+secret+" " || got[1] != "GET /e   bytes=0-3" {
+		t.Errorf("the site got %q", got)
+	}
+}
+
+// An echo the scrubbing must still catch: the key inside a longer text, hex or base64 at any offset in
+// either alphabet. What is left around each placeholder never holds 8 bytes of the key.
+func TestScrubFindsShiftedEncodings(t *testing.T) {
+	const secret = "ghp_16C7e42F292c6912E7710c838347Ae178B4a"
+	b := bundle(t, `{"name": "K", "what": "k", "egress": ["api.example.com"], "credentials": [{"name": "TOKEN", "host": "api.example.com"}],
+		"tools": [{"name": "t", "description": "t", "effect": "write", "inputSchema": {"type": "object"}}]}`, `export const tools = { t: async () => 1 };`)
+	p := newProxy(b, map[string]string{"TOKEN": secret}, nil, nil)
+	leaks := func(s string) bool {
+		for _, part := range strings.Split(s, "{{key:TOKEN}}") {
+			part = strings.TrimRight(part, "=")
+			for from := range min(4, len(part)+1) {
+				for _, enc := range []*base64.Encoding{base64.RawStdEncoding, base64.RawURLEncoding} {
+					q := part[from:]
+					q = q[:len(q)/4*4]
+					d, _ := enc.DecodeString(q)
+					for i := 0; i+8 <= len(secret); i++ {
+						if strings.Contains(string(d), secret[i:i+8]) {
+							return true
+						}
+					}
+				}
+			}
+			if h, err := hex.DecodeString(part); err == nil && strings.Contains(string(h), secret[:8]) {
+				return true
+			}
+		}
+		return false
+	}
+	for pre := range 3 {
+		for post := range 3 {
+			text := strings.Repeat("x", pre) + secret + strings.Repeat("y", post)
+			for _, echo := range []string{base64.StdEncoding.EncodeToString([]byte(text)), base64.URLEncoding.EncodeToString([]byte(text)),
+				base64.RawStdEncoding.EncodeToString([]byte(text)), hex.EncodeToString([]byte(text))} {
+				if !leaks(echo) {
+					t.Fatalf("the check itself is blind: %q", echo)
+				}
+				if got := p.scrub(echo); leaks(got) {
+					t.Errorf("offset %d/%d: %q scrubbed to %q", pre, post, echo, got)
+				}
+			}
+		}
 	}
 }
