@@ -6,7 +6,6 @@ package backup
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -52,27 +51,9 @@ func New(cfg Config) *Backups {
 // TokenName is the vault name of a backup's token.
 func TokenName(remote string) string { return "backup/" + remote }
 
-// sealed is what the vault keeps for a backup: the token and the address it was given for, sealed
-// together, so a remote whose URL is changed in .git/config never gets it (docs/BACKUP.md).
-type sealed struct {
-	URL   string `json:"url"`
-	Token string `json:"token"`
-}
-
-// SealToken is the vault value for a token given for url.
-func SealToken(url, token string) string {
-	b, _ := json.Marshal(sealed{URL: url, Token: token}) // two strings always marshal
-	return string(b)
-}
-
-// OpenToken reads a vault value made by SealToken; a value kept without its address has URL "".
-func OpenToken(value string) (url, token string) {
-	var s sealed
-	if json.Unmarshal([]byte(value), &s) != nil || s.Token == "" {
-		return "", value
-	}
-	return s.URL, s.Token
-}
+// SealToken is the vault value for a token given for url: the two sealed together, so a remote whose
+// URL is changed in .git/config never gets the token (docs/BACKUP.md).
+func SealToken(url, token string) string { return vault.Bind(url, token) }
 
 // Add records a backup remote; a token, when given, is sealed in the vault under the remote's name.
 // Nothing is written when either step is refused.
@@ -253,7 +234,7 @@ func (b *Backups) auth(name string) (git.Auth, error) {
 	if err != nil {
 		return a, err
 	}
-	a.URL, a.Token = OpenToken(sec.Reveal())
+	a.URL, a.Token, _ = vault.Unbind(sec.Reveal()) // a token kept without its address goes nowhere (git refuses it)
 	return a, nil
 }
 
