@@ -57,8 +57,8 @@ func (w *Web) ownerParty(r *http.Request) (*webauthn.WebAuthn, *owner, error) {
 }
 
 func (w *Web) currentSession(r *http.Request) *session {
-	if c, err := r.Cookie(w.cookie); err == nil {
-		if ss, ok := w.auth.session(r.Context(), c.Value); ok {
+	if v := w.sessionCookie(r); v != "" {
+		if ss, ok := w.auth.session(r.Context(), v); ok {
 			return ss
 		}
 	}
