@@ -88,6 +88,11 @@ type Config struct {
 	Issuer func(r *http.Request) string
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
+	// OwnerName is the name the owner's passkey and session cookie live on for a box reached on this
+	// machine (box.localhost, a name of its own, so a server on another port of localhost never gets the
+	// cookie); "": localhost. A sign-in or setup page reached by a loopback number, or by localhost
+	// when the name is another, links to it (docs/OAUTH.md).
+	OwnerName string
 	// UploadDir is where an uploaded import waits between its dry run and its import, outside the box
 	// ("": the system's temp folder); MaxUpload bounds one upload (0: DefaultMaxUpload).
 	UploadDir string

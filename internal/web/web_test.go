@@ -974,3 +974,32 @@ func TestSessionCookieIsHostOnly(t *testing.T) {
 func srvClient(c *http.Client) *http.Client {
 	return &http.Client{Transport: c.Transport, CheckRedirect: c.CheckRedirect}
 }
+
+// With the owner on box.localhost (box serve's own name), the sign-in and setup pages reached by a
+// loopback number or by plain localhost link to the same page there, where the passkey and the session
+// cookie live; at box.localhost they do not.
+func TestOwnerNameLinks(t *testing.T) {
+	f := newFx(t)
+	a := f.a
+	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
+		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now, OwnerName: "box.localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(w.Handler())
+	t.Cleanup(srv.Close)
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	for host, want := range map[string]bool{"localhost:" + port: true, "127.0.0.1:" + port: true, "box.localhost:" + port: false} {
+		req, _ := http.NewRequest("GET", srv.URL+"/signin", nil)
+		req.Host = host
+		res, err := newClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if got := strings.Contains(string(b), `href="http://box.localhost:`+port+`/signin"`); got != want {
+			t.Errorf("%s: links to box.localhost %v, want %v", host, got, want)
+		}
+	}
+}
