@@ -585,7 +585,7 @@ func TestPushRefusesARemoteNamedByItsURL(t *testing.T) {
 	if err := r.AddRemote(ctx, "home", u); err != nil {
 		t.Fatal(err)
 	}
-	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t)}
+	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t), URL: u}
 	for _, kv := range [][2]string{{"pushurl", srv.URL + "/attacker.git"}, {"url", srv.URL + "/attacker.git"},
 		{"proxy", "http://127.0.0.1:9"}, {"vcs", "evil"}, {"receivepack", "touch /tmp/never"}} {
 		key := "remote." + u + "." + kv[0]
