@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/look"
 	pagecheck "github.com/boxmem/box/internal/page"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/tabs"
 )
 
@@ -300,7 +301,7 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 		size, _ := p["size"].(float64)
 		out = append(out, cardFact{Label: "Accounts it may use", Text: "none"},
 			cardFact{Text: "It can't reach the internet."},
-			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, short12(str("sha256")))})
+			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, say.Hash(str("sha256")))})
 		return out
 	case builds.OpLook:
 		return []cardFact{{Label: "What it changes", Text: str("what")}, {Label: "The CSS, all of it", Text: str("source"), Pre: true},
@@ -310,11 +311,4 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 			{Text: "Settings always stays."}}
 	}
 	return nil
-}
-
-func short12(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }
