@@ -167,7 +167,7 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 
 // writer holds the statements of one write transaction.
 type writer struct {
-	tx                                            *sql.Tx
+	tx                                                      *sql.Tx
 	idsOfFile, idOfPath, delDoc, delFTS, delNames, delStamp *sql.Stmt
 	insDoc, insFTS, insNames, putStamp                      *sql.Stmt
 }
