@@ -273,7 +273,8 @@ func join(terms []term, sep string) string {
 
 // run executes one FTS5 expression with q's filters, best first. counted, when not nil, adds the "at
 // least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of one MATCH
-// per term, grouped), and BM25 is computed only for rows that pass.
+// per term, grouped), and BM25 is computed only for rows that pass. Without it, an expression more than
+// broadPool documents match is ranked on a bounded pool (horizon).
 func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term, terms []term) ([]candidate, error) {
 	var b strings.Builder
 	var broad *horizon
