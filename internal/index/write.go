@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,6 +115,15 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 			todo = append(todo, p)
 		}
 	}
+	// Oldest first, so that row ids, which partial matches and broad searches read as "most recently
+	// indexed" (docs/SEARCH.md, "Cost"), follow the files' modification times after a rebuild too, and a
+	// rebuild is the same every time.
+	slices.SortFunc(todo, func(a, b string) int {
+		if c := current[a].ModTime.Compare(current[b].ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 	total := len(todo) + len(gone)
 	if progress != nil {
 		progress(0, total)
