@@ -70,14 +70,18 @@ const coordination = 0.5
 
 // The re-ranking of docs/SEARCH.md ("Ranking"): the best rerankDepth matches by BM25 (or Limit, if
 // larger) are read, and twice as many partial matches as the list has room for, and each gains
-// proximityWeight × its term-dependence score. The windows are those
-// of the sequential dependence model (Metzler and Croft, 2005); the weight was chosen on one half of
-// the LoCoMo dev set and checked on the other (BENCHMARKS.md).
+// proximityWeight × its term-dependence score. The windows are those of the sequential dependence
+// model (Metzler and Croft, 2005); pairs of query terms up to pairSpan apart count, the ones not next to
+// each other at farPairWeight (their full dependence model, bounded so a long query costs at most
+// pairSpan times the adjacent pairs). The weights were chosen on one half of the LoCoMo dev set and
+// checked on the other (BENCHMARKS.md).
 const (
 	rerankDepth     = 20
 	orderedWindow   = 3
 	unorderedWindow = 8
 	proximityWeight = 4.0
+	pairSpan        = 4
+	farPairWeight   = 0.5
 )
 
 // Search runs q and returns hits best first: every document that meets the match rule, then (with
