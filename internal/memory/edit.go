@@ -12,6 +12,8 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/inbox"
+	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/secret"
 )
 
@@ -89,12 +91,31 @@ func (m *Memory) Edit(ctx context.Context, a Actor, in EditInput) (EditResult, e
 			if err := addedSecret(cur, text); err != nil {
 				return err
 			}
-			return tx.Write(p, []byte(text))
+			out, err := provenance(a, p, []byte(text), m.now().Format("2006-01-02"))
+			if err != nil {
+				return err
+			}
+			return tx.Write(p, out)
 		}})
 	if err != nil {
 		return EditResult{}, err
 	}
 	return EditResult{Path: p, Entry: r.EntryID, Text: "Saved. Undo brings the old text back."}, nil
+}
+
+// provenance marks a note edited by anyone but the owner as written by others (source outside, or mixed
+// once the owner wrote too: note.Touch), so its text is fenced wherever it is served (docs/MEMORY.md). Only
+// a note carries that mark: anyone else's edit of a file that cannot carry it is refused.
+func provenance(a Actor, p string, text []byte, date string) ([]byte, error) {
+	if a.Trust == inbox.Own {
+		return text, nil
+	}
+	if typ, _, _ := typeOf(p, text); typ == "note" {
+		if out, err := note.Touch(text, date, note.SourceOutside); err == nil {
+			return out, nil
+		}
+	}
+	return nil, errs.E("memory.edit", errs.Refused, "Nothing was saved: %s may edit only a note that keeps its frontmatter (type: note), so the box can mark who wrote it.", a.Who)
 }
 
 // addedSecret refuses an edit whose new lines look like a secret: the box never holds one.

@@ -498,8 +498,9 @@ func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCa
 	return map[string]string{"id": res.ID, "text": res.Text}, nil
 }
 
-// sectionEdit replaces the text of a note its own map lists (never its frontmatter, never another
-// map's note), as the page, with undo like any edit.
+// sectionEdit replaces the text of a note its own map lists and its own folder holds (never its
+// frontmatter, never the owner's notes: docs/PAGES.md), as the page, with undo like any edit; the note is
+// then marked as written by others (memory.Edit), so it is fenced when served.
 func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
 	var in struct {
 		ID   string `json:"id"`
@@ -525,6 +526,9 @@ func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) 
 	e, err := w.cfg.Memory.ReadForEdit(ctx, in.ID)
 	if err != nil {
 		return nil, err
+	}
+	if !strings.HasPrefix(e.Path, builds.NotesDir(c.slug)+"/") {
+		return nil, forbidden("A page edits only its own notes, under _content/pages/%s/; %s is the owner's, edited under Memory.", c.slug, pagecheck.Clip(in.ID))
 	}
 	cd, err := card.Parse(e.Path, []byte(e.Text))
 	if err != nil || !strings.HasSuffix(e.Text, string(cd.Body)) {

@@ -118,14 +118,19 @@ func TestPageServedBoxed(t *testing.T) {
 func TestBridgeRoutes(t *testing.T) {
 	ctx := context.Background()
 	f := newFx(t)
-	// The garden's own map lists a note; moc-people is not given to it.
+	// The pages first: a page's own map may not exist before it (TestPageMayNotOwnTheOwnersMap).
+	install(t, f, "garden", readGarden(t))
+	install(t, f, "probe", "<p>probe</p>")
+	// The garden's own map lists one of its own notes and one of the owner's; moc-people is not given to it.
 	mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
+	mp, _ = memnote.AddEntry(mp, memnote.MapEntry{Target: "/_content/pages/garden/beds", Hook: "the beds"})
 	people, _ := memnote.AddEntry(memnote.NewMap("People"), memnote.MapEntry{Target: "entity-leo", Hook: "son"})
 	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "maps", Apply: func(tx *box.Tx) error {
 		for p, d := range map[string][]byte{
 			"/_content/memory/maps/moc-garden.md":      mp,
 			"/_content/memory/maps/moc-people.md":      people,
 			"/_content/memory/notes/topic-tomatoes.md": memnote.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
+			"/_content/pages/garden/beds.md":           memnote.NewNote("topic", "Beds", nil, []string{"moc-garden"}),
 			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, []string{"moc-people"}),
 		} {
 			if err := tx.Write(p, d); err != nil {
@@ -136,8 +141,6 @@ func TestBridgeRoutes(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	install(t, f, "garden", readGarden(t))
-	install(t, f, "probe", "<p>probe</p>")
 	f.signedIn()
 	_, _, tok := f.served(f.c, "garden")
 	_, _, probeTok := f.served(f.c, "probe")
@@ -149,7 +152,7 @@ func TestBridgeRoutes(t *testing.T) {
 		t.Fatalf("preflight: %d %v", st, h)
 	}
 	st, out, h := f.bridge("GET", "garden", "memory/map", tok, "")
-	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || toJSON(out) != `{"maps":[{"name":"moc-garden","notes":[{"description":"by the fence","name":"topic-tomatoes"}],"own":true}]}` {
+	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || toJSON(out) != `{"maps":[{"name":"moc-garden","notes":[{"description":"the beds","name":"/_content/pages/garden/beds"},{"description":"by the fence","name":"topic-tomatoes"}],"own":true}]}` {
 		t.Fatalf("map: %d %v", st, out)
 	}
 	if st, out, _ := f.bridge("GET", "garden", "memory/note?id=topic-tomatoes", tok, ""); st != 200 || out["description"] != "by the fence" || !strings.Contains(out["text"].(string), "# Tomatoes") || strings.Contains(out["text"].(string), "type: topic") {
@@ -158,15 +161,25 @@ func TestBridgeRoutes(t *testing.T) {
 	if st, _, _ := f.bridge("GET", "garden", "memory/note?id=entity-leo", tok, ""); st != http.StatusForbidden {
 		t.Errorf("a note of a map it was not given: %d", st)
 	}
-	// Edit: a note of its own map, as the page, its frontmatter kept; another map's note is refused.
-	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"topic-tomatoes","text":"# Tomatoes\n\nPlanted by the fence in May.\n"}`); st != 200 {
+	// Edit: a note of its own map in its own folder, as the page, its frontmatter kept and marked as
+	// written by others; the owner's note its map lists and another map's note are refused.
+	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"/_content/pages/garden/beds","text":"# Beds\n\nPlanted by the fence in May.\n"}`); st != 200 {
 		t.Fatalf("edit: %d %v", st, out)
 	}
-	if n := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md"); !strings.HasPrefix(n, "---\n") || !strings.Contains(n, "in May") {
+	if n := readBox(t, f, "/_content/pages/garden/beds.md"); !strings.HasPrefix(n, "---\n") || !strings.Contains(n, "in May") || !strings.Contains(n, "\nsource: outside\n") {
 		t.Fatalf("the edited note:\n%s", n)
 	}
-	if st, _, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"entity-leo","text":"x"}`); st != http.StatusForbidden {
-		t.Errorf("an edit of another map's note: %d", st)
+	if n, err := f.m.Read(ctx, "/_content/pages/garden/beds"); err != nil || !n.Outside {
+		t.Errorf("the page's note is not served as outside: %+v %v", n, err)
+	}
+	tomatoes := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md")
+	for _, id := range []string{"topic-tomatoes", "entity-leo"} {
+		if st, _, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"`+id+`","text":"x"}`); st != http.StatusForbidden {
+			t.Errorf("an edit of the owner's note %s: %d", id, st)
+		}
+	}
+	if n := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md"); n != tomatoes {
+		t.Errorf("the owner's note changed:\n%s", n)
 	}
 	// No token, the owner's cookie instead, or another page's token: 401.
 	if st, _, _ := f.bridge("GET", "garden", "data", "", ""); st != http.StatusUnauthorized {
