@@ -200,7 +200,9 @@ func neverReason(sw string) string {
 	return fmt.Sprintf("%q is set to Never, so this was not done; the owner can change it in Settings → What I may do.", Label(sw))
 }
 
-func askMeReason(sw string) string { return fmt.Sprintf("%q is set to Ask me, so it waits on a card.", Label(sw)) }
+func askMeReason(sw string) string {
+	return fmt.Sprintf("%q is set to Ask me, so it waits on a card.", Label(sw))
+}
 
 // Hash is the SHA-256 (hex) of the canonical JSON of an action's kind, switch and payload: what a card
 // binds and what approval checks again.
