@@ -28,6 +28,7 @@ import (
 	"github.com/boxmem/box/internal/note"
 	pagecheck "github.com/boxmem/box/internal/page"
 	"github.com/boxmem/box/internal/tabs"
+	"github.com/boxmem/box/internal/todo"
 )
 
 // The pages the owner's assistants built are served here, boxed (docs/PAGES.md, "The walls" and "The
@@ -475,21 +476,42 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 	return map[string]any{"results": out}, nil
 }
 
-// textWrite reads a page's {text} body for a write, refused while "Change my box" is at Never.
-func (w *Web) textWrite(ctx context.Context, c *sectionCall) (string, error) {
+// textWrite reads a page's {text} body for a write.
+func textWrite(c *sectionCall) (string, error) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if err := decodeBody(c, &in); err != nil {
-		return "", err
+	err := decodeBody(c, &in)
+	return in.Text, err
+}
+
+// held is the gate's answer to a page's write (docs/GATE.md, "Ask me on every surface"): no card when
+// it may run now; at Ask me, the card for exactly this, waiting for the owner, with the page's answer
+// saying so; a refusal at Never or past the card limits.
+func (w *Web) held(ctx context.Context, c *sectionCall, a gate.Action) (map[string]string, error) {
+	out, err := w.gate.Hold(ctx, a, pageAsker(c.slug))
+	switch {
+	case err != nil:
+		return nil, err
+	case out.Decision.Verdict == gate.Refuse:
+		return nil, errs.E("web.section", errs.Refused, "%s", out.Text)
+	case out.Decision.Verdict == gate.Card:
+		return map[string]string{"card": out.Card.ID, "text": "Waiting for the owner: \"Change my box\" is set to Ask me, so a card (" + out.Card.Title + ") waits on Today; nothing changes until they approve it."}, nil
 	}
-	return in.Text, w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug)
+	return nil, nil
 }
 
 func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	text, err := w.textWrite(ctx, c)
+	text, err := textWrite(c)
 	if err != nil {
 		return nil, err
+	}
+	// The refusals come before the gate, so a card never holds what remember refuses to keep.
+	if err := memory.CheckRemember(text); err != nil {
+		return nil, err
+	}
+	if waiting, err := w.held(ctx, c, memory.RememberAction(text)); err != nil || waiting != nil {
+		return waiting, err
 	}
 	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: text})
 	if err != nil {
@@ -508,6 +530,11 @@ func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) 
 	}
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
+	}
+	if sw, err := w.gate.Switches(ctx); err != nil {
+		return nil, err
+	} else if sw.Of(gate.Change) == gate.AskMe {
+		return nil, errs.E("web.section", errs.Refused, "Waiting for the owner: \"Change my box\" is set to Ask me, so a page edits no note; the owner edits it under Memory.")
 	}
 	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
 		return nil, err
@@ -600,9 +627,16 @@ func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, _ *sectionCall)
 }
 
 func (w *Web) sectionTodoAdd(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	text, err := w.textWrite(ctx, c)
+	text, err := textWrite(c)
 	if err != nil {
 		return nil, err
+	}
+	a, err := todo.AddAction("", text)
+	if err != nil {
+		return nil, err
+	}
+	if waiting, err := w.held(ctx, c, a); err != nil || waiting != nil {
+		return waiting, err
 	}
 	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", text)
 	if err != nil {
@@ -618,10 +652,16 @@ func (w *Web) sectionTodoDone(ctx context.Context, _ *http.Request, c *sectionCa
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
+	it, err := w.cfg.Todos.Find(ctx, in.ID)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := w.cfg.Todos.Done(ctx, builds.PageActor(c.slug), in.ID); err != nil {
+	if !it.Done {
+		if waiting, err := w.held(ctx, c, todo.DoneAction(it)); err != nil || waiting != nil {
+			return waiting, err
+		}
+	}
+	if _, err := w.cfg.Todos.Done(ctx, builds.PageActor(c.slug), it.ID); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"ok": true}, nil

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -288,3 +289,64 @@ func readBox(t *testing.T, f *fx, p string) string {
 }
 
 func ownerActorFor() box.Actor { return box.Actor{Who: "owner", Via: "web", Trust: "own"} }
+
+// With "Change my box" at Ask me a page changes nothing on its own: remember and to-dos answer with a
+// card waiting for the owner (approved, it runs as the page), an edit is refused with a sentence.
+func TestBridgeWritesWaitAtAskMe(t *testing.T) {
+	ctx := context.Background()
+	f := newFx(t)
+	install(t, f, "garden", readGarden(t))
+	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "a page note", Apply: func(tx *box.Tx) error {
+		mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "/_content/pages/garden/beds", Hook: "the beds"})
+		if err := tx.Write("/_content/memory/maps/moc-garden.md", mp); err != nil {
+			return err
+		}
+		return tx.Write("/_content/pages/garden/beds.md", memnote.NewNote("topic", "Beds", nil, []string{"moc-garden"}))
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	item, err := f.a.Todos.Add(ctx, ownerActorFor(), "", "Water the tomatoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.g.SetSwitch(ctx, ownerActorFor(), gate.Change, gate.AskMe); err != nil {
+		t.Fatal(err)
+	}
+	f.signedIn()
+	_, _, tok := f.served(f.c, "garden")
+	beds := readBox(t, f, "/_content/pages/garden/beds.md")
+	var cards []string
+	for _, c := range []struct{ route, body string }{
+		{"memory/remember", `{"text":"Planted tomatoes by the fence."}`},
+		{"todos/add", `{"text":"Buy stakes"}`},
+		{"todos/done", `{"id":"` + item.ID + `"}`},
+	} {
+		st, out, _ := f.bridge("POST", "garden", c.route, tok, c.body)
+		id, _ := out["card"].(string)
+		if st != 200 || id == "" || !strings.Contains(fmt.Sprint(out["text"]), "Waiting for the owner") {
+			t.Fatalf("%s at Ask me: %d %v", c.route, st, out)
+		}
+		cards = append(cards, id)
+	}
+	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"/_content/pages/garden/beds","text":"# Beds\n\nx\n"}`); st != http.StatusForbidden || !strings.Contains(fmt.Sprint(out["error"]), "Ask me") {
+		t.Errorf("an edit at Ask me: %d %v", st, out)
+	}
+	if lines, _ := f.m.ForgetPreview(ctx, "tomatoes fence"); len(lines) != 0 || readBox(t, f, "/_content/pages/garden/beds.md") != beds {
+		t.Fatalf("a page wrote at Ask me: %v", lines)
+	}
+	if lists, _ := f.a.Todos.Lists(ctx); len(lists) != 1 || len(lists[0].Items) != 1 || lists[0].Items[0].Done {
+		t.Fatalf("a page changed the to-dos at Ask me: %+v", lists)
+	}
+	for _, id := range cards {
+		if _, err := f.g.Approve(ctx, id, gate.By{Via: "cli", Local: true}); err != nil {
+			t.Fatalf("approve: %v", err)
+		}
+	}
+	lines, _ := f.m.ForgetPreview(ctx, "tomatoes fence")
+	if len(lines) != 1 || !strings.Contains(readBox(t, f, lines[0].Path), "page garden · page · outside · Planted tomatoes") {
+		t.Fatalf("the approved line is not the page's: %v", lines)
+	}
+	if lists, _ := f.a.Todos.Lists(ctx); len(lists) != 1 || len(lists[0].Items) != 2 || !lists[0].Items[0].Done {
+		t.Fatalf("the approved to-dos: %+v", lists)
+	}
+}
