@@ -198,6 +198,11 @@ func doneChange(a box.Actor, it Item) box.Change {
 		}}
 }
 
+// FindIn is Find among lists alone (a page's own list): an item elsewhere is not found.
+func FindIn(lists []List, ref string) (Item, error) {
+	return find(lists, strings.TrimPrefix(strings.TrimSpace(ref), "^"))
+}
+
 func find(lists []List, ref string) (Item, error) {
 	var byText []Item
 	for _, l := range lists {

@@ -403,30 +403,36 @@ func (w *Web) sectionMap(ctx context.Context, _ *http.Request, c *sectionCall) (
 	return map[string]any{"maps": maps}, nil
 }
 
+// mayRead says whether a page may read the note or map id: one of its maps, or a note one of them lists
+// (with its hook). Anything else is one refusal, whether it exists or not, so a page learns nothing of
+// the notes it was not given.
+func (w *Web) mayRead(ctx context.Context, c *sectionCall, id string) (string, error) {
+	for _, name := range allowedMaps(c.build) {
+		if id == name {
+			return "", nil
+		}
+		notes, err := w.readMap(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		for _, n := range notes {
+			if n.Name == id {
+				return n.Description, nil
+			}
+		}
+	}
+	return "", forbidden("%s is not in this page's maps.", pagecheck.Clip(id))
+}
+
 // sectionNote reads a note only when it is one of the page's maps or listed in one.
 func (w *Web) sectionNote(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
 	id := strings.TrimSpace(r.URL.Query().Get("id"))
 	if id == "" {
 		return nil, bad("Give the note's name.")
 	}
-	hook, ok := "", false
-	for _, name := range allowedMaps(c.build) {
-		if id == name {
-			ok = true
-			break
-		}
-		notes, err := w.readMap(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range notes {
-			if n.Name == id {
-				hook, ok = n.Description, true
-			}
-		}
-	}
-	if !ok {
-		return nil, forbidden("%s is not in this page's maps.", pagecheck.Clip(id))
+	hook, err := w.mayRead(ctx, c, id)
+	if err != nil {
+		return nil, err
 	}
 	n, err := w.cfg.Memory.Read(ctx, id)
 	if err != nil {
@@ -618,8 +624,17 @@ func (w *Web) sectionForget(ctx context.Context, _ *http.Request, c *sectionCall
 	return map[string]any{"removed": 0, "card": out.Card.ID, "text": out.Text}, nil
 }
 
-func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, _ *sectionCall) (any, error) {
+// ownTodos is the page's own to-do list (builds.TodoList), the one list its bridge sees; none yet is empty.
+func (w *Web) ownTodos(ctx context.Context, c *sectionCall) ([]todo.List, error) {
 	lists, err := w.cfg.Todos.Lists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return todo.Select(lists, builds.TodoList(c.slug), true), nil
+}
+
+func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	lists, err := w.ownTodos(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -631,14 +646,14 @@ func (w *Web) sectionTodoAdd(ctx context.Context, _ *http.Request, c *sectionCal
 	if err != nil {
 		return nil, err
 	}
-	a, err := todo.AddAction("", text)
+	a, err := todo.AddAction(builds.TodoList(c.slug), text)
 	if err != nil {
 		return nil, err
 	}
 	if waiting, err := w.held(ctx, c, a); err != nil || waiting != nil {
 		return waiting, err
 	}
-	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", text)
+	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), builds.TodoList(c.slug), text)
 	if err != nil {
 		return nil, err
 	}
@@ -652,9 +667,13 @@ func (w *Web) sectionTodoDone(ctx context.Context, _ *http.Request, c *sectionCa
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	it, err := w.cfg.Todos.Find(ctx, in.ID)
+	own, err := w.ownTodos(ctx, c)
 	if err != nil {
 		return nil, err
+	}
+	it, err := todo.FindIn(own, in.ID)
+	if err != nil {
+		return nil, errs.E("web.section", errs.NotFound, "There is no to-do %q on this page's own list %s.", pagecheck.Clip(in.ID), builds.TodoList(c.slug))
 	}
 	if !it.Done {
 		if waiting, err := w.held(ctx, c, todo.DoneAction(it)); err != nil || waiting != nil {
@@ -700,15 +719,16 @@ func (w *Web) sectionOpen(ctx context.Context, _ *http.Request, c *sectionCall) 
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	to, err := w.uiPath(ctx, in.Target)
+	to, err := w.uiPath(ctx, c, in.Target)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]string{"url": to}, nil
 }
 
-// uiPath is the path of the owner's UI for a tab id, page:<slug> or note:<name>.
-func (w *Web) uiPath(ctx context.Context, target string) (string, error) {
+// uiPath is the path of the owner's UI for a tab id, page:<slug> or note:<name>; a note only when the
+// page may read it (mayRead).
+func (w *Web) uiPath(ctx context.Context, c *sectionCall, target string) (string, error) {
 	if slug, ok := strings.CutPrefix(target, tabs.PagePrefix); ok {
 		if b, err := w.cfg.Builds.Page(ctx, slug); err == nil && b.Live() {
 			return "/pages/" + slug, nil
@@ -716,6 +736,9 @@ func (w *Web) uiPath(ctx context.Context, target string) (string, error) {
 		return "", errs.E("web.section", errs.NotFound, "There is no page %s.", pagecheck.Clip(slug))
 	}
 	if name, ok := strings.CutPrefix(target, "note:"); ok {
+		if _, err := w.mayRead(ctx, c, name); err != nil {
+			return "", err
+		}
 		if _, err := w.cfg.Memory.Read(ctx, name); err != nil {
 			return "", err
 		}

@@ -305,7 +305,7 @@ func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	item, err := f.a.Todos.Add(ctx, ownerActorFor(), "", "Water the tomatoes")
+	item, err := f.a.Todos.Add(ctx, ownerActorFor(), builds.TodoList("garden"), "Water the tomatoes")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -348,5 +348,71 @@ func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 	}
 	if lists, _ := f.a.Todos.Lists(ctx); len(lists) != 1 || len(lists[0].Items) != 2 || !lists[0].Items[0].Done {
 		t.Fatalf("the approved to-dos: %+v", lists)
+	}
+}
+
+// A page sees and changes only its own to-do list, and learns nothing of the notes outside its maps:
+// the owner's to-dos are not listed and cannot be ticked off (by id or by text), and opening a note it
+// was not given is one refusal whether the note exists or not.
+func TestPageKeepsToItsOwnToDosAndNotes(t *testing.T) {
+	ctx := context.Background()
+	f := newFx(t)
+	install(t, f, "garden", readGarden(t))
+	mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
+	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "notes", Apply: func(tx *box.Tx) error {
+		for p, d := range map[string][]byte{
+			"/_content/memory/maps/moc-garden.md":      mp,
+			"/_content/memory/notes/topic-tomatoes.md": memnote.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
+			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, nil),
+		} {
+			if err := tx.Write(p, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	owners, err := f.a.Todos.Add(ctx, ownerActorFor(), "", "Call the lawyer about custody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.signedIn()
+	_, _, tok := f.served(f.c, "garden")
+	if st, out, _ := f.bridge("GET", "garden", "todos", tok, ""); st != 200 || strings.Contains(toJSON(out), "lawyer") {
+		t.Fatalf("the page sees the owner's to-dos: %d %v", st, out)
+	}
+	for _, ref := range []string{owners.ID, "Call the lawyer about custody"} {
+		if st, out, _ := f.bridge("POST", "garden", "todos/done", tok, `{"id":"`+ref+`"}`); st != http.StatusNotFound {
+			t.Errorf("the page ticked off the owner's to-do by %q: %d %v", ref, st, out)
+		}
+	}
+	st, out, _ := f.bridge("POST", "garden", "todos/add", tok, `{"text":"Buy stakes"}`)
+	if st != 200 {
+		t.Fatalf("add: %d %v", st, out)
+	}
+	if st, out, _ := f.bridge("POST", "garden", "todos/done", tok, `{"id":"`+fmt.Sprint(out["id"])+`"}`); st != 200 {
+		t.Fatalf("done on its own list: %d %v", st, out)
+	}
+	lists, _ := f.a.Todos.Lists(ctx)
+	if len(lists) != 2 || lists[0].Name != "page-garden" || !lists[0].Items[0].Done || lists[1].Name != "todo" || lists[1].Items[0].Done {
+		t.Fatalf("the lists: %+v", lists)
+	}
+	if st, out, _ := f.bridge("GET", "garden", "todos", tok, ""); st != 200 || !strings.Contains(toJSON(out), "Buy stakes") {
+		t.Fatalf("the page's own list: %d %v", st, out)
+	}
+	var refusals []string
+	for _, name := range []string{"entity-leo", "entity-nobody"} {
+		st, out, _ := f.bridge("POST", "garden", "ui/open", tok, `{"target":"note:`+name+`"}`)
+		if st != http.StatusForbidden {
+			t.Errorf("opening %s: %d %v", name, st, out)
+		}
+		refusals = append(refusals, strings.Replace(fmt.Sprint(out["error"]), name, "NAME", 1))
+	}
+	if refusals[0] != refusals[1] {
+		t.Errorf("the refusals tell an existing note from a missing one: %q", refusals)
+	}
+	if st, out, _ := f.bridge("POST", "garden", "ui/open", tok, `{"target":"note:topic-tomatoes"}`); st != 200 || out["url"] != "/memory/note?name=topic-tomatoes" {
+		t.Errorf("opening a note of its map: %d %v", st, out)
 	}
 }
