@@ -537,14 +537,6 @@ func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) 
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	if sw, err := w.gate.Switches(ctx); err != nil {
-		return nil, err
-	} else if sw.Of(gate.Change) == gate.AskMe {
-		return nil, errs.E("web.section", errs.Refused, "Waiting for the owner: \"Change my box\" is set to Ask me, so a page edits no note; the owner edits it under Memory.")
-	}
-	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
-		return nil, err
-	}
 	own, err := w.readMap(ctx, "moc-"+c.slug)
 	if err != nil {
 		return nil, err
@@ -568,7 +560,15 @@ func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) 
 		return nil, forbidden("%s can't be edited from a page; the owner edits it under Memory.", pagecheck.Clip(in.ID))
 	}
 	head := e.Text[:len(e.Text)-len(cd.Body)]
-	if _, err := w.cfg.Memory.Edit(ctx, builds.PageActor(c.slug), memory.EditInput{Name: in.ID, Text: head + in.Text, Base: e.Base}); err != nil {
+	edit := memory.EditInput{Name: in.ID, Text: head + in.Text, Base: e.Base}
+	a, err := w.cfg.Memory.EditAction(ctx, builds.PageActor(c.slug), edit)
+	if err != nil {
+		return nil, err
+	}
+	if waiting, err := w.held(ctx, c, a); err != nil || waiting != nil {
+		return waiting, err
+	}
+	if _, err := w.cfg.Memory.Edit(ctx, builds.PageActor(c.slug), edit); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"ok": true}, nil

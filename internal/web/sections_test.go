@@ -13,6 +13,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/gate"
 	memnote "github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/page"
@@ -290,8 +291,8 @@ func readBox(t *testing.T, f *fx, p string) string {
 
 func ownerActorFor() box.Actor { return box.Actor{Who: "owner", Via: "web", Trust: "own"} }
 
-// With "Change my box" at Ask me a page changes nothing on its own: remember and to-dos answer with a
-// card waiting for the owner (approved, it runs as the page), an edit is refused with a sentence.
+// With "Change my box" at Ask me a page changes nothing on its own: remember, an edit of its own note and
+// to-dos answer with a card waiting for the owner; approved, each runs as the page.
 func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 	ctx := context.Background()
 	f := newFx(t)
@@ -320,6 +321,7 @@ func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 		{"memory/remember", `{"text":"Planted tomatoes by the fence."}`},
 		{"todos/add", `{"text":"Buy stakes"}`},
 		{"todos/done", `{"id":"` + item.ID + `"}`},
+		{"memory/edit", `{"id":"/_content/pages/garden/beds","text":"# Beds\n\nStakes by the fence.\n"}`},
 	} {
 		st, out, _ := f.bridge("POST", "garden", c.route, tok, c.body)
 		id, _ := out["card"].(string)
@@ -327,9 +329,6 @@ func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 			t.Fatalf("%s at Ask me: %d %v", c.route, st, out)
 		}
 		cards = append(cards, id)
-	}
-	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"/_content/pages/garden/beds","text":"# Beds\n\nx\n"}`); st != http.StatusForbidden || !strings.Contains(fmt.Sprint(out["error"]), "Ask me") {
-		t.Errorf("an edit at Ask me: %d %v", st, out)
 	}
 	if lines, _ := f.m.ForgetPreview(ctx, "tomatoes fence"); len(lines) != 0 || readBox(t, f, "/_content/pages/garden/beds.md") != beds {
 		t.Fatalf("a page wrote at Ask me: %v", lines)
@@ -348,6 +347,12 @@ func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 	}
 	if lists, _ := f.a.Todos.Lists(ctx); len(lists) != 1 || len(lists[0].Items) != 2 || !lists[0].Items[0].Done {
 		t.Fatalf("the approved to-dos: %+v", lists)
+	}
+	if n := readBox(t, f, "/_content/pages/garden/beds.md"); !strings.Contains(n, "Stakes by the fence.") || !strings.Contains(n, "\nsource: outside\n") {
+		t.Fatalf("the approved edit:\n%s", n)
+	}
+	if es, _ := f.b.Diary(ctx, 20, func(e diary.Entry) bool { return e.Op == "edit" && e.Trust == "outside" }); len(es) != 1 || es[0].Actor != "page garden" {
+		t.Fatalf("the approved edit is not the page's: %+v", es)
 	}
 }
 
