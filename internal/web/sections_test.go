@@ -336,6 +336,9 @@ func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 	if lists, _ := f.a.Todos.Lists(ctx); len(lists) != 1 || len(lists[0].Items) != 1 || lists[0].Items[0].Done {
 		t.Fatalf("a page changed the to-dos at Ask me: %+v", lists)
 	}
+	if st, body := f.get(f.c, "/today"); st != 200 || !strings.Contains(body, "Stakes by the fence.") || !strings.Contains(body, "Sent by page garden") {
+		t.Fatalf("Today does not show the edit card's text and sender: %d", st)
+	}
 	for _, id := range cards {
 		if _, err := f.g.Approve(ctx, id, gate.By{Via: "cli", Local: true}); err != nil {
 			t.Fatalf("approve: %v", err)
