@@ -87,7 +87,7 @@ func ready(b checkbox) bool {
 }
 
 // catalog is every tool the box offers, in the order tools/list shows them.
-var catalog, byName = index(memoryTools, messageTools, pageTools, buildTools)
+var catalog, byName = index(memoryTools, messageTools, pageTools, connectorTools, buildTools)
 
 func yes() *bool { b := true; return &b }
 func no() *bool  { b := false; return &b }
@@ -247,7 +247,7 @@ var memoryTools = []tool{
 		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in rememberIn) (memory.RememberResult, error) {
 			m := ss.svc.Memory
 			// The refusals come before the gate, so a card never holds what remember refuses to keep.
-			if err := memory.CheckRemember(in.Text); err != nil {
+			if err := m.CheckRememberAs(ss.actor(req), memory.RememberInput{Text: in.Text}); err != nil {
 				return memory.RememberResult{}, err
 			}
 			if waiting, err := ss.held(ctx, req, memory.RememberAction(in.Text)); err != nil || waiting != "" {

@@ -513,7 +513,7 @@ func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCa
 		return nil, err
 	}
 	// The refusals come before the gate, so a card never holds what remember refuses to keep.
-	if err := memory.CheckRemember(text); err != nil {
+	if err := w.cfg.Memory.CheckRememberAs(builds.PageActor(c.slug), memory.RememberInput{Text: text}); err != nil {
 		return nil, err
 	}
 	if waiting, err := w.held(ctx, c, memory.RememberAction(text)); err != nil || waiting != nil {
