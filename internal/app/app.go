@@ -164,7 +164,11 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	a.Gate = gate.New(b)
 	a.Gate.Register("forget", a.Memory.ForgetOp())
 	a.Gate.Register("remember", a.Memory.RememberOp())
+	a.Gate.Register("edit", a.Memory.EditOp())
 	a.Gate.Register("key", a.Keys.Op())
+	for name, op := range a.Todos.Ops() {
+		a.Gate.Register(name, op)
+	}
 	a.Builds = builds.New(b, a.State, a.Gate)
 	for name, op := range a.Builds.Ops() {
 		a.Gate.Register(name, op)

@@ -274,6 +274,44 @@ func checkRedirect(raw string) error {
 	return fmt.Errorf("%q must be https, or http on a loopback address (127.0.0.1, [::1], localhost)", raw)
 }
 
+// Own is where the box itself answers: its public address (the issuer of the request) and the port the
+// request reached it on.
+type Own struct {
+	Issuer string
+	Port   string
+}
+
+// CheckNotOwn refuses a redirect URI on the box's own origin: the issuer, or a loopback address on the
+// box's port. A code sent there would land in a page the box serves (an installed page can read its own
+// address and store it), not in an app on the owner's computer (docs/OAUTH.md).
+func CheckNotOwn(redirects []string, own Own) error {
+	iss, _ := url.Parse(own.Issuer)
+	for _, r := range redirects {
+		u, err := url.Parse(r)
+		if err != nil {
+			continue // checkRedirect refuses it
+		}
+		host := strings.ToLower(u.Hostname())
+		same := iss != nil && iss.Host != "" && strings.EqualFold(u.Scheme, iss.Scheme) &&
+			host == strings.ToLower(iss.Hostname()) && portOf(u) == portOf(iss)
+		if same || (own.Port != "" && loopback(host) && portOf(u) == own.Port) {
+			return refuse("invalid_redirect_uri", "%q is this box's own address; a redirect URI leads to the app that connects, never to the box itself.", r)
+		}
+	}
+	return nil
+}
+
+// portOf is a URL's port, or its scheme's default.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
 // Register records a public client (RFC 7591): no secret, token_endpoint_auth_method none. source is
 // where the request came from (an address prefix), for the per-source limit on new clients.
 func (s *Store) Register(ctx context.Context, m oauthex.ClientRegistrationMetadata, source string) (*oauthex.ClientRegistrationResponse, error) {

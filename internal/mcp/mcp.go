@@ -26,7 +26,9 @@ import (
 // Memory is what the tools need of the memory engine; *memory.Memory is the real one.
 type Memory interface {
 	Remember(ctx context.Context, a memory.Actor, in memory.RememberInput) (memory.RememberResult, error)
+	CheckRememberAs(a memory.Actor, in memory.RememberInput) error
 	Forget(ctx context.Context, a memory.Actor, in memory.ForgetInput) (memory.ForgetResult, error)
+	ForgetMatched(ctx context.Context, a memory.Actor, in memory.ForgetInput, matched []memory.Match) (memory.ForgetResult, error)
 	ForgetPreview(ctx context.Context, words string) ([]memory.Match, error)
 	Search(ctx context.Context, in memory.SearchInput) (memory.SearchResult, error)
 	Read(ctx context.Context, name string) (memory.Note, error)
@@ -41,6 +43,7 @@ type Todos interface {
 	Lists(ctx context.Context) ([]todo.List, error)
 	Add(ctx context.Context, a box.Actor, list, text string) (todo.Item, error)
 	Done(ctx context.Context, a box.Actor, ref string) (todo.Item, error)
+	Find(ctx context.Context, ref string) (todo.Item, error)
 }
 
 var _ Todos = (*todo.Store)(nil)
@@ -232,6 +235,24 @@ func LockedError(address string) *JSONRPCError {
 
 // ChangeNeverSentence answers a memory or to-do write while the owner's "Change my box" switch is at Never.
 const ChangeNeverSentence = "Nothing was saved: the owner set \"Change my box\" to Never, so the box takes no changes to memory or to-dos. Tell the owner; they change it in Settings → What I may do."
+
+// held asks the gate about a write of this connection that makes no card at Just do it (docs/GATE.md,
+// "Ask me on every surface"): "" when it may run now; at Ask me, the sentence saying a card for exactly
+// this waits for the owner (not an error: nothing failed); a refusal (Never, or past the card limits)
+// is an error.
+func (ss *session) held(ctx context.Context, req *sdk.CallToolRequest, a gate.Action) (string, error) {
+	who := ss.actor(req)
+	out, err := ss.svc.Gate.Hold(ctx, a, gate.Asker{Connection: who.Who, Via: who.Via, Host: who.Host, Conn: who.Conn})
+	switch {
+	case err != nil:
+		return "", err
+	case out.Decision.Verdict == gate.Refuse:
+		return "", refusal(out.Text)
+	case out.Decision.Verdict == gate.Card:
+		return "Not done yet: the owner set \"Change my box\" to Ask me, so a card waits for them on Today (" + out.Card.Title + "). Nothing changes until they approve it; tell them it is waiting.", nil
+	}
+	return "", nil
+}
 
 // askToForget turns an assistant's confirmed forget of more than five lines into an approval card bound
 // to exactly the lines it matches now, by id; the owner approves it with their passkey (docs/GATE.md:

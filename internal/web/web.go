@@ -139,6 +139,12 @@ func New(cfg Config) (*Web, error) {
 		return nil, err
 	}
 	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log, cookie: "box_" + short(cfg.Box.Marker.ID)}
+	// An erase also removes the uploads waiting for an import: whole exports of the owner's memories,
+	// outside the box (docs/GATE.md, "Erase").
+	w.cfg.Erase = func(ctx context.Context, who box.Actor) (memory.EraseResult, error) {
+		w.uploads.close()
+		return cfg.Erase(ctx, who)
+	}
 	sweepUploads(w.uploadBase()) // what a process that died left waiting for its import
 	if w.pages, err = parsePages(); err != nil {
 		return nil, errs.Wrap("web.new", errs.Other, err, "The web UI's pages could not be read")

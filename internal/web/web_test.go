@@ -226,6 +226,32 @@ func TestSetupLinkOnceAndExpiry(t *testing.T) {
 	}
 }
 
+// Two box serve starts before the first passkey print two links: once one makes the passkey, the other
+// stops working, whether it starts afterwards or had already begun.
+func TestSetupLinkEndsWithTheFirstPasskey(t *testing.T) {
+	f := newFx(t)
+	older, oldest, newer := f.setupCode(), f.setupCode(), f.setupCode()
+	st, begun := f.call(newClient(), "/auth/register/begin", map[string]any{"code": oldest}, "")
+	if st != 200 {
+		t.Fatalf("begin: %d %v", st, begun)
+	}
+	if st, out := f.register(f.c, newer); st != 200 || out["ok"] != true {
+		t.Fatalf("the first passkey: %d %v", st, out)
+	}
+	if st, out := f.register(newClient(), older); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "already has its passkey") {
+		t.Fatalf("an older link after the first passkey: %d %v", st, out)
+	}
+	thief := passkeytest.New(t, f.base, "localhost")
+	st, out := f.call(newClient(), "/auth/register/finish", map[string]any{"ceremony": begun["ceremony"], "credential": thief.Create(raw(begun["options"])), "name": "thief"}, "")
+	if st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "already has its passkey") {
+		t.Fatalf("a link begun before the first passkey, finished after: %d %v", st, out)
+	}
+	var n int
+	if err := f.st.DB().QueryRow(`SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("passkeys: %d %v", n, err)
+	}
+}
+
 func TestCookieHeaders(t *testing.T) {
 	f := newFx(t)
 	st, begin := f.call(f.c, "/auth/register/begin", map[string]any{"code": f.setupCode()}, "")
