@@ -3,6 +3,7 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"regexp"
@@ -366,4 +367,37 @@ func brokenMemoryFile(p string, data []byte) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// MapNotes are the notes a map lists, a letter index's letter maps followed (docs/MEMORY.md, "Maps"): what
+// a page granted the map may read. A map that is not there lists nothing; one that does not parse is an
+// error naming it.
+func (m *Memory) MapNotes(ctx context.Context, name string) ([]note.MapEntry, error) {
+	const op = "memory.mapnotes"
+	n, err := m.Read(ctx, name)
+	if errs.Is(err, errs.NotFound) {
+		return []note.MapEntry{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	mp, err := note.ParseMap([]byte(n.Text))
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("The map %s cannot be read; fix it by hand or run box validate", name))
+	}
+	if !mp.IsIndex() {
+		return append([]note.MapEntry{}, mp.Entries...), nil
+	}
+	out := []note.MapEntry{}
+	for _, e := range mp.Entries {
+		if !strings.HasPrefix(e.Target, name+"/") || strings.Contains(strings.TrimPrefix(e.Target, name+"/"), "/") {
+			continue // a letter index lists only its own letter maps, one level down
+		}
+		sub, err := m.MapNotes(ctx, e.Target)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
+	}
+	return out, nil
 }

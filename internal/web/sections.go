@@ -25,7 +25,6 @@ import (
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
-	"github.com/boxmem/box/internal/note"
 	pagecheck "github.com/boxmem/box/internal/page"
 	"github.com/boxmem/box/internal/tabs"
 	"github.com/boxmem/box/internal/todo"
@@ -371,21 +370,14 @@ type noteHook struct {
 	Description string `json:"description"`
 }
 
-// readMap is one allowed map's notes; a map not made yet is empty.
+// readMap is one allowed map's notes (memory.MapNotes: a letter index followed); a map not made yet is empty.
 func (w *Web) readMap(ctx context.Context, name string) ([]noteHook, error) {
-	n, err := w.cfg.Memory.Read(ctx, name)
-	if errs.Is(err, errs.NotFound) {
-		return []noteHook{}, nil
-	}
+	entries, err := w.cfg.Memory.MapNotes(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	m, err := note.ParseMap([]byte(n.Text))
-	if err != nil {
-		return []noteHook{}, nil
-	}
 	out := []noteHook{}
-	for _, e := range m.Entries {
+	for _, e := range entries {
 		out = append(out, noteHook{Name: e.Target, Description: e.Hook})
 	}
 	return out, nil
