@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -385,13 +386,17 @@ func (m *Memory) MapNotes(ctx context.Context, name string) ([]note.MapEntry, er
 	if err != nil {
 		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("The map %s cannot be read; fix it by hand or run box validate", name))
 	}
-	if !mp.IsIndex() {
-		return append([]note.MapEntry{}, mp.Entries...), nil
+	letter := func(e note.MapEntry) bool { // one of this map's own letter maps, one level down
+		l, ok := strings.CutPrefix(e.Target, name+"/")
+		return ok && l != "" && !strings.Contains(l, "/")
+	}
+	if !mp.IsIndex() || !slices.ContainsFunc(mp.Entries, letter) {
+		return append([]note.MapEntry{}, mp.Entries...), nil // a page's map lists box paths, which hold "/" too
 	}
 	out := []note.MapEntry{}
 	for _, e := range mp.Entries {
-		if !strings.HasPrefix(e.Target, name+"/") || strings.Contains(strings.TrimPrefix(e.Target, name+"/"), "/") {
-			continue // a letter index lists only its own letter maps, one level down
+		if !letter(e) {
+			continue
 		}
 		sub, err := m.MapNotes(ctx, e.Target)
 		if err != nil {
