@@ -25,6 +25,7 @@ import (
 // reqInfo travels with a request so the log line can name the connection (never the key).
 type reqInfo struct {
 	conn   string
+	c      mcp.Conn // who is calling, once auth admitted the request
 	server *sdk.Server
 	build  func() *sdk.Server
 	once   sync.Once
@@ -256,7 +257,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			ri = &reqInfo{}
 			r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 		}
-		ri.conn = c.Who + " (" + c.KeyID + ")"
+		ri.conn, ri.c = c.Who+" ("+c.KeyID+")", c
 		ri.build = func() *sdk.Server { return s.MCP.ServerFor(c) }
 		r = r.WithContext(context.WithValue(r.Context(), connKey{}, c.KeyID))
 		next.ServeHTTP(w, r)
@@ -310,6 +311,9 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusOK, m.id, e.Code, e.Message, nil)
 			return
 		}
+		if s.direct(w, r, m.body) {
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -319,6 +323,7 @@ type message struct {
 	calls  int             // messages in it: a batch's length, else 1
 	method string          // a single message's method ("" for a batch or what is not JSON-RPC)
 	id     json.RawMessage // a single request's id
+	body   []byte          // the whole body, when it could be read
 }
 
 // peek reads a POST's body (already bounded by limitBody) and hands it on whole to the next reader.
@@ -336,6 +341,7 @@ func peek(r *http.Request) message {
 	if err != nil {
 		return m
 	}
+	m.body = body
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var batch []json.RawMessage
