@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -161,6 +162,11 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 // write while "Change my box" is at Never, and arguments that do not fit, each in one sentence; otherwise
 // run answers it. Sessions and Service.Call both come here.
 func (ss *session) call(ctx context.Context, call *sdk.CallToolRequest, run func(context.Context) (sdk.Result, error)) (sdk.Result, error) {
+	if d, ok := ctx.Value(deadlineKey{}).(time.Time); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
 	if err := ss.svc.State.Quiet(ctx); err != nil { // a flag it cannot read refuses: closed, not open
 		if errs.Is(err, errs.Locked) {
 			return nil, LockedError(ss.svc.Address)
@@ -191,6 +197,15 @@ func (ss *session) call(ctx context.Context, call *sdk.CallToolRequest, run func
 		plainValidation(call.Params.Name, r)
 	}
 	return res, err
+}
+
+type deadlineKey struct{}
+
+// WithDeadline marks ctx with the time by which a tools/call must be done. The SDK's session hands its
+// handlers the request's values but not its deadline, so the deadline travels as a value and the call
+// applies it (a write past it is dropped whole and answered TooLongSentence).
+func WithDeadline(ctx context.Context, d time.Time) context.Context {
+	return context.WithValue(ctx, deadlineKey{}, d)
 }
 
 // actor is who a write is recorded under: the key's name, else the client's own name; always outside.
