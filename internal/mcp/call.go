@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 
@@ -58,7 +59,7 @@ func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *s
 		}
 		res, o, err := h(ctx, ss, req, v)
 		if err != nil {
-			if w, ok := err.(*JSONRPCError); ok {
+			if w := (*JSONRPCError)(nil); errors.As(err, &w) {
 				return nil, w
 			}
 			return errorResult(err), nil
