@@ -167,9 +167,9 @@ func decode(data []byte, v any) error {
 			depth--
 		}
 	}
-	dec := segment.NewDecoder(bytes.NewReader(data))
-	dec.DontMatchCaseInsensitiveStructFields()
-	return dec.Decode(v)
+	// Parse reads the first value as the SDK's stream decoder does, without its buffer.
+	_, err := segment.Parse(data, v, segment.DontMatchCaseInsensitiveStructFields)
+	return err
 }
 
 // resolve readies a tool's schema for validation, once, when the catalog is built.

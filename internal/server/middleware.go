@@ -72,17 +72,17 @@ func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // writeDeadline ends a /mcp request whose answer is not written within MCPWriteTimeout: a client that never
 // reads its answer loses the connection instead of holding it, and the answer, open. The call itself must
-// be done a tenth of that sooner (its context ends), so a write that cannot finish in time is abandoned
+// be done a tenth of that sooner (the tool's context ends), so a write that cannot finish in time is abandoned
 // whole, before it commits, and its answer still has time to say so.
 func (s *Server) writeDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.MCPWriteTimeout)); err != nil {
 			s.Logger.Debug("the write deadline could not be set", "err", err)
 		}
+		// The call applies it (mcp.WithDeadline), not the request's context: the SDK would stop waiting for
+		// the call's answer at the same moment and send an empty one.
 		done := time.Now().Add(s.MCPWriteTimeout - s.MCPWriteTimeout/10)
-		ctx, cancel := context.WithDeadline(mcp.WithDeadline(r.Context(), done), done)
-		defer cancel()
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r.WithContext(mcp.WithDeadline(r.Context(), done)))
 	})
 }
 
