@@ -40,8 +40,10 @@ func (s *Service) Call(ctx context.Context, c Conn, name string, args json.RawMe
 // typed is what the SDK's typed sdk.AddTool makes of a handler, made once per tool so that a session and
 // Service.Call run the same code: the arguments are checked against the input schema and decoded as the SDK
 // decodes them (names matched exactly); an error becomes an isError result, except a *JSONRPCError, which
-// stays a protocol error; the output is checked against the output schema and sent as structuredContent.
-func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *session, *sdk.CallToolRequest, In) (*sdk.CallToolResult, Out, error)) func(context.Context, *session, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+// stays a protocol error; the output is the text a model reads (plainJSON) and, checked against the output
+// schema, the structuredContent, marshalled once: the structured copy is the same JSON with HTML escaped,
+// byte for byte what json.Marshal gives.
+func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *session, *sdk.CallToolRequest, In) (Out, error)) func(context.Context, *session, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	var elemZero any // a pointer Out's nil is sent as its element's zero value, never null
 	if rt := reflect.TypeFor[Out](); rt.Kind() == reflect.Pointer {
 		elemZero = reflect.Zero(rt.Elem()).Interface()
@@ -57,24 +59,31 @@ func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *s
 				return errorResult(err), nil
 			}
 		}
-		res, o, err := h(ctx, ss, req, v)
+		o, err := h(ctx, ss, req, v)
 		if err != nil {
 			if w := (*JSONRPCError)(nil); errors.As(err, &w) {
 				return nil, w
 			}
 			return errorResult(err), nil
 		}
-		if res == nil {
-			res = &sdk.CallToolResult{}
-		}
+		plain, perr := plainJSON(o)
+		res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(plain)}}}
 		var outval any = o
-		if elemZero != nil && reflect.ValueOf(o).IsNil() {
+		zeroed := elemZero != nil && reflect.ValueOf(o).IsNil()
+		if zeroed {
 			outval = elemZero
 		}
 		if outval == nil {
 			return res, nil
 		}
-		data, err := json.Marshal(outval)
+		var data []byte
+		if zeroed {
+			data, err = json.Marshal(outval)
+		} else if err = perr; err == nil {
+			var b bytes.Buffer
+			json.HTMLEscape(&b, plain)
+			data = b.Bytes()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("marshaling output: %w", err)
 		}
@@ -82,9 +91,7 @@ func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *s
 			return nil, fmt.Errorf("validating tool output: %w", err)
 		}
 		res.StructuredContent = json.RawMessage(data)
-		if res.Content == nil {
-			res.Content = []sdk.Content{&sdk.TextContent{Text: string(data)}}
-		} else if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+		if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
 			res.Content = append(res.Content, &sdk.TextContent{Text: string(data)})
 		}
 		return res, nil

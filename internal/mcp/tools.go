@@ -1,11 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -52,25 +52,25 @@ func define[In, Out any](cap checkbox, t sdk.Tool, f func(context.Context, *sess
 		s := schemaFor[Out]()
 		t.OutputSchema, out = s, resolve(s)
 	}
-	return tool{name: t.Name, cap: cap, in: in, def: t, run: typed(resolve(in), out, func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
+	return tool{name: t.Name, cap: cap, in: in, def: t, run: typed(resolve(in), out, func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in In) (Out, error) {
 		out, err := f(ctx, ss, req, in)
 		if err != nil {
 			var zero Out
-			return nil, zero, sentence(err)
+			return zero, sentence(err)
 		}
-		return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: plainJSON(out)}}}, out, nil
+		return out, nil
 	})}
 }
 
 // plainJSON is the text a model reads: JSON without HTML escaping, so <outside_content> fences stay legible.
-func plainJSON(v any) string {
-	var b strings.Builder
+func plainJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return ""
+		return nil, err
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func index(ts ...[]tool) ([]tool, map[string]tool) {
