@@ -80,11 +80,15 @@ func TestTypedAnswersAsTheSDK(t *testing.T) {
 						p, _ := o.(*typedOut)
 						return p, err
 					})
-					srv.AddTool(&tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return run(ctx, nil, req) })
+					srv.AddTool(&tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+						return run(ctx, nil, req)
+					})
 					return
 				}
 				run := typed(resolve(in), nil, func(_ context.Context, _ *session, _ *sdk.CallToolRequest, in typedIn) (any, error) { return h(in) })
-				srv.AddTool(&tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) { return run(ctx, nil, req) })
+				srv.AddTool(&tool, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+					return run(ctx, nil, req)
+				})
 			}),
 			sdks: serve(func(srv *sdk.Server) {
 				if withOut {
