@@ -37,6 +37,41 @@ func (s *Service) Call(ctx context.Context, c Conn, name string, args json.RawMe
 	})
 }
 
+// ReadCall reads body as the SDK reads a JSON-RPC message and reports whether it is a single tools/call
+// that Call answers just as a session would: an id, params holding only name and arguments (an object).
+func ReadCall(body []byte) (id jsonrpc.ID, name string, args json.RawMessage, ok bool) {
+	var msg struct {
+		Version string          `json:"jsonrpc"`
+		ID      any             `json:"id,omitempty"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' || decode(body, &msg) != nil || msg.Version != "2.0" {
+		return id, "", nil, false
+	}
+	var method string
+	id, err := jsonrpc.MakeID(msg.ID)
+	if err != nil || !id.IsValid() || decode(msg.Method, &method) != nil || method != "tools/call" {
+		return id, "", nil, false
+	}
+	var params map[string]json.RawMessage
+	if len(msg.Params) == 0 || decode(msg.Params, &params) != nil || decode(params["name"], &name) != nil {
+		return id, "", nil, false
+	}
+	args, hasArgs := params["arguments"]
+	if len(params) != 1+btoi(hasArgs) || (hasArgs && !bytes.HasPrefix(bytes.TrimLeft(args, " \t\r\n"), []byte("{"))) {
+		return id, "", nil, false
+	}
+	return id, name, args, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // typed is what the SDK's typed sdk.AddTool makes of a handler, made once per tool so that a session and
 // Service.Call run the same code: the arguments are checked against the input schema and decoded as the SDK
 // decodes them (names matched exactly); an error becomes an isError result, except a *JSONRPCError, which

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/boxmem/box/internal/mcp"
 )
 
 // direct answers a plain tools/call itself through mcp.Service.Call, without the SDK's per-request server,
@@ -21,31 +23,12 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request, body []byte) boo
 	if s.sdkOnly || ri == nil || ri.build == nil || r.Method != http.MethodPost || !directHeaders(r.Header) {
 		return false
 	}
-	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' {
-		return false
-	}
-	msg, err := jsonrpc.DecodeMessage(body)
-	if err != nil {
-		return false
-	}
-	req, ok := msg.(*jsonrpc.Request)
-	if !ok || !req.IsCall() || req.Method != "tools/call" {
-		return false
-	}
-	var params map[string]json.RawMessage
-	if json.Unmarshal(req.Params, &params) != nil || params == nil {
-		return false
-	}
-	var name string
-	if json.Unmarshal(params["name"], &name) != nil {
-		return false
-	}
-	args, hasArgs := params["arguments"]
-	if len(params) != 1+btoi(hasArgs) || (hasArgs && !bytes.HasPrefix(bytes.TrimLeft(args, " \t\r\n"), []byte("{"))) {
+	id, name, args, ok := mcp.ReadCall(body)
+	if !ok {
 		return false
 	}
 	s.directs.Add(1)
-	resp := &jsonrpc.Response{ID: req.ID}
+	resp := &jsonrpc.Response{ID: id}
 	res, err := s.MCP.Call(r.Context(), ri.c, name, args)
 	if err != nil {
 		resp.Error = err
@@ -64,13 +47,6 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request, body []byte) boo
 		s.Logger.Debug("a tools/call answer could not be written", "err", err)
 	}
 	return true
-}
-
-func btoi(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // directVersions are the protocol versions whose stateless tools/call the SDK answers with nothing but the

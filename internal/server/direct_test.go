@@ -75,7 +75,12 @@ func TestDirectCallAnswersAsTheSDK(t *testing.T) {
 		{reader, call("24", "list_builds", `{}`), nil, false},
 		{writer, call("25", "memory_search", `{"words":"leo"}`), map[string]string{"Mcp-Protocol-Version": "2025-03-26"}, false},
 		{writer, call("26", "memory_search", `{"words":"leo"}`), map[string]string{"Mcp-Protocol-Version": "2025-06-18"}, false},
+		{writer, `{"jsonrpc":"2.0","id":1.5,"method":"tools/call","params":{"name":"memory_search","arguments":{"words":"leo"}}}`, nil, false},
+		{writer, `  {"id":35,"params":{"arguments":{"words":"leo"},"name":"memory_search"},"method":"tools/call","jsonrpc":"2.0"}`, nil, false},
 		// Left to the SDK: what the direct path does not take.
+		{writer, `{"jsonrpc":"1.0","id":36,"method":"tools/call","params":{"name":"memory_search","arguments":{"words":"leo"}}}`, nil, true},
+		{writer, `{"jsonrpc":"2.0","id":true,"method":"tools/call","params":{"name":"memory_search","arguments":{"words":"leo"}}}`, nil, true},
+		{writer, `{"jsonrpc":"2.0","id":37,"method":"tools/list","params":{}}`, nil, true},
 		{writer, call("27", "memory_search", `{"words":"leo"}`), map[string]string{"Mcp-Protocol-Version": "2099-01-01"}, true},
 		{writer, call("28", "memory_search", `{"words":"leo"}`), map[string]string{"Accept": "application/json"}, true},
 		{writer, call("29", "memory_search", `{"words":"leo"}`), map[string]string{"Content-Type": "text/plain"}, true},
