@@ -237,18 +237,20 @@ func (s *Server) refuseLocked(next http.Handler) http.Handler {
 // tick on the consent page, not for every client to ask).
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		metadata := `resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp", scope="` + grants.DefaultScope + `"`
+		metadata := func() string { // only a refusal needs it
+			return `resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp", scope="` + grants.DefaultScope + `"`
+		}
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		token = strings.TrimSpace(token)
 		if !strings.EqualFold(scheme, "Bearer") || token == "" {
-			w.Header().Set("WWW-Authenticate", "Bearer "+metadata)
+			w.Header().Set("WWW-Authenticate", "Bearer "+metadata())
 			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001,
 				"This box needs a key or an OAuth token: connect with OAuth, or send Authorization: Bearer mbx_…; the owner makes a key with `box keys new` or in Settings → Other assistants.", nil)
 			return
 		}
 		c, err := s.connection(r, token)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+metadata)
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+metadata())
 			msg := errs.Sentence(err)
 			if msg == "" {
 				msg = "This key or token could not be checked; try again."
