@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -52,7 +53,7 @@ type mcpOnce struct {
 // box mcp). address is the box's public address, for the locked sentence.
 func (a *App) MCP(address, version string) *mcp.Service {
 	a.mcp.once.Do(func() {
-		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Version: version, Address: address})
+		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Connectors: a.Connectors, Version: version, Address: address})
 	})
 	return a.mcp.svc
 }
@@ -66,6 +67,9 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	base := "http://" + o.Listener.Addr().String()
 	if public != "" {
 		base = public
+		if u, err := url.Parse(public); err == nil {
+			a.Connectors.AddBoxHost(u.Hostname()) // no connector reaches the box itself (docs/CONNECTORS.md)
+		}
 	}
 	srv := &server.Server{
 		Listener: o.Listener, AllowedHosts: o.AllowedHosts, Keys: a.Keys, State: a.State, Grants: a.Grants, Gate: a.Gate,
