@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -43,6 +44,7 @@ func (s *Server) direct(w http.ResponseWriter, r *http.Request, body []byte) boo
 	}
 	w.Header().Set("Cache-Control", "no-cache, no-transform")
 	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(data))) // one write, never chunked
 	if _, err := w.Write(data); err != nil {
 		s.Logger.Debug("a tools/call answer could not be written", "err", err)
 	}
