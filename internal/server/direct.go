@@ -14,8 +14,8 @@ import (
 
 // direct answers a plain tools/call itself through mcp.Service.Call, without the SDK's per-request server,
 // session and goroutines, which cost more than a small search (docs/ARCHITECTURE.md, "One request's path").
-// It takes only what the SDK's stateless handler would answer with the tool's result, written the way the
-// SDK writes it: one POSTed JSON-RPC request (not a batch) for tools/call with an id, params holding only
+// It takes only what the SDK's stateless handler would answer with the tool's result, written as the SDK
+// writes it (with a Content-Length): one POSTed JSON-RPC request (not a batch) for tools/call with an id, params holding only
 // name and arguments (an object), and headers it accepts (JSON in, JSON and an event stream accepted, a
 // protocol version it speaks that predates per-request metadata, no resumption). Anything else goes to the
 // SDK, which answers it as before. It reports whether it answered.
