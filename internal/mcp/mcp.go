@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -159,37 +160,58 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		if err := ss.svc.State.Quiet(ctx); err != nil { // a flag it cannot read refuses: closed, not open
-			if errs.Is(err, errs.Locked) {
-				return nil, LockedError(ss.svc.Address)
-			}
+		return ss.call(ctx, call, func(ctx context.Context) (sdk.Result, error) { return next(ctx, method, req) })
+	}
+}
+
+// call refuses a tools/call on a frozen or locked box, for a tool whose checkbox this connection lacks, a
+// write while "Change my box" is at Never, and arguments that do not fit, each in one sentence; otherwise
+// run answers it. Sessions and Service.Call both come here.
+func (ss *session) call(ctx context.Context, call *sdk.CallToolRequest, run func(context.Context) (sdk.Result, error)) (sdk.Result, error) {
+	if d, ok := ctx.Value(deadlineKey{}).(time.Time); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
+	if err := ss.svc.State.Quiet(ctx); err != nil { // a flag it cannot read refuses: closed, not open
+		if errs.Is(err, errs.Locked) {
+			return nil, LockedError(ss.svc.Address)
+		}
+		return refusalResult(sentence(err).Error()), nil
+	}
+	t, known := byName[call.Params.Name]
+	if known && !has(ss.conn.Caps, t.cap) {
+		return refusalResult(needs(t.name, t.cap)), nil
+	}
+	if known && t.cap == memoryCB {
+		// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone,
+		// and the refusal is in the diary (the gate's one check for a write that makes no card).
+		a := ss.actor(call)
+		if err := ss.svc.Gate.Check(ctx, gate.Change, gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host, Conn: a.Conn}, call.Params.Name); errs.Is(err, errs.Refused) {
+			return refusalResult(ChangeNeverSentence), nil
+		} else if err != nil {
 			return refusalResult(sentence(err).Error()), nil
 		}
-		if t, ok := byName[call.Params.Name]; ok && !has(ss.conn.Caps, t.cap) {
-			return refusalResult(needs(t.name, t.cap)), nil
-		}
-		t, known := byName[call.Params.Name]
-		if known && t.cap == memoryCB {
-			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone,
-			// and the refusal is in the diary (the gate's one check for a write that makes no card).
-			a := ss.actor(call)
-			if err := ss.svc.Gate.Check(ctx, gate.Change, gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host, Conn: a.Conn}, call.Params.Name); errs.Is(err, errs.Refused) {
-				return refusalResult(ChangeNeverSentence), nil
-			} else if err != nil {
-				return refusalResult(sentence(err).Error()), nil
-			}
-		}
-		if known {
-			if msg := checkArguments(t.name, t.in, call.Params.Arguments); msg != "" {
-				return refusalResult(msg), nil
-			}
-		}
-		res, err := next(ctx, method, req)
-		if r, ok := res.(*sdk.CallToolResult); ok {
-			plainValidation(call.Params.Name, r)
-		}
-		return res, err
 	}
+	if known {
+		if msg := checkArguments(t.name, t.in, call.Params.Arguments); msg != "" {
+			return refusalResult(msg), nil
+		}
+	}
+	res, err := run(ctx)
+	if r, ok := res.(*sdk.CallToolResult); ok {
+		plainValidation(call.Params.Name, r)
+	}
+	return res, err
+}
+
+type deadlineKey struct{}
+
+// WithDeadline marks ctx with the time by which a tools/call must be done. The SDK's session hands its
+// handlers the request's values but not its deadline, so the deadline travels as a value and the call
+// applies it (a write past it is dropped whole and answered TooLongSentence).
+func WithDeadline(ctx context.Context, d time.Time) context.Context {
+	return context.WithValue(ctx, deadlineKey{}, d)
 }
 
 // actor is who a write is recorded under: the key's name, else the client's own name; always outside.

@@ -1,11 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -16,15 +16,25 @@ import (
 	"github.com/boxmem/box/internal/todo"
 )
 
-// tool is one entry of the catalog: its name, the checkbox it needs, and how to add it to a server. A tool
-// whose never is set cannot succeed on this box (an account not plugged in, building not there yet): it
-// answers its sentence when called but is left out of tools/list and the instructions.
+// tool is one entry of the catalog: its name, the checkbox it needs, and how to run it. A tool whose never
+// is set cannot succeed on this box (an account not plugged in, building not there yet): it answers its
+// sentence when called but is left out of tools/list and the instructions.
 type tool struct {
 	name  string
 	cap   checkbox
-	add   func(*sdk.Server, *session)
+	def   sdk.Tool // as tools/list shows it
+	run   func(context.Context, *session, *sdk.CallToolRequest) (*sdk.CallToolResult, error)
 	never bool
 	in    *jsonschema.Schema // the input schema, which arguments are checked against in plain words
+}
+
+// add lists t on srv for the connection ss; the SDK's path and the direct one (Service.Call) run the same
+// t.run.
+func (t tool) add(srv *sdk.Server, ss *session) {
+	tt := t.def
+	srv.AddTool(&tt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return t.run(ctx, ss, req)
+	})
 }
 
 // define binds a typed handler into the catalog. Every error it returns is mapped to its sentence here, once.
@@ -37,31 +47,30 @@ func define[In, Out any](cap checkbox, t sdk.Tool, f func(context.Context, *sess
 	}
 	singleTypes(in)
 	t.InputSchema = in
+	var out *jsonschema.Resolved
 	if reflect.TypeFor[Out]() != reflect.TypeFor[any]() {
-		t.OutputSchema = schemaFor[Out]()
+		s := schemaFor[Out]()
+		t.OutputSchema, out = s, resolve(s)
 	}
-	return tool{name: t.Name, cap: cap, in: in, add: func(srv *sdk.Server, ss *session) {
-		tt := t
-		sdk.AddTool(srv, &tt, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
-			out, err := f(ctx, ss, req, in)
-			if err != nil {
-				var zero Out
-				return nil, zero, sentence(err)
-			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: plainJSON(out)}}}, out, nil
-		})
-	}}
+	return tool{name: t.Name, cap: cap, in: in, def: t, run: typed(resolve(in), out, func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in In) (Out, error) {
+		out, err := f(ctx, ss, req, in)
+		if err != nil {
+			var zero Out
+			return zero, sentence(err)
+		}
+		return out, nil
+	})}
 }
 
 // plainJSON is the text a model reads: JSON without HTML escaping, so <outside_content> fences stay legible.
-func plainJSON(v any) string {
-	var b strings.Builder
+func plainJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return ""
+		return nil, err
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func index(ts ...[]tool) ([]tool, map[string]tool) {
