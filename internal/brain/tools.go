@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/memory"
@@ -203,7 +204,40 @@ func (b *Brain) chatTools(ctx context.Context, st *turnState) ([]Tool, error) {
 		}
 		out = append(out, Tool{Tool: d, Run: func(ctx context.Context, in json.RawMessage) Outcome { return h(ctx, st, in) }})
 	}
+	if b.cfg.Connectors == nil {
+		return out, nil
+	}
+	cs, err := b.cfg.Connectors.ChatTools(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range cs {
+		out = append(out, Tool{Tool: d, Run: func(ctx context.Context, in json.RawMessage) Outcome { return b.callConnector(ctx, st, d.Name, in) }})
+	}
 	return out, nil
+}
+
+// callConnector runs a connector's tool for the chat, as the owner's chat: a write goes through the
+// owner's switches (after outside content, always a card). What the tool returns, or the error it
+// threw, is outside content: fenced, and the turn has read it (docs/CONNECTORS.md, "Calls").
+func (b *Brain) callConnector(ctx context.Context, st *turnState, name string, in json.RawMessage) Outcome {
+	id, tool, ok := connectors.SplitToolName(name)
+	if !ok {
+		return Outcome{Text: fmt.Sprintf("%q is not a connector's tool.", name), IsError: true}
+	}
+	ans, err := b.cfg.Connectors.Call(ctx, connectors.Caller{Actor: chatActor, Asker: gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside}}, id, tool, in)
+	switch {
+	case errs.KindOf(err) == errs.Other:
+		// The tool threw: its message is the connector's, not the box's.
+		st.outside = true
+		return Outcome{Text: memory.Fence(errs.Sentence(err)), IsError: true, Outside: true, Changed: true}
+	case err != nil:
+		return failure(err)
+	case ans.Card != "":
+		return Outcome{Text: "Not done yet: " + ans.Text + " Tell the owner it waits for their yes.", Card: ans.Card}
+	}
+	st.outside = true
+	return Outcome{Text: memory.Fence(string(ans.Value)), Outside: true, Changed: true}
 }
 
 // definitions reads the MCP catalogue's tool definitions once per process.

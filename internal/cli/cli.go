@@ -116,7 +116,7 @@ func (g *Global) verbs() []*cobra.Command {
 		mergeCmd(g), importCmd(g), exportCmd(g), undoCmd(g), reindexCmd(g), diaryCmd(g),
 		cardsCmd(g), switchesCmd(g), freezeCmd(g), unfreezeCmd(g), todoCmd(g),
 		serveCmd(g), mcpCmd(g), keysCmd(g), jobsCmd(g), backupCmd(g), restoreCmd(g),
-		brainCmd(g), chatCmd(g), buildsCmd(g), safeModeCmd(g), routinesCmd(g),
+		brainCmd(g), chatCmd(g), buildsCmd(g), safeModeCmd(g), connectorsCmd(g), routinesCmd(g),
 		versionCmd(g), initCmd(g), statusCmd(g), validateCmd(g), wireCmd(g), unwireCmd(g), hookCmd(g),
 	}
 }
