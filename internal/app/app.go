@@ -9,12 +9,14 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/boxmem/box/internal/backup"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -22,6 +24,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/routine"
+	"github.com/boxmem/box/internal/sandbox"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/validate"
@@ -53,6 +56,11 @@ type Options struct {
 	VaultDir string
 	// BrainHTTP is the client for the brain's provider calls; nil is the provider package's own.
 	BrainHTTP *http.Client
+	// ConnectorNet replaces the network connectors reach, in tests only: the sandbox refuses it outside
+	// a test binary (docs/CONNECTORS.md, "The egress proxy").
+	ConnectorNet *sandbox.TestNet
+	// ConnectorExe is the binary run as the sandbox child; "" is this process's own (cmd/box answers it).
+	ConnectorExe string
 }
 
 // App is one process's services over one box. Fields are set by Open and read-only after.
@@ -70,6 +78,8 @@ type App struct {
 	Grants    *grants.Store
 	Brain     *brain.Brain
 	Builds    *builds.Builds
+	// Connectors runs the installed connectors and their tests (docs/CONNECTORS.md).
+	Connectors *connectors.Service
 	// Routines are the owner's scheduled prompts (docs/ROUTINES.md).
 	Routines *routine.Service
 	Jobs     *jobs.Runner    // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
@@ -160,6 +170,9 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 		a.Gate.Register(name, op)
 	}
 	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
+	a.Connectors = connectors.New(connectors.Options{Builds: a.Builds, Vault: a.Vault, StoreRoot: filepath.Join(b.Root, ".box", "connectors"),
+		Exe: opts.ConnectorExe, Test: opts.ConnectorNet, Now: opts.Now})
+	a.Builds.TestConnectorsWith(a.Connectors.Test)
 	if err = a.composeBrain(); err != nil {
 		return nil, err
 	}

@@ -1,8 +1,9 @@
 // Package builds owns what is built for the box and installed in it: the registry of builds (pages,
-// looks, the layout; connectors later) under _config/pages, _config/looks and _config/connectors, their
+// looks, the layout, connectors) under _config/pages, _config/looks and _config/connectors, their
 // versions and who asked for each, the proposals that become approval cards, the gate actions that
-// install them, their lifecycle (pending, on, off, broken; undo to an earlier version; remove) and safe
-// mode (docs/PAGES.md, "Builds"). It serves nothing: the web UI serves pages and their bridge.
+// install them, their lifecycle (pending, on, off, broken or failed; undo to an earlier version; remove)
+// and safe mode (docs/PAGES.md, "Builds"; docs/CONNECTORS.md, "Installed connectors"). It serves and runs
+// nothing: the web UI serves pages and the connectors package runs connectors.
 package builds
 
 import (
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/layout"
@@ -30,7 +32,7 @@ import (
 	"github.com/boxmem/box/internal/tabs"
 )
 
-// The kinds of build. A connector (a later kind) is listed the same way, under _config/connectors.
+// The kinds of build.
 const (
 	KindPage      = "page"
 	KindLook      = "look"
@@ -44,6 +46,7 @@ const (
 	StatusOn      = "on"
 	StatusOff     = "off"    // switched off by the owner
 	StatusBroken  = "broken" // a first version that did not load cleanly
+	StatusFailed  = "failed" // a connector whose tests failed: off, with its health saying why
 )
 
 // The single builds of the look and the layout: each proposal is a new version of one of them.
@@ -95,6 +98,20 @@ type Build struct {
 	Versions []Version `json:"versions"`
 	Created  time.Time `json:"created"`
 	Updated  time.Time `json:"updated"`
+	// Envelope is what a connector's version in use reaches (hosts, keys and their hosts, tools' effects).
+	Envelope *connector.Envelope `json:"envelope,omitempty"`
+	// Health is the outcome of a connector's last test run.
+	Health *Health `json:"health,omitempty"`
+}
+
+// Health is the outcome of a connector's last test run: why it failed (empty when it passed) and the
+// end of its own stderr, keys scrubbed (at most 1.5 KB).
+type Health struct {
+	OK             bool      `json:"ok"`
+	Why            string    `json:"why,omitempty"`
+	TestOutputTail string    `json:"testOutputTail"`
+	Version        int       `json:"version"` // the version tested
+	At             time.Time `json:"at"`
 }
 
 // Address is where a page is served.
@@ -125,6 +142,8 @@ type Builds struct {
 	gate  *gate.Gate
 	now   func() time.Time
 	mu    sync.Mutex // one lifecycle change at a time, so a heartbeat and an error never cross
+	// tester runs a connector's tests (TestConnectorsWith); nil: none turns on.
+	tester Tester
 }
 
 // New returns the registry of an open box, with its state store (safe mode) and gate.
@@ -138,7 +157,8 @@ func Dir(kind, id string) string { return dirs[kind] + "/" + id }
 func manifestPath(kind, id string) string { return Dir(kind, id) + "/build.json" }
 
 // fileExt is the extension of a version's file, by kind.
-var fileExt = map[string]string{KindPage: ".html", KindLook: ".css", KindLayout: ".json"}
+// A connector's version is its bundle: {"manifest": {...}, "files": {...}} (docs/CONNECTORS.md).
+var fileExt = map[string]string{KindPage: ".html", KindLook: ".css", KindLayout: ".json", KindConnector: ".json"}
 
 // VersionPath is the file of one version of a build.
 func VersionPath(kind, id string, n int) string {

@@ -112,6 +112,8 @@ func describe(b Build) string {
 		return "the look " + b.Name
 	case KindLayout:
 		return "the layout"
+	case KindConnector:
+		return "the connector " + b.Name
 	}
 	return b.Kind + " " + b.Name
 }

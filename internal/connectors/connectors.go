@@ -1,0 +1,110 @@
+// Package connectors runs the box's installed connectors: the sandbox of each (its bundle as approved,
+// the owner's keys from the vault, its store under .box/connectors) and the test run that decides
+// whether an approved version turns on (docs/CONNECTORS.md, "Installed connectors"). It decides nothing
+// about approval (the gate's) and keeps no registry (the builds package's).
+package connectors
+
+import (
+	"context"
+	"path/filepath"
+	"time"
+
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/sandbox"
+	"github.com/boxmem/box/internal/vault"
+)
+
+// KeyName is where the owner's key name of the connector id is sealed in the vault:
+// "connector/<id>/<NAME>" (docs/CONNECTORS.md, "Keys").
+func KeyName(id, name string) string { return "connector/" + id + "/" + name }
+
+// KeyPrefix is the start of every vault name of the connector id's keys.
+func KeyPrefix(id string) string { return "connector/" + id + "/" }
+
+// Options are what the service needs of the process; the composition root fills them.
+type Options struct {
+	Builds *builds.Builds
+	// Vault is the process's vault, opened on first use; an error means no keys (a request that needs one
+	// fails with the sentence saying where the owner adds it).
+	Vault func() (*vault.Vault, error)
+	// StoreRoot is the folder under which each connector keeps its own data (<StoreRoot>/<id>/store.json):
+	// .box/connectors, outside the tree git tracks.
+	StoreRoot string
+	// BoxHosts are the box's own names, never reached whatever a connector's egress says.
+	BoxHosts []string
+	// Exe is the binary run as the sandbox child; "" is this process's own.
+	Exe string
+	// Test replaces the network in tests; sandbox.New refuses it outside a test binary.
+	Test *sandbox.TestNet
+	// Now is the process's clock, for the time of a health.
+	Now func() time.Time
+}
+
+// Service runs installed connectors.
+type Service struct {
+	opts Options
+}
+
+// New returns the service; nothing runs until a call or a test.
+func New(o Options) *Service {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return &Service{opts: o}
+}
+
+// StoreDir is where the connector id keeps its own data.
+func (s *Service) StoreDir(id string) string { return filepath.Join(s.opts.StoreRoot, id) }
+
+// Config is the sandbox of version n of the installed connector b: its bundle as approved (checked
+// again), the owner's keys for the credentials it declares, and its store; fresh gives no store, so
+// every call starts empty and nothing is kept (a test run).
+func (s *Service) Config(b builds.Build, n int, fresh bool) (sandbox.Config, error) {
+	bundle, err := s.opts.Builds.Bundle(b, n)
+	if err != nil {
+		return sandbox.Config{}, err
+	}
+	cfg := sandbox.Config{Bundle: bundle, Keys: map[string]string{}, BoxHosts: s.opts.BoxHosts, Exe: s.opts.Exe, Test: s.opts.Test}
+	if !fresh {
+		cfg.StoreDir = s.StoreDir(b.ID)
+	}
+	if len(bundle.Manifest.Credentials) == 0 || s.opts.Vault == nil {
+		return cfg, nil
+	}
+	v, err := s.opts.Vault()
+	if err != nil {
+		return cfg, nil // no vault, no keys: the sandbox says where the owner adds one
+	}
+	for _, c := range bundle.Manifest.Credentials {
+		sec, err := v.Get(KeyName(b.ID, c.Name))
+		switch {
+		case err == nil:
+			cfg.Keys[c.Name] = sec.Reveal()
+		case errs.Is(err, errs.NotFound):
+		default:
+			return cfg, err
+		}
+	}
+	return cfg, nil
+}
+
+// Test runs the tests of version n of the connector b in the sandbox, on fresh, empty state, with the
+// owner's keys if they are set: the builds package's Tester.
+func (s *Service) Test(ctx context.Context, b builds.Build, n int) builds.Health {
+	h := builds.Health{Version: n, At: s.opts.Now().UTC().Truncate(time.Second)}
+	cfg, err := s.Config(b, n, true)
+	if err != nil {
+		h.Why = errs.Sentence(err)
+		return h
+	}
+	r, err := sandbox.New(cfg)
+	if err != nil {
+		h.Why = errs.Sentence(err)
+		return h
+	}
+	defer r.Close()
+	got := r.RunTests(ctx)
+	h.OK, h.Why, h.TestOutputTail = got.OK, got.Why, got.TestOutputTail
+	return h
+}
