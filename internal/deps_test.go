@@ -19,7 +19,7 @@ var rank = map[string]int{
 	"internal/css": 1, "internal/js": 1, "internal/tabs": 1, "internal/connector": 1, "internal/sqlitefile": 1, "internal/httpjson": 1,
 	"internal/state": 2, "internal/vault": 2, "internal/usage": 2, "internal/git": 2, "internal/egresstest": 2, "internal/ref": 2, "internal/inbox": 2,
 	"internal/diary": 2, "internal/page": 2, "internal/sandbox": 2, "internal/imports": 2,
-	"internal/route": 3, "internal/card": 3, "internal/note": 3, "internal/look": 3,
+	"internal/route": 3, "internal/connectortest": 3, "internal/card": 3, "internal/note": 3, "internal/look": 3,
 	"internal/schema": 4, "internal/box": 4, "internal/exports": 4, "internal/duplicate": 4,
 	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/duplicatetest": 5, "internal/jobs": 5, "internal/backup": 5,
 	"internal/memory": 6, "internal/keys": 6, "internal/grants": 6, "internal/brain": 6, "internal/builds": 6, "internal/routine": 6,
@@ -76,8 +76,9 @@ func sameLayerAllowed(pkg, dep string) bool {
 	// The brain's tools are the memory's operations, and it plans with the memory's rules.
 	// A routine is a turn of the brain with its read-only tools.
 	// A connector's egress list is checked with the box's one rule for public addresses, egress.Blocked.
-	// The connectors service runs the connectors the builds registry keeps.
+	// The connectors service runs the connectors the builds registry keeps; the chat calls their tools.
 	return (pkg == "internal/grants" && dep == "internal/keys") || (pkg == "internal/brain" && dep == "internal/memory") ||
 		(pkg == "internal/connector" && dep == "internal/egress") || (pkg == "internal/connectors" && dep == "internal/builds") ||
+		(pkg == "internal/brain" && dep == "internal/connectors") ||
 		(pkg == "internal/routine" && dep == "internal/brain")
 }

@@ -7,11 +7,15 @@ package connectors
 import (
 	"context"
 	"path/filepath"
+	"sync"
 	"time"
 
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/sandbox"
+	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/vault"
 )
 
@@ -39,11 +43,17 @@ type Options struct {
 	Test *sandbox.TestNet
 	// Now is the process's clock, for the time of a health.
 	Now func() time.Time
+	// Box, Gate and State are what a call needs (calls.go): the diary line of every call, the switches a
+	// write goes through, and whether the box is frozen or locked.
+	Box   *box.Box
+	Gate  *gate.Gate
+	State *state.Store
 }
 
 // Service runs installed connectors.
 type Service struct {
-	opts Options
+	opts  Options
+	turns sync.Map // connector id → *sync.Mutex: its calls take turns (calls.go)
 }
 
 // New returns the service; nothing runs until a call or a test.
