@@ -55,7 +55,7 @@ const (
 	LayoutID = "layout"
 )
 
-// FlagSafeMode is the state flag of safe mode: every page, look and layout paused.
+// FlagSafeMode is the state flag of safe mode: every page, look, layout and connector paused.
 const FlagSafeMode = "safe-mode"
 
 // Limits of a page's own data store (docs/PAGES.md, "The bridge's routes").
@@ -111,6 +111,7 @@ type Health struct {
 	Why            string    `json:"why,omitempty"`
 	TestOutputTail string    `json:"testOutputTail"`
 	Version        int       `json:"version"` // the version tested
+	Hosts          []string  `json:"hosts"`   // the hosts its tests reached
 	At             time.Time `json:"at"`
 }
 
@@ -142,8 +143,8 @@ type Builds struct {
 	gate  *gate.Gate
 	now   func() time.Time
 	mu    sync.Mutex // one lifecycle change at a time, so a heartbeat and an error never cross
-	// tester runs a connector's tests (TestConnectorsWith); nil: none turns on.
-	tester Tester
+	// runner tests connectors and names what a removed one leaves (RunConnectorsWith); nil: none turns on.
+	runner ConnectorRunner
 }
 
 // New returns the registry of an open box, with its state store (safe mode) and gate.
@@ -320,9 +321,9 @@ func (r *Builds) SetSafeMode(ctx context.Context, actor box.Actor, on bool) erro
 	if err := r.state.SetFlag(ctx, FlagSafeMode, on); err != nil {
 		return err
 	}
-	summary := "Safe mode on: every page, look and layout is paused"
+	summary := "Safe mode on: every page, look, layout and connector is paused"
 	if !on {
-		summary = "Safe mode off: pages, looks and the layout are back"
+		summary = "Safe mode off: pages, looks, the layout and connectors are back"
 	}
 	_, err := r.b.Do(ctx, box.Change{Actor: actor, Op: "safe-mode", Summary: summary, Permanent: true, Switch: gate.Change,
 		Apply: func(*box.Tx) error { return nil }})

@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/page"
 )
 
@@ -105,10 +106,14 @@ func (r *Builds) Bundle(b Build, n int) (*connector.Bundle, error) {
 	return bundle, nil
 }
 
-// Tester runs the tests of version n of a connector on fresh, empty state and answers its health; the
-// composition root gives the connectors package's (docs/CONNECTORS.md, "Installed connectors").
-type Tester func(ctx context.Context, b Build, n int) Health
+// ConnectorRunner is what the registry needs of the connectors package, which the composition root
+// gives it (RunConnectorsWith): the test run of a version on fresh, empty state, and what a removed
+// connector leaves outside the tree (its keys, its data) as a "Delete for good" action.
+type ConnectorRunner interface {
+	Test(ctx context.Context, b Build, n int) Health
+	Leftovers(ctx context.Context, b Build) (a gate.Action, any bool, err error)
+}
 
-// TestConnectorsWith sets how connectors are tested on approval, undo and switching on. Without one a
-// connector cannot pass its tests, so it never turns on.
-func (r *Builds) TestConnectorsWith(t Tester) { r.tester = t }
+// RunConnectorsWith sets how connectors are tested (on approval, undo and switching on) and what
+// removing one offers to delete for good. Without it no connector can pass its tests, so none turns on.
+func (r *Builds) RunConnectorsWith(c ConnectorRunner) { r.runner = c }

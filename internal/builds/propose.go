@@ -356,7 +356,10 @@ func decode[T any](payload any) (T, error) {
 // Ops are the gate actions of builds, for the composition root to register.
 func (r *Builds) Ops() map[string]gate.Op {
 	op := gate.Op{Current: r.current, Run: r.run}
-	return map[string]gate.Op{OpPage: op, OpLook: op, OpLayout: op}
+	return map[string]gate.Op{OpPage: op, OpLook: op, OpLayout: op, OpConnector: {Current: r.currentConnector,
+		Run: func(_ context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
+			return r.installConnector(c, a)
+		}}}
 }
 
 // current rebuilds a build's card action from the box as it is now: the bytes must still hash as

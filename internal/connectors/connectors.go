@@ -6,12 +6,16 @@ package connectors
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/sandbox"
@@ -102,7 +106,7 @@ func (s *Service) Config(b builds.Build, n int, fresh bool) (sandbox.Config, err
 // Test runs the tests of version n of the connector b in the sandbox, on fresh, empty state, with the
 // owner's keys if they are set: the builds package's Tester.
 func (s *Service) Test(ctx context.Context, b builds.Build, n int) builds.Health {
-	h := builds.Health{Version: n, At: s.opts.Now().UTC().Truncate(time.Second)}
+	h := builds.Health{Version: n, At: s.opts.Now().UTC().Truncate(time.Second), Hosts: []string{}}
 	cfg, err := s.Config(b, n, true)
 	if err != nil {
 		h.Why = errs.Sentence(err)
@@ -115,6 +119,95 @@ func (s *Service) Test(ctx context.Context, b builds.Build, n int) builds.Health
 	}
 	defer r.Close()
 	got := r.RunTests(ctx)
-	h.OK, h.Why, h.TestOutputTail = got.OK, got.Why, got.TestOutputTail
+	h.OK, h.Why, h.TestOutputTail, h.Hosts = got.OK, got.Why, got.TestOutputTail, got.Hosts
 	return h
 }
+
+// OpLeftovers is the "Delete for good" action of a removed connector's keys and data.
+const OpLeftovers = "connector-leftovers"
+
+var _ builds.ConnectorRunner = (*Service)(nil)
+
+// Leftovers is what the removed connector b leaves outside the tree (its keys in the vault, its own
+// data) as a "Delete for good" action; any is false when it left nothing.
+func (s *Service) Leftovers(ctx context.Context, b builds.Build) (gate.Action, bool, error) {
+	a, err := s.leftovers(ctx, b.ID, b.Name)
+	if err != nil {
+		return a, false, err
+	}
+	p := a.Payload.(map[string]any)
+	return a, len(p["keys"].([]any)) > 0 || p["data"] == true, nil
+}
+
+func (s *Service) leftovers(ctx context.Context, id, name string) (gate.Action, error) {
+	keys := []any{}
+	if s.opts.Vault != nil {
+		if v, err := s.opts.Vault(); err == nil {
+			all, err := v.List()
+			if err != nil {
+				return gate.Action{}, err
+			}
+			for _, e := range all {
+				if k, ok := strings.CutPrefix(e.Name, KeyPrefix(id)); ok {
+					keys = append(keys, k)
+				}
+			}
+		}
+	}
+	_, err := os.Stat(s.StoreDir(id))
+	data := err == nil
+	_, err = s.opts.Builds.Connector(ctx, id)
+	installed := err == nil
+	return gate.Action{Kind: "delete", Switch: gate.Delete,
+		Summary: fmt.Sprintf("The keys and data of the removed connector %s (%d keys)", name, len(keys)),
+		Payload: map[string]any{"op": OpLeftovers, "id": id, "name": name, "keys": keys, "data": data, "installed": installed}}, nil
+}
+
+// LeftoversOp deletes a removed connector's keys and data for good: exactly what the card listed, and
+// only while the connector is still removed (an undo that brought it back expires the card).
+func (s *Service) LeftoversOp() gate.Op {
+	return gate.Op{
+		Current: func(ctx context.Context, stored gate.Action) (gate.Action, error) {
+			p, _ := stored.Payload.(map[string]any)
+			id, _ := p["id"].(string)
+			name, _ := p["name"].(string)
+			if !validID(id) {
+				return stored, errs.E("connectors.leftovers", errs.Invalid, "The card names no connector; nothing ran.")
+			}
+			return s.leftovers(ctx, id, name)
+		},
+		Run: func(ctx context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
+			p, _ := a.Payload.(map[string]any)
+			id, _ := p["id"].(string)
+			name, _ := p["name"].(string)
+			keys, _ := p["keys"].([]any)
+			if p["installed"] == true {
+				return gate.Effect{}, errs.E("connectors.leftovers", errs.Conflict, "The connector %s is installed again, so its keys and data stay.", name)
+			}
+			return gate.Effect{
+				After: func(ctx context.Context) (string, error) {
+					if len(keys) > 0 {
+						v, err := s.opts.Vault()
+						if err != nil {
+							return "", err
+						}
+						for _, k := range keys {
+							ks, _ := k.(string)
+							if err := v.Delete(KeyName(id, ks)); err != nil && !errs.Is(err, errs.NotFound) {
+								return "", err
+							}
+						}
+					}
+					if err := os.RemoveAll(s.StoreDir(id)); err != nil {
+						return "", errs.Wrap("connectors.leftovers", errs.Other, err, "The connector's data could not be deleted")
+					}
+					return "", nil
+				},
+				Text: func() string { return "Deleted for good the keys and data of the connector " + name + "." },
+			}, nil
+		},
+	}
+}
+
+// validID is a connector's id as the manifest rules make it, so it can name a folder and a vault name.
+func validID(id string) bool { return id != "" && connector.Slug(id) == id }
