@@ -104,33 +104,14 @@ func switchOf(bundle *connector.Bundle, t *connector.Tool) string {
 }
 
 // usable is the installed connector id and its bundle, when it may run now: the box not frozen or
-// locked, safe mode off, the connector on.
+// locked, and the connector runnable (on, safe mode off: builds.Runnable says why not).
 func (s *Service) usable(ctx context.Context, id string) (builds.Build, *connector.Bundle, error) {
-	const op = "connectors.call"
 	if err := s.opts.State.Quiet(ctx); err != nil {
 		return builds.Build{}, nil, err
 	}
-	b, err := s.opts.Builds.Connector(ctx, id)
+	b, err := s.opts.Builds.Runnable(ctx, id)
 	if err != nil {
 		return b, nil, err
-	}
-	if s.opts.Builds.SafeMode(ctx) {
-		return b, nil, errs.E(op, errs.Refused, "Safe mode is on: connectors are paused until it is turned off in Settings → Things I built.")
-	}
-	switch b.Status {
-	case builds.StatusOn:
-	case builds.StatusOff:
-		return b, nil, errs.E(op, errs.Refused, "The connector %s is off; the owner switches it on in Settings → Things I built (box builds on %s).", b.Name, b.ID)
-	case builds.StatusFailed:
-		why := ""
-		if b.Health != nil && b.Health.Why != "" {
-			why = " (" + b.Health.Why + ")"
-		}
-		return b, nil, errs.E(op, errs.Refused, "The connector %s failed its tests%s, so it is off; box builds status %s says more.", b.Name, why, b.ID)
-	case builds.StatusPending:
-		return b, nil, errs.E(op, errs.Refused, "The connector %s is not on yet: its tests have not passed; box builds status %s says where it stands.", b.Name, b.ID)
-	default:
-		return b, nil, errs.E(op, errs.Refused, "The connector %s is %s, so it does not run.", b.Name, b.Status)
 	}
 	bundle, err := s.opts.Builds.Bundle(b, b.Version)
 	if err != nil {

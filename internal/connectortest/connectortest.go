@@ -1,6 +1,7 @@
 // Package connectortest is test code only: a local HTTPS site that connectors reach under public names
 // (sandbox.TestNet: every other dial recorded and refused without connecting), and the seed's Bus times
-// connector as an assistant sends it, for the tests that install and call connectors through the box.
+// connector as an assistant sends it, installed through the real proposal and approval, for the tests that
+// install and call connectors through the box.
 package connectortest
 
 import (
@@ -22,6 +23,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connector"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/sandbox"
 )
 
@@ -186,4 +190,30 @@ func (a *BusAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(w, r)
 	}
+}
+
+// Claude is the assistant that sends the connector in these tests.
+var Claude = gate.Asker{Connection: "Claude", Via: "mcp", Host: "claude.ai", Conn: "k-claude"}
+
+// Install sends the connector (its manifest and files as JSON) as Claude would, through the real
+// proposal, and approves its card as the local owner does (box cards approve): its tests run before it
+// answers. It returns the connector as installed, on or failed.
+func Install(t testing.TB, r *builds.Builds, g *gate.Gate, opts connector.Options, manifest string, files json.RawMessage) builds.Build {
+	t.Helper()
+	ctx := context.Background()
+	p, err := r.ProposeConnector(ctx, builds.ConnectorInput{Manifest: json.RawMessage(manifest), Files: files}, opts, Claude)
+	if err != nil {
+		t.Fatalf("propose: %v", err)
+	}
+	if p.Card.ID == "" {
+		t.Fatalf("the proposal made no card: %+v", p)
+	}
+	if _, err := g.Approve(ctx, p.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatalf("approve: %v", err)
+	}
+	b, err := r.Connector(ctx, p.Build)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
