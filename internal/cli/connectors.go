@@ -63,7 +63,9 @@ func connectorsCmd(g *Global) *cobra.Command {
 			"(typed without echo at a terminal, or piped in); it never appears in the box, git, the diary or any output:\n" +
 			"only its last four characters are shown.",
 		Args: cobra.ExactArgs(2),
-		RunE: func(cmd *cobra.Command, args []string) error { return runConnectorsKey(cmd.Context(), g, args[0], args[1], stdin) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runConnectorsKey(cmd.Context(), g, args[0], args[1], stdin)
+		},
 	}
 	key.Flags().BoolVar(&stdin, "stdin", false, "read the key from stdin (required)")
 	c.AddCommand(key)
