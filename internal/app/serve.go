@@ -52,7 +52,7 @@ type mcpOnce struct {
 // box mcp). address is the box's public address, for the locked sentence.
 func (a *App) MCP(address, version string) *mcp.Service {
 	a.mcp.once.Do(func() {
-		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Version: version, Address: address})
+		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Connectors: a.Connectors, Version: version, Address: address})
 	})
 	return a.mcp.svc
 }

@@ -21,16 +21,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/passkeytest"
-	"github.com/boxmem/box/internal/sandbox"
 )
-
-// The test binary is its own sandbox child, as the box binary is in production.
-func TestMain(m *testing.M) {
-	if sandbox.IsChild() {
-		os.Exit(sandbox.ChildMain())
-	}
-	os.Exit(m.Run())
-}
 
 // cityKey is the owner's key for the city's API: long enough to show its last four, and findable.
 const cityKey = "city-KEY-7f3a9c21e0b4-secret"

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,6 +59,26 @@ type Options struct {
 type Service struct {
 	opts  Options
 	turns sync.Map // connector id → *sync.Mutex: its calls take turns (calls.go)
+	probe struct {
+		once sync.Once
+		ok   bool
+	}
+}
+
+// CanBuild reports whether connectors run on this machine: one sandbox.Probe per process (an empty
+// connector run boxed), remembered.
+func (s *Service) CanBuild(ctx context.Context) bool {
+	s.probe.once.Do(func() {
+		_, err := sandbox.Probe(context.WithoutCancel(ctx), s.opts.Exe)
+		s.probe.ok = err == nil
+	})
+	return s.probe.ok
+}
+
+// CheckOptions are the options connector.Validate takes on this box; boxHosts adds the box's own names
+// as the caller knows them (its public address).
+func (s *Service) CheckOptions(ctx context.Context, boxHosts ...string) connector.Options {
+	return connector.Options{BoxHosts: append(slices.Clone(s.opts.BoxHosts), boxHosts...), BoxCanBuild: s.CanBuild(ctx)}
 }
 
 // New returns the service; nothing runs until a call or a test.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
@@ -62,8 +63,10 @@ type Config struct {
 	// Gate decides the "Change my box" switch for writes and makes the approval card when an assistant
 	// asks to forget more than memory.MaxForgetUnconfirmed lines.
 	Gate *gate.Gate
-	// Builds is the registry of pages, looks and the layout, for the build tools.
+	// Builds is the registry of pages, looks, the layout and connectors, for the build tools.
 	Builds *builds.Builds
+	// Connectors knows whether this box can run connectors, for validate_build and propose_connector.
+	Connectors *connectors.Service
 }
 
 // Service holds what every connection's server shares.

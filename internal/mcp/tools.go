@@ -87,7 +87,7 @@ func ready(b checkbox) bool {
 }
 
 // catalog is every tool the box offers, in the order tools/list shows them.
-var catalog, byName = index(memoryTools, messageTools, pageTools, buildTools)
+var catalog, byName = index(memoryTools, messageTools, pageTools, connectorTools, buildTools)
 
 func yes() *bool { b := true; return &b }
 func no() *bool  { b := false; return &b }
