@@ -227,7 +227,7 @@ func (b *Brain) callConnector(ctx context.Context, st *turnState, name string, i
 	}
 	ans, err := b.cfg.Connectors.Call(ctx, connectors.Caller{Actor: chatActor, Asker: gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside}}, id, tool, in)
 	switch {
-	case errs.KindOf(err) == errs.Other:
+	case err != nil && errs.KindOf(err) == errs.Other:
 		// The tool threw: its message is the connector's, not the box's.
 		st.outside = true
 		return Outcome{Text: memory.Fence(errs.Sentence(err)), IsError: true, Outside: true, Changed: true}
