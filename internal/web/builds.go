@@ -313,8 +313,19 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 			out = append(out, cardFact{Label: "What else it may read", Text: name, Bold: !known[name]})
 		}
 		size, _ := p["size"].(float64)
-		out = append(out, cardFact{Label: "Accounts it may use", Text: "none"},
-			cardFact{Text: "It can't reach the internet."},
+		uses, _ := p["uses"].([]any)
+		if len(uses) == 0 {
+			out = append(out, cardFact{Label: "Accounts it may use", Text: "none"})
+		}
+		for _, u := range uses {
+			id, _ := u.(string)
+			text := id
+			if b, err := w.cfg.Builds.Connector(r.Context(), id); err == nil {
+				text = strings.TrimSpace(b.Emoji+" "+b.Name) + " (the connector " + id + ")"
+			}
+			out = append(out, cardFact{Label: "Accounts it may use", Text: text})
+		}
+		out = append(out, cardFact{Text: "It can't reach the internet."},
 			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, short12(str("sha256")))})
 		return out
 	case builds.OpLook:
