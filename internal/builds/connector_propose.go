@@ -187,7 +187,7 @@ func connectorFacts(a connectorAction, by string) []string {
 		}
 		out = append(out, fmt.Sprintf("Tool %s: %s", t.Name, verb))
 	}
-	out = append(out, fmt.Sprintf("The code was written by %s; it runs boxed: no files, no network of its own, at most %d s and %d MB a call", by, e.Limits.TimeoutS, e.Limits.Memory),
+	out = append(out, fmt.Sprintf("The code was written by %s; it runs boxed (no files, no network of its own, at most %d s and %d MB a call)", by, e.Limits.TimeoutS, e.Limits.Memory),
 		fmt.Sprintf("Fingerprint: envelope %s · files SHA-256 %s", shortHash(a.EnvelopeHash), shortHash(a.FilesSHA256)))
 	return out
 }

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -361,7 +362,8 @@ func TestAnyWebsiteUnderNeverIsRefused(t *testing.T) {
 // the vault.
 func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	ctx := context.Background()
-	a := openApp(t, newCity(t))
+	c := newCity(t)
+	a := openApp(t, c)
 	cs := client(t, a)
 	keyed := bundle(t, map[string]any{"credentials": []any{map[string]any{"name": "API_KEY", "host": "api.example.com"}}},
 		map[string]string{"index.mjs": `export const tools = { next_buses: async ({ stop }, ctx) => { const r = await ctx.fetch('https://api.example.com/stops/' + stop, {headers: {Authorization: 'Bearer {{key:API_KEY}}'}}); return await r.json(); } };`})
@@ -382,6 +384,13 @@ func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	}
 	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Status != builds.StatusOn {
 		t.Fatalf("with its key: %s %+v", b.Status, b.Health)
+	}
+	// The owner's key reached its host, and nothing of it is in the tree or its history.
+	if strings.Join(c.auth, ",") != "Bearer sk-city-0123456789" {
+		t.Errorf("the site saw %q", c.auth)
+	}
+	if out, _ := exec.Command("git", "-C", a.Root, "log", "-p", "--all").Output(); strings.Contains(string(out), "sk-city") {
+		t.Error("the key is in the box's history")
 	}
 	rm, err := a.Builds.Remove(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", gate.Asker{Owner: true, Via: "cli"})
 	if err != nil || rm.Card == nil || rm.Card.Kind != "delete" {

@@ -334,6 +334,19 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 	case builds.OpLayout:
 		return []cardFact{{Label: "What it changes", Text: str("what")}, {Label: "The arrangement", Text: str("source"), Pre: true},
 			{Text: "Settings always stays."}}
+	case builds.OpConnector:
+		// The registry wrote the facts when it made the card, and the card's hash binds them.
+		facts, _ := p["facts"].([]any)
+		out := make([]cardFact, 0, len(facts))
+		for _, f := range facts {
+			line, _ := f.(string)
+			label, text, ok := strings.Cut(line, ": ")
+			if !ok {
+				label, text = "", line
+			}
+			out = append(out, cardFact{Label: label, Text: text})
+		}
+		return out
 	}
 	return nil
 }
