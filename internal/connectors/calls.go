@@ -53,10 +53,11 @@ func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args js
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	b, bundle, err := s.usable(ctx, id)
+	b, cfg, err := s.usable(ctx, id)
 	if err != nil {
 		return ans, err
 	}
+	bundle := cfg.Bundle
 	t := bundle.Manifest.Tool(tool)
 	if err := bundle.CheckArgs(tool, args); err != nil {
 		return ans, err
@@ -91,7 +92,7 @@ func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args js
 	default:
 		sw = ""
 	}
-	return s.run(ctx, who.Actor, b, bundle, tool, args, sw)
+	return s.run(ctx, who.Actor, b, cfg, tool, args, sw)
 }
 
 // switchOf is the switch a write tool's call is under: "Send as me", or "Share outside my box" for a
@@ -103,34 +104,28 @@ func switchOf(bundle *connector.Bundle, t *connector.Tool) string {
 	return gate.Send
 }
 
-// usable is the installed connector id and its bundle, when it may run now: the box not frozen or
-// locked, and the connector runnable (on, safe mode off: builds.Runnable says why not).
-func (s *Service) usable(ctx context.Context, id string) (builds.Build, *connector.Bundle, error) {
+// usable is the installed connector id and the sandbox of its version in use, when it may run now: the
+// box not frozen or locked, and the connector runnable (on, safe mode off: builds.Runnable says why not).
+// The bundle is read and checked once, in Config.
+func (s *Service) usable(ctx context.Context, id string) (builds.Build, sandbox.Config, error) {
 	if err := s.opts.State.Quiet(ctx); err != nil {
-		return builds.Build{}, nil, err
+		return builds.Build{}, sandbox.Config{}, err
 	}
 	b, err := s.opts.Builds.Runnable(ctx, id)
 	if err != nil {
-		return b, nil, err
+		return b, sandbox.Config{}, err
 	}
-	bundle, err := s.opts.Builds.Bundle(b, b.Version)
-	if err != nil {
-		return b, nil, err
-	}
-	return b, bundle, nil
+	cfg, err := s.Config(b, b.Version, false)
+	return b, cfg, err
 }
 
 // run is one call in a fresh sandbox, then its diary line: the hosts reached and refused, whatever the
 // outcome. Calls of one connector take turns, so its store is never written by two at once.
-func (s *Service) run(ctx context.Context, actor box.Actor, b builds.Build, bundle *connector.Bundle, tool string, args json.RawMessage, sw string) (Answer, error) {
+func (s *Service) run(ctx context.Context, actor box.Actor, b builds.Build, cfg sandbox.Config, tool string, args json.RawMessage, sw string) (Answer, error) {
 	ans := Answer{Connector: b.ID, Tool: tool, Hosts: []string{}, Blocked: []sandbox.Blocked{}}
 	mu := s.lock(b.ID)
 	mu.Lock()
 	defer mu.Unlock()
-	cfg, err := s.Config(b, b.Version, false)
-	if err != nil {
-		return ans, err
-	}
 	r, err := sandbox.New(cfg)
 	if err != nil {
 		return ans, err
@@ -253,10 +248,11 @@ func (s *Service) CallOp() gate.Op {
 			if err != nil || p.ID == "" {
 				return gate.Action{}, errs.E("connectors.approve", errs.Invalid, "The card's call cannot be read; nothing ran.")
 			}
-			b, bundle, err := s.usable(ctx, p.ID)
+			b, cfg, err := s.usable(ctx, p.ID)
 			if err != nil {
 				return gate.Action{}, err
 			}
+			bundle := cfg.Bundle
 			if bundle.Manifest.Tool(p.Tool) == nil {
 				return gate.Action{}, errs.E("connectors.approve", errs.NotFound, "%s no longer has the tool %s; nothing ran.", b.Name, p.Tool)
 			}
@@ -270,7 +266,7 @@ func (s *Service) CallOp() gate.Op {
 			id, _ := p["id"].(string)
 			tool, _ := p["tool"].(string)
 			args, _ := json.Marshal(p["args"])
-			b, bundle, err := s.usable(ctx, id)
+			b, cfg, err := s.usable(ctx, id)
 			if err != nil {
 				return gate.Effect{}, err
 			}
@@ -278,7 +274,7 @@ func (s *Service) CallOp() gate.Op {
 			return gate.Effect{
 				After: func(ctx context.Context) (string, error) {
 					var err error
-					ans, err = s.run(ctx, c.Proposer(), b, bundle, tool, args, a.Switch)
+					ans, err = s.run(ctx, c.Proposer(), b, cfg, tool, args, a.Switch)
 					return "", err
 				},
 				Text: func() string {
