@@ -262,7 +262,7 @@ func (s *Service) CallOp() gate.Op {
 			return now, err
 		},
 		Run: func(ctx context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
-			p := a.Payload.(map[string]any)
+			p, _ := a.Payload.(map[string]any) // Current made it
 			id, _ := p["id"].(string)
 			tool, _ := p["tool"].(string)
 			args, _ := json.Marshal(p["args"])

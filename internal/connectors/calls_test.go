@@ -356,3 +356,51 @@ func assertKeyNowhere(t *testing.T, f *fx, key string) {
 		t.Errorf("the vault %s is inside the box %s", f.vault, f.a.Root)
 	}
 }
+
+// A connector that may reach any website sends the owner's words wherever it is told: while "Share
+// outside my box" is at Never none of its tools runs, a read included; a write of it is under Share.
+func TestAnyWebsiteCallsUnderShare(t *testing.T) {
+	ctx := context.Background()
+	api := &connectortest.BusAPI{}
+	site := connectortest.NewSite(t, api, connectortest.BusHost)
+	a, err := app.Init(ctx, filepath.Join(t.TempDir(), "box"), nil, "true",
+		app.Options{Now: passkeytest.NewClock().Now, VaultDir: filepath.Join(t.TempDir(), "vault"), ConnectorNet: site.Net})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	manifest := `{"name": "Reader", "what": "Reads a page the owner sends.", "egress": ["*"],
+	  "tools": [{"name": "read", "description": "Read a page", "effect": "read", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}},
+	            {"name": "post", "description": "Post to a page", "effect": "write", "inputSchema": {"type": "object"}}],
+	  "test": [{"tool": "read", "args": {"url": "https://api.example.com/stops/12"}, "expect": "nonempty"}]}`
+	files, _ := json.Marshal(map[string]string{"index.mjs": `export const tools = {
+	  read: async ({ url }, ctx) => (await ctx.fetch(url)).json(),
+	  post: async (args, ctx) => (await ctx.fetch('https://api.example.com/delays', { method: 'POST', body: '{"line": "9"}' })).json() };`})
+	b := connectortest.Install(t, a.Builds, a.Gate, a.Connectors.CheckOptions(ctx), manifest, files)
+	if b.Status != builds.StatusOn {
+		t.Fatalf("not on: %+v", b)
+	}
+	read := func() error {
+		_, err := a.Connectors.Call(ctx, ownerCLI, "reader", "read", json.RawMessage(`{"url": "https://api.example.com/stops/12"}`))
+		return err
+	}
+	if err := read(); err != nil {
+		t.Fatal(err)
+	}
+	ans, err := a.Connectors.Call(ctx, ownerCLI, "reader", "post", nil)
+	if err != nil || ans.Card == "" {
+		t.Fatalf("a write: %+v %v", ans, err)
+	}
+	if c, _ := a.Gate.Get(ctx, ans.Card); c.Switch != gate.Share {
+		t.Fatalf("the write of an any-website connector is under %q", c.Switch)
+	}
+	if _, err := a.Gate.SetSwitch(ctx, owner, gate.Share, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	if err := read(); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "Share outside my box") {
+		t.Fatalf("a read at Never: %v", err)
+	}
+	if len(api.Reports()) != 0 {
+		t.Fatal(api.Reports())
+	}
+}
