@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -66,6 +67,9 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	base := "http://" + o.Listener.Addr().String()
 	if public != "" {
 		base = public
+		if u, err := url.Parse(public); err == nil {
+			a.Connectors.AddBoxHost(u.Hostname()) // no connector reaches the box itself (docs/CONNECTORS.md)
+		}
 	}
 	srv := &server.Server{
 		Listener: o.Listener, AllowedHosts: o.AllowedHosts, Keys: a.Keys, State: a.State, Grants: a.Grants, Gate: a.Gate,

@@ -26,7 +26,7 @@ func (r *Builds) Runnable(ctx context.Context, id string) (Build, error) {
 	case b.Status == StatusOn:
 		return b, nil
 	case b.Status == StatusPending:
-		return b, errs.E("builds.runnable", errs.Refused, "The connector %s is still running its tests; try again in a moment.", b.Name)
+		return b, errs.E("builds.runnable", errs.Refused, "The connector %s is still running its tests; try again in a moment (if it stays so, `box builds on %s` runs them again).", b.Name, b.ID)
 	case b.Status == StatusFailed:
 		return b, errs.E("builds.runnable", errs.Refused, "The connector %s failed its tests, so it is off; `box builds status %s` says why.", b.Name, b.ID)
 	}
@@ -102,7 +102,7 @@ func (r *Builds) retest(ctx context.Context, actor box.Actor, b Build, n int, op
 	}
 	r.mu.Unlock()
 	defer r.mu.Lock()
-	return r.afterTests(ctx, actor, b.ID, n)
+	return r.afterTests(context.WithoutCancel(ctx), actor, b.ID, n)
 }
 
 // removeConnector offers, after a connector is removed, to delete for good what it leaves outside the

@@ -289,7 +289,9 @@ func (r *Builds) installConnector(c gate.ApprovalCard, act gate.Action) (gate.Ef
 	var outcome string
 	return gate.Effect{Change: &ch,
 		After: func(ctx context.Context) (string, error) {
-			b, err := r.afterTests(ctx, testActor, a.ID, n)
+			// The tests run to the end even if the one who approved stops waiting (a browser closed):
+			// a cancelled run would read as a failure.
+			b, err := r.afterTests(context.WithoutCancel(ctx), testActor, a.ID, n)
 			outcome = testOutcome(b)
 			return "", err
 		},

@@ -59,6 +59,8 @@ type Options struct {
 type Service struct {
 	opts  Options
 	turns sync.Map // connector id → *sync.Mutex: its calls take turns (calls.go)
+	mu    sync.Mutex
+	hosts []string // the box's own names, Options.BoxHosts and those learnt since (AddBoxHost)
 	probe struct {
 		once sync.Once
 		ok   bool
@@ -78,7 +80,7 @@ func (s *Service) CanBuild(ctx context.Context) bool {
 // CheckOptions are the options connector.Validate takes on this box; boxHosts adds the box's own names
 // as the caller knows them (its public address).
 func (s *Service) CheckOptions(ctx context.Context, boxHosts ...string) connector.Options {
-	return connector.Options{BoxHosts: append(slices.Clone(s.opts.BoxHosts), boxHosts...), BoxCanBuild: s.CanBuild(ctx)}
+	return connector.Options{BoxHosts: append(s.boxHosts(), boxHosts...), BoxCanBuild: s.CanBuild(ctx)}
 }
 
 // New returns the service; nothing runs until a call or a test.
@@ -86,7 +88,23 @@ func New(o Options) *Service {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Service{opts: o}
+	return &Service{opts: o, hosts: slices.Clone(o.BoxHosts)}
+}
+
+// AddBoxHost adds one of the box's own names (the host of the public address it is served at, known
+// once box serve starts): no connector reaches it, whatever its egress says.
+func (s *Service) AddBoxHost(host string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if host != "" && !slices.Contains(s.hosts, host) {
+		s.hosts = append(s.hosts, host)
+	}
+}
+
+func (s *Service) boxHosts() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.hosts)
 }
 
 // StoreDir is where the connector id keeps its own data.
@@ -100,7 +118,7 @@ func (s *Service) Config(b builds.Build, n int, fresh bool) (sandbox.Config, err
 	if err != nil {
 		return sandbox.Config{}, err
 	}
-	cfg := sandbox.Config{Bundle: bundle, Keys: map[string]string{}, BoxHosts: s.opts.BoxHosts, Exe: s.opts.Exe, Test: s.opts.Test}
+	cfg := sandbox.Config{Bundle: bundle, Keys: map[string]string{}, BoxHosts: s.boxHosts(), Exe: s.opts.Exe, Test: s.opts.Test}
 	if !fresh {
 		cfg.StoreDir = s.StoreDir(b.ID)
 	}

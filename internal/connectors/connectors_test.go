@@ -49,7 +49,7 @@ type city struct {
 	auth    []string
 }
 
-func newCity(t *testing.T) *city {
+func newCity(t testing.TB) *city {
 	t.Helper()
 	c := &city{answers: `[{"line": "7", "in": "3 min"}]`}
 	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -94,7 +94,7 @@ func (c *city) set(answer string) {
 	c.mu.Unlock()
 }
 
-func openApp(t *testing.T, c *city) *app.App {
+func openApp(t testing.TB, c *city) *app.App {
 	t.Helper()
 	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: passkeytest.NewClock().Now,
 		VaultDir: filepath.Join(t.TempDir(), "vault"), ConnectorNet: c.net})
@@ -106,7 +106,7 @@ func openApp(t *testing.T, c *city) *app.App {
 }
 
 // bundle is the seed's Bus times connector (internal/connector/testdata), with manifest fields replaced.
-func bundle(t *testing.T, change map[string]any, files map[string]string) map[string]any {
+func bundle(t testing.TB, change map[string]any, files map[string]string) map[string]any {
 	t.Helper()
 	data, err := os.ReadFile("../connector/testdata/bus-times.json")
 	if err != nil {
@@ -265,6 +265,19 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 	if b, err = a.Builds.Undo(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", 2); err != nil || b.Status != builds.StatusFailed || b.Version != 2 {
 		t.Fatalf("undo to the failing version: %v %s v%d", err, b.Status, b.Version)
 	}
+	// A version that reaches one more host is "Let a connector reach more", under Share, saying what it adds.
+	wider := bundle(t, map[string]any{"egress": []any{"api.example.com", "cdn.example.com"}}, nil)
+	wider["id"] = "bus-times"
+	card3, err := a.Gate.Get(ctx, propose(t, cs, "update_build", wider))
+	if err != nil || card3.Title != "Let a connector reach more: Bus times" || card3.Switch != gate.Share ||
+		!strings.Contains(fmt.Sprint(card3.Action.Payload.(map[string]any)["facts"]), "What it adds: reaches cdn.example.com") {
+		t.Fatalf("a wider version: %v %q under %q: %v", err, card3.Title, card3.Switch, card3.Action.Payload.(map[string]any)["facts"])
+	}
+	other := bundle(t, map[string]any{"name": "Tram times"}, nil)
+	other["id"] = "bus-times"
+	if out, isErr := mcptest.Call(t, cs, "update_build", other); !isErr || !strings.Contains(out, `"tram-times"`) {
+		t.Errorf("an update naming another connector: %v %s", isErr, out)
+	}
 	c.set(`[{"line": "9"}]`)
 	if b, err = a.Builds.SetOn(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", true); err != nil || b.Status != builds.StatusOn || !b.Health.OK {
 		t.Fatalf("switched on once the site answers: %v %s %+v", err, b.Status, b.Health)
@@ -385,6 +398,18 @@ func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Status != builds.StatusOn {
 		t.Fatalf("with its key: %s %+v", b.Status, b.Health)
 	}
+	// The sandbox of the installed version: its key from the vault, its store outside the tree, the
+	// box's own public name never reached; a test run's has no store.
+	b, _ := a.Builds.Connector(ctx, "bus-times")
+	a.Connectors.AddBoxHost("box.example.org")
+	cfg, err := a.Connectors.Config(b, 1, false)
+	if err != nil || cfg.Keys["API_KEY"] != "sk-city-0123456789" || cfg.StoreDir != filepath.Join(a.Root, ".box", "connectors", "bus-times") ||
+		strings.Join(cfg.BoxHosts, ",") != "box.example.org" || cfg.Bundle.Manifest.ID != "bus-times" {
+		t.Fatalf("config: %v, store %q, hosts %v", err, cfg.StoreDir, cfg.BoxHosts)
+	}
+	if cfg, _ := a.Connectors.Config(b, 1, true); cfg.StoreDir != "" {
+		t.Errorf("a fresh config keeps its store in %s", cfg.StoreDir)
+	}
 	// The owner's key reached its host, and nothing of it is in the tree or its history.
 	if strings.Join(c.auth, ",") != "Bearer sk-city-0123456789" {
 		t.Errorf("the site saw %q", c.auth)
@@ -404,5 +429,42 @@ func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	}
 	if _, err := v.Get(connectors.KeyName("bus-times", "API_KEY")); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("the key stayed: %v", err)
+	}
+}
+
+// The connector tools are listed for a connection with "Can build for my box", and only for it.
+func TestConnectorToolsNeedTheBuildCheckbox(t *testing.T) {
+	a := openApp(t, newCity(t))
+	svc := a.MCP("https://box.example.org", "test")
+	for _, caps := range []keys.Caps{{Memory: true}, {Build: true}} {
+		ct, st := sdk.NewInMemoryTransports()
+		ss, err := svc.Server(mcp.Conn{Who: "Claude", KeyID: fmt.Sprint(caps.Build), Caps: caps}).Connect(context.Background(), st, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "c", Version: "1"}, nil).Connect(context.Background(), ct, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		listed := map[string]bool{}
+		for _, tl := range res.Tools {
+			listed[tl.Name] = true
+		}
+		for _, name := range []string{"validate_build", "propose_connector", "update_build"} {
+			if listed[name] != caps.Build {
+				t.Errorf("%s listed %v with %+v", name, listed[name], caps)
+			}
+		}
+		if !caps.Build {
+			if out, isErr := mcptest.Call(t, cs, "propose_connector", bundle(t, nil, nil)); !isErr || !strings.Contains(out, "Can build for my box") {
+				t.Errorf("without the checkbox: %v %s", isErr, out)
+			}
+		}
+		cs.Close()
+		ss.Wait()
 	}
 }
