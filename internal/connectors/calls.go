@@ -62,9 +62,10 @@ func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args js
 	if err := bundle.CheckArgs(tool, args); err != nil {
 		return ans, err
 	}
-	sw := switchOf(bundle, t)
+	sw := "" // a read runs under no switch
 	switch {
 	case t.Effect == connector.Write:
+		sw = switchOf(bundle, t)
 		act, err := callAction(b, bundle, tool, args)
 		if err != nil {
 			return ans, err
@@ -88,9 +89,6 @@ func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args js
 		if err := s.opts.Gate.Check(ctx, gate.Share, who.Asker, "a call of "+b.Name); err != nil {
 			return ans, err
 		}
-		sw = ""
-	default:
-		sw = ""
 	}
 	return s.run(ctx, who.Actor, b, cfg, tool, args, sw)
 }
