@@ -73,8 +73,10 @@ func TestChatCallsAConnector(t *testing.T) {
 
 	reqs := srv.Requests()
 	first, _ := json.Marshal(reqs[0])
-	for _, want := range []string{"c_bus-times__next_buses", "c_bus-times__report_delay", "outside content", "api.example.com"} {
-		if !strings.Contains(string(first), want) {
+	offered := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(string(first))
+	for _, want := range []string{"c_bus-times__next_buses", "c_bus-times__report_delay", "which reaches api.example.com",
+		"<outside_content>The next buses at a stop (the connector: The next buses at the owner's stop"} {
+		if !strings.Contains(offered, want) {
 			t.Errorf("the model was not offered %q", want)
 		}
 	}
