@@ -4,10 +4,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
-	"sync"
+	"time"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
@@ -121,9 +126,11 @@ func (s *Service) usable(ctx context.Context, id string) (builds.Build, sandbox.
 // outcome. Calls of one connector take turns, so its store is never written by two at once.
 func (s *Service) run(ctx context.Context, actor box.Actor, b builds.Build, cfg sandbox.Config, tool string, args json.RawMessage, sw string) (Answer, error) {
 	ans := Answer{Connector: b.ID, Tool: tool, Hosts: []string{}, Blocked: []sandbox.Blocked{}}
-	mu := s.lock(b.ID)
-	mu.Lock()
-	defer mu.Unlock()
+	unlock, err := s.turn(ctx, b.ID)
+	if err != nil {
+		return ans, err
+	}
+	defer unlock()
 	r, err := sandbox.New(cfg)
 	if err != nil {
 		return ans, err
@@ -147,10 +154,34 @@ func (s *Service) run(ctx context.Context, actor box.Actor, b builds.Build, cfg 
 	return ans, nil
 }
 
-// lock is the connector id's turn: one call at a time, since each call reads and writes its store.
-func (s *Service) lock(id string) *sync.Mutex {
-	m, _ := s.turns.LoadOrStore(id, &sync.Mutex{})
-	return m.(*sync.Mutex)
+// turn waits for the connector id's turn: one call at a time, in every process of the box (box serve
+// and the owner's CLI), since each call reads its store when it starts and writes it when it ends. The
+// lock is a file beside the store folder, so removing a connector's data leaves it be.
+func (s *Service) turn(ctx context.Context, id string) (func(), error) {
+	const op = "connectors.call"
+	if err := os.MkdirAll(s.opts.StoreRoot, 0o700); err != nil {
+		return nil, errs.Wrap(op, errs.Other, err, "The connectors' folder cannot be made")
+	}
+	f, err := os.OpenFile(filepath.Join(s.opts.StoreRoot, id+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Other, err, "The connector's lock cannot be opened")
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() { _ = f.Close() }, nil // closing lets the lock go
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			_ = f.Close()
+			return nil, errs.Wrap(op, errs.Other, err, "The connector's lock cannot be taken")
+		}
+		select {
+		case <-ctx.Done():
+			_ = f.Close()
+			return nil, errs.E(op, errs.Busy, "The connector is busy with another call; try again.")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
 }
 
 // diary writes a call's one line: who called which tool, the hosts it reached and those refused.

@@ -404,3 +404,35 @@ func TestAnyWebsiteCallsUnderShare(t *testing.T) {
 		t.Fatal(api.Reports())
 	}
 }
+
+// Calls of one connector take turns across the box's processes (box serve beside the owner's CLI: here
+// two roots composed on one box), so none loses what another kept in its store.
+func TestCallsTakeTurns(t *testing.T) {
+	f := newFx(t)
+	f.on(t)
+	ctx := context.Background()
+	other, err := app.Open(ctx, f.a.Root, app.Options{VaultDir: f.vault, ConnectorNet: f.site.Net})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	const each = 3
+	errc := make(chan error, 2*each)
+	for i := 0; i < each; i++ {
+		for _, a := range []*app.App{f.a, other} {
+			go func() {
+				_, err := a.Connectors.Call(ctx, ownerCLI, "bus-times", "next_buses", json.RawMessage(`{"stop": "12"}`))
+				errc <- err
+			}()
+		}
+	}
+	for i := 0; i < 2*each; i++ {
+		if err := <-errc; err != nil {
+			t.Fatal(err)
+		}
+	}
+	ans, err := f.call(t, ownerCLI, "next_buses", `{"stop": "12"}`)
+	if err != nil || !strings.Contains(string(ans.Value), `"calls":7`) {
+		t.Fatalf("after %d calls at once the store counted %s (%v)", 2*each, ans.Value, err)
+	}
+}

@@ -58,7 +58,6 @@ type Options struct {
 // Service runs installed connectors.
 type Service struct {
 	opts  Options
-	turns sync.Map // connector id → *sync.Mutex: its calls take turns (calls.go)
 	mu    sync.Mutex
 	hosts []string // the box's own names, Options.BoxHosts and those learnt since (AddBoxHost)
 	probe struct {
