@@ -13,7 +13,7 @@ const module = "github.com/boxmem/box/"
 // rank. Adapters (rank 7) never import each other. A package missing here fails the test, so a new
 // package gets a place on purpose.
 var rank = map[string]int{
-	"internal/errs": 0, "internal/mcptest": 0, "internal/finding": 0, "internal/passkeytest": 0, "internal/goldenfile": 0, "internal/testbin": 0,
+	"internal/errs": 0, "internal/say": 0, "internal/mcptest": 0, "internal/finding": 0, "internal/passkeytest": 0, "internal/goldenfile": 0, "internal/testbin": 0,
 	"internal/providertest": 0,
 	"internal/provider":     1, "internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1, "internal/egress": 1,
 	"internal/css": 1, "internal/js": 1, "internal/tabs": 1, "internal/connector": 1, "internal/sqlitefile": 1, "internal/httpjson": 1,
@@ -25,10 +25,11 @@ var rank = map[string]int{
 	"internal/memory": 6, "internal/keys": 6, "internal/grants": 6, "internal/brain": 6, "internal/builds": 6, "internal/routine": 6,
 	"internal/connectors":    6,
 	"internal/connectortest": 7, "internal/mcp": 7, "internal/web": 7, "internal/hooks": 7, "internal/wire": 7, "internal/oauth": 7,
-	"internal/server": 8,
-	"internal/app":    9,
-	"internal/cli":    10,
-	"cmd/box":         11,
+	"internal/server":  8,
+	"internal/app":     9,
+	"internal/apptest": 10,
+	"internal/cli":     10,
+	"cmd/box":          11,
 }
 
 const adapterRank = 7

@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/git"
 	"github.com/boxmem/box/internal/jobs"
+	"github.com/boxmem/box/internal/say"
 )
 
 // composeBackups builds the box's backups over its repository and the vault (docs/BACKUP.md).
@@ -43,10 +44,10 @@ func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error)
 		case p.Skipped != "":
 		case p.Unchanged:
 		default:
-			res.Changed = append(res.Changed, fmt.Sprintf("pushed %s to %s", short(p.Commit), p.Remote))
+			res.Changed = append(res.Changed, fmt.Sprintf("pushed %s to %s", say.Hash(p.Commit), p.Remote))
 		}
 	}
-	res.Summary = fmt.Sprintf("The box pushed to %d of %d %s.", len(res.Changed), len(round.Pushed), plural(len(round.Pushed), "backup", "backups"))
+	res.Summary = fmt.Sprintf("The box pushed to %d of %d %s.", len(res.Changed), len(round.Pushed), say.Plural(len(round.Pushed), "backup", "backups"))
 	if !round.Worth() {
 		res.Nothing = true
 		return res, nil
@@ -56,13 +57,6 @@ func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error)
 	}
 	res.Summary += " The backups work again."
 	return res, nil
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }
 
 // Restored is what box restore made.

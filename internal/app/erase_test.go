@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
@@ -28,11 +29,7 @@ const planted = "Quokka-Marzipan-Lighthouse"
 // state store. The passkeys stay; every connection ends.
 func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: leapNight})
 	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	claude := memory.Actor{Who: "Claude " + planted, Via: "mcp", Conn: "k_x", Trust: "outside"}
 
@@ -246,11 +243,7 @@ func plantInDatabases(t *testing.T, a *app.App) {
 // then folds the logs in and empties them.
 func TestEraseWaitsForReaders(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: leapNight})
 	plantInDatabases(t, a)
 	rs := reader(t, filepath.Join(a.Root, ".box", "state.db"), `SELECT count(*) FROM connections`)
 	ri := reader(t, filepath.Join(a.Root, ".box", "index.db"), `SELECT count(*) FROM sqlite_master`)
@@ -276,14 +269,10 @@ func TestEraseWaitsForReaders(t *testing.T) {
 // reporting an erase that left erased rows in a log.
 func TestEraseReportsALogItCannotEmpty(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: leapNight})
 	plantInDatabases(t, a)
 	reader(t, filepath.Join(a.Root, ".box", "state.db"), `SELECT count(*) FROM connections`)
-	_, err = a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
+	_, err := a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
 	if err == nil {
 		t.Fatal("the erase reported success while another process held the state file's log")
 	}

@@ -8,17 +8,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/sandbox"
@@ -41,46 +42,20 @@ const (
 
 var owner = box.Actor{Who: "owner", Via: "cli", Trust: "own"}
 
-// clock is the box's clock in a test: a fixed local instant that tests move.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
 type fx struct {
 	a     *app.App
 	b     *brain.Brain
 	vault string
-	clock *clock
+	clock *passkeytest.Clock
 }
 
 // newFx makes a box composed by the root, its vault in a temporary folder.
 func newFx(t *testing.T) *fx {
 	t.Helper()
 	loc := time.FixedZone("owner", 2*3600)
-	c := &clock{now: time.Date(2026, 3, 5, 14, 2, 0, 0, loc)}
+	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 14, 2, 0, 0, loc))
 	vdir := filepath.Join(t.TempDir(), "vault")
-	a, err := app.Init(context.Background(), filepath.Join(t.TempDir(), "box"), nil, "true", app.Options{Now: c.Now, VaultDir: vdir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	a := apptest.Open(t, app.Options{Now: c.Now, VaultDir: vdir})
 	return &fx{a: a, b: a.Brain, vault: vdir, clock: c}
 }
 
@@ -322,18 +297,11 @@ func TestOutsideContentMakesACard(t *testing.T) {
 func TestBudgetStepsDownThenStops(t *testing.T) {
 	f := newFx(t)
 	ctx := context.Background()
-	srv := providertest.OpenAI(t, openAIKey)
-	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: openAIKey})
+	srv := apptest.Brain(t, f.a, openAIKey)
 	if _, err := f.b.SetBudget(ctx, owner, 1); err != nil {
 		t.Fatal(err)
 	}
-	spend := func(cost float64) {
-		t.Helper()
-		l := usage.Line{Time: f.clock.Now(), Turn: "turn-earlier", Purpose: "chat", Provider: "openai", Model: "model-a", TokensIn: 10, CostFrom: usage.FromProvider, Cost: cost}
-		if err := f.b.Record(ctx, owner, "an earlier turn", []usage.Line{l}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	spend := func(cost float64) { apptest.Spend(t, f.a, f.clock.Now(), cost) }
 	spend(1.02) // past 100%, within the 10% grace
 	cost := 0.001
 	srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Fast answer."}, Cost: &cost})

@@ -3,16 +3,17 @@ package brain_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connectortest"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/providertest"
 )
 
@@ -24,13 +25,8 @@ func TestChatCallsAConnector(t *testing.T) {
 	ctx := context.Background()
 	api := &connectortest.BusAPI{Key: "city-KEY-chat-9d2e"}
 	site := connectortest.NewSite(t, api, connectortest.BusHost)
-	c := &clock{now: time.Date(2026, 3, 5, 14, 2, 0, 0, time.FixedZone("owner", 2*3600))}
-	a, err := app.Init(ctx, filepath.Join(t.TempDir(), "box"), nil, "true",
-		app.Options{Now: c.Now, VaultDir: filepath.Join(t.TempDir(), "vault"), ConnectorNet: site.Net})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 14, 2, 0, 0, time.FixedZone("owner", 2*3600)))
+	a := apptest.Open(t, app.Options{Now: c.Now, ConnectorNet: site.Net})
 	f := &fx{a: a, b: a.Brain, clock: c}
 	connectortest.Install(t, a.Builds, a.Gate, a.Connectors.CheckOptions(ctx), connectortest.BusManifest, connectortest.BusFiles())
 	if _, err := a.Connectors.SetKey(ctx, owner, "bus-times", "API_KEY", api.Key); err != nil {

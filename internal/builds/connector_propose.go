@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -71,7 +72,7 @@ func (r *Builds) ProposeConnector(ctx context.Context, in ConnectorInput, opts c
 	}
 	a.Adds, a.Changelog = a.Envelope.Adds(connector.Envelope{}), "The first version."
 	a.Facts = connectorFacts(a, who.Who())
-	return r.propose(ctx, connectorGateAction(a), who, a.ID, "")
+	return r.propose(ctx, connectorGateAction(a, connector.Envelope{}), who, a.ID, "")
 }
 
 // UpdateConnector checks a new version of the installed connector id and sends it to the gate: "Let a
@@ -95,7 +96,7 @@ func (r *Builds) UpdateConnector(ctx context.Context, id string, in ConnectorInp
 	a.Base, a.Adds = b.Version, a.Envelope.Adds(old)
 	a.Changelog = "A new version of " + b.Name + "."
 	a.Facts = connectorFacts(a, who.Who())
-	return r.propose(ctx, connectorGateAction(a), who, a.ID, "")
+	return r.propose(ctx, connectorGateAction(a, old), who, a.ID, "")
 }
 
 // checkConnector validates a bundle and makes its card action; a bundle with problems is refused with
@@ -127,8 +128,9 @@ func actionOf(bundle *connector.Bundle, manifest json.RawMessage) (connectorActi
 		EnvelopeHash: bundle.EnvelopeHash, FilesSHA256: bundle.FilesSHA256, Adds: []string{}, Facts: []string{}}, nil
 }
 
-// connectorGateAction is the card of a: a new connector, or a new version that reaches more (or not).
-func connectorGateAction(a connectorAction) gate.Action {
+// connectorGateAction is the card of a: a new connector, or a new version that reaches more (or not)
+// than old, the envelope of the version in use.
+func connectorGateAction(a connectorAction, old connector.Envelope) gate.Action {
 	kind, summary := "add-connector", a.Name
 	switch {
 	case a.Base > 0 && len(a.Adds) > 0:
@@ -136,23 +138,14 @@ func connectorGateAction(a connectorAction) gate.Action {
 	case a.Base > 0:
 		summary = a.Name + " (a new version that reaches no further)"
 	}
+	// Reaching a host it did not reach before sends the owner's data somewhere new: "Share outside my
+	// box". Any website always is.
 	sw := gate.Change
-	if len(a.Envelope.Hosts) > 0 && (a.Base == 0 || reachesNewHost(a.Adds)) {
-		sw = gate.Share
-	}
-	if a.Envelope.AnyWebsite() {
+	newHost := slices.ContainsFunc(a.Envelope.Hosts, func(h string) bool { return !slices.Contains(old.Hosts, h) && !old.AnyWebsite() })
+	if newHost || a.Envelope.AnyWebsite() {
 		sw = gate.Share
 	}
 	return gate.Action{Kind: kind, Switch: sw, Summary: summary, Payload: a.payload()}
-}
-
-func reachesNewHost(adds []string) bool {
-	for _, s := range adds {
-		if strings.HasPrefix(s, "reaches ") {
-			return true
-		}
-	}
-	return false
 }
 
 // connectorFacts are the lines the owner reads on a connector's card (docs/CONNECTORS.md, "Cards").

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connectortest"
 	"github.com/boxmem/box/internal/gate"
@@ -25,12 +25,7 @@ func BenchmarkCall(b *testing.B) {
 	ctx := context.Background()
 	api := &connectortest.BusAPI{Key: cityKey}
 	site := connectortest.NewSite(b, api, connectortest.BusHost)
-	a, err := app.Init(ctx, filepath.Join(b.TempDir(), "box"), nil, "true",
-		app.Options{VaultDir: filepath.Join(b.TempDir(), "vault"), ConnectorNet: site.Net})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer a.Close()
+	a := apptest.Open(b, app.Options{ConnectorNet: site.Net})
 	connectortest.Install(b, a.Builds, a.Gate, a.Connectors.CheckOptions(ctx), connectortest.BusManifest, connectortest.BusFiles())
 	if _, err := a.Connectors.SetKey(ctx, owner, "bus-times", "API_KEY", cityKey); err != nil {
 		b.Fatal(err)

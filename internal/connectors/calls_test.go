@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connector"
@@ -43,15 +44,8 @@ func newFx(t *testing.T) *fx {
 	t.Helper()
 	f := &fx{api: &connectortest.BusAPI{Key: cityKey}, vault: filepath.Join(t.TempDir(), "vault")}
 	f.site = connectortest.NewSite(t, f.api, connectortest.BusHost)
-	a, err := app.Init(context.Background(), filepath.Join(t.TempDir(), "box"), nil, "true",
-		app.Options{Now: passkeytest.NewClock().Now, VaultDir: f.vault, ConnectorNet: f.site.Net})
-	if err != nil {
-		t.Fatal(err)
-	}
+	a := apptest.Open(t, app.Options{Now: passkeytest.NewClock().Now, VaultDir: f.vault, ConnectorNet: f.site.Net})
 	t.Cleanup(func() {
-		if err := a.Close(); err != nil {
-			t.Error(err)
-		}
 		if d := f.site.Dials(); len(d) > 0 {
 			t.Errorf("connections were attempted to %v", d)
 		}
@@ -363,12 +357,7 @@ func TestAnyWebsiteCallsUnderShare(t *testing.T) {
 	ctx := context.Background()
 	api := &connectortest.BusAPI{}
 	site := connectortest.NewSite(t, api, connectortest.BusHost)
-	a, err := app.Init(ctx, filepath.Join(t.TempDir(), "box"), nil, "true",
-		app.Options{Now: passkeytest.NewClock().Now, VaultDir: filepath.Join(t.TempDir(), "vault"), ConnectorNet: site.Net})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: passkeytest.NewClock().Now, ConnectorNet: site.Net})
 	manifest := `{"name": "Reader", "what": "Reads a page the owner sends.", "egress": ["*"],
 	  "tools": [{"name": "read", "description": "Read a page", "effect": "read", "inputSchema": {"type": "object", "properties": {"url": {"type": "string"}}, "required": ["url"]}},
 	            {"name": "post", "description": "Post to a page", "effect": "write", "inputSchema": {"type": "object"}}],

@@ -282,6 +282,12 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 	if b, err = a.Builds.SetOn(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", true); err != nil || b.Status != builds.StatusOn || !b.Health.OK {
 		t.Fatalf("switched on once the site answers: %v %s %+v", err, b.Status, b.Health)
 	}
+	if b, err = a.Builds.SetOn(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", false); err != nil || b.Status != builds.StatusOff {
+		t.Fatalf("switched off: %v %s", err, b.Status)
+	}
+	if _, err := a.Builds.Runnable(ctx, "bus-times"); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "switched off") {
+		t.Errorf("switched off, it runs: %v", err)
+	}
 }
 
 // A connector whose test fails ends failed, off, with health.why and the tail of its own output.

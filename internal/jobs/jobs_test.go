@@ -17,8 +17,6 @@ import (
 )
 
 // set moves a test clock to t.
-func set(c *passkeytest.Clock, t time.Time) { c.Advance(t.Sub(c.Now())) }
-
 func newBox(t *testing.T, now func() time.Time) *box.Box {
 	t.Helper()
 	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{HookBinary: "box", Options: box.Options{Now: now}})
@@ -188,8 +186,7 @@ func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
 func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 	ctx := context.Background()
 	loc := time.FixedZone("Lisbon", 0)
-	c := passkeytest.NewClock()
-	set(c, time.Date(2026, 2, 28, 12, 0, 0, 0, loc))
+	c := passkeytest.ClockAt(time.Date(2026, 2, 28, 12, 0, 0, 0, loc))
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("nightly", &runs)
@@ -203,7 +200,7 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 		t.Fatalf("due before the box existed (%s)", why)
 	}
 	// two days later at 10:00 (the server was down at 03:00): a missed run
-	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
+	c.Set(time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
 	if why, ok := r.due(j); !ok || why != WhyMissed {
 		t.Fatalf("missed night: %q %v", why, ok)
 	}
@@ -214,7 +211,7 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 		t.Fatal("due again right after it ran")
 	}
 	// the next night, on time
-	set(c, time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
+	c.Set(time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
 	if why, ok := r.due(j); !ok || why != WhySchedule {
 		t.Fatalf("the next night: %q %v", why, ok)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/say"
 )
 
 // EraseResult says what an erase removed.
@@ -41,7 +42,7 @@ func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
 		return EraseResult{}, err
 	}
 	r, err := m.box.Restart(ctx, box.Change{Actor: a, Op: "erase", Switch: gate.Delete,
-		Summary: fmt.Sprintf("%s erased the box (%d %s)", a.Who, len(paths), plural(len(paths), "file", "files")),
+		Summary: fmt.Sprintf("%s erased the box (%d %s)", a.Who, len(paths), say.Plural(len(paths), "file", "files")),
 		Apply: func(tx *box.Tx) error {
 			for _, p := range paths {
 				if err := tx.Remove(p); err != nil && !errs.Is(err, errs.NotFound) {

@@ -16,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/secret"
 )
 
@@ -55,7 +56,7 @@ func (m *Memory) Forget(ctx context.Context, a Actor, in ForgetInput) (ForgetRes
 }
 
 func forgotText(n int, q string) string {
-	return fmt.Sprintf("Forgot %d %s matching %q; they are in the trash, and box undo brings them back.", n, plural(n, "line", "lines"), q)
+	return fmt.Sprintf("Forgot %d %s matching %q; they are in the trash, and box undo brings them back.", n, say.Plural(n, "line", "lines"), q)
 }
 
 // ForgetPreview lists the lines forget would remove for words, each with its file and id, and removes
@@ -119,7 +120,7 @@ func ForgetAction(words string, ms []Match) gate.Action {
 	}
 	q := strings.Join(secret.Words(words), " ")
 	return gate.Action{Kind: "delete", Switch: gate.Change,
-		Summary: fmt.Sprintf("forget %d %s matching %q (they go to the trash; Undo brings them back)", len(ms), plural(len(ms), "line", "lines"), q),
+		Summary: fmt.Sprintf("forget %d %s matching %q (they go to the trash; Undo brings them back)", len(ms), say.Plural(len(ms), "line", "lines"), q),
 		Payload: map[string]any{"op": "forget", "words": q, "lines": lines}}
 }
 
@@ -313,7 +314,7 @@ func addTrash(tx *box.Tx, date string, recs []trashRecord) error {
 // by the time the change runs, it refuses with Conflict, names the line and removes none.
 func (m *Memory) forgetChange(a Actor, q string, ms []Match, removed *int) box.Change {
 	return box.Change{Actor: a, Op: "forget", Switch: gate.Change,
-		Summary: fmt.Sprintf("%s forgot %d %s matching %q", a.Who, len(ms), plural(len(ms), "line", "lines"), q),
+		Summary: fmt.Sprintf("%s forgot %d %s matching %q", a.Who, len(ms), say.Plural(len(ms), "line", "lines"), q),
 		Apply: func(tx *box.Tx) error {
 			if len(ms) == 0 {
 				return errs.E("memory.forget", errs.Conflict, "No line was listed to forget; nothing was removed.")
@@ -398,14 +399,7 @@ func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (
 	}
 	if missing := want.without(got); len(missing) > 0 {
 		return 0, errs.E("memory.forget", errs.Conflict, "%d of the lines to forget %s gone or changed since they were listed (%s); nothing was removed, so list them again.",
-			len(missing), plural(len(missing), "is", "are"), strings.Join(missing, "; "))
+			len(missing), say.Plural(len(missing), "is", "are"), strings.Join(missing, "; "))
 	}
 	return len(trash), addTrash(tx, date, trash)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

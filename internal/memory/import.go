@@ -20,6 +20,7 @@ import (
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/secret"
 )
 
@@ -535,20 +536,20 @@ func (p *importPrep) summary(preview bool) string {
 	r := p.res
 	var parts []string
 	if r.Lines > 0 {
-		s := fmt.Sprintf("%d %s for the inbox", r.Lines, plural(r.Lines, "line", "lines"))
+		s := fmt.Sprintf("%d %s for the inbox", r.Lines, say.Plural(r.Lines, "line", "lines"))
 		if r.Changed > 0 {
 			s += fmt.Sprintf(" (%d changed since the last import)", r.Changed)
 		}
 		parts = append(parts, s)
 	}
 	if r.Documents > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s under %s/%s/", r.Documents, plural(r.Documents, "document", "documents"), importsDir, p.in.Folder))
+		parts = append(parts, fmt.Sprintf("%d %s under %s/%s/", r.Documents, say.Plural(r.Documents, "document", "documents"), importsDir, p.in.Folder))
 	}
 	what := strings.Join(parts, " and ")
 	var s string
 	switch {
 	case what == "" && r.Unchanged > 0:
-		s = fmt.Sprintf("Nothing new in %s: its %d %s already in the box.", r.Source, r.Unchanged, plural(r.Unchanged, "entry is", "entries are"))
+		s = fmt.Sprintf("Nothing new in %s: its %d %s already in the box.", r.Source, r.Unchanged, say.Plural(r.Unchanged, "entry is", "entries are"))
 	case what == "":
 		s = fmt.Sprintf("Nothing to import from %s.", r.Source)
 	case preview && r.DryRun:

@@ -334,3 +334,12 @@ func quote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`, "\r", `\r`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// eachBody replaces the head's lines and every section's with fn of them, in order (a map's entries may
+// stand in any of them).
+func (d *doc) eachBody(fn func([]string) []string) {
+	d.head = fn(d.head)
+	for _, s := range d.secs {
+		s.body = fn(s.body)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/look"
 	pagecheck "github.com/boxmem/box/internal/page"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/tabs"
 )
 
@@ -326,7 +327,7 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 			out = append(out, cardFact{Label: "Accounts it may use", Text: text})
 		}
 		out = append(out, cardFact{Text: "It can't reach the internet."},
-			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, short12(str("sha256")))})
+			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, say.Hash(str("sha256")))})
 		return out
 	case builds.OpLook:
 		return []cardFact{{Label: "What it changes", Text: str("what")}, {Label: "The CSS, all of it", Text: str("source"), Pre: true},
@@ -349,11 +350,4 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 		return out
 	}
 	return nil
-}
-
-func short12(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/exports"
@@ -31,8 +32,13 @@ type importFx struct {
 }
 
 func newImportFx(t *testing.T, max int64) *importFx {
-	f := newFx(t)
-	dir := t.TempDir()
+	return serveImports(t, newFx(t), t.TempDir(), max)
+}
+
+// serveImports serves another web UI over f's box, as another start of box serve would, with uploads
+// waiting in dir.
+func serveImports(t *testing.T, f *fx, dir string, max int64) *importFx {
+	t.Helper()
 	a := f.a
 	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
 		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now, UploadDir: dir, MaxUpload: max,
@@ -236,6 +242,62 @@ func TestImportUploadDryRunImportUndo(t *testing.T) {
 	res.Body.Close()
 	if s := note(t, res); !strings.Contains(s, "Cancelled") || len(f.left()) != 0 {
 		t.Errorf("cancel: %q, left %v", s, f.left())
+	}
+}
+
+// What a process that died between an upload and its import left in the upload folder is gone at the
+// next start; an upload another box serve holds for its owner stays, and still imports.
+func TestUploadsADeadProcessLeftGoAtTheNextStart(t *testing.T) {
+	f := newImportFx(t, 1<<20)
+	csrf := f.signedIn()
+	res := f.upload(part{"csrf", "", csrf}, part{"kind", "", "server-memory"}, part{"file", "memory.jsonl", graphJSONL})
+	id := strings.TrimSuffix(strings.TrimPrefix(res.Header.Get("Location"), "/settings/import?upload="), "#dryrun")
+	if l := f.left(); len(l) != 2 {
+		t.Fatalf("the waiting upload is not one folder and its file: %v (%s)", l, res.Header.Get("Location"))
+	}
+	// What a process killed mid-upload leaves: its folder and part of its file, held by nobody.
+	dead := filepath.Join(f.dir, "box-upload-4711")
+	if err := os.MkdirAll(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dead, "conversations.zip"), []byte(graphJSONL[:40]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Not an upload's folder: left alone. A folder being made (not locked yet) is left alone for an hour
+	// (the file system's age), then it is a leftover too.
+	other := filepath.Join(f.dir, "photos")
+	making, stale := filepath.Join(f.dir, ".box-upload-new-1"), filepath.Join(f.dir, ".box-upload-new-2")
+	for _, d := range []string{other, making, stale} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	serveImports(t, f.fx, f.dir, 1<<20) // the next start
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatalf("what the dead process left is still there: %v", err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("a folder left half made two hours ago is still there: %v", err)
+	}
+	for _, d := range []string{other, making} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("the sweep took %s: %v", filepath.Base(d), err)
+		}
+	}
+	if err := os.Remove(making); err != nil {
+		t.Fatal(err)
+	}
+	if l := f.left(); len(l) != 3 {
+		t.Fatalf("the next start took an upload a live process holds: %v", l)
+	}
+	res = f.post("/settings/import/run", url.Values{"csrf": {csrf}, "upload": {id}})
+	res.Body.Close()
+	if s := note(t, res); !strings.Contains(s, "Imported from memory.jsonl") || len(f.left()) != 1 {
+		t.Fatalf("the held upload after the next start: %q, left %v", s, f.left())
 	}
 }
 

@@ -90,7 +90,8 @@ type Config struct {
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
 	// UploadDir is where an uploaded import waits between its dry run and its import, outside the box
-	// ("": the system's temp folder); MaxUpload bounds one upload (0: DefaultMaxUpload).
+	// ("": the system's temp folder); New sweeps it of what a process that died left there. MaxUpload
+	// bounds one upload (0: DefaultMaxUpload).
 	UploadDir string
 	MaxUpload int64
 	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
@@ -137,6 +138,7 @@ func New(cfg Config) (*Web, error) {
 		return nil, err
 	}
 	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log, cookie: "box_" + short(cfg.Box.Marker.ID)}
+	sweepUploads(w.uploadBase()) // what a process that died left waiting for its import
 	if w.pages, err = parsePages(); err != nil {
 		return nil, errs.Wrap("web.new", errs.Other, err, "The web UI's pages could not be read")
 	}
