@@ -1,7 +1,8 @@
 // Package connectors runs the box's installed connectors: the sandbox of each (its bundle as approved,
-// the owner's keys from the vault, its store under .box/connectors) and the test run that decides
-// whether an approved version turns on (docs/CONNECTORS.md, "Installed connectors"). It decides nothing
-// about approval (the gate's) and keeps no registry (the builds package's).
+// the owner's keys from the vault, its store under .box/connectors), the test run that decides
+// whether an approved version turns on, every call of a tool with its diary line, and the owner's keys
+// (docs/CONNECTORS.md, "Installed connectors", "Calls", "Keys"). It asks the gate about a write, never
+// decides approval itself, and keeps no registry (the builds package's).
 package connectors
 
 import (
