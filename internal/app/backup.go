@@ -74,7 +74,7 @@ type Restored struct {
 // hooks are installed again, and the owner makes a new passkey and new keys.
 func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Restored, err error) {
 	exe, _ := os.Executable()
-	if _, err := git.Clone(ctx, url, dir, git.CloneOptions{Remote: "origin", Auth: git.Auth{Token: token, Askpass: exe}}); err != nil {
+	if _, err := git.Clone(ctx, url, dir, git.CloneOptions{Remote: "origin", Auth: git.Auth{Token: token, Askpass: exe, URL: url}}); err != nil {
 		return Restored{}, err
 	}
 	opts.Mode = CLI
@@ -93,7 +93,7 @@ func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Resto
 		if err != nil {
 			return Restored{}, err
 		}
-		if err := v.Put(backup.TokenName("origin"), token); err != nil {
+		if err := v.Put(backup.TokenName("origin"), backup.SealToken(url, token)); err != nil {
 			return Restored{}, err
 		}
 	}

@@ -58,6 +58,11 @@ func (a *App) MCP(address, version string) *mcp.Service {
 	return a.mcp.svc
 }
 
+// OwnerName is where the owner's web UI and passkey live when the box is reached on this machine: a
+// name of its own under .localhost (browsers resolve it to this machine), so the session cookie is
+// never sent to another server the owner opens on localhost (docs/SECURITY.md, docs/OAUTH.md).
+const OwnerName = "box.localhost"
+
 // Server composes the HTTP surface over the process's services: /mcp, the OAuth server, the web UI.
 func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	if o.Listener == nil {
@@ -65,8 +70,9 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	}
 	public := strings.TrimSuffix(o.PublicURL, "/")
 	base := "http://" + o.Listener.Addr().String()
+	owner := OwnerName
 	if public != "" {
-		base = public
+		base, owner = public, ""
 		if u, err := url.Parse(public); err == nil {
 			a.Connectors.AddBoxHost(u.Hostname()) // no connector reaches the box itself (docs/CONNECTORS.md)
 		}
@@ -74,10 +80,10 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	srv := &server.Server{
 		Listener: o.Listener, AllowedHosts: o.AllowedHosts, Keys: a.Keys, State: a.State, Grants: a.Grants, Gate: a.Gate,
 		PublicURL: public, BoxID: a.Box.Marker.ID, Version: o.Version, MCP: a.MCP(base, o.Version), Logger: o.Logger,
-		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst,
+		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst, OwnerName: owner,
 	}
 	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Connectors: a.Connectors, Routines: a.Routines,
-		Erase: a.Erase, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"),
+		Erase: a.Erase, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"), OwnerName: owner,
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			if o.Export == nil {
 				return errs.E("app.export", errs.Other, "This server was started without exports.")
@@ -112,7 +118,7 @@ func (a *App) Run(ctx context.Context, o ServeOptions) (err error) {
 		r := Ready{Base: "http://" + o.Listener.Addr().String()}
 		owner := r.Base
 		if _, port, err := net.SplitHostPort(o.Listener.Addr().String()); err == nil {
-			owner = "http://localhost:" + port // a passkey needs a name, not an address
+			owner = "http://" + OwnerName + ":" + port // a passkey needs a name, not an address
 		}
 		if o.PublicURL != "" {
 			r.Base = strings.TrimSuffix(o.PublicURL, "/")

@@ -541,3 +541,61 @@ func TestChatForget(t *testing.T) {
 		t.Fatalf("the owner asked: %+v", res.Tools)
 	}
 }
+
+// The key is sealed with the address it was checked with and is sent nowhere else: a new base URL set
+// with the key field empty is checked with no key (and asks for the key again when the server wants
+// one), and settings edited behind the box's back to name another server refuse to use it.
+func TestKeyStaysWithItsAddress(t *testing.T) {
+	f := newFx(t)
+	ctx := context.Background()
+	home := providertest.OpenAI(t, openAIKey)
+	other := providertest.OpenAI(t, "sk-other-server-0000000000")
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: home.URL, Model: "model-a", Key: openAIKey})
+	heard := func() bool {
+		for _, h := range other.Headers() {
+			if strings.Contains(h.Get("Authorization"), openAIKey) {
+				return true
+			}
+		}
+		return false
+	}
+
+	_, err := f.b.Set(ctx, owner, brain.SetInput{Provider: "openai", BaseURL: other.URL, Model: "model-a"})
+	if !errs.Is(err, errs.Unauthorized) || !strings.Contains(errs.Sentence(err), "Your key was checked with "+home.URL+" and is not sent to "+other.URL) {
+		t.Fatalf("a new address with no key: %v", err)
+	}
+	if heard() {
+		t.Fatal("the other server got the key")
+	}
+	if s, _ := f.b.Settings(); s.BaseURL != home.URL {
+		t.Fatalf("a refused set moved the brain to %q", s.BaseURL)
+	}
+
+	// Settings edited by hand (or by an agent) to name the other server: the key is not used there.
+	card := f.read(t, layout.Settings)
+	if err := os.WriteFile(filepath.Join(f.a.Root, "_config", "settings.card"), []byte(strings.ReplaceAll(card, home.URL, other.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.b.Models(ctx); !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "The brain's key was checked with "+home.URL) {
+		t.Fatalf("models after the settings moved: %v", err)
+	}
+	if heard() || len(other.Headers()) > 1 {
+		t.Fatalf("the other server heard %d requests", len(other.Headers()))
+	}
+
+	// A server that needs no key: the brain moves there, and the old key is dropped, never sent.
+	open := providertest.OpenAI(t, "")
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: open.URL, Model: "model-a"})
+	for _, h := range open.Headers() {
+		if strings.Contains(h.Get("Authorization"), openAIKey) {
+			t.Fatal("the keyless server got the key")
+		}
+	}
+	v, err := f.a.Vault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := v.List(); len(es) != 0 {
+		t.Errorf("the old key stayed: %+v", es)
+	}
+}

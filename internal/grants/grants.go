@@ -141,10 +141,10 @@ func (r Request) DocumentHost() string {
 	return hostOf(r.ClientID)
 }
 
-// Offered is what the consent page may offer: messages and building only to a known assistant or loopback.
+// Offered is what the consent page may offer: building only to a known assistant or loopback; messages to
+// no one while no account can be plugged in (keys.NoAccounts).
 func (r Request) Offered() keys.Caps {
-	k := Known(r.RedirectURI)
-	return keys.Caps{Memory: true, Messages: k, Build: k}
+	return keys.Caps{Memory: true, Build: Known(r.RedirectURI)}
 }
 
 // Asked is the checkboxes the client asked for; building is never pre-ticked, so it is not in here.

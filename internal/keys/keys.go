@@ -34,6 +34,10 @@ type Caps struct {
 	Build    bool `json:"build"`
 }
 
+// NoAccounts is why "My messages and mail" is never ticked: no message or mail account can be plugged
+// into a box yet (docs/MCP.md, "Tools"), so a key or grant that could read them would promise nothing.
+const NoAccounts = "No message or mail account can be plugged into this box yet, so a key cannot read messages or mail; make it without that checkbox"
+
 // All is every checkbox: a local process running as the owner is the owner.
 var All = Caps{Memory: true, Messages: true, Build: true}
 
@@ -114,6 +118,9 @@ func (s *Store) New(ctx context.Context, name string, caps Caps) (Connection, st
 	}
 	if Reserved(name) {
 		return Connection{}, "", errs.E("keys.new", errs.Invalid, "%q is the owner's own name in the diary and on cards; name the key for the assistant that uses it", name)
+	}
+	if caps.Messages {
+		return Connection{}, "", errs.E("keys.new", errs.Invalid, "%s", NoAccounts)
 	}
 	token := Prefix + random(32)
 	now := s.now().UTC().Truncate(time.Second)

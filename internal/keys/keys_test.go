@@ -168,3 +168,17 @@ func BenchmarkVerify(b *testing.B) {
 		}
 	}
 }
+
+// No account can be plugged in, so a key that could read messages would promise nothing: it is refused,
+// and nothing is stored.
+func TestNoKeyReadsMessagesWhileNoAccountIsPluggedIn(t *testing.T) {
+	s := mustOpen(t, t.TempDir(), nil)
+	ctx := context.Background()
+	_, key, err := s.New(ctx, "Claude", Caps{Memory: true, Messages: true})
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "No message or mail account") || key != "" {
+		t.Fatalf("New with messages: key %q, err %v", key, err)
+	}
+	if list, err := s.List(ctx); err != nil || len(list) != 0 {
+		t.Fatalf("stored after a refusal: %+v %v", list, err)
+	}
+}

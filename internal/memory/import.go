@@ -20,6 +20,7 @@ import (
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/markdoc"
 	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/secret"
 )
@@ -381,9 +382,9 @@ func (p *importPrep) blankSecrets(where string, data []byte) []byte {
 		}
 		blanked[i] = true
 	}
-	front := len(lines) > 0 && strings.TrimRight(lines[0], "\r") == "---"
+	front := len(lines) > 0 && markdoc.IsFrontDelimiter(lines[0])
 	for i, l := range lines {
-		if front && i > 0 && strings.TrimRight(l, "\r") == "---" {
+		if front && i > 0 && markdoc.IsFrontDelimiter(l) {
 			front = false
 			continue
 		}
@@ -393,9 +394,9 @@ func (p *importPrep) blankSecrets(where string, data []byte) []byte {
 		}
 	}
 	// A secret split over two lines (a label, then its value on the next) is one: both lines go.
-	front = len(lines) > 0 && strings.TrimRight(lines[0], "\r") == "---"
+	front = len(lines) > 0 && markdoc.IsFrontDelimiter(lines[0])
 	for i := 0; i+1 < len(lines); i++ {
-		if front && i > 0 && strings.TrimRight(lines[i], "\r") == "---" {
+		if front && i > 0 && markdoc.IsFrontDelimiter(lines[i]) {
 			front = false
 			continue
 		}

@@ -308,7 +308,8 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 	f := newFx(t)
 	f.owner()
 	ctx := context.Background()
-	// The consent page offers messages and building only to a known host, and never pre-ticks building.
+	// The consent page offers building only to a known host and never pre-ticks it; messages to no one
+	// while no account can be plugged in (keys.NoAccounts).
 	page := func(fl *flow) string {
 		res, err := f.c.Get(f.base + "/mcp/oauth/consent?request=" + url.QueryEscape(f.request(fl, "memory.read memory.write")))
 		if err != nil {
@@ -322,7 +323,7 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 		strings.Contains(p, "c-messages") || strings.Contains(p, "c-build") {
 		t.Fatalf("unknown host's consent page:\n%s", p)
 	}
-	if p := page(f.newFlow(loop)); !strings.Contains(p, `id="c-messages" >`) || !strings.Contains(p, `id="c-build">`) {
+	if p := page(f.newFlow(loop)); strings.Contains(p, "c-messages") || !strings.Contains(p, `id="c-build">`) {
 		t.Fatalf("loopback consent page:\n%s", p)
 	}
 	// An unknown host is never given messages or building, whatever is posted.
@@ -330,6 +331,11 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 	tk := f.tokens(fl, "memory.read memory.write", keys.All)
 	if tk["scope"] != "memory.read memory.write" {
 		t.Fatalf("unknown host scope: %v", tk["scope"])
+	}
+	// A loopback client that asks for everything is never given messages.
+	fl = f.newFlow(loop)
+	if tk := f.tokens(fl, "memory.read memory.write messages.read", keys.All); tk["scope"] != "memory.read memory.write box.build" {
+		t.Fatalf("loopback asking for messages: scope %v", tk["scope"])
 	}
 	// A loopback client may be given building; it ends 30 days after approval, however often refreshed.
 	fl = f.newFlow(loop)

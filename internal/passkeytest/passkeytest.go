@@ -35,6 +35,10 @@ func New(t testing.TB, origin, rpID string) *Key {
 	return &Key{t: t, origin: origin, rpID: rpID, key: k, credID: id, UV: true}
 }
 
+// UseOrigin makes the passkey answer from another origin of the same relying party (another port of
+// localhost), as a browser does after moving to it; the key and its sign count stay the same.
+func (s *Key) UseOrigin(origin string) { s.origin = origin }
+
 var b64 = base64.RawURLEncoding
 
 func (s *Key) flags(at bool) byte {

@@ -52,6 +52,9 @@ type Server struct {
 	Gate *gate.Gate
 	// Fetch reaches OAuth clients' metadata documents; nil: the public internet under egress's rules.
 	Fetch *egress.Client
+	// OwnerName is the name the owner's passkey lives on for a box reached on this machine
+	// (box.localhost): where the consent page opens; "": localhost.
+	OwnerName string
 	// PublicURL is the box's address as clients see it (https://box.example.com behind a reverse proxy):
 	// the OAuth issuer, and with /mcp the resource. Empty: the address each request came to.
 	PublicURL string
@@ -112,7 +115,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/{path...}", s.resourceMetadata) // a public URL with a path
 	if s.Grants != nil {
-		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Peer: s.remoteHost, Fetch: s.Fetch, Logger: s.Logger}).Mount(mux)
+		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Peer: s.remoteHost, Fetch: s.Fetch, Logger: s.Logger, OwnerName: s.OwnerName}).Mount(mux)
 	}
 	if s.Web != nil {
 		mux.Handle("/", s.realPeer(s.Web)) // every other path: the web UI checks its own sessions and CSRF

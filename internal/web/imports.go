@@ -391,8 +391,9 @@ func (w *Web) importCancel(rw http.ResponseWriter, r *http.Request, ss *session)
 	back(rw, r, "/settings/import", "Cancelled; the uploaded file is gone and nothing was imported.")
 }
 
-// export streams the memory as a download: markdown as a zip, server-memory as JSONL, json.
-func (w *Web) export(rw http.ResponseWriter, r *http.Request, _ *session) {
+// export streams the memory as a download: markdown as a zip, server-memory as JSONL, json. The whole
+// memory leaves the box, so it needs a passkey assertion made for it, not the session alone.
+func (w *Web) export(rw http.ResponseWriter, r *http.Request, ss *session) {
 	kind := r.PostFormValue("kind")
 	stamp := w.now().Format("2006-01-02")
 	var name, ctype string
@@ -409,6 +410,10 @@ func (w *Web) export(rw http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	if w.cfg.Export == nil {
 		w.backErr(rw, r, "/settings/import", errs.E("web.export", errs.Other, "This box serves no exports."))
+		return
+	}
+	if err := w.formConfirmed(r, ss, "export", "Downloading your memory"); err != nil {
+		w.backErr(rw, r, "/settings/import", err)
 		return
 	}
 	h := rw.Header()

@@ -19,6 +19,7 @@ import (
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/exports"
+	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/web"
 )
 
@@ -396,14 +397,36 @@ func TestImportUploadZipTraversal(t *testing.T) {
 	}
 }
 
+// withPasskey adds to a form the passkey assertion the page's script puts in it for purpose.
+func (f *importFx) withPasskey(v url.Values, csrf, purpose string) url.Values {
+	f.t.Helper()
+	req, _ := http.NewRequest("POST", f.base+"/auth/confirm/begin", strings.NewReader(`{"purpose":"`+purpose+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", f.base)
+	req.Header.Set("X-CSRF-Token", csrf)
+	res, err := f.c.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var begin map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&begin); err != nil || res.StatusCode != 200 {
+		f.t.Fatalf("confirm begin: %d %v", res.StatusCode, err)
+	}
+	v.Set("ceremony", begin["ceremony"].(string))
+	f.key.UseOrigin(f.base) // the passkey was made on the first server's port; a browser here answers from this one
+	v.Set("credential", string(raw(f.key.Get(raw(begin["options"])))))
+	return v
+}
+
 // The export buttons download the memory: markdown as a zip of /_content/, server-memory as JSONL, json;
-// each needs the session's token.
+// each needs the session's token and a passkey assertion made for it.
 func TestExportDownloads(t *testing.T) {
 	f := newImportFx(t, 1<<20)
 	csrf := f.signedIn()
 	remember(t, f.m, "owner", "Leo swims on Thursdays.")
 	get := func(kind string) (*http.Response, []byte) {
-		res := f.post("/settings/export", url.Values{"csrf": {csrf}, "kind": {kind}})
+		res := f.post("/settings/export", f.withPasskey(url.Values{"csrf": {csrf}, "kind": {kind}}, csrf, "export"))
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res, b
@@ -452,6 +475,53 @@ func TestExportDownloads(t *testing.T) {
 	res, _ = get("pdf")
 	if s := note(t, res); !strings.Contains(s, `"pdf" is not a kind of export`) {
 		t.Errorf("an unknown export: %q", s)
+	}
+}
+
+// A stolen session cookie (with the CSRF token any signed-in page shows, on any port of localhost) does
+// not download the memory nor move the brain: each needs an assertion of the owner's passkey made for
+// it, used once.
+func TestExportAndBrainNeedAFreshAssertion(t *testing.T) {
+	f := newImportFx(t, 1<<20)
+	csrf := f.signedIn()
+	remember(t, f.m, "owner", "Leo swims on Thursdays.")
+	for name, v := range map[string]url.Values{
+		"no assertion":        {"csrf": {csrf}, "kind": {"json"}},
+		"made for erase":      f.withPasskey(url.Values{"csrf": {csrf}, "kind": {"json"}}, csrf, "erase"),
+		"a forged credential": {"csrf": {csrf}, "kind": {"json"}, "ceremony": {"x"}, "credential": {"{}"}},
+	} {
+		res := f.post("/settings/export", v)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusSeeOther || strings.Contains(string(b), "Leo swims") {
+			t.Errorf("%s: %d %.100s", name, res.StatusCode, b)
+		}
+		if name == "no assertion" && !strings.Contains(note(t, res), "Downloading your memory needs your passkey") {
+			t.Errorf("%s: %q", name, note(t, res))
+		}
+	}
+	// One assertion is one download.
+	once := f.withPasskey(url.Values{"csrf": {csrf}, "kind": {"json"}}, csrf, "export")
+	for i, want := range []int{200, http.StatusSeeOther} {
+		res := f.post("/settings/export", once)
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("download %d: %d, want %d", i+1, res.StatusCode, want)
+		}
+	}
+
+	const key = "sk-test-brain-0000000000000000b3d5"
+	srv := providertest.OpenAI(t, key)
+	set := url.Values{"csrf": {csrf}, "provider": {"openai"}, "base_url": {srv.URL}, "model": {"model-a"}, "key": {key}}
+	res := f.post("/settings/brain", set)
+	res.Body.Close()
+	if s := note(t, res); !strings.Contains(s, "Changing the brain needs your passkey") || len(srv.Headers()) != 0 {
+		t.Fatalf("a brain set without a passkey: %q, the server heard %d", s, len(srv.Headers()))
+	}
+	res = f.post("/settings/brain", f.withPasskey(set, csrf, "brain-set"))
+	res.Body.Close()
+	if s := note(t, res); !strings.Contains(s, "The brain is set") {
+		t.Fatalf("a brain set with the passkey: %q", s)
 	}
 }
 

@@ -230,14 +230,19 @@ func (w *Web) signinPage(rw http.ResponseWriter, r *http.Request) {
 	w.render(rw, r, nil, "signin", &signinData{HasPasskey: w.auth.hasPasskey(r.Context()), Localhost: w.byName(r)})
 }
 
-// byName is the same page at http://localhost:PORT when the browser came by a bare IP address, where
-// passkeys do not work; "" otherwise.
+// byName is the same page at the owner's name (http://box.localhost:PORT, or localhost) when the browser
+// came by a bare loopback address, where passkeys do not work, or by localhost when the owner's passkey
+// lives on another name; "" otherwise.
 func (w *Web) byName(r *http.Request) string {
-	if ip := net.ParseIP(rpID(r)); ip == nil || !ip.IsLoopback() {
+	name, host := w.cfg.OwnerName, rpID(r)
+	if name == "" {
+		name = "localhost"
+	}
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && !(host == "localhost" && name != "localhost") {
 		return ""
 	}
 	_, port, _ := net.SplitHostPort(r.Host)
-	u := "http://localhost"
+	u := "http://" + name
 	if port != "" {
 		u += ":" + port
 	}

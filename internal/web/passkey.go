@@ -57,8 +57,8 @@ func (w *Web) ownerParty(r *http.Request) (*webauthn.WebAuthn, *owner, error) {
 }
 
 func (w *Web) currentSession(r *http.Request) *session {
-	if c, err := r.Cookie(w.cookie); err == nil {
-		if ss, ok := w.auth.session(r.Context(), c.Value); ok {
+	if v := w.sessionCookie(r); v != "" {
+		if ss, ok := w.auth.session(r.Context(), v); ok {
 			return ss
 		}
 	}
@@ -265,7 +265,7 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 		}
 		c.card, c.hash = card.ID, card.ActionHash
 		challenge = boundChallenge(card.ID, card.ActionHash)
-	case "erase", "passkey-add", "safe-mode-off":
+	case "erase", "passkey-add", "safe-mode-off", "brain-set", "export":
 		challenge = boundChallenge(b.Purpose, ss.hash)
 	case "passkey-remove":
 		if b.Passkey == "" {
@@ -334,6 +334,18 @@ func (w *Web) confirmed(r *http.Request, ss *session, b finishBody, purpose stri
 		return nil, err
 	}
 	return c, nil
+}
+
+// formConfirmed checks the passkey assertion a form carries for purpose: its ceremony and credential
+// fields, filled by the page's script once the owner's passkey answered. what names the change for the
+// refusal sentence.
+func (w *Web) formConfirmed(r *http.Request, ss *session, purpose, what string) error {
+	b := finishBody{Ceremony: r.PostFormValue("ceremony"), Credential: json.RawMessage(r.PostFormValue("credential"))}
+	if b.Ceremony == "" || len(b.Credential) == 0 {
+		return errs.E("web.passkey", errs.Unauthorized, "%s needs your passkey: use the button on the page, with JavaScript on. Nothing was done.", what)
+	}
+	_, err := w.confirmed(r, ss, b, purpose)
+	return err
 }
 
 // removePasskey removes one of the owner's passkeys with an assertion made for removing that one, just
