@@ -175,9 +175,10 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	}
 	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
 	a.Connectors = connectors.New(connectors.Options{Builds: a.Builds, Vault: a.Vault, StoreRoot: filepath.Join(b.Root, ".box", "connectors"),
-		Exe: opts.ConnectorExe, Test: opts.ConnectorNet, Now: opts.Now})
+		Exe: opts.ConnectorExe, Test: opts.ConnectorNet, Now: opts.Now, Box: b, Gate: a.Gate, State: a.State})
 	a.Builds.RunConnectorsWith(a.Connectors)
 	a.Gate.Register(connectors.OpLeftovers, a.Connectors.LeftoversOp())
+	a.Gate.Register(connectors.OpCall, a.Connectors.CallOp())
 	if err = a.composeBrain(); err != nil {
 		return nil, err
 	}

@@ -188,7 +188,7 @@ func TestRefusedBeforeACard(t *testing.T) {
 		{builds.PageInput{Name: "G", Own: "garden", What: "x", HTML: `<script src="https://cdn.example.com/x.js"></script>`}, "cdn.example.com"},
 		{builds.PageInput{Name: "G", Own: "Garden!", What: "x", HTML: "<p>x</p>"}, "Not proposed: own"},
 		{builds.PageInput{Name: "", Own: "garden", What: "x", HTML: "<p>x</p>"}, "name is empty"},
-		{builds.PageInput{Name: "G", Own: "garden", What: "x", Uses: []string{"bus"}, HTML: "<p>x</p>"}, "isn't on this box"},
+		{builds.PageInput{Name: "G", Own: "garden", What: "x", Uses: []string{"bus"}, HTML: "<p>x</p>"}, "isn't installed on this box"},
 		{builds.PageInput{Name: "G", Own: "garden", What: "x", Read: []string{"../x"}, HTML: "<p>x</p>"}, "not a map"},
 	} {
 		_, err := a.Builds.ProposePage(ctx, tc.in, claude)

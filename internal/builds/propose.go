@@ -29,6 +29,7 @@ const (
 	MaxWhat  = 500
 	MaxEmoji = 16
 	MaxRead  = 10
+	MaxUses  = 10 // the installed connectors a page may call
 )
 
 // The ops the gate runs when the owner approves a build's card.
@@ -206,8 +207,19 @@ func (r *Builds) checkPage(ctx context.Context, in PageInput) (pageAction, error
 			a.Read = append(a.Read, name)
 		}
 	}
+	if len(in.Uses) > MaxUses {
+		return a, notProposed("uses names %d connectors; a page uses at most %d.", len(in.Uses), MaxUses)
+	}
 	for _, u := range in.Uses {
-		return a, notProposed("the page uses the connector %q, which isn't on this box; send it without uses.", page.Clip(u))
+		id := strings.TrimSpace(u)
+		if _, err := r.Connector(ctx, id); errs.Is(err, errs.NotFound) {
+			return a, notProposed("the page uses the connector %q, which isn't installed on this box; send the connector first, or the page without it.", page.Clip(u))
+		} else if err != nil {
+			return a, err
+		}
+		if !slices.Contains(a.Uses, id) {
+			a.Uses = append(a.Uses, id)
+		}
 	}
 	if err := checkHTML(in.HTML); err != nil {
 		return a, err

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,6 +20,7 @@ import (
 
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/card"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -770,8 +772,28 @@ func (w *Web) sectionDiary(ctx context.Context, r *http.Request, c *sectionCall)
 	return map[string]any{"entries": out}, nil
 }
 
-func (w *Web) sectionConnector(context.Context, *http.Request, *sectionCall) (any, error) {
-	return nil, forbidden("This page uses no connector on this box.")
+// sectionConnector runs a tool of a connector the page's card named in uses, as the page: a write
+// always waits on the owner's card (a page is not the owner). The value is the connector's data.
+func (w *Web) sectionConnector(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		ID   string          `json:"id"`
+		Tool string          `json:"tool"`
+		Args json.RawMessage `json:"args"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(c.build.Uses, in.ID) || w.cfg.Connectors == nil {
+		return nil, forbidden("This page doesn't use the connector %q: its card didn't name it.", pagecheck.Clip(in.ID))
+	}
+	ans, err := w.cfg.Connectors.Call(ctx, connectors.Caller{Actor: builds.PageActor(c.slug), Asker: pageAsker(c.slug)}, in.ID, in.Tool, in.Args)
+	if err != nil {
+		return nil, err
+	}
+	if ans.Card != "" {
+		return map[string]any{"result": nil, "card": ans.Card, "text": ans.Text}, nil
+	}
+	return map[string]any{"result": ans.Value}, nil
 }
 
 func (w *Web) sectionAsk(context.Context, *http.Request, *sectionCall) (any, error) {

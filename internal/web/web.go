@@ -20,6 +20,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -104,6 +105,9 @@ type Config struct {
 	// Builds is the registry of pages, looks and the layout: the Pages tab, /s/<slug>/ and its bridge,
 	// Settings → Things I built.
 	Builds *builds.Builds
+	// Connectors run the installed connectors: a page's box.connector, and the keys the owner pastes in
+	// Settings → Things I built; nil: no page may call one.
+	Connectors *connectors.Service
 }
 
 // Web is the owner's web UI of one box.

@@ -47,16 +47,20 @@ type fx struct {
 
 // newFx is the web UI over a new box, composed by the composition root (on a clock the test moves), served
 // on 127.0.0.1:0.
-func newFx(t *testing.T) *fx {
+func newFx(t *testing.T) *fx { return newFxWith(t, app.Options{}) }
+
+// newFxWith is newFx with the root's options (its clock and vault are the fixture's).
+func newFxWith(t *testing.T, opts app.Options) *fx {
 	t.Helper()
 	f := &fx{t: t, clock: passkeytest.NewClock()}
-	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: f.clock.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
+	opts.Now, opts.VaultDir = f.clock.Now, filepath.Join(t.TempDir(), "vault")
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
-	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
-		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now})
+	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
+		Connectors: a.Connectors, Routines: a.Routines, Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
