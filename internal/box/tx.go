@@ -282,9 +282,10 @@ func (b *Box) commitBatch(ps []*pending) {
 	}
 	wait, stop := givenUp(ctx, ps)
 	_, unlock, err := b.lock(wait, b.answeredPoll(ps))
+	gaveUp := wait.Err() != nil // read before stop, which ends wait whatever happened
 	stop()
 	if err != nil {
-		if wait.Err() != nil && ps[0].ctx.Err() != nil {
+		if gaveUp && ps[0].ctx.Err() != nil {
 			err = ps[0].ctx.Err() // every caller gave up (a request's deadline): say so, not "cancelled"
 		}
 		b.settleUnlocked(ps, err)
