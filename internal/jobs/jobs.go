@@ -321,6 +321,9 @@ func (r *Runner) due(j Job) (string, bool) {
 	if !last.Before(at) {
 		return "", false
 	}
+	if d := now.Sub(last); d >= 0 && d < r.opts.Tick {
+		return "", false // it ran less than a tick ago: a job whose run did not clear its Due waits a tick, never loops
+	}
 	if created, err := time.Parse(time.RFC3339, r.b.Marker.Created); err == nil && created.After(at) {
 		return "", false // the box did not exist then
 	}

@@ -286,3 +286,32 @@ func TestRegisterRefusesBadNames(t *testing.T) {
 		t.Errorf("twice: %v", err)
 	}
 }
+
+// A job whose Due says "now" whatever it did (its run could not clear what made it due) runs at most once
+// a tick, never again in the same wake-up: no hot loop of records.
+func TestAJobThatStaysDueWaitsATick(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.NewClock()
+	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	j := writeJob("stuck", &runs)
+	j.Due = func(now time.Time) time.Time { return now }
+	r := New(b, Options{Now: c.Now, Tick: 30 * time.Second})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Minute) // the box's own start is in the past
+	r.pass(ctx)
+	r.pass(ctx)
+	c.Advance(10 * time.Second)
+	r.pass(ctx)
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("runs within one tick: %d, want 1", n)
+	}
+	c.Advance(30 * time.Second)
+	r.pass(ctx)
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("runs after a tick: %d, want 2", n)
+	}
+}

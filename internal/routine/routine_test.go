@@ -425,3 +425,31 @@ func TestFrozenBoxRunsNothing(t *testing.T) {
 		t.Fatal("the slot was used up while frozen")
 	}
 }
+
+// A routine the box cannot run for a lasting reason (here the month's usage ledger cannot be read) is
+// reported as failed and its slot is marked: it is not due again, so the runner does not commit a
+// failure every pass for the whole Late window (docs/ROUTINES.md: only a busy box is tried again).
+func TestALastingFailureMarksTheSlot(t *testing.T) {
+	f := newFx(t, true)
+	ctx := context.Background()
+	f.add(t, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today.", On: true})
+	f.clock.set(at(5, 7, 10))
+	ledger := filepath.Join(f.a.Root, filepath.FromSlash(strings.TrimPrefix(usage.Path(f.clock.Now()), "/")))
+	if err := os.MkdirAll(ledger, 0o755); err != nil { // a folder where the ledger file should be
+		t.Fatal(err)
+	}
+	n := len(f.srv.Requests())
+	reps, err := f.r.RunDue(ctx, f.clock.Now())
+	if err != nil || len(reps) != 1 || !strings.Contains(reps[0].Failed, "could not run it") || !strings.Contains(reps[0].Failed, "ledger") {
+		t.Fatalf("a lasting failure: %+v %v", reps, err)
+	}
+	if !f.exists(routine.ReportsDir + "/2026-03-05/paper.md") {
+		t.Fatal("the failure did not mark the slot")
+	}
+	if due, err := f.r.Due(at(5, 7, 11)); err != nil || len(due) != 0 {
+		t.Fatalf("the failed slot is due again: %q %v", names(due), err)
+	}
+	if len(f.srv.Requests()) != n {
+		t.Fatal("a model was called")
+	}
+}
