@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/boxmem/box/internal/brain"
@@ -26,6 +29,21 @@ func (a *App) Vault() (*vault.Vault, error) {
 		a.vault.v, a.vault.err = vault.Open(vault.Options{Dir: a.opts.VaultDir, BoxID: a.Box.Marker.ID, BoxRoot: a.Root})
 	})
 	return a.vault.v, a.vault.err
+}
+
+// hasVault reports whether the vault's folder exists (or is open), so a look for a token in a box that
+// never had one makes no folder.
+func (a *App) hasVault() bool {
+	dir := a.opts.VaultDir
+	if dir == "" {
+		d, err := vault.DefaultDir(a.Box.Marker.ID)
+		if err != nil {
+			return true // Vault says why
+		}
+		dir = d
+	}
+	_, err := os.Stat(dir)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
 // composeBrain builds the brain over the process's services; its tools are the MCP catalogue's memory

@@ -106,12 +106,14 @@ func (a *App) startJobs(ctx context.Context, o JobOptions) error {
 	return nil
 }
 
-// watchInbox arms the tidy for lines another process committed (a `box remember` at the CLI): the
-// runner hears only its own process's commits.
+// watchInbox arms the tidy for lines another process committed (a `box remember` at the CLI), and the
+// backup push for any commit another process made (CLI verbs, box mcp, hooks: HEAD moved): the runner
+// hears only its own process's commits (docs/BACKUP.md).
 func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 	every := min(o.TidyAfter, 30*time.Second)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	seen, _ := a.Box.Git().Head(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -120,6 +122,10 @@ func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 		}
 		if n, err := a.Memory.Waiting(ctx); err == nil && n > 0 && !a.Jobs.IsRunning("tidy") {
 			a.Jobs.TriggerOnce("tidy", jobs.WhyTrigger, o.TidyAfter)
+		}
+		if head, err := a.Box.Git().Head(ctx); err == nil && head != seen {
+			seen = head
+			a.Jobs.TriggerOnce("backup", "new commits", o.BackupAfter)
 		}
 	}
 }
