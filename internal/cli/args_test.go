@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// Every verb given a wrong number of arguments, an unknown verb and a group's unknown sub-verb are exit 2
+// with the kind usage (docs/CLI.md, "Exit codes": 2 is bad flags or arguments), never exit 1.
+func TestWrongArgumentsAreUsage(t *testing.T) {
+	root := initBox(t)
+	g := &Global{IO: IO{Getenv: func(string) string { return "" }}}
+	var cases [][]string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			if sub.Hidden || sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			walk(sub)
+			if sub.Args == nil || sub.DisableFlagParsing { // remember, chat: any text, read by textArgs
+				continue
+			}
+			// the fewest arguments this verb refuses: none, or more than it takes
+			for _, n := range []int{0, 1, 2, 3, 9} {
+				args := slices.Repeat([]string{"x"}, n)
+				if sub.Args(sub, args) != nil {
+					cases = append(cases, append(strings.Fields(sub.CommandPath())[1:], args...))
+					break
+				}
+			}
+		}
+	}
+	walk(g.rootCmd())
+	if len(cases) < 30 {
+		t.Fatalf("only %d verbs refuse some argument count: the walk is broken", len(cases))
+	}
+	cases = append(cases, []string{"frob"}, []string{"backup", "frob"}, []string{"jobs", "frob"}, []string{"undo", "20260101T000000Z-abc"})
+	for _, args := range cases {
+		got := runCLI(t, run{args: append([]string{"--box", root, "--json"}, args...), cwd: root})
+		var out errorOutput
+		if got.code != ExitUsage || json.Unmarshal([]byte(got.stdout), &out) != nil || out.Error.Kind != "usage" {
+			t.Errorf("box %s: exit %d, want %d (usage)\n%s%s", strings.Join(args, " "), got.code, ExitUsage, got.stdout, got.stderr)
+		}
+	}
+}
+
+// Exit codes docs/CLI.md gives for single verbs that no other test took through Main.
+func TestDocumentedExitCodes(t *testing.T) {
+	root := initBox(t)
+	for _, c := range []struct {
+		code int
+		args []string
+	}{
+		{ExitNotFound, []string{"jobs", "run", "nothing-such"}},   // "An unknown name is exit 5"
+		{ExitNotFound, []string{"backup", "remove", "nothing"}},   // "An unknown name is exit 5"
+		{ExitConflict, []string{"restore", "/nowhere.git", root}}, // "A non-empty DIR is exit 6"
+		{ExitNotABox, []string{"--box", t.TempDir(), "overview"}}, // no box found
+		{ExitOK, []string{"backup"}},                              // a group alone prints its help
+	} {
+		args := append([]string{"--box", root}, c.args...)
+		if c.args[0] == "--box" {
+			args = c.args
+		}
+		if got := runCLI(t, run{args: args, cwd: root}); got.code != c.code {
+			t.Errorf("box %s: exit %d, want %d\n%s%s", strings.Join(c.args, " "), got.code, c.code, got.stdout, got.stderr)
+		}
+	}
+}
