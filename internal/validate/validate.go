@@ -30,6 +30,7 @@ import (
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/ref"
 	"github.com/boxmem/box/internal/schema"
+	"github.com/boxmem/box/internal/usage"
 )
 
 // Finding codes this package reports itself (the others come from layout, card, schema and ref).
@@ -568,7 +569,31 @@ func (v *Validator) All(ctx context.Context) (Result, error) {
 	}
 	res.add(fs...)
 	res.Files = n
+	res.add(v.ledgers()...)
 	return res.done(), nil
+}
+
+// ledgers names every usage-ledger line the brain leaves out of its totals (docs/BRAIN.md, "The usage
+// ledger"): the owner fixes or removes it.
+func (v *Validator) ledgers() []finding.Finding {
+	ents, err := os.ReadDir(filepath.Join(v.root, filepath.FromSlash(strings.TrimPrefix(usage.Dir, "/"))))
+	if err != nil {
+		return nil // no ledger yet; a folder that cannot be read is the walk's finding
+	}
+	var out []finding.Finding
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		p := usage.Dir + "/" + e.Name()
+		data, err := layout.ReadFile(v.root, p)
+		if err != nil {
+			out = append(out, finding.Warnf(p, 0, usage.CodeDamaged, "the usage ledger cannot be read: %s", userMsg(err)))
+			continue
+		}
+		out = append(out, usage.Damaged(p, data)...)
+	}
+	return out
 }
 
 // Links is the box-wide broken-link scan: every ref of every card, as warnings.

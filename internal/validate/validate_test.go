@@ -18,6 +18,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/ref"
+	"github.com/boxmem/box/internal/usage"
 )
 
 func newBox(tb testing.TB) string {
@@ -337,5 +338,25 @@ func TestNamedPathsStayInTheBox(t *testing.T) {
 	}
 	if data, f := v.read("/_content/linked/secret.md"); f == nil || f.Code != CodeSymlinkOut || len(data) > 0 {
 		t.Errorf("read through the linked folder: %q %+v", data, f)
+	}
+}
+
+// A usage-ledger line the brain leaves out of its totals is named by box validate: file, line, why.
+func TestDamagedLedgerLinesAreNamed(t *testing.T) {
+	root := newBox(t)
+	good := `{"time":"2026-03-05T14:02:00+01:00","turn":"t","provider":"openai","model":"m","tokensIn":1,"tokensOut":1,"cost":0,"costFrom":"unknown"}`
+	write(t, root, "_bookkeeping/usage/2026-03.jsonl", good+"\n{\"time\": broken\n")
+	res, err := New(root, Options{}).All(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range res.Findings {
+		if f.Code == usage.CodeDamaged {
+			found = f.Path == "/_bookkeeping/usage/2026-03.jsonl" && f.Line == 2 && strings.Contains(f.Message, "not a usage line")
+		}
+	}
+	if !found {
+		t.Fatalf("findings: %v", res.Findings)
 	}
 }
