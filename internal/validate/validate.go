@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/git"
@@ -44,6 +44,7 @@ const (
 	CodeBinary        = "unlisted-binary" // error: a staged file over 1 MiB no attachments card lists
 	CodeDangling      = "dangling-ref"    // warning: a ref to a path this commit deletes or renames
 	CodeDeadURL       = "dead-url"        // warning: an external URL that does not answer
+	CodeUncheckedURL  = "unchecked-url"   // warning: an external URL on a private or local address, not asked (the egress rule)
 	CodeBadName       = "bad-name"        // error: a staged file name with a line break
 )
 
@@ -89,8 +90,9 @@ func (r *Result) done() Result {
 
 // Options tune a Validator; the zero value is ready for use.
 type Options struct {
-	// HTTP is the client of the URL pass (default: a client with Timeout).
-	HTTP *http.Client
+	// Egress is the client of the URL pass (default: egress.New with Timeout): public addresses only, no
+	// redirect followed, the box's one rule for its own fetches (docs/SECURITY.md).
+	Egress *egress.Client
 	// Timeout bounds one URL check (default 10 s); Concurrency is how many run at once (default 4).
 	Timeout     time.Duration
 	Concurrency int

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +18,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/ref"
 	"github.com/boxmem/box/internal/usage"
@@ -206,20 +209,39 @@ func TestURLs(t *testing.T) {
 	}))
 	defer srv.Close()
 	root := newBox(t)
+	// links.example is a public address (the egress rule lets it be asked) that reaches the test server;
+	// inside.example names the cloud metadata address, and a link to the loopback is given by number:
+	// neither is asked.
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	site := "http://links.example:" + port
+	client := egress.New(egress.Options{Timeout: 200 * time.Millisecond}).WithTestNet(egress.TestNet{
+		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if host == "inside.example" {
+				return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
+			}
+			return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+		},
+		Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, strings.TrimPrefix(srv.URL, "http://"))
+		},
+	})
 	var body strings.Builder
 	for i := range 8 {
-		fmt.Fprintf(&body, "- %s/ok%d\n", srv.URL, i)
+		fmt.Fprintf(&body, "- %s/ok%d\n", site, i)
 	}
-	fmt.Fprintf(&body, "- %[1]s/slow\n- %[1]s/nohead\n- %[1]s/dead\n", srv.URL)
+	fmt.Fprintf(&body, "- %[1]s/slow\n- %[1]s/nohead\n- %[1]s/dead\n- %[2]s/admin/reboot\n- http://inside.example/latest/meta-data\n", site, srv.URL)
 	write(t, root, "_content/links.md", "---\ntitle: l\n---\n"+body.String())
-	v := New(root, Options{Timeout: 200 * time.Millisecond, Concurrency: 3})
+	v := New(root, Options{Timeout: 200 * time.Millisecond, Concurrency: 3, Egress: client})
 	res, err := v.URLs(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := codes(res.Findings)
-	if got != "/_content/links.md:12:warning:dead-url /_content/links.md:14:warning:dead-url" {
+	if got != "/_content/links.md:12:warning:dead-url /_content/links.md:14:warning:dead-url /_content/links.md:15:warning:unchecked-url /_content/links.md:16:warning:unchecked-url" {
 		t.Errorf("URLs = %q", got)
+	}
+	if hits["GET /admin/reboot"]+hits["HEAD /admin/reboot"]+hits["HEAD /latest/meta-data"] != 0 {
+		t.Errorf("a private address was asked: %v", hits)
 	}
 	if !strings.Contains(res.Findings[0].Message+res.Findings[1].Message, "timed out") {
 		t.Errorf("no timeout verdict: %v", res.Findings)
