@@ -8,6 +8,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -53,6 +54,9 @@ type Options struct {
 	VaultDir string
 	// BrainHTTP is the client for the brain's provider calls; nil is the provider package's own.
 	BrainHTTP *http.Client
+	// Logger hears what the services cannot say to anyone else (a job run that failed, a routine not
+	// run, records that cannot be read): box serve's stderr. nil: discarded.
+	Logger *slog.Logger
 }
 
 // App is one process's services over one box. Fields are set by Open and read-only after.

@@ -40,7 +40,7 @@ type jobState struct {
 // composeJobs builds the process's job runner and registers the box's own jobs: tidy, merge, cautions
 // and backup. Every mode has it (box jobs run NAME runs one in the CLI's process); only Run starts it.
 func (a *App) composeJobs() error {
-	a.Jobs = jobs.New(a.Box, jobs.Options{Now: a.opts.Now})
+	a.Jobs = jobs.New(a.Box, jobs.Options{Now: a.opts.Now, Logger: a.opts.Logger})
 	a.Box.Subscribe(a.afterCommitJobs)
 	def := jobs.Nightly(3, 0)
 	a.jobs.nightly.Store(&def)

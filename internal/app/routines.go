@@ -13,7 +13,7 @@ import (
 // runs what is due (routinesJob).
 func (a *App) composeRoutines() error {
 	var err error
-	a.Routines, err = routine.New(routine.Config{Box: a.Box, Brain: a.Brain, State: a.State, Now: a.opts.Now})
+	a.Routines, err = routine.New(routine.Config{Box: a.Box, Brain: a.Brain, State: a.State, Now: a.opts.Now, Logger: a.opts.Logger})
 	return err
 }
 

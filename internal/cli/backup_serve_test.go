@@ -59,7 +59,6 @@ func TestServePushesOtherProcessesCommitsAndResumesAfterBackupNow(t *testing.T) 
 		}
 	}
 	srv := serveBin(t, root, nil, "--tidy-after", "1s", "--backup-after", "1s")
-	_ = srv
 
 	// A commit of another process is pushed by box serve.
 	todo("Call the plumber")
@@ -82,6 +81,10 @@ func TestServePushesOtherProcessesCommitsAndResumesAfterBackupNow(t *testing.T) 
 	eventually(t, 15*time.Second, "box backup status shows the stopped push", func() bool {
 		s := status().Backups[0]
 		return s.Failing && s.Stopped && strings.Contains(s.Error, "changed from elsewhere")
+	})
+	// The job runner's warning reaches box serve's log (its stderr), not a discarded logger.
+	eventually(t, 5*time.Second, "the failed run in box serve's log", func() bool {
+		return strings.Contains(srv.stderr.String(), "jobs: a run failed") && strings.Contains(srv.stderr.String(), "job=backup")
 	})
 
 	// The owner repairs the remote and pushes from the CLI; box serve's pushes resume.
