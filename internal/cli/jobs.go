@@ -52,7 +52,7 @@ func runJobs(ctx context.Context, g *Global, n int) error {
 		out := jobsOutput{Jobs: []jobView{}, Runs: runs}
 		for _, j := range a.Jobs.Jobs() {
 			v := jobView{Name: j.Name, About: j.About}
-			if last, err := jobs.Records(a.Root, 1, func(r jobs.Record) bool { return r.Job == j.Name }); err == nil && len(last) == 1 {
+			if last, err := jobs.Find(a.Root, jobs.Query{N: 1, Job: j.Name}); err == nil && len(last) == 1 {
 				v.LastRun = &last[0]
 			}
 			out.Jobs = append(out.Jobs, v)

@@ -313,7 +313,16 @@ func (r *Runner) due(j Job) (string, bool) {
 	if at.IsZero() {
 		return "", false
 	}
-	last, err := r.LastRun(j.Name)
+	// Only runs since the due time (or the last tick, for the guard below) matter: the read is those days.
+	since := at
+	if t := now.Add(-r.opts.Tick); t.Before(since) {
+		since = t
+	}
+	var last time.Time
+	recs, err := Find(r.b.Root, Query{N: 1, Job: j.Name, Since: since})
+	if len(recs) == 1 {
+		last = recs[0].Start
+	}
 	if err != nil {
 		r.log.Warn("jobs: the records could not be read", "job", j.Name, "err", err)
 		return "", false
@@ -335,7 +344,7 @@ func (r *Runner) due(j Job) (string, bool) {
 
 // LastRun is when the newest recorded run of name started; zero when it never ran.
 func (r *Runner) LastRun(name string) (time.Time, error) {
-	recs, err := Records(r.b.Root, 1, func(rec Record) bool { return rec.Job == name })
+	recs, err := Find(r.b.Root, Query{N: 1, Job: name})
 	if err != nil || len(recs) == 0 {
 		return time.Time{}, err
 	}
@@ -570,6 +579,22 @@ func (r *Runner) Recover(ctx context.Context) {
 // Records reads the newest n records (0: all) that keep accepts (nil: every one), newest first, each
 // with its path and the commit that carries it (from the diary, when the run committed).
 func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
+	return Find(root, Query{N: n, Keep: keep})
+}
+
+// Query bounds a read of the records: the newest N (0: all), of one Job (by the file name, so no other
+// job's record is decoded), started at or after Since (only the day folders from its UTC day on are
+// read), and that Keep accepts.
+type Query struct {
+	N     int
+	Job   string
+	Since time.Time
+	Keep  func(Record) bool
+}
+
+// Find reads the records q asks for, newest first. Its work is bounded by q: a due check asks for one
+// job's runs since its due time and reads those days only, never the whole history.
+func Find(root string, q Query) ([]Record, error) {
 	base := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(RecordsDir, "/")))
 	days, err := os.ReadDir(base)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -578,8 +603,12 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 	if err != nil {
 		return nil, errs.Wrap("jobs.records", errs.Other, err, "The jobs' records could not be read")
 	}
+	first := ""
+	if !q.Since.IsZero() {
+		first = q.Since.UTC().Format("2006-01-02")
+	}
 	out := []Record{}
-	for i := len(days) - 1; i >= 0; i-- {
+	for i := len(days) - 1; i >= 0 && days[i].Name() >= first; i-- {
 		if !days[i].IsDir() {
 			continue
 		}
@@ -589,7 +618,7 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 		}
 		for k := len(files) - 1; k >= 0; k-- {
 			f := files[k]
-			if !strings.HasSuffix(f.Name(), ".json") {
+			if !strings.HasSuffix(f.Name(), ".json") || (q.Job != "" && recordJob(f.Name()) != q.Job) {
 				continue
 			}
 			data, err := os.ReadFile(filepath.Join(base, days[i].Name(), f.Name()))
@@ -600,20 +629,33 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 			if json.Unmarshal(data, &rec) != nil || rec.Job == "" {
 				continue // not a record: box validate has no say on JSON, the listing skips it
 			}
+			if (q.Job != "" && rec.Job != q.Job) || rec.Start.Before(q.Since) {
+				continue
+			}
 			rec.Path = RecordsDir + "/" + days[i].Name() + "/" + f.Name()
-			if keep == nil || keep(rec) {
+			if q.Keep == nil || q.Keep(rec) {
 				out = append(out, rec)
 			}
 		}
-		if n > 0 && len(out) >= n {
-			break // every older day holds older runs: a due check reads one day, not the whole history
+		if q.N > 0 && len(out) >= q.N {
+			break // every older day holds older runs
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.After(out[j].Start) })
-	if n > 0 && len(out) > n {
-		out = out[:n]
+	if q.N > 0 && len(out) > q.N {
+		out = out[:q.N]
 	}
 	return out, nil
+}
+
+// recordJob is the job a record's file name names (HHMMSS-NAME-ID.json, recordPath); "" when it does not
+// have that shape.
+func recordJob(file string) string {
+	const head, tail = len("150405-"), len("-abcdef.json")
+	if len(file) <= head+tail || file[head-1] != '-' || file[len(file)-tail] != '-' {
+		return ""
+	}
+	return file[head : len(file)-tail]
 }
 
 // WithCommits fills each record's Commit from the box's diary (the entry of the job's change).

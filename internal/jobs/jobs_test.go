@@ -315,3 +315,39 @@ func TestAJobThatStaysDueWaitsATick(t *testing.T) {
 		t.Fatalf("runs after a tick: %d, want 2", n)
 	}
 }
+
+// A due check reads only the records since the job's due time: a day folder older than that is never
+// opened (here an old folder holds a record that would say the job ran; a check that read the whole
+// history would find it and call the job not due).
+func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
+	loc := time.UTC
+	c := passkeytest.NewClock()
+	set(c, time.Date(2026, 2, 1, 12, 0, 0, 0, loc))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	j := writeJob("nightly", &runs)
+	j.Due = Nightly(3, 0)
+	r := New(b, Options{Now: c.Now, Tick: time.Minute})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	set(c, time.Date(2026, 3, 2, 3, 0, 10, 0, loc))
+	old := filepath.Join(b.Root, "_bookkeeping", "jobs", "2026-02-10")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	misfiled := `{"id":"abcdef","job":"nightly","why":"scheduled","start":"2026-03-02T03:00:05Z","seconds":0,"summary":"","changed":[]}`
+	if err := os.WriteFile(filepath.Join(old, "030005-nightly-abcdef.json"), []byte(misfiled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if why, ok := r.due(j); !ok || why != WhySchedule {
+		t.Fatalf("due: %q %v (an old day folder was read)", why, ok)
+	}
+	// Find by job reads no other job's record, and the whole history when asked.
+	if recs, err := Find(b.Root, Query{Job: "nightly"}); err != nil || len(recs) != 1 {
+		t.Fatalf("find all: %+v %v", recs, err)
+	}
+	if recs, err := Find(b.Root, Query{Job: "other"}); err != nil || len(recs) != 0 {
+		t.Fatalf("find another job: %+v %v", recs, err)
+	}
+}
