@@ -71,3 +71,22 @@ func TestDocumentedExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// The undo command box jobs prints for a run is one that works as printed.
+func TestJobsPrintsAWorkingUndo(t *testing.T) {
+	root := initBox(t)
+	for _, args := range [][]string{{"remember", "Leo swims on Thursdays"}, {"jobs", "run", "tidy"}} {
+		if got := runCLI(t, run{args: append([]string{"--box", root}, args...), cwd: root}); got.code != 0 {
+			t.Fatalf("box %v: exit %d %s", args, got.code, got.stderr)
+		}
+	}
+	got := runCLI(t, run{args: []string{"--box", root, "jobs"}, cwd: root})
+	_, cmd, ok := strings.Cut(got.stdout, "[undo: box ")
+	cmd, _, ok2 := strings.Cut(cmd, "]")
+	if got.code != 0 || !ok || !ok2 {
+		t.Fatalf("box jobs: exit %d, no undo hint\n%s", got.code, got.stdout)
+	}
+	if undo := runCLI(t, run{args: append([]string{"--box", root}, strings.Fields(cmd)...), cwd: root}); undo.code != 0 {
+		t.Fatalf("box %s: exit %d %s", cmd, undo.code, undo.stderr)
+	}
+}

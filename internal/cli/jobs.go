@@ -82,7 +82,7 @@ func runLine(r jobs.Record) string {
 		s += " — failed: " + r.Error
 	}
 	if r.Entry != "" {
-		s += " [undo: box undo " + r.Entry + "]"
+		s += " [undo: box undo --entry " + r.Entry + "]"
 	}
 	return s + fmt.Sprintf(" %s", (time.Duration(r.Seconds*float64(time.Second))).Round(time.Millisecond))
 }
@@ -90,7 +90,7 @@ func runLine(r jobs.Record) string {
 func jobsRunCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "run NAME",
-		Short: "Run one job now (tidy, merge, cautions, backup); its record says what it did",
+		Short: "Run one job now (tidy, merge, cautions, backup, routines); its record says what it did",
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return runJobsRun(cmd.Context(), g, args[0]) },
 	}
