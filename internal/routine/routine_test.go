@@ -453,3 +453,32 @@ func TestALastingFailureMarksTheSlot(t *testing.T) {
 		t.Fatal("a model was called")
 	}
 }
+
+// A late-evening slot missed until after midnight is still run within Late, once, under its own day.
+func TestALateEveningSlotRunsAfterMidnight(t *testing.T) {
+	f := newFx(t, true)
+	ctx := context.Background()
+	f.add(t, routine.Routine{Name: "evening", At: "22:30", Prompt: "The day.", On: true})
+	f.add(t, routine.Routine{Name: "thursdays", At: "23:00", Days: []string{"thu"}, Prompt: "Thursday.", On: true})
+	// Friday 00:30: Thursday's 22:30 and 23:00 are 2 h and 1.5 h late, within Late.
+	now := at(6, 0, 30)
+	if due, err := f.r.Due(now); err != nil || names(due) != "evening,thursdays" {
+		t.Fatalf("due after midnight: %q %v", names(due), err)
+	}
+	f.clock.set(now)
+	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Evening."}})
+	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Thursday."}})
+	reps, err := f.r.RunDue(ctx, now)
+	if err != nil || len(reps) != 2 {
+		t.Fatalf("run due: %+v %v", reps, err)
+	}
+	if !f.exists(routine.ReportsDir+"/2026-03-05/evening.md") || !f.exists(routine.ReportsDir+"/2026-03-05/thursdays.md") {
+		t.Fatal("the reports are not under the slot's own day")
+	}
+	if due, _ := f.r.Due(at(6, 1, 0)); len(due) != 0 {
+		t.Fatalf("due again: %q", names(due))
+	}
+	if due, _ := f.r.Due(at(6, 1, 31)); len(due) != 0 { // 3 h past 22:30: out of Late anyway
+		t.Fatalf("due past Late: %q", names(due))
+	}
+}

@@ -250,8 +250,8 @@ func (s *Service) Run(ctx context.Context, name string) (Report, error) {
 	return s.run(ctx, r, s.cfg.Now(), false)
 }
 
-// Due lists the routines due at now: on, today one of their days, their time passed by less than Late,
-// and no report yet for today's slot. A missed slot is run once, late, or not at all; never twice.
+// Due lists the routines due at now: on, their time passed by less than Late on one of their days (today,
+// or yesterday for a late-evening slot), and no report yet for that slot. A missed slot is run once, late, or not at all; never twice.
 func (s *Service) Due(now time.Time) ([]Routine, error) {
 	all, err := s.List(context.Background())
 	if err != nil {
@@ -262,8 +262,8 @@ func (s *Service) Due(now time.Time) ([]Routine, error) {
 		if r.Problem != "" || !r.On {
 			continue
 		}
-		slot, ok := r.Slot(now)
-		if !ok || now.Before(slot) || !now.Before(slot.Add(Late)) {
+		slot, ok := r.DueSlot(now)
+		if !ok {
 			continue
 		}
 		if _, err := layout.Stat(s.cfg.Box.Root, reportPath(r.Name, slot, true, slot)); err == nil {
@@ -371,7 +371,9 @@ func (s *Service) run(ctx context.Context, r Routine, now time.Time, scheduled b
 func (s *Service) write(ctx context.Context, r Routine, now time.Time, scheduled bool, rep Report, lines []usage.Line, runErr error) (Report, error) {
 	slot := now
 	if scheduled {
-		slot, _ = r.Slot(now)
+		if s, ok := r.DueSlot(now); ok {
+			slot = s
+		}
 		rep.Scheduled = r.At
 	}
 	p := reportPath(r.Name, slot, scheduled, rep.Ran)
