@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -72,7 +73,8 @@ func TestDocumentedExitCodes(t *testing.T) {
 	}
 }
 
-// The undo command box jobs prints for a run is one that works as printed.
+// The undo command box jobs prints for a run is one that works as printed; each job's last run has the
+// commit of its change (docs/CLI.md's lastRun.commit).
 func TestJobsPrintsAWorkingUndo(t *testing.T) {
 	root := initBox(t)
 	for _, args := range [][]string{{"remember", "Leo swims on Thursdays"}, {"jobs", "run", "tidy"}} {
@@ -80,7 +82,24 @@ func TestJobsPrintsAWorkingUndo(t *testing.T) {
 			t.Fatalf("box %v: exit %d %s", args, got.code, got.stderr)
 		}
 	}
-	got := runCLI(t, run{args: []string{"--box", root, "jobs"}, cwd: root})
+	got := runCLI(t, run{args: []string{"--box", root, "--json", "jobs"}, cwd: root})
+	var out struct {
+		Jobs []struct {
+			Name    string `json:"name"`
+			LastRun *struct {
+				Commit string `json:"commit"`
+			} `json:"lastRun"`
+		} `json:"jobs"`
+	}
+	if err := json.Unmarshal([]byte(got.stdout), &out); err != nil {
+		t.Fatal(err)
+	}
+	for _, j := range out.Jobs {
+		if j.Name == "tidy" && (j.LastRun == nil || j.LastRun.Commit == "") {
+			t.Errorf("tidy's last run has no commit: %+v", j.LastRun)
+		}
+	}
+	got = runCLI(t, run{args: []string{"--box", root, "jobs"}, cwd: root})
 	_, cmd, ok := strings.Cut(got.stdout, "[undo: box ")
 	cmd, _, ok2 := strings.Cut(cmd, "]")
 	if got.code != 0 || !ok || !ok2 {
@@ -88,5 +107,24 @@ func TestJobsPrintsAWorkingUndo(t *testing.T) {
 	}
 	if undo := runCLI(t, run{args: append([]string{"--box", root}, strings.Fields(cmd)...), cwd: root}); undo.code != 0 {
 		t.Fatalf("box %s: exit %d %s", cmd, undo.code, undo.stderr)
+	}
+}
+
+// A job that failed is exit 1 with its record printed, the error in it (docs/CLI.md, box jobs run), not
+// the job's own error kind.
+func TestJobsRunAFailedJobIsExit1WithItsRecord(t *testing.T) {
+	root := initBox(t)
+	missing := filepath.Join(t.TempDir(), "nothing.git")
+	if got := runCLI(t, run{args: []string{"--box", root, "backup", "add", "usb", missing}, cwd: root}); got.code != 0 {
+		t.Fatalf("backup add: %s", got.stderr)
+	}
+	got := runCLI(t, run{args: []string{"--box", root, "--json", "jobs", "run", "backup"}, cwd: root})
+	var rec struct {
+		Job   string `json:"job"`
+		Error string `json:"error"`
+		Path  string `json:"path"`
+	}
+	if got.code != ExitFailure || json.Unmarshal([]byte(got.stdout), &rec) != nil || rec.Job != "backup" || !strings.Contains(rec.Error, "no repository there") || rec.Path == "" {
+		t.Fatalf("a failed job: exit %d\n%s%s", got.code, got.stdout, got.stderr)
 	}
 }

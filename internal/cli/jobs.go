@@ -53,6 +53,9 @@ func runJobs(ctx context.Context, g *Global, n int) error {
 		for _, j := range a.Jobs.Jobs() {
 			v := jobView{Name: j.Name, About: j.About}
 			if last, err := jobs.Find(a.Root, jobs.Query{N: 1, Job: j.Name}); err == nil && len(last) == 1 {
+				if err := jobs.WithCommits(ctx, a.Box, last); err != nil {
+					return err
+				}
 				v.LastRun = &last[0]
 			}
 			out.Jobs = append(out.Jobs, v)
@@ -99,9 +102,15 @@ func jobsRunCmd(g *Global) *cobra.Command {
 func runJobsRun(ctx context.Context, g *Global, name string) error {
 	return g.write(ctx, func(a *app.App) error {
 		rec, err := a.Jobs.Run(ctx, name, jobs.WhyAsked)
-		if err != nil {
-			return err // not run (no such job, running already), or failed: its record says so too
+		if err != nil && (rec.ID == "" || rec.Error == "") {
+			return err // not run (no such job, running already), or its record not written
 		}
-		return g.emit(rec, func(w io.Writer) { _, _ = fmt.Fprintln(w, runLine(rec)) })
+		if perr := g.emit(rec, func(w io.Writer) { _, _ = fmt.Fprintln(w, runLine(rec)) }); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return exitError{ExitFailure} // the job failed: its record, printed, says why (docs/CLI.md)
+		}
+		return nil
 	})
 }

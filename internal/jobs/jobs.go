@@ -282,9 +282,16 @@ func (r *Runner) pass(ctx context.Context) {
 			return // the owner is writing: come back when it has been quiet a while
 		}
 		r.mu.Lock()
+		_, triggered := r.triggers[j.Name]
 		delete(r.triggers, j.Name)
 		r.mu.Unlock()
-		if _, err := r.Run(ctx, j.Name, why); err != nil && !errs.Is(err, errs.Busy) {
+		_, err := r.Run(ctx, j.Name, why)
+		switch {
+		case errs.Is(err, errs.Busy) && triggered:
+			// running in another process (box jobs run): that run may have read its work before the
+			// lines that armed this trigger came, so the trigger waits and tries again
+			r.TriggerOnce(j.Name, why, r.opts.Quiet)
+		case err != nil && !errs.Is(err, errs.Busy):
 			r.log.Warn("jobs: a run failed", "job", j.Name, "err", err)
 		}
 	}
@@ -384,6 +391,9 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 		r.mu.Unlock()
 	}()
 	rec := run.record(res)
+	if res.Recorded && jerr == nil && run.written != nil {
+		rec = *run.written // the record as committed, not measured again
+	}
 	if jerr != nil {
 		rec.Error = jerr.Error()
 		res.Recorded = false
@@ -414,6 +424,7 @@ type Run struct {
 	Job, Why, ID string
 	Start        time.Time
 	r            *Runner
+	written      *Record // the record WriteRecord put in the job's commit: what Run returns
 }
 
 // Actor is who the run's changes are by.
@@ -431,7 +442,9 @@ func (run *Run) RecordChange() box.Change {
 
 // WriteRecord writes the record of this run, with what it did, inside the job's own change.
 func (run *Run) WriteRecord(tx *box.Tx, res Result) error {
-	return writeRecord(tx, run.record(res))
+	rec := run.record(res)
+	run.written = &rec
+	return writeRecord(tx, rec)
 }
 
 func (run *Run) record(res Result) Record {

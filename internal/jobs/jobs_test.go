@@ -351,3 +351,64 @@ func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
 		t.Fatalf("find another job: %+v %v", recs, err)
 	}
 }
+
+// A trigger whose run is refused because the job runs in another process (box jobs run) is not lost: it
+// waits and runs once that run is over.
+func TestATriggerRefusedBusyIsKept(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.NewClock()
+	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	r := New(b, Options{Now: c.Now, Tick: time.Hour})
+	if err := r.Register(writeJob("tidy", &runs)); err != nil {
+		t.Fatal(err)
+	}
+	other := New(b, Options{Now: c.Now}) // another process's runner holds the job's lock
+	unlock, err := other.lockJob("tidy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Trigger("tidy", WhyTrigger, 0)
+	r.pass(ctx)
+	if runs.Load() != 0 {
+		t.Fatal("ran while another run held the lock")
+	}
+	unlock()
+	c.Advance(r.opts.Quiet)
+	r.pass(ctx)
+	if runs.Load() != 1 {
+		t.Fatalf("the refused trigger was lost: %d runs", runs.Load())
+	}
+}
+
+// Run returns the record the job committed, not one measured again after the commit.
+func TestRunReturnsTheCommittedRecord(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.NewClock()
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	j := writeJob("tidy", &runs)
+	inner := j.Run
+	j.Run = func(ctx context.Context, run *Run) (Result, error) {
+		res, err := inner(ctx, run)
+		c.Advance(3 * time.Second) // time passes after the commit
+		return res, err
+	}
+	r := New(b, Options{Now: c.Now})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Run(ctx, "tidy", WhyAsked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(strings.TrimPrefix(rec.Path, "/"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored Record
+	if err := json.Unmarshal(data, &stored); err != nil || stored.Seconds != rec.Seconds {
+		t.Fatalf("returned %v s, stored %v s (%v)", rec.Seconds, stored.Seconds, err)
+	}
+}
