@@ -71,7 +71,7 @@ func (a *App) afterCommitJobs(_ context.Context, paths []string) {
 			inbox = true
 		}
 	}
-	a.Jobs.Wrote()
+	a.Jobs.Wrote(paths)
 	if inbox && !a.Jobs.IsRunning("tidy") {
 		a.Jobs.Trigger("tidy", jobs.WhyTrigger, a.jobs.opts.TidyAfter)
 	}

@@ -113,8 +113,7 @@ type Runner struct {
 	mu        sync.Mutex
 	jobs      []Job
 	triggers  map[string]trigger // job → when a debounced trigger fires, and why
-	lastWrite time.Time          // the last commit heard, on the runner's clock
-	own       int                // commits of the runner's own runs in flight
+	lastWrite time.Time          // the last commit heard that the runner did not make, on its clock
 	running   map[string]bool
 	wake      chan struct{}
 	wg        sync.WaitGroup
@@ -202,13 +201,17 @@ func (r *Runner) TriggerOnce(name, why string, delay time.Duration) {
 	r.poke()
 }
 
-// Wrote tells the runner a commit it did not make happened (the owner or an assistant wrote): a run
-// waits Options.Quiet after the last one.
-func (r *Runner) Wrote() {
-	r.mu.Lock()
-	if r.own == 0 {
-		r.lastWrite = r.opts.Now()
+// Wrote tells the runner a commit with paths happened: unless it carries a run's record (the runner's
+// own commit), someone else wrote (the owner, an assistant), and a run waits Options.Quiet after the
+// last such commit, even one that came while another run was going on (docs/JOBS.md, "Yields to writes").
+func (r *Runner) Wrote(paths []string) {
+	for _, p := range paths {
+		if strings.HasPrefix(p, RecordsDir+"/") {
+			return
+		}
 	}
+	r.mu.Lock()
+	r.lastWrite = r.opts.Now()
 	r.mu.Unlock()
 }
 
@@ -374,9 +377,6 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 	if err := r.mark(run); err != nil {
 		return Record{}, err
 	}
-	r.mu.Lock()
-	r.own++
-	r.mu.Unlock()
 	res, jerr := func() (res Result, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -384,11 +384,6 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 			}
 		}()
 		return j.Run(ctx, run)
-	}()
-	defer func() {
-		r.mu.Lock()
-		r.own--
-		r.mu.Unlock()
 	}()
 	rec := run.record(res)
 	if res.Recorded && jerr == nil && run.written != nil {

@@ -232,7 +232,7 @@ func TestATriggerIsDebouncedAndYieldsToWrites(t *testing.T) {
 	defer func() { cancel(); r.Wait() }()
 	start := time.Now()
 	for range 5 { // five lines in quick succession: one run, after the last
-		r.Wrote()
+		r.Wrote([]string{"/_content/inbox/x.md"})
 		r.Trigger("tidy", WhyTrigger, 200*time.Millisecond)
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -410,5 +410,30 @@ func TestRunReturnsTheCommittedRecord(t *testing.T) {
 	var stored Record
 	if err := json.Unmarshal(data, &stored); err != nil || stored.Seconds != rec.Seconds {
 		t.Fatalf("returned %v s, stored %v s (%v)", rec.Seconds, stored.Seconds, err)
+	}
+}
+
+// A commit someone else made while a run is going on still makes the next run wait (it yields to
+// writes); the runner's own commits, which carry a record, do not.
+func TestWritesDuringARunAreHeard(t *testing.T) {
+	c := passkeytest.NewClock()
+	b := newBox(t, c.Now)
+	r := New(b, Options{Now: c.Now, Quiet: 2 * time.Second})
+	r.Wrote([]string{"/_content/inbox/2026-03-02.md", RecordsDir + "/2026-03-02/100000-tidy-abcdef.json"})
+	if r.yielding() {
+		t.Fatal("the runner's own commit made it yield")
+	}
+	unlock, err := r.lockJob("merge") // a run in flight
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	r.Wrote([]string{"/_content/memory/notes/entity-leo.md"})
+	if !r.yielding() {
+		t.Fatal("an owner's write during a run was not heard")
+	}
+	c.Advance(3 * time.Second)
+	if r.yielding() {
+		t.Fatal("still yielding after the quiet time")
 	}
 }
