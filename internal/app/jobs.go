@@ -44,7 +44,7 @@ func (a *App) composeJobs() error {
 	a.Box.Subscribe(a.afterCommitJobs)
 	def := jobs.Nightly(3, 0)
 	a.jobs.nightly.Store(&def)
-	nightly := func(now time.Time) time.Time { return (*a.jobs.nightly.Load())(now) }
+	nightly := func(_ context.Context, now time.Time) time.Time { return (*a.jobs.nightly.Load())(now) }
 	for _, j := range []jobs.Job{
 		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob},
 		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob},

@@ -23,13 +23,13 @@ func (a *App) composeRoutines() error {
 func (a *App) routinesJob() jobs.Job {
 	return jobs.Job{
 		Name: "routines", About: "runs the owner's routines at their times, with read-only tools (docs/ROUTINES.md)",
-		Due: func(now time.Time) time.Time {
+		Due: func(ctx context.Context, now time.Time) time.Time {
 			// Not ready: the run would do nothing, so no record every tick. A setting that cannot be read
 			// lets the run go on, so its error is in a record.
-			if ok, err := a.Routines.Ready(context.Background()); !ok && err == nil {
+			if ok, err := a.Routines.Ready(ctx); !ok && err == nil {
 				return time.Time{}
 			}
-			if due, err := a.Routines.Due(now); err != nil || len(due) == 0 {
+			if due, err := a.Routines.Due(ctx, now); err != nil || len(due) == 0 {
 				return time.Time{}
 			}
 			return now

@@ -56,7 +56,8 @@ type Job struct {
 	// Due reports, for a scheduled job, the newest time at or before now when it should have run; the
 	// runner runs it when its last run started before that (so a time missed while the server was down
 	// runs at the next start). Zero: not due by schedule. nil: the job runs only when asked or triggered.
-	Due func(now time.Time) time.Time
+	// ctx is the scheduler's: a Due that reads the box stops when box serve does.
+	Due func(ctx context.Context, now time.Time) time.Time
 	// Run does the work. A job that commits writes its record in its own commit (Run.RecordChange and
 	// Run.WriteRecord, or memory's Also) and returns Result.Recorded; otherwise the runner commits the
 	// record itself. An error is in the record; the job's change is then not committed.
@@ -277,7 +278,7 @@ func (r *Runner) pass(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		why, ok := r.due(j)
+		why, ok := r.due(ctx, j)
 		if !ok {
 			continue
 		}
@@ -308,7 +309,7 @@ func (r *Runner) yielding() bool {
 }
 
 // due says whether j should run now, and why.
-func (r *Runner) due(j Job) (string, bool) {
+func (r *Runner) due(ctx context.Context, j Job) (string, bool) {
 	now := r.opts.Now()
 	r.mu.Lock()
 	t, ok := r.triggers[j.Name]
@@ -319,7 +320,7 @@ func (r *Runner) due(j Job) (string, bool) {
 	if j.Due == nil {
 		return "", false
 	}
-	at := j.Due(now)
+	at := j.Due(ctx, now)
 	if at.IsZero() {
 		return "", false
 	}

@@ -193,29 +193,29 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("nightly", &runs)
-	j.Due = Nightly(3, 0)
+	j.Due = func(_ context.Context, now time.Time) time.Time { return Nightly(3, 0)(now) }
 	r := New(b, Options{Now: c.Now, Tick: time.Hour})
 	if err := r.Register(j); err != nil {
 		t.Fatal(err)
 	}
 	// the box was made at noon: last night's 03:00 is before it, so nothing is due
-	if why, ok := r.due(j); ok {
+	if why, ok := r.due(context.Background(), j); ok {
 		t.Fatalf("due before the box existed (%s)", why)
 	}
 	// two days later at 10:00 (the server was down at 03:00): a missed run
 	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
-	if why, ok := r.due(j); !ok || why != WhyMissed {
+	if why, ok := r.due(context.Background(), j); !ok || why != WhyMissed {
 		t.Fatalf("missed night: %q %v", why, ok)
 	}
 	if _, err := r.Run(ctx, "nightly", WhyMissed); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.due(j); ok {
+	if _, ok := r.due(context.Background(), j); ok {
 		t.Fatal("due again right after it ran")
 	}
 	// the next night, on time
 	set(c, time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
-	if why, ok := r.due(j); !ok || why != WhySchedule {
+	if why, ok := r.due(context.Background(), j); !ok || why != WhySchedule {
 		t.Fatalf("the next night: %q %v", why, ok)
 	}
 }
@@ -296,7 +296,7 @@ func TestAJobThatStaysDueWaitsATick(t *testing.T) {
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("stuck", &runs)
-	j.Due = func(now time.Time) time.Time { return now }
+	j.Due = func(_ context.Context, now time.Time) time.Time { return now }
 	r := New(b, Options{Now: c.Now, Tick: 30 * time.Second})
 	if err := r.Register(j); err != nil {
 		t.Fatal(err)
@@ -326,7 +326,7 @@ func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("nightly", &runs)
-	j.Due = Nightly(3, 0)
+	j.Due = func(_ context.Context, now time.Time) time.Time { return Nightly(3, 0)(now) }
 	r := New(b, Options{Now: c.Now, Tick: time.Minute})
 	if err := r.Register(j); err != nil {
 		t.Fatal(err)
@@ -340,7 +340,7 @@ func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(old, "030005-nightly-abcdef.json"), []byte(misfiled), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if why, ok := r.due(j); !ok || why != WhySchedule {
+	if why, ok := r.due(context.Background(), j); !ok || why != WhySchedule {
 		t.Fatalf("due: %q %v (an old day folder was read)", why, ok)
 	}
 	// Find by job reads no other job's record, and the whole history when asked.

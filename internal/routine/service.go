@@ -252,8 +252,8 @@ func (s *Service) Run(ctx context.Context, name string) (Report, error) {
 
 // Due lists the routines due at now: on, their time passed by less than Late on one of their days (today,
 // or yesterday for a late-evening slot), and no report yet for that slot. A missed slot is run once, late, or not at all; never twice.
-func (s *Service) Due(now time.Time) ([]Routine, error) {
-	all, err := s.List(context.Background())
+func (s *Service) Due(ctx context.Context, now time.Time) ([]Routine, error) {
+	all, err := s.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func (s *Service) Ready(ctx context.Context) (bool, error) {
 func (s *Service) RunDue(ctx context.Context, now time.Time) ([]Report, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	due, err := s.Due(now)
+	due, err := s.Due(ctx, now)
 	if err != nil || len(due) == 0 {
 		return nil, err
 	}
