@@ -125,7 +125,9 @@ type Filter func(Entry) bool
 
 // Recent returns up to n entries, newest first, reading day files from the newest back and stopping
 // as soon as it has n: the work is bounded by what it returns, not by the size of the diary.
-func Recent(root string, n int, keep Filter) ([]Entry, error) { return read(root, n, time.Time{}, keep) }
+func Recent(root string, n int, keep Filter) ([]Entry, error) {
+	return read(root, n, time.Time{}, keep)
+}
 
 // Since returns every entry at or after since that keep accepts, newest first, reading only the day
 // files from since's day on: the work is bounded by the time asked for, not by the size of the diary.

@@ -30,9 +30,9 @@ const urlTTL = 7 * 24 * time.Hour
 
 // Verdict is what one check of an external URL found.
 type Verdict struct {
-	OK      bool   `json:"ok"`
-	Status  int    `json:"status,omitempty"`
-	Error   string `json:"error,omitempty"`
+	OK     bool   `json:"ok"`
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
 	// Skipped says why the link was not asked: its address is not on the public internet (the egress rule).
 	Skipped string `json:"skipped,omitempty"`
 	Checked string `json:"checked"`
