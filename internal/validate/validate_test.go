@@ -310,17 +310,6 @@ func TestParseHook(t *testing.T) {
 }
 
 func FuzzHookPayload(f *testing.F) {
-	for _, s := range []string{
-		`{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/b/_content/x.md"},"cwd":"/b"}`,
-		`{"tool_name":"MultiEdit","tool_input":{"file_path":"x.md","edits":[{"old_string":"a","new_string":"b"}]}}`,
-		`{"tool_name":"apply_patch","tool_input":{"command":["apply_patch","*** Begin Patch\n*** Add File: a.md\n+x\n*** Delete File: c.md\n*** End Patch"]},"cwd":"/b"}`,
-		`{"tool_name":"apply_patch","tool_input":{"input":"*** Update File: a.md\n*** Move to: \n"}}`,
-		`{"tool_input":{"file_path":"\u0000"}}`,
-		`{"tool_input":[[[["*** Add File: x"]]]]}`,
-		`null`, ``, `{`,
-	} {
-		f.Add([]byte(s))
-	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseHook(data, "/cwd")
 		if err != nil {
