@@ -37,7 +37,7 @@ func runInit(ctx context.Context, g *Global, args []string) (err error) {
 	if len(args) == 1 {
 		dir = g.abs(args[0])
 	}
-	a, err := makeBox(ctx, dir, app.Options{Mode: app.CLI})
+	a, err := makeBox(ctx, dir, app.Options{Mode: app.CLI, Now: g.clock()})
 	if err != nil {
 		return err
 	}
