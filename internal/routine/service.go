@@ -71,7 +71,7 @@ func (s *Service) names(dir string) ([]string, error) {
 		return nil, nil
 	}
 	if err == nil && !fi.IsDir() {
-		err = fmt.Errorf("%s is not a folder", dir)
+		return nil, errs.E("routine.list", errs.Other, "cannot read %s: it is not a folder", dir)
 	}
 	var ents []os.DirEntry
 	if err == nil {
