@@ -57,11 +57,18 @@ func TestDocumentedExitCodes(t *testing.T) {
 		code int
 		args []string
 	}{
-		{ExitNotFound, []string{"jobs", "run", "nothing-such"}},   // "An unknown name is exit 5"
-		{ExitNotFound, []string{"backup", "remove", "nothing"}},   // "An unknown name is exit 5"
-		{ExitConflict, []string{"restore", "/nowhere.git", root}}, // "A non-empty DIR is exit 6"
-		{ExitNotABox, []string{"--box", t.TempDir(), "overview"}}, // no box found
-		{ExitOK, []string{"backup"}},                              // a group alone prints its help
+		{ExitNotFound, []string{"jobs", "run", "nothing-such"}},    // "An unknown name is exit 5"
+		{ExitNotFound, []string{"backup", "remove", "nothing"}},    // "An unknown name is exit 5"
+		{ExitConflict, []string{"restore", "/nowhere.git", root}},  // "A non-empty DIR is exit 6"
+		{ExitNotABox, []string{"--box", t.TempDir(), "overview"}},  // no box found
+		{ExitOK, []string{"backup"}},                               // a group alone prints its help
+		{ExitUsage, []string{"recent", "--n", "0"}},                // a count out of range is bad arguments
+		{ExitUsage, []string{"recent", "--n", "100000"}},           //
+		{ExitUsage, []string{"diary", "--n", "-1"}},                //
+		{ExitUsage, []string{"search", "leo", "--limit", "0"}},     //
+		{ExitUsage, []string{"search", "leo", "--limit", "5000"}},  //
+		{ExitUsage, []string{"search", "leo", "--trust", "maybe"}}, //
+		{ExitOK, []string{"search", "leo", "--limit", "1000", "--trust", "own"}},
 	} {
 		args := append([]string{"--box", root}, c.args...)
 		if c.args[0] == "--box" {

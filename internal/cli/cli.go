@@ -183,6 +183,14 @@ func usageErr(format string, args ...any) error {
 	return errs.E("cli", errs.Usage, format, args...)
 }
 
+// countFlag refuses a count flag outside 1..most as bad arguments (exit 2), never taking it silently.
+func countFlag(name string, v, most int) error {
+	if v < 1 || v > most {
+		return usageErr("--%s must be between 1 and %d, not %d", name, most, v)
+	}
+	return nil
+}
+
 // progress returns a progress callback that draws a bar on stderr when it is a terminal.
 func (g *Global) progress(label string) func(done, total int) {
 	if !g.IO.ErrTTY {
