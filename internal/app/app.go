@@ -10,12 +10,14 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/boxmem/box/internal/backup"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -23,6 +25,7 @@ import (
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/routine"
+	"github.com/boxmem/box/internal/sandbox"
 	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/todo"
 	"github.com/boxmem/box/internal/validate"
@@ -57,6 +60,11 @@ type Options struct {
 	// Logger hears what the services cannot say to anyone else (a job run that failed, a routine not
 	// run, records that cannot be read): box serve's stderr. nil: discarded.
 	Logger *slog.Logger
+	// ConnectorNet replaces the network connectors reach, in tests only: the sandbox refuses it outside
+	// a test binary (docs/CONNECTORS.md, "The egress proxy").
+	ConnectorNet *sandbox.TestNet
+	// ConnectorExe is the binary run as the sandbox child; "" is this process's own (cmd/box answers it).
+	ConnectorExe string
 }
 
 // App is one process's services over one box. Fields are set by Open and read-only after.
@@ -74,6 +82,8 @@ type App struct {
 	Grants    *grants.Store
 	Brain     *brain.Brain
 	Builds    *builds.Builds
+	// Connectors runs the installed connectors and their tests (docs/CONNECTORS.md).
+	Connectors *connectors.Service
 	// Routines are the owner's scheduled prompts (docs/ROUTINES.md).
 	Routines *routine.Service
 	Jobs     *jobs.Runner    // the job runner (docs/JOBS.md); box serve starts it, box jobs run uses it
@@ -158,12 +168,20 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	a.Gate = gate.New(b)
 	a.Gate.Register("forget", a.Memory.ForgetOp())
 	a.Gate.Register("remember", a.Memory.RememberOp())
+	a.Gate.Register("edit", a.Memory.EditOp())
 	a.Gate.Register("key", a.Keys.Op())
+	for name, op := range a.Todos.Ops() {
+		a.Gate.Register(name, op)
+	}
 	a.Builds = builds.New(b, a.State, a.Gate)
 	for name, op := range a.Builds.Ops() {
 		a.Gate.Register(name, op)
 	}
 	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
+	a.Connectors = connectors.New(connectors.Options{Builds: a.Builds, Vault: a.Vault, StoreRoot: filepath.Join(b.Root, ".box", "connectors"),
+		Exe: opts.ConnectorExe, Test: opts.ConnectorNet, Now: opts.Now})
+	a.Builds.RunConnectorsWith(a.Connectors)
+	a.Gate.Register(connectors.OpLeftovers, a.Connectors.LeftoversOp())
 	if err = a.composeBrain(); err != nil {
 		return nil, err
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -232,18 +233,7 @@ func TestCardLimitsHoldAcrossSurfaces(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	waiting, err := s.a.Gate.Waiting(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	per := map[string]int{}
-	for _, c := range waiting {
-		key := c.ProposedBy.Conn
-		if c.FromOwner() {
-			key = "owner"
-		}
-		per[key]++
-	}
+	per := waitingPer(t, s.a)
 	if per[k1.ID] != gate.MaxWaiting || per[k2.ID] != 4 || per["owner"] != 3 {
 		t.Fatalf("cards waiting per connection: %v (want %d for %s, 4 for its namesake %s, 3 for the owner)", per, gate.MaxWaiting, k1.ID, k2.ID)
 	}
@@ -380,11 +370,7 @@ func waitingPer(t *testing.T, a *app.App) map[string]int {
 // and the owner's yes at the command line runs the same path as the passkey.
 func TestForgetApprovedAfterANewLine(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: leapNight})
 	claude := memory.Actor{Who: "Claude", Via: "mcp", Conn: "k_1", Trust: "outside"}
 	for _, d := range []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"} {
 		if _, err := a.Memory.Remember(ctx, claude, memory.RememberInput{Text: "Leo swims on " + d + "."}); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/git"
 	"github.com/boxmem/box/internal/jobs"
+	"github.com/boxmem/box/internal/say"
 )
 
 // composeBackups builds the box's backups over its repository and the vault (docs/BACKUP.md).
@@ -45,10 +46,10 @@ func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error)
 		case p.Skipped != "":
 		case p.Unchanged:
 		default:
-			res.Changed = append(res.Changed, fmt.Sprintf("pushed %s to %s", short(p.Commit), p.Remote))
+			res.Changed = append(res.Changed, fmt.Sprintf("pushed %s to %s", say.Hash(p.Commit), p.Remote))
 		}
 	}
-	res.Summary = fmt.Sprintf("The box pushed to %d of %d %s.", len(res.Changed), len(round.Pushed), plural(len(round.Pushed), "backup", "backups"))
+	res.Summary = fmt.Sprintf("The box pushed to %d of %d %s.", len(res.Changed), len(round.Pushed), say.Plural(len(round.Pushed), "backup", "backups"))
 	if !round.Worth() {
 		res.Nothing = true
 		return res, nil
@@ -58,13 +59,6 @@ func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error)
 	}
 	res.Summary += " The backups work again."
 	return res, nil
-}
-
-func short(commit string) string {
-	if len(commit) > 12 {
-		return commit[:12]
-	}
-	return commit
 }
 
 // Restored is what box restore made.
@@ -82,7 +76,7 @@ type Restored struct {
 // hooks are installed again, and the owner makes a new passkey and new keys.
 func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Restored, err error) {
 	exe, _ := os.Executable()
-	if _, err := git.Clone(ctx, url, dir, git.CloneOptions{Remote: "origin", Auth: git.Auth{Token: token, Askpass: exe}}); err != nil {
+	if _, err := git.Clone(ctx, url, dir, git.CloneOptions{Remote: "origin", Auth: git.Auth{Token: token, Askpass: exe, URL: url}}); err != nil {
 		return Restored{}, err
 	}
 	opts.Mode = CLI
@@ -101,7 +95,7 @@ func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Resto
 		if err != nil {
 			return Restored{}, err
 		}
-		if err := v.Put(backup.TokenName("origin"), token); err != nil {
+		if err := v.Put(backup.TokenName("origin"), backup.SealToken(url, token)); err != nil {
 			return Restored{}, err
 		}
 	}

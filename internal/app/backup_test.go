@@ -2,10 +2,13 @@ package app_test
 
 import (
 	"context"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/boxmem/box/internal/app"
@@ -41,7 +44,7 @@ func TestBackupTokenIsSealedInTheVault(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := v.Get(backup.TokenName("gh")); err != nil || s.Reveal() != token {
+	if s, err := v.Get(backup.TokenName("gh")); err != nil || s.Reveal() != backup.SealToken("https://github.com/me/box.git", token) {
 		t.Fatalf("the vault holds %v", err)
 	}
 	err = filepath.Walk(a.Root, func(p string, fi os.FileInfo, err error) error {
@@ -61,7 +64,7 @@ func TestBackupTokenIsSealedInTheVault(t *testing.T) {
 	if err := a.Backups.Add(ctx, "gh", "https://example.com/other.git", "tok_second_0000000000"); !errs.Is(err, errs.Exists) {
 		t.Fatalf("a second gh: %v", err)
 	}
-	if s, _ := v.Get(backup.TokenName("gh")); s.Reveal() != token {
+	if s, _ := v.Get(backup.TokenName("gh")); s.Reveal() != backup.SealToken("https://github.com/me/box.git", token) {
 		t.Error("a refused add replaced the token")
 	}
 	if err := a.Backups.Add(ctx, "pw", "https://me:secret@example.com/box.git", "tok_third_00000000000"); err == nil {
@@ -123,5 +126,43 @@ func TestBackoff(t *testing.T) {
 		if got := backup.Backoff(n).String(); got != want {
 			t.Errorf("after %d failures: %s, want %s", n, got, want)
 		}
+	}
+}
+
+// The token is sealed with the address it was added for: after the remote's URL is changed in
+// .git/config (git remote set-url, as a steered agent would), the push is refused with a sentence
+// saying to add the backup again, the new address hears nothing, and it is not retried on its own.
+func TestBackupTokenStaysWithItsAddress(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	var heard atomic.Int32
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		heard.Add(1)
+		http.Error(w, "no", http.StatusUnauthorized)
+	}))
+	t.Cleanup(evil.Close)
+	const token = "ghp_Otter0Saffron0Harbour0Token5678"
+	if err := a.Backups.Add(ctx, "gh", "https://github.com/me/box.git", token); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, a.Root, "remote", "set-url", "gh", evil.URL+"/box.git")
+	round, err := a.Backups.PushAll(ctx, false, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(round.Pushed) != 1 || !strings.Contains(round.Pushed[0].Error, "its token was added for https://github.com/me/box.git") ||
+		!strings.Contains(round.Pushed[0].Error, "box backup add") || strings.Contains(round.Pushed[0].Error, token) {
+		t.Fatalf("round %+v", round)
+	}
+	if heard.Load() != 0 {
+		t.Errorf("the new address heard %d requests", heard.Load())
+	}
+	st, err := a.Backups.Status(ctx)
+	if err != nil || len(st) != 1 || !st[0].Stopped {
+		t.Errorf("status %+v %v", st, err)
 	}
 }

@@ -27,6 +27,9 @@ var kept = map[string]bool{"box.json": true, "lock": true, "hooks.json": true,
 // every failure is reported.
 func (a *App) Erase(ctx context.Context, who box.Actor) (memory.EraseResult, error) {
 	const op = "app.erase"
+	// An erase once begun runs to the end, the backups' forced push too, whoever stops waiting for it: a
+	// half-done erase would leave the erased history on the backups.
+	ctx = context.WithoutCancel(ctx)
 	var all []error
 	if err := a.State.EndSessions(ctx); err != nil {
 		all = append(all, err)

@@ -14,10 +14,12 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 )
 
 // planted is a phrase no box holds by chance; the test puts it everywhere an erase must reach.
@@ -28,11 +30,7 @@ const planted = "Quokka-Marzipan-Lighthouse"
 // state store. The passkeys stay; every connection ends.
 func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: leapNight})
 	owner := memory.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	claude := memory.Actor{Who: "Claude " + planted, Via: "mcp", Conn: "k_x", Trust: "outside"}
 
@@ -79,6 +77,16 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	if _, _, err := a.Keys.New(ctx, "Key for "+planted, keys.Caps{Memory: true}); err != nil {
 		t.Fatal(err)
 	}
+	// A routine's prompt and the settings card hold the owner's words too; the brain's block stays.
+	if _, err := a.Routines.Add(ctx, owner, routine.Routine{Name: "custody", At: "09:00", Days: []string{"mon"}, Prompt: "Check my notes on " + planted + "'s custody hearing.", On: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Box.Do(ctx, box.Change{Actor: owner, Op: "edit", Summary: "settings",
+		Apply: func(tx *box.Tx) error {
+			return tx.Write("/_config/settings.card", []byte("---\ntitle: Settings\nbrain:\n  provider: openai\n  model: gpt-4.1\n  budget: 12.5\n---\nThe settings; I keep "+planted+" in mind.\n"))
+		}}); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(a.Root, ".box", "sessions", "s1", "record.json"), `{"task":"ask about `+planted+`"}`)
 	writeFile(t, filepath.Join(a.Root, "_tmp", "scratch.txt"), planted)
 	for _, q := range []string{
@@ -97,7 +105,10 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 		t.Fatalf("the phrase was not planted widely enough to test anything: %v", where)
 	}
 
-	res, err := a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
+	// The caller has gone (the browser tab closed) before the erase starts: it runs to the end anyway.
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	res, err := a.Erase(gone, box.Actor{Who: "owner", Via: "web", Trust: "own"})
 	if err != nil {
 		t.Fatalf("erase: %v", err)
 	}
@@ -106,6 +117,12 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	}
 	if where := findPhrase(t, a.Root); len(where) > 0 {
 		t.Fatalf("after erase the phrase can still be read back from:\n%s", strings.Join(where, "\n"))
+	}
+	if data, err := os.ReadFile(filepath.Join(a.Root, "_config", "settings.card")); err != nil || !strings.Contains(string(data), "brain:\n  provider: openai\n  model: gpt-4.1\n  budget: 12.5\n") {
+		t.Errorf("the brain's settings did not stay (%v):\n%s", err, data)
+	}
+	if rs, err := a.Routines.List(ctx); err != nil || len(rs) != 0 {
+		t.Errorf("a routine survived the erase: %+v %v", rs, err)
 	}
 	var n int
 	if err := a.State.DB().QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil || n != 1 {
@@ -246,11 +263,7 @@ func plantInDatabases(t *testing.T, a *app.App) {
 // then folds the logs in and empties them.
 func TestEraseWaitsForReaders(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: leapNight})
 	plantInDatabases(t, a)
 	rs := reader(t, filepath.Join(a.Root, ".box", "state.db"), `SELECT count(*) FROM connections`)
 	ri := reader(t, filepath.Join(a.Root, ".box", "index.db"), `SELECT count(*) FROM sqlite_master`)
@@ -276,14 +289,10 @@ func TestEraseWaitsForReaders(t *testing.T) {
 // reporting an erase that left erased rows in a log.
 func TestEraseReportsALogItCannotEmpty(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{Now: leapNight})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{Now: leapNight})
 	plantInDatabases(t, a)
 	reader(t, filepath.Join(a.Root, ".box", "state.db"), `SELECT count(*) FROM connections`)
-	_, err = a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
+	_, err := a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
 	if err == nil {
 		t.Fatal("the erase reported success while another process held the state file's log")
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/say"
 )
 
 // JobOptions are the job runner's settings (box serve's flags).
@@ -163,7 +164,7 @@ func tidyResult(res memory.TidyResult) jobs.Result {
 		r.Summary = "Nothing to tidy: the inbox is empty."
 		return r
 	}
-	r.Summary = fmt.Sprintf("The box filed %d %s into %d %s", res.Filed, plural(res.Filed, "line", "lines"), len(res.Into), plural(len(res.Into), "note", "notes"))
+	r.Summary = fmt.Sprintf("The box filed %d %s into %d %s", res.Filed, say.Plural(res.Filed, "line", "lines"), len(res.Into), say.Plural(len(res.Into), "note", "notes"))
 	if res.Dropped > 0 {
 		r.Summary += fmt.Sprintf(" and dropped %d to the trash", res.Dropped)
 	}
@@ -188,7 +189,7 @@ func (a *App) mergeJob(ctx context.Context, run *jobs.Run) (jobs.Result, error) 
 			r.Changed = append(r.Changed, fmt.Sprintf("merged %s into %s (%.2f)", p.Archived, p.Kept, p.Score))
 		}
 		if n := len(res.Merged); n > 0 {
-			r.Summary = fmt.Sprintf("The box merged %d duplicate %s.", n, plural(n, "note", "notes"))
+			r.Summary = fmt.Sprintf("The box merged %d duplicate %s.", n, say.Plural(n, "note", "notes"))
 		}
 		return r
 	}, func(also *memory.Also[memory.MergeResult]) (memory.MergeResult, error) {
@@ -204,17 +205,10 @@ func (a *App) cautionsJob(ctx context.Context, run *jobs.Run) (jobs.Result, erro
 			r.Changed = append(r.Changed, fmt.Sprintf("caution %q (until %s) moved to %s", e.Text, e.Until, e.Note))
 		}
 		if n := len(res.Ended); n > 0 {
-			r.Summary = fmt.Sprintf("The box moved %d ended %s to the timeline.", n, plural(n, "caution", "cautions"))
+			r.Summary = fmt.Sprintf("The box moved %d ended %s to the timeline.", n, say.Plural(n, "caution", "cautions"))
 		}
 		return r
 	}, func(also *memory.Also[memory.CautionsResult]) (memory.CautionsResult, error) {
 		return a.Memory.ExpireCautions(ctx, run.Actor(), also)
 	})
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

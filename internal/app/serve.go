@@ -5,6 +5,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -52,10 +53,15 @@ type mcpOnce struct {
 // box mcp). address is the box's public address, for the locked sentence.
 func (a *App) MCP(address, version string) *mcp.Service {
 	a.mcp.once.Do(func() {
-		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Version: version, Address: address})
+		a.mcp.svc = mcp.New(mcp.Config{Memory: a.Memory, Todos: a.Todos, State: a.State, Gate: a.Gate, Builds: a.Builds, Connectors: a.Connectors, Version: version, Address: address})
 	})
 	return a.mcp.svc
 }
+
+// OwnerName is where the owner's web UI and passkey live when the box is reached on this machine: a
+// name of its own under .localhost (browsers resolve it to this machine), so the session cookie is
+// never sent to another server the owner opens on localhost (docs/SECURITY.md, docs/OAUTH.md).
+const OwnerName = "box.localhost"
 
 // Server composes the HTTP surface over the process's services: /mcp, the OAuth server, the web UI.
 func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
@@ -64,16 +70,20 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 	}
 	public := strings.TrimSuffix(o.PublicURL, "/")
 	base := "http://" + o.Listener.Addr().String()
+	owner := OwnerName
 	if public != "" {
-		base = public
+		base, owner = public, ""
+		if u, err := url.Parse(public); err == nil {
+			a.Connectors.AddBoxHost(u.Hostname()) // no connector reaches the box itself (docs/CONNECTORS.md)
+		}
 	}
 	srv := &server.Server{
 		Listener: o.Listener, AllowedHosts: o.AllowedHosts, Keys: a.Keys, State: a.State, Grants: a.Grants, Gate: a.Gate,
 		PublicURL: public, BoxID: a.Box.Marker.ID, Version: o.Version, MCP: a.MCP(base, o.Version), Logger: o.Logger,
-		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst,
+		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst, OwnerName: owner,
 	}
 	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
-		Erase: a.Erase, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"),
+		Erase: a.Erase, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"), OwnerName: owner,
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			if o.Export == nil {
 				return errs.E("app.export", errs.Other, "This server was started without exports.")
@@ -108,7 +118,7 @@ func (a *App) Run(ctx context.Context, o ServeOptions) (err error) {
 		r := Ready{Base: "http://" + o.Listener.Addr().String()}
 		owner := r.Base
 		if _, port, err := net.SplitHostPort(o.Listener.Addr().String()); err == nil {
-			owner = "http://localhost:" + port // a passkey needs a name, not an address
+			owner = "http://" + OwnerName + ":" + port // a passkey needs a name, not an address
 		}
 		if o.PublicURL != "" {
 			r.Base = strings.TrimSuffix(o.PublicURL, "/")

@@ -123,6 +123,10 @@ func (b *Backups) vault() (*vault.Vault, error) {
 // TokenName is the vault name of a backup's token.
 func TokenName(remote string) string { return "backup/" + remote }
 
+// SealToken is the vault value for a token given for url: the two sealed together, so a remote whose
+// URL is changed in .git/config never gets the token (docs/BACKUP.md).
+func SealToken(url, token string) string { return vault.Bind(url, token) }
+
 // Add records a backup remote; a token, when given, is sealed in the vault under the remote's name.
 // Nothing is written when either step is refused.
 func (b *Backups) Add(ctx context.Context, name, url, token string) error {
@@ -143,7 +147,7 @@ func (b *Backups) Add(ctx context.Context, name, url, token string) error {
 		return err // a name taken or a URL refused: nothing is written, no token kept
 	}
 	if token != "" {
-		if err := v.Put(TokenName(name), token); err != nil {
+		if err := v.Put(TokenName(name), SealToken(url, token)); err != nil {
 			return errors.Join(err, b.cfg.Repo.RemoveRemote(ctx, name)) // no remote without its token
 		}
 	}
@@ -319,7 +323,7 @@ func (b *Backups) auth(name string) (git.Auth, error) {
 	if err != nil {
 		return a, err
 	}
-	a.Token = sec.Reveal()
+	a.URL, a.Token, _ = vault.Unbind(sec.Reveal()) // a token kept without its address goes nowhere (git refuses it)
 	return a, nil
 }
 

@@ -118,18 +118,44 @@ func (b *Brain) open(s Settings, key *string) (provider.Provider, error) {
 	case key != nil:
 		k = *key
 	default:
-		sec, err := v.Get(keyName(s.Provider))
+		sealed, err := b.sealedKey(v, s.Provider)
 		switch {
 		case errs.Is(err, errs.NotFound):
 			// a local model server may need no key
 		case err != nil:
 			return nil, err
+		case sealed.addr != s.BaseURL:
+			return nil, errs.E(op, errs.Refused, "The brain's key was checked with %s, but the settings now name %s, so the box does not send it there. Set the brain again with its key (Settings → Brain, or box brain set).",
+				address(sealed.addr), address(s.BaseURL))
 		default:
-			k = sec.Reveal()
+			k = sealed.key
 		}
 	}
 	return provider.New(provider.Config{Kind: provider.Kind(s.Provider), BaseURL: s.BaseURL, Key: k, HTTP: b.cfg.HTTP,
 		FirstByte: b.cfg.FirstByte, Idle: b.cfg.Idle, Now: b.cfg.Now})
+}
+
+// boundKey is a provider key as the vault keeps it: sealed with the base URL it was checked against
+// ("" for the provider's own address). A key is sent only to that address (docs/BRAIN.md).
+type boundKey struct{ addr, key string }
+
+// sealedKey reads the provider's key; one sealed before keys carried their address counts as checked
+// with the provider's own address.
+func (b *Brain) sealedKey(v *vault.Vault, provider string) (boundKey, error) {
+	sec, err := v.Get(keyName(provider))
+	if err != nil {
+		return boundKey{}, err
+	}
+	addr, key, _ := vault.Unbind(sec.Reveal())
+	return boundKey{addr, key}, nil
+}
+
+// address names a base URL for a sentence.
+func address(base string) string {
+	if base == "" {
+		return "the provider's own address"
+	}
+	return base
 }
 
 // SetInput is what the owner picks in Settings → Brain or with box brain set.
@@ -167,9 +193,20 @@ func (b *Brain) Set(ctx context.Context, who box.Actor, in SetInput) (Status, er
 	if s.Subscription() && key != "" {
 		return Status{}, errs.E(op, errs.Invalid, "A subscription brain takes no key: it thinks on your own plan once Claude Code or Codex is signed in.")
 	}
+	v, err := b.cfg.Vault()
+	if err != nil {
+		return Status{}, err
+	}
 	var given *string
 	if key != "" {
 		given = &key
+	}
+	// With no key given, the sealed one is kept only for the address it was checked with: for another
+	// address the check goes out with no key at all (a local server may need none), and the old key is
+	// never sent there.
+	away, from := false, ""
+	if sealed, err := b.sealedKey(v, s.Provider); key == "" && err == nil && sealed.addr != s.BaseURL {
+		given, away, from = &key, true, sealed.addr
 	}
 	p, err := b.open(s, given)
 	if err != nil {
@@ -178,6 +215,9 @@ func (b *Brain) Set(ctx context.Context, who box.Actor, in SetInput) (Status, er
 	cctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
 	if err := p.CheckKey(cctx); err != nil {
+		if away {
+			return Status{}, errs.Wrap(op, errs.KindOf(err), err, fmt.Sprintf("Your key was checked with %s and is not sent to %s: give the key again with the new address", address(from), address(s.BaseURL)))
+		}
 		return Status{}, err
 	}
 	models, err := p.Models(cctx)
@@ -188,12 +228,14 @@ func (b *Brain) Set(ctx context.Context, who box.Actor, in SetInput) (Status, er
 		return Status{}, err
 	}
 	s.Prices = withListPrices(s.Prices, models)
-	v, err := b.cfg.Vault()
-	if err != nil {
-		return Status{}, err
-	}
-	if given != nil {
-		if err := v.Put(keyName(s.Provider), key); err != nil {
+	switch {
+	case key != "":
+		if err := v.Put(keyName(s.Provider), vault.Bind(s.BaseURL, key)); err != nil {
+			return Status{}, err
+		}
+	case away:
+		// the brain now works with no key at its new address; the old one was for another
+		if err := v.Delete(keyName(s.Provider)); err != nil && !errs.Is(err, errs.NotFound) {
 			return Status{}, err
 		}
 	}

@@ -8,17 +8,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/usage"
@@ -37,46 +38,20 @@ const (
 
 var owner = box.Actor{Who: "owner", Via: "cli", Trust: "own"}
 
-// clock is the box's clock in a test: a fixed local instant that tests move.
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
 type fx struct {
 	a     *app.App
 	b     *brain.Brain
 	vault string
-	clock *clock
+	clock *passkeytest.Clock
 }
 
 // newFx makes a box composed by the root, its vault in a temporary folder.
 func newFx(t *testing.T) *fx {
 	t.Helper()
 	loc := time.FixedZone("owner", 2*3600)
-	c := &clock{now: time.Date(2026, 3, 5, 14, 2, 0, 0, loc)}
+	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 14, 2, 0, 0, loc))
 	vdir := filepath.Join(t.TempDir(), "vault")
-	a, err := app.Init(context.Background(), filepath.Join(t.TempDir(), "box"), nil, "true", app.Options{Now: c.Now, VaultDir: vdir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	a := apptest.Open(t, app.Options{Now: c.Now, VaultDir: vdir})
 	return &fx{a: a, b: a.Brain, vault: vdir, clock: c}
 }
 
@@ -318,18 +293,11 @@ func TestOutsideContentMakesACard(t *testing.T) {
 func TestBudgetStepsDownThenStops(t *testing.T) {
 	f := newFx(t)
 	ctx := context.Background()
-	srv := providertest.OpenAI(t, openAIKey)
-	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: openAIKey})
+	srv := apptest.Brain(t, f.a, openAIKey)
 	if _, err := f.b.SetBudget(ctx, owner, 1); err != nil {
 		t.Fatal(err)
 	}
-	spend := func(cost float64) {
-		t.Helper()
-		l := usage.Line{Time: f.clock.Now(), Turn: "turn-earlier", Purpose: "chat", Provider: "openai", Model: "model-a", TokensIn: 10, CostFrom: usage.FromProvider, Cost: cost}
-		if err := f.b.Record(ctx, owner, "an earlier turn", []usage.Line{l}); err != nil {
-			t.Fatal(err)
-		}
-	}
+	spend := func(cost float64) { apptest.Spend(t, f.a, f.clock.Now(), cost) }
 	spend(1.02) // past 100%, within the 10% grace
 	cost := 0.001
 	srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Fast answer."}, Cost: &cost})
@@ -567,5 +535,63 @@ func TestChatForget(t *testing.T) {
 	res, _ = f.chat(t, "please forget what Leo plays")
 	if count("leo plays") != 0 || !res.Tools[0].OK {
 		t.Fatalf("the owner asked: %+v", res.Tools)
+	}
+}
+
+// The key is sealed with the address it was checked with and is sent nowhere else: a new base URL set
+// with the key field empty is checked with no key (and asks for the key again when the server wants
+// one), and settings edited behind the box's back to name another server refuse to use it.
+func TestKeyStaysWithItsAddress(t *testing.T) {
+	f := newFx(t)
+	ctx := context.Background()
+	home := providertest.OpenAI(t, openAIKey)
+	other := providertest.OpenAI(t, "sk-other-server-0000000000")
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: home.URL, Model: "model-a", Key: openAIKey})
+	heard := func() bool {
+		for _, h := range other.Headers() {
+			if strings.Contains(h.Get("Authorization"), openAIKey) {
+				return true
+			}
+		}
+		return false
+	}
+
+	_, err := f.b.Set(ctx, owner, brain.SetInput{Provider: "openai", BaseURL: other.URL, Model: "model-a"})
+	if !errs.Is(err, errs.Unauthorized) || !strings.Contains(errs.Sentence(err), "Your key was checked with "+home.URL+" and is not sent to "+other.URL) {
+		t.Fatalf("a new address with no key: %v", err)
+	}
+	if heard() {
+		t.Fatal("the other server got the key")
+	}
+	if s, _ := f.b.Settings(); s.BaseURL != home.URL {
+		t.Fatalf("a refused set moved the brain to %q", s.BaseURL)
+	}
+
+	// Settings edited by hand (or by an agent) to name the other server: the key is not used there.
+	card := f.read(t, layout.Settings)
+	if err := os.WriteFile(filepath.Join(f.a.Root, "_config", "settings.card"), []byte(strings.ReplaceAll(card, home.URL, other.URL)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.b.Models(ctx); !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), "The brain's key was checked with "+home.URL) {
+		t.Fatalf("models after the settings moved: %v", err)
+	}
+	if heard() || len(other.Headers()) > 1 {
+		t.Fatalf("the other server heard %d requests", len(other.Headers()))
+	}
+
+	// A server that needs no key: the brain moves there, and the old key is dropped, never sent.
+	open := providertest.OpenAI(t, "")
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: open.URL, Model: "model-a"})
+	for _, h := range open.Headers() {
+		if strings.Contains(h.Get("Authorization"), openAIKey) {
+			t.Fatal("the keyless server got the key")
+		}
+	}
+	v, err := f.a.Vault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if es, _ := v.List(); len(es) != 0 {
+		t.Errorf("the old key stayed: %+v", es)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/usage"
 )
 
@@ -171,7 +172,7 @@ func (b *Brain) recordTurn(ctx context.Context, in ChatInput, text string, now t
 			cost = "cost unknown"
 		}
 	}
-	summary := fmt.Sprintf("owner chatted with the brain (%s, %s, %s)", nonEmpty(res.Model, "no model called"), plural(res.Calls, "call"), nonEmpty(cost, "$0"))
+	summary := fmt.Sprintf("owner chatted with the brain (%s, %s, %s)", nonEmpty(res.Model, "no model called"), say.Count(res.Calls, "call"), nonEmpty(cost, "$0"))
 	reason := ""
 	if th.Failure != "" {
 		summary = "the brain failed to answer: " + th.Failure
@@ -293,11 +294,4 @@ func nonEmpty(s, def string) string {
 		return def
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/inbox"
@@ -46,8 +47,7 @@ func refusedFor(res memory.TidyResult, id string) string {
 func TestTidyWithABrain(t *testing.T) {
 	f := newFx(t)
 	ctx := context.Background()
-	srv := providertest.OpenAI(t, openAIKey)
-	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: openAIKey})
+	srv := apptest.Brain(t, f.a, openAIKey)
 
 	// Enough core facts that the router keeps some in topic-kept-from-the-router.
 	for i := 0; i < 40; i++ {
@@ -159,15 +159,11 @@ func TestTidyWithABrain(t *testing.T) {
 func TestTidyOutOfBudgetIsRulesOnly(t *testing.T) {
 	f := newFx(t)
 	ctx := context.Background()
-	srv := providertest.OpenAI(t, openAIKey)
-	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: openAIKey})
+	srv := apptest.Brain(t, f.a, openAIKey)
 	if _, err := f.b.SetBudget(ctx, owner, 1); err != nil {
 		t.Fatal(err)
 	}
-	l := usage.Line{Time: f.clock.Now(), Turn: "turn-earlier", Purpose: "chat", Provider: "openai", Model: "model-a", TokensIn: 10, CostFrom: usage.FromProvider, Cost: 3}
-	if err := f.b.Record(ctx, owner, "an earlier turn", []usage.Line{l}); err != nil {
-		t.Fatal(err)
-	}
+	apptest.Spend(t, f.a, f.clock.Now(), 3)
 	f.remember(t, owner, "Ana Lopez started a new job at the bakery.", false)
 	n := len(srv.Requests())
 	res, err := f.a.Memory.Tidy(ctx, owner)
@@ -183,8 +179,7 @@ func TestTidyOutOfBudgetIsRulesOnly(t *testing.T) {
 func TestTidyPlanFailuresFallBack(t *testing.T) {
 	f := newFx(t)
 	ctx := context.Background()
-	srv := providertest.OpenAI(t, openAIKey)
-	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: openAIKey})
+	srv := apptest.Brain(t, f.a, openAIKey)
 	f.remember(t, owner, "Ana Lopez started a new job at the bakery.", false)
 	srv.Push(providertest.Reply{Model: "model-b", Text: []string{"I would file it under Ana."}})
 	res, err := f.a.Memory.Tidy(ctx, owner)

@@ -47,24 +47,17 @@ func (b *Brain) handlers() map[string]handler {
 					ov.Notes[i].Hook, outside = memory.Fence(h.Hook), true
 				}
 			}
-			o := result(ov, err)
-			o.Outside = outside && !o.IsError
-			st.outside = st.outside || o.Outside
-			return o
+			return st.read(result(ov, err), outside)
 		},
-		"memory_search": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				Words string `json:"words"`
-				Limit int    `json:"limit"`
-				Kind  string `json:"kind"`
-				Map   string `json:"map"`
-				Who   string `json:"who"`
-				Trust string `json:"trust"`
-				Since string `json:"since"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+		"memory_search": typed(func(ctx context.Context, st *turnState, in struct {
+			Words string `json:"words"`
+			Limit int    `json:"limit"`
+			Kind  string `json:"kind"`
+			Map   string `json:"map"`
+			Who   string `json:"who"`
+			Trust string `json:"trust"`
+			Since string `json:"since"`
+		}) Outcome {
 			q := memory.SearchInput{Words: in.Words, Limit: clamp(in.Limit, 10, 50), Kind: in.Kind, Map: in.Map, Who: in.Who, Trust: in.Trust}
 			if in.Since != "" {
 				t, err := time.Parse(time.DateOnly, in.Since)
@@ -83,34 +76,20 @@ func (b *Brain) handlers() map[string]handler {
 			if res.Hits == nil {
 				res.Hits = []memory.Hit{}
 			}
-			o := result(res, err)
-			o.Outside = outside && !o.IsError
-			st.outside = st.outside || o.Outside
-			return o
-		},
-		"memory_read_note": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				Name string `json:"name"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+			return st.read(result(res, err), outside)
+		}),
+		"memory_read_note": typed(func(ctx context.Context, st *turnState, in struct {
+			Name string `json:"name"`
+		}) Outcome {
 			n, err := m.Read(ctx, in.Name)
 			if n.Outside {
 				n.Text = memory.Fence(n.Text)
 			}
-			o := result(n, err)
-			o.Outside = n.Outside && !o.IsError
-			st.outside = st.outside || o.Outside
-			return o
-		},
-		"memory_recent": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				Limit int `json:"limit"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+			return st.read(result(n, err), n.Outside)
+		}),
+		"memory_recent": typed(func(ctx context.Context, st *turnState, in struct {
+			Limit int `json:"limit"`
+		}) Outcome {
 			items, err := m.Recent(ctx, clamp(in.Limit, 20, 100))
 			outside := false
 			for i, it := range items {
@@ -121,71 +100,70 @@ func (b *Brain) handlers() map[string]handler {
 			if items == nil {
 				items = []memory.RecentItem{}
 			}
-			o := result(map[string]any{"items": items}, err)
-			o.Outside = outside && !o.IsError
-			st.outside = st.outside || o.Outside
-			return o
-		},
-		"todos_list": func(ctx context.Context, _ *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				List        string `json:"list"`
-				IncludeDone bool   `json:"include_done"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+			return st.read(result(map[string]any{"items": items}, err), outside)
+		}),
+		"todos_list": typed(func(ctx context.Context, _ *turnState, in struct {
+			List        string `json:"list"`
+			IncludeDone bool   `json:"include_done"`
+		}) Outcome {
 			lists, err := b.cfg.Todos.Lists(ctx)
 			return result(map[string]any{"lists": todo.Select(lists, in.List, in.IncludeDone)}, err)
-		},
-		"memory_remember": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				Text string `json:"text"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+		}),
+		"memory_remember": typed(func(ctx context.Context, st *turnState, in struct {
+			Text string `json:"text"`
+		}) Outcome {
 			return b.remember(ctx, st, in.Text)
-		},
-		"memory_forget": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				Words   string `json:"words"`
-				Confirm bool   `json:"confirm"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+		}),
+		"memory_forget": typed(func(ctx context.Context, st *turnState, in struct {
+			Words   string `json:"words"`
+			Confirm bool   `json:"confirm"`
+		}) Outcome {
 			return b.forget(ctx, st, in.Words)
-		},
-		"todos_add": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				Text string `json:"text"`
-				List string `json:"list"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+		}),
+		"todos_add": typed(func(ctx context.Context, st *turnState, in struct {
+			Text string `json:"text"`
+			List string `json:"list"`
+		}) Outcome {
 			if o, ok := b.mayChange(ctx, st, st.askedTodo, "to-do"); !ok {
 				return o
 			}
-			o := result(b.cfg.Todos.Add(ctx, chatActor, in.List, in.Text))
-			o.Changed = !o.IsError
-			return o
-		},
-		"todos_done": func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
-			var in struct {
-				ID string `json:"id"`
-			}
-			if o, ok := decode(raw, &in); !ok {
-				return o
-			}
+			return changed(result(b.cfg.Todos.Add(ctx, chatActor, in.List, in.Text)))
+		}),
+		"todos_done": typed(func(ctx context.Context, st *turnState, in struct {
+			ID string `json:"id"`
+		}) Outcome {
 			if o, ok := b.mayChange(ctx, st, st.askedTodo, "to-do"); !ok {
 				return o
 			}
-			o := result(b.cfg.Todos.Done(ctx, chatActor, in.ID))
-			o.Changed = !o.IsError
-			return o
-		},
+			return changed(result(b.cfg.Todos.Done(ctx, chatActor, in.ID)))
+		}),
 	}
+}
+
+// typed is a handler whose arguments are decoded into In first; arguments that do not fit are answered
+// as the model's error, and fn does not run.
+func typed[In any](fn func(ctx context.Context, st *turnState, in In) Outcome) handler {
+	return func(ctx context.Context, st *turnState, raw json.RawMessage) Outcome {
+		var in In
+		if o, ok := decode(raw, &in); !ok {
+			return o
+		}
+		return fn(ctx, st, in)
+	}
+}
+
+// read marks an answer that carries text written by others (fenced), and the turn with it: after it, the
+// gate's "outside content" rule holds for the rest of the turn.
+func (st *turnState) read(o Outcome, outside bool) Outcome {
+	o.Outside = outside && !o.IsError
+	st.outside = st.outside || o.Outside
+	return o
+}
+
+// changed marks an answer that changed the box, unless it failed.
+func changed(o Outcome) Outcome {
+	o.Changed = !o.IsError
+	return o
 }
 
 // chatTools binds the MCP catalogue's definitions to the chat's handlers for one turn.
@@ -215,32 +193,30 @@ func (b *Brain) definitions(ctx context.Context) ([]provider.Tool, error) {
 // remember saves a fact the model offers, through the gate as the owner's chat: in a turn that read
 // outside content it is a "Save this?" card unless the owner's own last message asked to save.
 func (b *Brain) remember(ctx context.Context, st *turnState, text string) Outcome {
-	text = strings.TrimSpace(text)
-	// The refusals come before the gate: a card, its diary line and its commit would otherwise carry
-	// the very secret remember refuses to keep.
-	if err := memory.CheckRemember(text); err != nil {
-		return failure(err)
-	}
-	out, err := b.cfg.Gate.Propose(ctx, memory.RememberAction(text),
+	out, res, err := b.saveThroughGate(ctx, chatActor, memory.RememberInput{Text: text},
 		gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside, OwnLastMessageAsked: st.askedSave})
 	if err != nil {
 		return failure(err)
 	}
-	switch out.Decision.Verdict {
-	case gate.Refuse:
-		return Outcome{Text: out.Text, IsError: true}
-	case gate.Card:
-		o := Outcome{Text: "Not saved yet: a \"Save this?\" card is waiting for the owner on Today (" + out.Decision.Reason + ") Tell the owner it waits for their yes."}
-		if out.Card != nil {
-			o.Card = out.Card.ID
-		} else {
-			o.Text, o.IsError = out.Text, true
-		}
+	if o, held := heldByTheGate(out, "Not saved yet: a \"Save this?\" card is waiting for the owner on Today ("+out.Decision.Reason+") Tell the owner it waits for their yes."); held {
 		return o
 	}
-	o := result(b.cfg.Memory.Remember(ctx, chatActor, memory.RememberInput{Text: text}))
-	o.Changed = !o.IsError
-	return o
+	return changed(result(res, nil))
+}
+
+// heldByTheGate is the chat's answer when the gate did not let an action run now: its refusal, or
+// waiting (what the card means) with the card's id. held is false when the gate said Do.
+func heldByTheGate(out gate.Outcome, waiting string) (o Outcome, held bool) {
+	switch out.Decision.Verdict {
+	case gate.Refuse:
+		return Outcome{Text: out.Text, IsError: true}, true
+	case gate.Card:
+		if out.Card == nil {
+			return Outcome{Text: out.Text, IsError: true}, true
+		}
+		return Outcome{Text: waiting, Card: out.Card.ID}, true
+	}
+	return Outcome{}, false
 }
 
 // forget removes up to five matching lines for the owner; more, or any after outside content that the
@@ -261,14 +237,8 @@ func (b *Brain) forget(ctx context.Context, st *turnState, words string) Outcome
 	if err != nil {
 		return failure(err)
 	}
-	switch out.Decision.Verdict {
-	case gate.Refuse:
-		return Outcome{Text: out.Text, IsError: true}
-	case gate.Card:
-		if out.Card == nil {
-			return Outcome{Text: out.Text, IsError: true}
-		}
-		return Outcome{Text: "Nothing removed yet: a card is waiting for the owner on Today. Tell the owner it waits for their yes.", Card: out.Card.ID}
+	if o, held := heldByTheGate(out, "Nothing removed yet: a card is waiting for the owner on Today. Tell the owner it waits for their yes."); held {
+		return o
 	}
 	res, err := b.cfg.Memory.Forget(ctx, chatActor, memory.ForgetInput{Words: words})
 	o := result(res, err)

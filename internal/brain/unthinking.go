@@ -27,7 +27,7 @@ const NoBrain = "No brain is set up yet, so I answer from your memory by search;
 // confirm is the owner's yes to forgetting more than five lines; needsConfirm asks for it.
 func (b *Brain) Unthinking(ctx context.Context, text string, confirm bool) (reply string, needsConfirm bool) {
 	if mt := rememberRe.FindStringSubmatch(text); mt != nil {
-		t, err := b.OwnerRemember(ctx, mt[1], "chat")
+		t, err := b.OwnerRemember(ctx, memory.RememberInput{Text: mt[1]}, "chat")
 		if err != nil {
 			return sentenceOf(err), false
 		}
@@ -60,18 +60,13 @@ func (b *Brain) Unthinking(ctx context.Context, text string, confirm bool) (repl
 	return sb.String(), false
 }
 
-// OwnerRemember runs "remember" through the gate as the owner asked it (web, or the chat's pattern).
-func (b *Brain) OwnerRemember(ctx context.Context, text, via string) (string, error) {
-	text = strings.TrimSpace(text)
-	if text == "" {
+// OwnerRemember runs "remember" through the gate as the owner asked it (web, or the chat's pattern): a
+// plain fact, a core fact or a caution alike, so Ask me makes a "Save this?" card and Never refuses.
+func (b *Brain) OwnerRemember(ctx context.Context, in memory.RememberInput, via string) (string, error) {
+	if strings.TrimSpace(in.Text) == "" {
 		return "", errs.E("brain.remember", errs.Invalid, "Type the fact to remember first.")
 	}
-	// The refusals come before the gate: a card, its diary line and its commit would otherwise carry
-	// the very secret remember refuses to keep.
-	if err := memory.CheckRemember(text); err != nil {
-		return "", err
-	}
-	out, err := b.cfg.Gate.Propose(ctx, memory.RememberAction(text), gate.Asker{Owner: true, Via: via})
+	out, res, err := b.saveThroughGate(ctx, memory.Actor{Who: "owner", Via: via, Trust: "own"}, in, gate.Asker{Owner: true, Via: via})
 	if err != nil {
 		return "", err
 	}
@@ -81,8 +76,23 @@ func (b *Brain) OwnerRemember(ctx context.Context, text, via string) (string, er
 	case gate.Card:
 		return "A \"Save this?\" card is waiting on Today; nothing is saved until you say yes.", nil
 	}
-	res, err := b.cfg.Memory.Remember(ctx, memory.Actor{Who: "owner", Via: via, Trust: "own"}, memory.RememberInput{Text: text})
-	return res.Text, err
+	return res.Text, nil
+}
+
+// saveThroughGate is the one way the owner's side saves a fact: what remember refuses is refused
+// first (a card, its diary line and its commit would otherwise carry the very secret remember refuses
+// to keep), then the gate decides; on its Do the fact is saved as actor. The caller words the outcome.
+func (b *Brain) saveThroughGate(ctx context.Context, actor memory.Actor, in memory.RememberInput, who gate.Asker) (gate.Outcome, memory.RememberResult, error) {
+	in.Text = strings.TrimSpace(in.Text)
+	if err := b.cfg.Memory.CheckRememberAs(actor, in); err != nil {
+		return gate.Outcome{}, memory.RememberResult{}, err
+	}
+	out, err := b.cfg.Gate.Propose(ctx, in.Action(), who)
+	if err != nil || out.Decision.Verdict != gate.Do {
+		return out, memory.RememberResult{}, err
+	}
+	res, err := b.cfg.Memory.Remember(ctx, actor, in)
+	return out, res, err
 }
 
 // sentenceOf is what the owner reads for an error: the box's own sentence, or a plain apology.

@@ -1,8 +1,9 @@
 // Package builds owns what is built for the box and installed in it: the registry of builds (pages,
-// looks, the layout; connectors later) under _config/pages, _config/looks and _config/connectors, their
+// looks, the layout, connectors) under _config/pages, _config/looks and _config/connectors, their
 // versions and who asked for each, the proposals that become approval cards, the gate actions that
-// install them, their lifecycle (pending, on, off, broken; undo to an earlier version; remove) and safe
-// mode (docs/PAGES.md, "Builds"). It serves nothing: the web UI serves pages and their bridge.
+// install them, their lifecycle (pending, on, off, broken or failed; undo to an earlier version; remove)
+// and safe mode (docs/PAGES.md, "Builds"; docs/CONNECTORS.md, "Installed connectors"). It serves and runs
+// nothing: the web UI serves pages and the connectors package runs connectors.
 package builds
 
 import (
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/layout"
@@ -30,7 +32,7 @@ import (
 	"github.com/boxmem/box/internal/tabs"
 )
 
-// The kinds of build. A connector (a later kind) is listed the same way, under _config/connectors.
+// The kinds of build.
 const (
 	KindPage      = "page"
 	KindLook      = "look"
@@ -44,6 +46,7 @@ const (
 	StatusOn      = "on"
 	StatusOff     = "off"    // switched off by the owner
 	StatusBroken  = "broken" // a first version that did not load cleanly
+	StatusFailed  = "failed" // a connector whose tests failed: off, with its health saying why
 )
 
 // The single builds of the look and the layout: each proposal is a new version of one of them.
@@ -52,7 +55,7 @@ const (
 	LayoutID = "layout"
 )
 
-// FlagSafeMode is the state flag of safe mode: every page, look and layout paused.
+// FlagSafeMode is the state flag of safe mode: every page, look, layout and connector paused.
 const FlagSafeMode = "safe-mode"
 
 // Limits of a page's own data store (docs/PAGES.md, "The bridge's routes").
@@ -95,6 +98,21 @@ type Build struct {
 	Versions []Version `json:"versions"`
 	Created  time.Time `json:"created"`
 	Updated  time.Time `json:"updated"`
+	// Envelope is what a connector's version in use reaches (hosts, keys and their hosts, tools' effects).
+	Envelope *connector.Envelope `json:"envelope,omitempty"`
+	// Health is the outcome of a connector's last test run.
+	Health *Health `json:"health,omitempty"`
+}
+
+// Health is the outcome of a connector's last test run: why it failed (empty when it passed) and the
+// end of its own stderr, keys scrubbed (at most 1.5 KB).
+type Health struct {
+	OK             bool      `json:"ok"`
+	Why            string    `json:"why,omitempty"`
+	TestOutputTail string    `json:"testOutputTail"`
+	Version        int       `json:"version"` // the version tested
+	Hosts          []string  `json:"hosts"`   // the hosts its tests reached
+	At             time.Time `json:"at"`
 }
 
 // Address is where a page is served.
@@ -125,6 +143,8 @@ type Builds struct {
 	gate  *gate.Gate
 	now   func() time.Time
 	mu    sync.Mutex // one lifecycle change at a time, so a heartbeat and an error never cross
+	// runner tests connectors and names what a removed one leaves (RunConnectorsWith); nil: none turns on.
+	runner ConnectorRunner
 }
 
 // New returns the registry of an open box, with its state store (safe mode) and gate.
@@ -138,7 +158,8 @@ func Dir(kind, id string) string { return dirs[kind] + "/" + id }
 func manifestPath(kind, id string) string { return Dir(kind, id) + "/build.json" }
 
 // fileExt is the extension of a version's file, by kind.
-var fileExt = map[string]string{KindPage: ".html", KindLook: ".css", KindLayout: ".json"}
+// A connector's version is its bundle: {"manifest": {...}, "files": {...}} (docs/CONNECTORS.md).
+var fileExt = map[string]string{KindPage: ".html", KindLook: ".css", KindLayout: ".json", KindConnector: ".json"}
 
 // VersionPath is the file of one version of a build.
 func VersionPath(kind, id string, n int) string {
@@ -150,6 +171,10 @@ func DataPath(slug string) string { return "/_content/pages/" + slug + "/data.js
 
 // NotesDir is where a page's notes are kept.
 func NotesDir(slug string) string { return "/_content/pages/" + slug }
+
+// TodoList is a page's own to-do list: the only one its bridge reads, adds to and ticks off
+// (docs/PAGES.md, "Keep each page to its own"). The owner sees it on their To-do tab like any list.
+func TodoList(slug string) string { return "page-" + slug }
 
 // List returns every build, pages first, then looks and the layout (and connectors), each by id.
 func (r *Builds) List(ctx context.Context) ([]Build, error) {
@@ -300,9 +325,9 @@ func (r *Builds) SetSafeMode(ctx context.Context, actor box.Actor, on bool) erro
 	if err := r.state.SetFlag(ctx, FlagSafeMode, on); err != nil {
 		return err
 	}
-	summary := "Safe mode on: every page, look and layout is paused"
+	summary := "Safe mode on: every page, look, layout and connector is paused"
 	if !on {
-		summary = "Safe mode off: pages, looks and the layout are back"
+		summary = "Safe mode off: pages, looks, the layout and connectors are back"
 	}
 	_, err := r.b.Do(ctx, box.Change{Actor: actor, Op: "safe-mode", Summary: summary, Permanent: true, Switch: gate.Change,
 		Apply: func(*box.Tx) error { return nil }})

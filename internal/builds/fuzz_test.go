@@ -2,6 +2,7 @@ package builds_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -39,6 +40,46 @@ func FuzzProposePage(f *testing.F) {
 		pl, _ := p.Card.Action.Payload.(map[string]any)
 		if pl["html"] != html || pl["sha256"] != builds.Sum([]byte(html)) || len(after) != len(before)+1 {
 			t.Fatalf("the card does not hold the bytes sent: %+v", p.Card)
+		}
+	})
+}
+
+// FuzzDecodeBundle: a connector version's file either reads as a manifest and files that encode back
+// to a file reading the same, or is refused as Invalid; never a panic.
+func FuzzDecodeBundle(f *testing.F) {
+	f.Add([]byte(`{"manifest":{"name":"Bus times"},"files":{"index.mjs":"export const tools = {};"}}`))
+	f.Add([]byte(`{"manifest":{},"files":{}}`))
+	f.Add([]byte(`{"manifest":null,"files":{"a":1}}`))
+	f.Add([]byte(`{"manifest":{"name":"x"},"files":{"a.mjs":"<\u2028>"},"extra":1}`))
+	f.Add([]byte(`[`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		m, files, err := builds.DecodeBundle(data)
+		if err != nil {
+			if !errs.Is(err, errs.Invalid) {
+				t.Fatalf("not Invalid: %v", err)
+			}
+			return
+		}
+		var fs map[string]string
+		if json.Unmarshal(files, &fs) != nil {
+			return // files that are not text are the connector checks' to refuse
+		}
+		again, err := builds.EncodeBundle(m, fs)
+		if err != nil {
+			return // a manifest that is not JSON is refused when encoded
+		}
+		m2, files2, err := builds.DecodeBundle(again)
+		if err != nil {
+			t.Fatalf("an encoded bundle does not read back: %v\n%s", err, again)
+		}
+		var fs2 map[string]string
+		if json.Unmarshal(files2, &fs2) != nil || len(fs2) != len(fs) || !json.Valid(m2) {
+			t.Fatalf("read back differently: %s", again)
+		}
+		for k, v := range fs {
+			if fs2[k] != v {
+				t.Fatalf("file %q changed: %q → %q", k, v, fs2[k])
+			}
 		}
 	})
 }

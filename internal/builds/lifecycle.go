@@ -88,6 +88,9 @@ func (r *Builds) SetOn(ctx context.Context, actor box.Actor, id string, on bool)
 	if err != nil {
 		return b, err
 	}
+	if b.Kind == KindConnector && on {
+		return r.retest(ctx, actor, b, b.Version, "build-on", "Switching on "+describe(b)+": its tests run first")
+	}
 	was := clone(b)
 	verb := "Switched off"
 	switch {
@@ -112,6 +115,8 @@ func describe(b Build) string {
 		return "the look " + b.Name
 	case KindLayout:
 		return "the layout"
+	case KindConnector:
+		return "the connector " + b.Name
 	}
 	return b.Kind + " " + b.Name
 }
@@ -150,19 +155,31 @@ func (r *Builds) Undo(ctx context.Context, actor box.Actor, id string, n int) (B
 		return b, err
 	}
 	from, was := b.Version, clone(b)
+	summary := fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b))
+	if b.Kind == KindConnector {
+		if b.Status != StatusOff {
+			return r.retest(ctx, actor, b, n, "build-undo", summary+"; its tests run first")
+		}
+		bundle, err := r.Bundle(b, n)
+		if err != nil {
+			return b, err
+		}
+		env := bundle.Envelope
+		b.Envelope = &env
+	}
 	b.Version, b.Previous = n, 0
 	if v.Failed {
 		b.Status = StatusPending
 	} else if b.Status != StatusOff {
 		b.Status = StatusOn
 	}
-	return b, r.change(ctx, actor, "build-undo", fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b)), was, b, nil)
+	return b, r.change(ctx, actor, "build-undo", summary, was, b, nil)
 }
 
 // Removed is what removing a build did.
 type Removed struct {
 	Build Build              `json:"build"`
-	Card  *gate.ApprovalCard `json:"card,omitempty"` // the Delete for good card of a page's notes, if it has any
+	Card  *gate.ApprovalCard `json:"card,omitempty"` // the Delete for good card of a page's notes or a connector's keys and data, if any
 	Text  string             `json:"text"`
 }
 
@@ -194,6 +211,9 @@ func (r *Builds) Remove(ctx context.Context, actor box.Actor, id string, who gat
 		return Removed{}, err
 	}
 	out := Removed{Build: b, Text: "Removed " + describe(b) + "; undo brings it back."}
+	if b.Kind == KindConnector {
+		return r.removeConnector(ctx, b, who, out)
+	}
 	if b.Kind != KindPage {
 		return out, nil
 	}

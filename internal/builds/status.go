@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 )
@@ -22,6 +23,12 @@ type Summary struct {
 	Read    []string `json:"read,omitempty"`
 	// Problem says a version did not load cleanly, never what the page reported.
 	Problem string `json:"problem,omitempty"`
+	// A connector's hosts, the names of the keys it needs (never their values), its tools and their
+	// effects, and its last test run.
+	Hosts  []string            `json:"hosts,omitempty"`
+	Keys   []string            `json:"keys,omitempty"`
+	Tools  []connector.ToolUse `json:"tools,omitempty"`
+	Health *Health             `json:"health,omitempty"`
 }
 
 // Summarize is the summary of a build.
@@ -37,6 +44,18 @@ func Summarize(b Build) Summary {
 	}
 	if b.Status == StatusBroken {
 		s.Problem = fmt.Sprintf("version %d did not load cleanly, so the page is off", b.Version)
+	}
+	if b.Kind == KindConnector {
+		s.Problem, s.Health = "", b.Health
+		if b.Status == StatusFailed {
+			s.Problem = fmt.Sprintf("version %d failed its tests, so the connector is off", b.Version)
+		}
+		if e := b.Envelope; e != nil {
+			s.Hosts, s.Tools = e.Hosts, e.Tools
+			for _, k := range e.Keys {
+				s.Keys = append(s.Keys, k.Name)
+			}
+		}
 	}
 	return s
 }
@@ -94,7 +113,9 @@ func builtBy(b Build, conn string) bool {
 	return false
 }
 
-func isBuildOp(op string) bool { return op == OpPage || op == OpLook || op == OpLayout }
+func isBuildOp(op string) bool {
+	return op == OpPage || op == OpLook || op == OpLayout || op == OpConnector
+}
 
 // StatusAnswer is where a proposal or a build stands.
 type StatusAnswer struct {
@@ -121,6 +142,9 @@ func (r *Builds) StatusFor(ctx context.Context, id, conn string) (StatusAnswer, 
 				id = KindLook + ":" + LookID
 			case OpLayout:
 				id = KindLayout + ":" + LayoutID
+			case OpConnector:
+				cid, _ := p["id"].(string)
+				id = KindConnector + ":" + cid
 			}
 		} else if err != nil && !errs.Is(err, errs.NotFound) {
 			return out, err
@@ -155,6 +179,9 @@ func statusText(s StatusAnswer) string {
 	}
 	switch s.Build.Status {
 	case StatusPending:
+		if s.Build.Kind == KindConnector {
+			return "Approved; its tests are running, and it turns on if they pass."
+		}
 		return "Installed and pending: it turns on after its first clean load in the owner's browser; ask them to open " + s.Build.Address + " once."
 	case StatusOn:
 		return "It is on."
@@ -162,6 +189,8 @@ func statusText(s StatusAnswer) string {
 		return "The owner switched it off."
 	case StatusBroken:
 		return "It did not load cleanly, so it is off; fix it and send it again."
+	case StatusFailed:
+		return "Its tests failed, so it is off; health.why says why. Fix it and send it again with update_build."
 	}
 	return ""
 }

@@ -15,6 +15,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/markdoc"
 )
 
 // MaxSize is the largest card the box reads: 1 MiB.
@@ -148,8 +149,8 @@ func split(path string, data []byte) (*Card, error) {
 	c := &Card{Path: path, Raw: data, Body: data, BodyLine: 1}
 	first := lineEnd(data, 0)
 	c.CRLF = first < len(data) && first > 0 && data[first-1] == '\r'
-	if !isDelimiter(data[:first]) || first == len(data) {
-		if isDelimiter(data[:first]) {
+	if !markdoc.IsFrontDelimiter(data[:first]) || first == len(data) {
+		if markdoc.IsFrontDelimiter(data[:first]) {
 			return nil, invalid(path, 1, "the frontmatter is never closed: add a --- line after the YAML")
 		}
 		return c, nil
@@ -159,7 +160,7 @@ func split(path string, data []byte) (*Card, error) {
 	line := 2
 	for ls := first + 1; ls < len(data); line++ {
 		le := lineEnd(data, ls)
-		if isDelimiter(data[ls:le]) {
+		if markdoc.IsFrontDelimiter(data[ls:le]) {
 			end := min(le+1, len(data))
 			c.Front, c.close, c.Body = data[first+1:ls], data[ls:end], data[end:]
 			c.BodyLine = line + 1
@@ -168,11 +169,6 @@ func split(path string, data []byte) (*Card, error) {
 		ls = le + 1
 	}
 	return nil, invalid(path, 1, "the frontmatter is never closed: add a --- line after the YAML")
-}
-
-// isDelimiter reports whether a line (without \n) is "---", allowing trailing spaces and \r.
-func isDelimiter(line []byte) bool {
-	return bytes.HasPrefix(line, []byte("---")) && len(bytes.TrimRight(line[3:], " \t\r")) == 0
 }
 
 var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)

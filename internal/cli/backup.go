@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/backup"
+	"github.com/boxmem/box/internal/say"
 )
 
 // backupStatusOutput is the --json shape of box backup status.
@@ -89,9 +90,9 @@ func backupStatusCmd(g *Global) *cobra.Command {
 						state := "up to date"
 						switch {
 						case s.Pushed == "":
-							state = fmt.Sprintf("never pushed (%s to send)", plural(s.Behind, "commit"))
+							state = fmt.Sprintf("never pushed (%s to send)", say.Count(s.Behind, "commit"))
 						case s.Behind > 0:
-							state = plural(s.Behind, "commit") + " behind"
+							state = say.Count(s.Behind, "commit") + " behind"
 						}
 						_, _ = fmt.Fprintf(w, "%-12s %s  %s\n", s.Name, s.URL, state)
 					}

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -20,17 +19,7 @@ func runKeyed(t *testing.T, data, stdin string, args ...string) ran {
 	cmd := exec.Command(boxBin, args...)
 	cmd.Env = append(os.Environ(), "XDG_DATA_HOME="+data)
 	cmd.Stdin = strings.NewReader(stdin)
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	code := 0
-	var ee *exec.ExitError
-	if errors.As(err, &ee) {
-		code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatal(err)
-	}
-	return ran{out.String(), errb.String(), code}
+	return runCmd(t, cmd)
 }
 
 // The owner's whole brain cycle at the command line, through the real binary: a wrong key refused

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -24,9 +25,11 @@ type buildsListOutput struct {
 type buildOutput struct {
 	Build    builds.Build       `json:"build"`
 	SafeMode bool               `json:"safeMode"`
-	Card     *gate.ApprovalCard `json:"card,omitempty"` // remove: the Delete for good card of a page's notes
+	Card     *gate.ApprovalCard `json:"card,omitempty"` // remove: the Delete for good card of a page's notes or a connector's keys and data
 	Text     string             `json:"text"`
 }
+
+const safeModeOn = "Safe mode is on: every page, look, layout and connector is paused."
 
 // safeModeOutput is the --json shape of box safe-mode.
 type safeModeOutput struct {
@@ -35,7 +38,7 @@ type safeModeOutput struct {
 }
 
 func buildsCmd(g *Global) *cobra.Command {
-	c := &cobra.Command{Use: "builds", Short: "What was built for the box (pages, the look, the layout): list, status, off, on, undo, remove"}
+	c := &cobra.Command{Use: "builds", Short: "What was built for the box (pages, the look, the layout, connectors): list, status, off, on, undo, remove"}
 	c.AddCommand(&cobra.Command{Use: "list", Short: "List every build with its kind, status and version", Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runBuildsList(cmd.Context(), g) }})
 	c.AddCommand(&cobra.Command{Use: "status ID", Short: "One build: its versions, who asked for each, its status", Args: cobra.ExactArgs(1),
@@ -45,9 +48,9 @@ func buildsCmd(g *Global) *cobra.Command {
 		c.AddCommand(&cobra.Command{Use: verb + " ID", Short: "Switch a build " + verb, Args: cobra.ExactArgs(1),
 			RunE: func(cmd *cobra.Command, args []string) error { return runBuildsOn(cmd.Context(), g, args[0], on) }})
 	}
-	c.AddCommand(&cobra.Command{Use: "undo ID [VERSION]", Short: "Go back to an earlier version (the one before, or VERSION)", Args: cobra.RangeArgs(1, 2),
+	c.AddCommand(&cobra.Command{Use: "undo ID [VERSION]", Short: "Go back to an earlier version (the one before, or VERSION); a connector's tests run again", Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBuildsUndo(cmd.Context(), g, args) }})
-	c.AddCommand(&cobra.Command{Use: "remove ID", Short: "Remove a build (undo brings it back); a page's notes wait on a Delete for good card", Args: cobra.ExactArgs(1),
+	c.AddCommand(&cobra.Command{Use: "remove ID", Short: "Remove a build (undo brings it back); a page's notes, a connector's keys and data wait on a Delete for good card", Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runBuildsRemove(cmd.Context(), g, args[0]) }})
 	return c
 }
@@ -55,7 +58,7 @@ func buildsCmd(g *Global) *cobra.Command {
 func safeModeCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:       "safe-mode on|off",
-		Short:     "Pause every page, look and layout at once (on), or bring them back (off)",
+		Short:     "Pause every page, look, layout and connector at once (on), or bring them back (off)",
 		Args:      cobra.ExactArgs(1),
 		ValidArgs: []string{"on", "off"},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -79,7 +82,7 @@ func runBuildsList(ctx context.Context, g *Global) error {
 		}
 		return g.emit(out, func(w io.Writer) {
 			if out.SafeMode {
-				_, _ = fmt.Fprintln(w, "Safe mode is on: every page, look and layout is paused.")
+				_, _ = fmt.Fprintln(w, safeModeOn)
 			}
 			if len(out.Builds) == 0 {
 				g.note("box: nothing was built for this box yet")
@@ -98,9 +101,32 @@ func (g *Global) printBuild(out buildOutput) error {
 			_, _ = fmt.Fprintln(w, out.Text)
 		}
 		_, _ = fmt.Fprintf(w, "%s:%s %s — %s, version %d\n", b.Kind, b.ID, b.Name, b.Status, b.Version)
+		if e := b.Envelope; e != nil {
+			hosts := "nowhere"
+			if len(e.Hosts) > 0 {
+				hosts = strings.Join(e.Hosts, ", ")
+			}
+			_, _ = fmt.Fprintf(w, "  reaches %s; %s\n", hosts, e.Access)
+			for _, k := range e.Keys {
+				_, _ = fmt.Fprintf(w, "  key %s, sent only to %s\n", k.Name, k.Host)
+			}
+		}
+		if h := b.Health; h != nil {
+			verdict := "passed"
+			if !h.OK {
+				verdict = "failed: " + h.Why
+			}
+			_, _ = fmt.Fprintf(w, "  tests of v%d %s, %s\n", h.Version, h.At.Format("2006-01-02 15:04"), verdict)
+			if !h.OK && h.TestOutputTail != "" {
+				_, _ = fmt.Fprintf(w, "  its output, the end:\n%s\n", indent(h.TestOutputTail))
+			}
+		}
 		for _, v := range b.Versions {
 			failed := ""
-			if v.Failed {
+			switch {
+			case v.Failed && b.Kind == builds.KindConnector:
+				failed = " (failed its tests)"
+			case v.Failed:
 				failed = " (did not load cleanly)"
 			}
 			_, _ = fmt.Fprintf(w, "  v%d %s by %s, %s%s\n", v.N, v.At.Format("2006-01-02 15:04"), v.By.Who, v.Changelog, failed)
@@ -163,10 +189,15 @@ func runSafeMode(ctx context.Context, g *Global, on bool) error {
 		if err := a.Builds.SetSafeMode(ctx, owner(""), on); err != nil {
 			return err
 		}
-		out := safeModeOutput{SafeMode: on, Text: "Safe mode is off: pages, looks and the layout are back."}
+		out := safeModeOutput{SafeMode: on, Text: "Safe mode is off: pages, looks, the layout and connectors are back."}
 		if on {
-			out.Text = "Safe mode is on: every page, look and layout is paused."
+			out.Text = safeModeOn
 		}
 		return g.emit(out, func(w io.Writer) { _, _ = fmt.Fprintln(w, out.Text) })
 	})
+}
+
+// indent is text with each line indented four spaces.
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n    ")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/gate"
 )
 
@@ -22,6 +23,9 @@ type cardDecision struct {
 	Status string            `json:"status"` // approved, declined
 	Text   string            `json:"text"`
 	Secret string            `json:"secret,omitempty"` // an approved key, shown once
+	// Build is what an approved build's card installed, as it stands after: a connector's status and
+	// health once its tests ran.
+	Build *builds.Summary `json:"build,omitempty"`
 }
 
 // local is how the owner decides at the command line: a process running as the owner's OS user with the
@@ -71,7 +75,8 @@ func cardsApproveCmd(g *Global) *cobra.Command {
 		Short: "Say yes to a card: its exact action runs, if nothing it binds changed and its switch allows it",
 		Long: "Approve a waiting card as the owner: the same path as the passkey in the web UI. The action is rebuilt\n" +
 			"from the box as it is now and must hash to the card's hash, and its switch must not be at Never;\n" +
-			"otherwise nothing runs and the card is put away. The diary records the owner's yes, via cli.",
+			"otherwise nothing runs and the card is put away. The diary records the owner's yes, via cli.\n" +
+			"A connector's card waits for its tests and prints how they ended (on, or failed and why).",
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return runCardsApprove(cmd.Context(), g, args) },
 	}
@@ -84,6 +89,9 @@ func runCardsApprove(ctx context.Context, g *Global, args []string) error {
 			return err
 		}
 		out := cardDecision{Card: done.Card, Status: gate.StatusApproved, Text: done.Text, Secret: done.Secret}
+		if st, err := a.Builds.StatusFor(ctx, done.Card.ID, ""); err == nil {
+			out.Build = st.Build
+		}
 		return g.emit(out, func(w io.Writer) {
 			if out.Secret != "" {
 				_, _ = fmt.Fprintln(w, out.Secret)

@@ -217,10 +217,3 @@ func (g *Global) progress(label string) func(done, total int) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
-	}
-	return fmt.Sprintf("%d %ss", n, word)
-}

@@ -14,6 +14,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/usage"
 )
 
@@ -129,7 +130,7 @@ func runImport(ctx context.Context, g *Global, opts importOptions, args []string
 func printImport(g *Global, w io.Writer, out ImportOutput) {
 	_, _ = fmt.Fprintln(w, out.Text)
 	if out.Read > 0 {
-		_, _ = fmt.Fprintf(w, "The brain read %s for facts (%s).\n", plural(out.Read, "conversation"), usage.Dollars(out.Spent))
+		_, _ = fmt.Fprintf(w, "The brain read %s for facts (%s).\n", say.Count(out.Read, "conversation"), usage.Dollars(out.Spent))
 	}
 	if out.DryRun {
 		for _, s := range out.Sample {

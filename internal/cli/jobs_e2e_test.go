@@ -16,6 +16,7 @@ import (
 
 	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/mcptest"
+	"github.com/boxmem/box/internal/say"
 )
 
 // served is a `box serve` running as a real process.
@@ -166,10 +167,10 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 		Inbox  int    `json:"inbox"`
 	}
 	got := runBin(t, tmp, "--box", root, "--json", "overview")
-	if err := json.Unmarshal([]byte(got.stdout), &ov); err != nil || !strings.Contains(ov.Router, "Inbox: "+plural(ov.Inbox, "line")+" waiting") || ov.Inbox < 3 {
+	if err := json.Unmarshal([]byte(got.stdout), &ov); err != nil || !strings.Contains(ov.Router, "Inbox: "+say.Count(ov.Inbox, "line")+" waiting") || ov.Inbox < 3 {
 		t.Errorf("box overview --json: %v %+v", err, ov)
 	}
-	want := "Inbox: " + plural(ov.Inbox, "line") + " waiting"
+	want := "Inbox: " + say.Count(ov.Inbox, "line") + " waiting"
 	if over, _ := mcptest.Call(t, cs, "memory_overview", nil); !strings.Contains(over, want) {
 		t.Errorf("memory_overview before the tidy, want %q:\n%.600s", want, over)
 	}

@@ -40,7 +40,7 @@ func keysCmd(g *Global) *cobra.Command {
 func keysNewCmd(g *Global) *cobra.Command {
 	var o keysNewOptions
 	c := &cobra.Command{
-		Use:   "new --name NAME [--memory] [--messages] [--build]",
+		Use:   "new --name NAME [--memory] [--build]",
 		Short: "Make a key; it is shown once and stored only as a hash",
 		Long: "Make a key for another assistant. Reading memory is always in; tick more with the flags. A key lasts\n" +
 			"6 months, or 30 days when it can build. \"Give other assistants access\" at Never refuses new keys.",
@@ -49,7 +49,6 @@ func keysNewCmd(g *Global) *cobra.Command {
 	}
 	c.Flags().StringVar(&o.name, "name", "", "who the key is for, e.g. \"Claude Code\"")
 	c.Flags().BoolVar(&o.caps.Memory, "memory", false, "tick Memory: save to memory and to-dos")
-	c.Flags().BoolVar(&o.caps.Messages, "messages", false, "tick My messages and mail (read only)")
 	c.Flags().BoolVar(&o.caps.Build, "build", false, "tick Can build for my box (the key lasts 30 days)")
 	return c
 }

@@ -11,11 +11,17 @@ import (
 	"testing"
 )
 
-// runBin runs the real box binary and returns its output and exit code.
+// runBin runs the real box binary in dir and returns its output and exit code.
 func runBin(t *testing.T, dir string, args ...string) ran {
 	t.Helper()
 	cmd := exec.Command(boxBin, args...)
 	cmd.Dir = dir
+	return runCmd(t, cmd)
+}
+
+// runCmd runs cmd and returns its output and exit code; a command that cannot start fails the test.
+func runCmd(t *testing.T, cmd *exec.Cmd) ran {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	err := cmd.Run()

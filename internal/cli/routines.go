@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/routine"
+	"github.com/boxmem/box/internal/say"
 )
 
 func routinesCmd(g *Global) *cobra.Command {
@@ -223,7 +224,7 @@ func routinesRunCmd(g *Global) *cobra.Command {
 					if model == "" {
 						model = "no model called"
 					}
-					g.note("routine %s · %s · %s · %s", rep.Routine, model, plural(rep.Calls, "call"), reportCost(rep))
+					g.note("routine %s · %s · %s · %s", rep.Routine, model, say.Count(rep.Calls, "call"), reportCost(rep))
 				}); werr != nil {
 					return werr
 				}

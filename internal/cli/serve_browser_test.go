@@ -150,7 +150,7 @@ type served struct {
 
 var (
 	servingRe = regexp.MustCompile(`box serving \S+ at (http://\S+/mcp)`)
-	setupRe   = regexp.MustCompile(`make your passkey here \(.*\): (http://localhost:\d+)(/\S+)`)
+	setupRe   = regexp.MustCompile(`make your passkey here \(.*\): (http://box\.localhost:\d+)(/\S+)`)
 )
 
 // startServe runs `box serve --addr 127.0.0.1:0` in process with BOX_DIR naming a folder with no box, as a

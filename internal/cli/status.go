@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/say"
 )
 
 // statusReport is the --json shape of box status (fields are only ever added).
@@ -78,11 +79,11 @@ func printStatus(w io.Writer, rep statusReport) {
 	}
 	sort.Slice(areas, func(i, j int) bool { return areaOrder(areas[i]) < areaOrder(areas[j]) })
 	for _, a := range areas {
-		p("  %-14s %s\n", a, plural(rep.Areas[a], "file"))
+		p("  %-14s %s\n", a, say.Count(rep.Areas[a], "file"))
 	}
-	p("inbox: %s waiting\n", plural(rep.InboxWaiting, "line"))
+	p("inbox: %s waiting\n", say.Count(rep.InboxWaiting, "line"))
 	if rep.IndexStale > 0 {
-		p("index: stale, %s to index (box reindex, or any search, catches up)\n", plural(rep.IndexStale, "file"))
+		p("index: stale, %s to index (box reindex, or any search, catches up)\n", say.Count(rep.IndexStale, "file"))
 	} else {
 		p("index: fresh\n")
 	}
@@ -92,7 +93,7 @@ func printStatus(w io.Writer, rep statusReport) {
 	if len(rep.Uncommitted) == 0 {
 		p("uncommitted: none\n")
 	} else {
-		p("uncommitted: %s\n", plural(len(rep.Uncommitted), "change"))
+		p("uncommitted: %s\n", say.Count(len(rep.Uncommitted), "change"))
 		for _, e := range rep.Uncommitted {
 			p("  %s %s\n", e.XY, e.Path)
 		}

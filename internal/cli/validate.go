@@ -13,6 +13,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/ref"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/validate"
 )
 
@@ -169,7 +170,7 @@ func printFindings(g *Global, w io.Writer, res validate.Result) {
 	for _, f := range res.Findings {
 		_, _ = fmt.Fprintln(w, f.String())
 	}
-	g.note("%s, %s in %s", plural(res.Errors, "error"), plural(res.Warnings, "warning"), plural(res.Files, "file"))
+	g.note("%s, %s in %s", say.Count(res.Errors, "error"), say.Count(res.Warnings, "warning"), say.Count(res.Files, "file"))
 }
 
 func printCanonical(g *Global, rep ref.Report, fix bool) error {

@@ -43,6 +43,9 @@ type Auth struct {
 	// Askpass is the program git runs to ask for the token: the box binary itself (os.Executable), whose
 	// main calls Askpass first.
 	Askpass string
+	// URL is the address the token was given for. A token goes only there: a push or clone to any
+	// other address (a remote whose URL .git/config now names differently) is refused, never sent.
+	URL string
 }
 
 // trackingRef is where the box keeps what a remote last received of branch.
@@ -156,6 +159,12 @@ func transport(u string, a Auth) (call, error) {
 	}
 	if scheme == "http" && !loopback(p.Hostname()) {
 		return c, errs.E("git.auth", errs.Refused, "A token is never sent over plain http to another machine; use https://%s%s.", p.Host, p.Path)
+	}
+	switch {
+	case a.URL == "":
+		return c, errs.E("git.auth", errs.Conflict, "The token for %s was kept without the address it was given for, so the box does not send it; remove the backup and add it again with its token (box backup remove, then box backup add).", u)
+	case a.URL != u:
+		return c, errs.E("git.auth", errs.Conflict, "The backup's address is now %s, but its token was added for %s; the box sends a token only to the address it was added for. If you moved the backup, remove it and add it again with its token (box backup remove, then box backup add).", u, a.URL)
 	}
 	if !filepath.IsAbs(a.Askpass) {
 		return c, errs.E("git.auth", errs.Other, "The box's askpass program must be given as an absolute path (the box binary).")

@@ -349,7 +349,7 @@ func TestPushWithATokenOverHTTP(t *testing.T) {
 	if err := r.AddRemote(ctx, "home", u); err != nil {
 		t.Fatal(err)
 	}
-	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t)}
+	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t), URL: u}
 	if _, err := r.Push(ctx, "home", false, Auth{}); errs.KindOf(err) != errs.Unauthorized {
 		t.Errorf("a push without the token: %v", err)
 	}
@@ -406,7 +406,7 @@ func TestTokenNeverFollowsARedirect(t *testing.T) {
 	if err := r.AddRemote(ctx, "home", first.URL+"/box.git"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Push(ctx, "home", false, Auth{Token: token, User: "mira", Askpass: askpassBinary(t)}); err == nil {
+	if _, err := r.Push(ctx, "home", false, Auth{Token: token, User: "mira", Askpass: askpassBinary(t), URL: first.URL + "/box.git"}); err == nil {
 		t.Fatal("a push through a redirect to another host succeeded")
 	}
 	if len(*seen) == 0 {
@@ -416,6 +416,47 @@ func TestTokenNeverFollowsARedirect(t *testing.T) {
 		if strings.Contains(h, "Basic") {
 			t.Errorf("the other host received credentials: %q", h)
 		}
+	}
+}
+
+// A token goes only to the address it was added for: a remote whose URL was changed in .git/config
+// (git remote set-url, by hand) is refused before git runs, and the new address hears nothing.
+func TestTokenStaysWithItsAddress(t *testing.T) {
+	ctx := context.Background()
+	const token = "bx-tok-0a9b8c7d6e5f"
+	root := t.TempDir()
+	plain(t, root, "init", "-q", "--bare", "box.git")
+	srv, seen := gitServer(t, root, "mira", token)
+	evil, evilSeen := gitServer(t, t.TempDir(), "mira", "whatever")
+	r := mustRepo(t)
+	commit(t, r, "a.md", "one\n")
+	u := srv.URL + "/box.git"
+	if err := r.AddRemote(ctx, "home", u); err != nil {
+		t.Fatal(err)
+	}
+	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t), URL: u}
+	if _, err := r.Push(ctx, "home", false, auth); err != nil {
+		t.Fatal(err)
+	}
+	plain(t, r.Dir, "remote", "set-url", "home", evil.URL+"/box.git")
+	_, err := r.Push(ctx, "home", false, auth)
+	if errs.KindOf(err) != errs.Conflict || !strings.Contains(err.Error(), "its token was added for "+u) || !strings.Contains(err.Error(), "box backup add") || strings.Contains(err.Error(), token) {
+		t.Fatalf("a push to the moved remote: %v", err)
+	}
+	if len(*evilSeen) != 0 {
+		t.Errorf("the new address got %d requests", len(*evilSeen))
+	}
+	// A token kept without its address is never sent either.
+	n := len(*seen)
+	plain(t, r.Dir, "remote", "set-url", "home", u)
+	if _, err := r.Push(ctx, "home", false, Auth{Token: token, User: "mira", Askpass: askpassBinary(t)}); errs.KindOf(err) != errs.Conflict {
+		t.Errorf("a token without its address: %v", err)
+	}
+	if len(*seen) != n {
+		t.Error("a token without its address reached the server")
+	}
+	if _, err := Clone(ctx, evil.URL+"/box.git", filepath.Join(t.TempDir(), "c"), CloneOptions{Auth: auth}); errs.KindOf(err) != errs.Conflict || len(*evilSeen) != 0 {
+		t.Errorf("a clone from another address with the token: %v", err)
 	}
 }
 
@@ -544,7 +585,7 @@ func TestPushRefusesARemoteNamedByItsURL(t *testing.T) {
 	if err := r.AddRemote(ctx, "home", u); err != nil {
 		t.Fatal(err)
 	}
-	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t)}
+	auth := Auth{Token: token, User: "mira", Askpass: askpassBinary(t), URL: u}
 	for _, kv := range [][2]string{{"pushurl", srv.URL + "/attacker.git"}, {"url", srv.URL + "/attacker.git"},
 		{"proxy", "http://127.0.0.1:9"}, {"vcs", "evil"}, {"receivepack", "touch /tmp/never"}} {
 		key := "remote." + u + "." + kv[0]

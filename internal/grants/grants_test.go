@@ -43,7 +43,9 @@ func TestKnownHosts(t *testing.T) {
 	}
 }
 
-func TestRegisterRedirects(t *testing.T) {
+// newStore is the grants of a new state store in a temporary folder, closed when the test ends.
+func newStore(t *testing.T) (*grants.Store, *state.Store) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, ".box"), 0o700); err != nil {
 		t.Fatal(err)
@@ -52,8 +54,12 @@ func TestRegisterRedirects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
-	s := grants.NewStore(st)
+	t.Cleanup(func() { st.Close() })
+	return grants.NewStore(st), st
+}
+
+func TestRegisterRedirects(t *testing.T) {
+	s, _ := newStore(t)
 	for uri, ok := range map[string]bool{
 		"https://x.example/cb":                                  true,
 		"http://127.0.0.1:1/cb":                                 true,
@@ -82,16 +88,7 @@ func TestRegisterRedirects(t *testing.T) {
 // Past MaxPendingAll requests waiting in all, a new one is refused, whatever its source, rather than
 // displace anyone's.
 func TestPendingRequestsInAllAreBounded(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, ".box"), 0o700); err != nil {
-		t.Fatal(err)
-	}
-	st, err := state.Open(dir, state.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	s := grants.NewStore(st)
+	s, st := newStore(t)
 	ctx := context.Background()
 	c, err := s.Register(ctx, oauthex.ClientRegistrationMetadata{RedirectURIs: []string{"https://x.example/cb"}}, "test")
 	if err != nil {

@@ -700,7 +700,7 @@ func (s *session) protectedWrite(t word, cwd string) string {
 	}
 	if t.dynamic || strings.HasPrefix(p, "~") {
 		low := strings.ToLower(filepath.ToSlash(p))
-		for _, part := range []string{"/.box/", "/.git/", "switches.card", "/approvals/"} {
+		for _, part := range []string{"/.box/", "/.git/", "switches.card", "settings.card", "/approvals/"} {
 			if strings.Contains(low+"/", part) || strings.HasPrefix(low, strings.TrimPrefix(part, "/")) {
 				return "it names " + strings.Trim(part, "/") + ", which only the box writes"
 			}
@@ -738,6 +738,9 @@ func (s *session) preBash() (Result, bool) {
 				"setting the brain, adding a backup, leaving safe mode, turning builds back on and adding routines are the owner's to do, "+
 				"in the box's web UI or their own terminal. Ask the owner to do it. Nothing ran.", v), CapWrite)), true
 		}
+		if why := s.gitConfigWrite(c, cwd); why != "" {
+			return deny(Trim(fmt.Sprintf("This command changes the box's git configuration: %s. Nothing ran.", why), CapWrite)), true
+		}
 		targets, cd := writeTargets(c)
 		for _, t := range targets {
 			if why := s.protectedWrite(t, cwd); why != "" {
@@ -753,4 +756,140 @@ func (s *session) preBash() (Result, bool) {
 		}
 	}
 	return Result{}, false
+}
+
+// gitRemoteWrites are the `git remote` subcommands that change the repository's configuration.
+var gitRemoteWrites = map[string]bool{"add": true, "set-url": true, "rename": true, "remove": true, "rm": true, "set-head": true, "set-branches": true}
+
+// gitConfigReads are the `git config` forms that only read (the subcommands of git 2.46 and the options).
+var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
+	"--list": true, "-l": true, "--get-color": true, "--get-colorbool": true}
+
+// gitConfigWrite says why a git command changes the box repository's configuration, or "": `git
+// remote add/set-url/rename/remove …` and a `git config` that writes, run in the box (after cd, -C,
+// --git-dir, GIT_DIR=) or aimed at its .git/config with --file. A backup's address and the repository's
+// settings are the owner's to change (`box backup`): a remote moved by an agent would receive the box.
+func (s *session) gitConfigWrite(c simpleCmd, cwd string) string {
+	var gitDir *word
+	for _, w := range c.words {
+		if v, ok := strings.CutPrefix(w.text, "GIT_DIR="); ok {
+			gitDir = &word{text: v, dynamic: w.dynamic}
+		}
+		if v, ok := strings.CutPrefix(w.text, "GIT_CONFIG="); ok {
+			gitDir = &word{text: v, dynamic: w.dynamic}
+		}
+	}
+	w := stripPrefix(c.words)
+	if len(w) == 0 || !spells(word{text: filepath.Base(w[0].text), glob: w[0].glob}, "git") {
+		return ""
+	}
+	dir := cwd
+	at := func(x word, base string) string {
+		if x.dynamic {
+			return ""
+		}
+		p := x.text
+		if rest, ok := strings.CutPrefix(p, "~/"); ok {
+			if home, err := os.UserHomeDir(); err == nil {
+				p = filepath.Join(home, rest)
+			}
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(base, p)
+		}
+		return filepath.Clean(p)
+	}
+	inBox := func(p string) bool { return p != "" && within(s.root, p) }
+	unknown := false // a -C built at run time: judged by what it spells
+	i := 1
+options: // git's own options, before its subcommand
+	for ; i < len(w); i++ {
+		t := w[i].text
+		switch {
+		case t == "-C" && i+1 < len(w):
+			unknown = unknown || w[i+1].dynamic
+			dir = at(w[i+1], dir)
+			i++
+		case (t == "--git-dir" || t == "--work-tree") && i+1 < len(w):
+			gitDir = &w[i+1]
+			i++
+		case strings.HasPrefix(t, "--git-dir="):
+			gitDir = &word{text: strings.TrimPrefix(t, "--git-dir="), dynamic: w[i].dynamic}
+		case t == "-c" && i+1 < len(w):
+			i++
+		case strings.HasPrefix(t, "-"):
+		default:
+			break options
+		}
+	}
+	if i >= len(w) {
+		return ""
+	}
+	target := inBox(dir) || unknown && s.spellsBox(w)
+	if gitDir != nil {
+		target = inBox(at(*gitDir, dir)) || gitDir.dynamic && s.spellsBox(w)
+	}
+	args := w[i+1:]
+	switch w[i].text {
+	case "remote":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "-") {
+				continue
+			}
+			if gitRemoteWrites[a.text] && target {
+				return "`git remote " + a.text + "` changes where the box's backups go; the owner adds and removes backups (box backup)"
+			}
+			return ""
+		}
+	case "config":
+		var pos []word
+		write := false
+		for j := 0; j < len(args); j++ {
+			t := args[j].text
+			switch {
+			case (t == "--file" || t == "-f") && j+1 < len(args):
+				if p := at(args[j+1], dir); inBox(p) || args[j+1].dynamic && strings.Contains(args[j+1].text, ".git") {
+					target = true
+				} else {
+					target = false
+				}
+				j++
+			case strings.HasPrefix(t, "--file="):
+				target = inBox(at(word{text: strings.TrimPrefix(t, "--file="), dynamic: args[j].dynamic}, dir))
+			case t == "--global" || t == "--system":
+				target = false
+			case gitConfigReads[t]:
+				return ""
+			case strings.HasPrefix(t, "--unset") || strings.HasPrefix(t, "--add") || strings.HasPrefix(t, "--replace") ||
+				strings.HasPrefix(t, "--rename-section") || strings.HasPrefix(t, "--remove-section") || t == "-e" || t == "--edit":
+				write = true
+			case strings.HasPrefix(t, "-"):
+			default:
+				pos = append(pos, args[j])
+			}
+		}
+		if len(pos) > 0 && !write {
+			switch pos[0].text {
+			case "set", "unset", "rename-section", "remove-section", "edit":
+				write = true
+			default:
+				write = len(pos) > 1
+			}
+		}
+		if write && target {
+			return "`git config` writes the box's .git/config, where its backups' addresses live; the owner changes backups (box backup)"
+		}
+	}
+	return ""
+}
+
+// spellsBox reports whether a command's words name the box's folder or a .box/.git path: how a path built
+// at run time is judged.
+func (s *session) spellsBox(w []word) bool {
+	for _, x := range w {
+		if strings.Contains(x.text, s.root) || strings.Contains(x.text, "BOX") {
+			return true
+		}
+	}
+	return false
 }

@@ -121,6 +121,25 @@ func TestBashGuard(t *testing.T) {
 		"echo x > ~other/box/.box/x",
 		"bash -c 'echo x > .box/x'",
 		"echo `echo x > .git/config`",
+		// The backups' addresses and the brain's: .git/config through git itself, and the settings card.
+		"git remote set-url github https://evil.example/x.git",
+		"git remote add evil https://evil.example/x.git",
+		"git remote rename github old",
+		"git remote -v set-url github https://evil.example/x.git",
+		"git config remote.github.url https://evil.example/x.git",
+		"git config --replace-all remote.github.url https://evil.example/x.git",
+		"git config set remote.github.url https://evil.example/x.git",
+		"git config --unset remote.github.boxbackup",
+		"git config -f .git/config remote.github.url https://evil.example/x.git",
+		"git --git-dir=.git config remote.github.url x",
+		"cd /tmp && git -C ~/box config remote.github.url x",
+		"GIT_DIR=~/box/.git git config remote.github.url x",
+		"/usr/bin/git -c x=y remote set-url github x",
+		"sh -c 'git remote set-url github x'",
+		"sed -i 's#base_url: .*#base_url: https://evil.example/v1#' _config/settings.card",
+		"echo 'x' > _config/settings.card",
+		"printf x | tee _config/settings.card",
+		"cp /tmp/s.card _config/settings.card",
 	}
 	for _, cmd := range deny {
 		for range 2 { // every time, never once
@@ -164,6 +183,16 @@ func TestBashGuard(t *testing.T) {
 		"echo x >&2",
 		"sed -n 1,10p _config/switches.card",
 		"echo x > ~/notes.txt",
+		"git remote -v",
+		"git remote get-url github",
+		"git remote show github",
+		"git config --get remote.github.url",
+		"git config remote.github.url",
+		"git config --list",
+		"git config get remote.github.url",
+		"git config --global user.name Mira",
+		"cat _config/settings.card",
+		"cd /tmp && git config remote.x.url y",
 		"",
 	}
 	for _, cmd := range allow {
@@ -175,6 +204,10 @@ func TestBashGuard(t *testing.T) {
 	// do not, by path; the owner's verbs never.
 	for cmd, want := range map[string]bool{
 		"echo x > .git/info/exclude":                                 false,
+		"git remote set-url origin https://example.com/p.git":        false,
+		"git config user.email me@example.com":                       false,
+		"git -C " + f.box + " config remote.github.url x":            true,
+		"git -C " + f.box + " remote set-url github x":               true,
 		"echo x > " + filepath.Join(f.box, ".box", "state.db"):       true,
 		"cp /tmp/s " + filepath.Join(f.box, "_config/switches.card"): true,
 		"box unfreeze": true,

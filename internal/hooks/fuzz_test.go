@@ -53,6 +53,8 @@ func TestGuardDeniesTheOwnersOwnFiles(t *testing.T) {
 		{"/.box/state.db", true},
 		{"/_config/switches.card", true},
 		{"/_config/Switches.card", true},
+		{"/_config/settings.card", true},
+		{"/_config/interface/settings.card", false},
 		{"/_bookkeeping/approvals/20261129T1-x.approval.card", true},
 		{"/_bookkeeping/archive/approvals/x.approval.card", true},
 		{"/_content/a/_config/x.md", true},

@@ -289,6 +289,8 @@ func guard(bp string) string {
 		return "the box's runtime folder .box/ is written only by the box itself"
 	case strings.EqualFold(bp, layout.Switches):
 		return "the switches are the owner's to set, in the box's settings"
+	case strings.EqualFold(bp, layout.Settings):
+		return "the box's settings (the brain's address among them) are the owner's to change, in the box's web UI or `box brain`"
 	case strings.HasPrefix(strings.ToLower(bp), strings.ToLower(layout.Approvals)+"/"),
 		strings.HasPrefix(strings.ToLower(bp), strings.ToLower(layout.ArchiveDir)+"/approvals/"):
 		return "approval cards are made by the box's gate and decided by the owner with their passkey"

@@ -20,7 +20,7 @@ import (
 // archive is a zip or a folder, read by name.
 type archive struct {
 	r      *reader
-	zr     *zip.ReadCloser
+	zr     *zipReader
 	dir    *os.Root
 	byName map[string]*zip.File
 }
@@ -37,8 +37,8 @@ func (r *reader) openArchive() (*archive, error) {
 		}
 		return a, nil
 	}
-	if a.zr, err = zip.OpenReader(r.src.Path); err != nil {
-		return nil, r.bad(r.src.Name, "it is neither a folder nor a zip archive (%v)", err)
+	if a.zr, err = openZip(r.src.Path); err != nil {
+		return nil, r.zipBad(err, "it is neither a folder nor a zip archive")
 	}
 	a.byName = map[string]*zip.File{}
 	for _, f := range a.zr.File {

@@ -34,7 +34,7 @@ func Detect(p string) string {
 			return f, err == nil
 		}, dirNames(root))
 	}
-	if zr, err := zip.OpenReader(p); err == nil {
+	if zr, err := openZip(p); err == nil {
 		defer func() { _ = zr.Close() }() // read only
 		byName := map[string]*zip.File{}
 		var names []string

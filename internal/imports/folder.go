@@ -111,9 +111,9 @@ func (r *reader) walk(fn func(f folderFile) error) error {
 // reserved name are listed and left out; hidden names and __MACOSX are the tools' own. A zip that
 // wraps everything in one folder is read from inside it.
 func (r *reader) walkZip(fn func(f folderFile) error) error {
-	zr, err := zip.OpenReader(r.src.Path)
+	zr, err := openZip(r.src.Path)
 	if err != nil {
-		return r.bad(r.src.Name, "it is neither a folder nor a zip of one (%v)", err)
+		return r.zipBad(err, "it is neither a folder nor a zip of one")
 	}
 	defer func() { _ = zr.Close() }() // read only
 	type entry struct {

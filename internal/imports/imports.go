@@ -172,6 +172,15 @@ func Open(kind, path string, opts Options) (*Source, error) {
 // written by then (emit only collects).
 func (s *Source) Read(ctx context.Context, emit func(Item) error) error {
 	r := &reader{ctx: ctx, src: s, emit: emit, opts: s.opts}
+	err := r.read()
+	if n := r.skipped - MaxSkips; n > 0 {
+		s.opts.Skipped(Skip{Where: s.Name, Why: fmt.Sprintf("%d more entries were left out as well; only the first %d are listed", n, MaxSkips)})
+	}
+	return err
+}
+
+func (r *reader) read() error {
+	s := r.src
 	switch s.Kind {
 	case ServerMemory:
 		return r.serverMemory()
@@ -191,13 +200,14 @@ func (s *Source) Read(ctx context.Context, emit func(Item) error) error {
 
 // reader carries one Read.
 type reader struct {
-	ctx   context.Context
-	src   *Source
-	emit  func(Item) error
-	opts  Options
-	done  int64 // bytes read, for progress
-	all   int64 // bytes to read, as far as known
-	total int64 // bytes read in all, against MaxTotal
+	ctx     context.Context
+	src     *Source
+	emit    func(Item) error
+	opts    Options
+	done    int64 // bytes read, for progress
+	all     int64 // bytes to read, as far as known
+	total   int64 // bytes read in all, against MaxTotal
+	skipped int   // entries skipped, listed up to MaxSkips
 }
 
 func (r *reader) line(l Line) error {
@@ -224,7 +234,14 @@ func (r *reader) doc(d Doc) error {
 	return r.emit(Item{Doc: &d})
 }
 
+// MaxSkips is how many skipped entries one source lists; past it they are counted and named once at
+// the end, so an archive of a million unsafe names is not a million reports held in memory.
+const MaxSkips = 1000
+
 func (r *reader) skip(where, why string, a ...any) {
+	if r.skipped++; r.skipped > MaxSkips {
+		return
+	}
 	r.opts.Skipped(Skip{Where: where, Why: fmt.Sprintf(why, a...)})
 }
 

@@ -339,25 +339,7 @@ func TestMarkdownVault(t *testing.T) {
 		}
 		must(t, os.WriteFile(filepath.Join(vault, p), data, 0o644))
 	}
-	src, err := Open(Markdown, vault, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.Folder != "my-vault" {
-		t.Errorf("folder %q", src.Folder)
-	}
-	c := mustRead(t, Markdown, vault)
-	var paths []string
-	for _, d := range c.docs {
-		paths = append(paths, d.Path)
-	}
-	if strings.Join(paths, ",") != "Daily/2025-03-01.md,Welcome.md,attachments/photo.png" {
-		t.Errorf("documents %v", paths)
-	}
-	welcome, _ := os.ReadFile("testdata/vault/Welcome.md")
-	if !bytes.Equal(docByPrefix(t, c.docs, "Welcome.md").Data, welcome) || !docByPrefix(t, c.docs, "attachments/").Binary {
-		t.Error("a note is kept byte for byte (frontmatter and wikilinks), an attachment as binary")
-	}
+	c := readsAsTheTestVault(t, vault)
 	skipped := map[string]string{}
 	for _, s := range c.skips {
 		skipped[strings.TrimPrefix(s.Where, "My Vault/")] = s.Why
@@ -375,6 +357,33 @@ func TestMarkdownVault(t *testing.T) {
 			t.Fatal("read a file outside the folder through a symlink")
 		}
 	}
+}
+
+// readsAsTheTestVault opens and reads path, testdata/vault as a folder "My Vault" or a zip of it, and
+// checks what both must give: the folder's name, its three documents, a note byte for byte (frontmatter
+// and wikilinks) and an attachment as binary. It returns what was read, for the refusals each form has.
+func readsAsTheTestVault(t *testing.T, path string) collected {
+	t.Helper()
+	src, err := Open(Markdown, path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if src.Folder != "my-vault" {
+		t.Errorf("folder %q", src.Folder)
+	}
+	c := mustRead(t, Markdown, path)
+	var paths []string
+	for _, d := range c.docs {
+		paths = append(paths, d.Path)
+	}
+	if strings.Join(paths, ",") != "Daily/2025-03-01.md,Welcome.md,attachments/photo.png" {
+		t.Errorf("documents %v", paths)
+	}
+	welcome, _ := os.ReadFile("testdata/vault/Welcome.md")
+	if !bytes.Equal(docByPrefix(t, c.docs, "Welcome.md").Data, welcome) || !docByPrefix(t, c.docs, "attachments/").Binary {
+		t.Error("a note is kept byte for byte (frontmatter and wikilinks), an attachment as binary")
+	}
+	return c
 }
 
 func copyDir(t *testing.T, from, to string) {

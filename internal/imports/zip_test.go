@@ -63,25 +63,7 @@ func TestMarkdownZipReadsAsItsFolder(t *testing.T) {
 		"My Vault/Projects/_config/x.md": "# x",
 		"My Vault/_tmp/scratch.md":       "# x",
 	}, map[string]fs.FileMode{"My Vault/linked.md": fs.ModeSymlink | 0o777})
-	src, err := Open(Markdown, zp, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if src.Folder != "my-vault" {
-		t.Errorf("folder %q", src.Folder)
-	}
-	c := mustRead(t, Markdown, zp)
-	var paths []string
-	for _, d := range c.docs {
-		paths = append(paths, d.Path)
-	}
-	if strings.Join(paths, ",") != "Daily/2025-03-01.md,Welcome.md,attachments/photo.png" {
-		t.Errorf("documents %v", paths)
-	}
-	welcome, _ := os.ReadFile("testdata/vault/Welcome.md")
-	if !bytes.Equal(docByPrefix(t, c.docs, "Welcome.md").Data, welcome) {
-		t.Error("a zipped note is kept byte for byte")
-	}
+	c := readsAsTheTestVault(t, zp)
 	var skips []string
 	for _, s := range c.skips {
 		skips = append(skips, s.Where+" → "+s.Why)

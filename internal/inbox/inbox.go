@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/markdoc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -162,10 +163,10 @@ func ParseDay(data []byte) (*Day, error) {
 	s = strings.TrimSuffix(s, "\n")
 	lines := strings.Split(s, "\n")
 	start := 0
-	if lines[0] == "---" {
+	if markdoc.IsFrontDelimiter(lines[0]) {
 		end := -1
 		for i := 1; i < len(lines); i++ {
-			if lines[i] == "---" {
+			if markdoc.IsFrontDelimiter(lines[i]) {
 				end = i
 				break
 			}

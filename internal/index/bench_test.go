@@ -278,3 +278,24 @@ func benchReindex(b *testing.B, notes int) {
 
 func BenchmarkReindex10k(b *testing.B)  { benchReindex(b, 10_000) }
 func BenchmarkReindex100k(b *testing.B) { benchReindex(b, 100_000) }
+
+// BenchmarkSearchBroad10k: one word thousands of the 10k notes hold ("likes", a verb of their key facts;
+// "leo", the commonest first name), 10 returned (docs/SEARCH.md, "Cost").
+func BenchmarkSearchBroad10k(b *testing.B) {
+	ix := benchIndex(b, 10_000, 0)
+	ctx := context.Background()
+	for _, w := range []string{"likes", "leo"} {
+		b.Run(w, func(b *testing.B) {
+			q := Query{Text: w, Limit: 10, Partial: true}
+			hits, err := ix.Search(ctx, q)
+			if err != nil || len(hits) != 10 {
+				b.Fatal(len(hits), err)
+			}
+			for b.Loop() {
+				if _, err := ix.Search(ctx, q); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -79,5 +80,49 @@ func TestSearchStopsWhenContextEnds(t *testing.T) {
 	}
 	if n := ix.readBytes.Load(); n != 0 {
 		t.Errorf("an ended context read %d bytes", n)
+	}
+}
+
+// TestBroadSearchRanksABoundedPool: when more than broadPool documents match, BM25 ranks the newest
+// broadPool matches and the older ones that hold a term in a title or aliases; an older match with the
+// word in its body only is not ranked (docs/SEARCH.md, "Cost"). With fewer matches every one is ranked.
+func TestBroadSearchRanksABoundedPool(t *testing.T) {
+	ix := mustOpen(t)
+	put(t, ix, note("/old/title", "Lyon", "A city on the Rhône."), note("/old/body", "Notes", "Lyon, Lyon, Lyon."))
+	var files []FileDocs
+	for i := range broadPool {
+		d := note(fmt.Sprintf("/new/%d", i), "Day", fmt.Sprintf("On day %d Ana met Ben for a long lunch near the station in Lyon, then walked home.", i))
+		files = append(files, FileDocs{Path: d.Path, Docs: []Doc{d}})
+	}
+	if err := ix.ReplaceFiles(files); err != nil {
+		t.Fatal(err)
+	}
+	ranked := func(text string) []string {
+		var out []string
+		for _, h := range search(t, ix, Query{Text: text, Limit: 3}) {
+			out = append(out, h.Path)
+		}
+		return out
+	}
+	// broadPool + 2 documents match "lyon": the title holder is ranked, the old body-only note is not.
+	if got := ranked("lyon"); len(got) != 3 || got[0] != "/old/title" || slices.Contains(got, "/old/body") {
+		t.Errorf("lyon: %v, want /old/title first and no /old/body", got)
+	}
+	// Past the horizon the newest matches are ranked as before.
+	if got := ranked("lyon day 7"); len(got) == 0 || got[0] != "/new/7" {
+		t.Errorf("lyon day 7: %v, want /new/7 first", got)
+	}
+	if err := ix.DeleteFiles(func() []string {
+		var ps []string
+		for _, f := range files[:10] {
+			ps = append(ps, f.Path)
+		}
+		return ps
+	}()); err != nil {
+		t.Fatal(err)
+	}
+	// Now fewer than broadPool match: every match is ranked, and the short body-only note comes second.
+	if got := ranked("lyon"); len(got) != 3 || got[0] != "/old/title" || got[1] != "/old/body" {
+		t.Errorf("lyon with %d matches: %v, want /old/title, /old/body first", broadPool-8, got)
 	}
 }

@@ -2,6 +2,7 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -11,8 +12,18 @@ func FuzzQuery(f *testing.F) {
 	for _, s := range []string{"leo", `"plays the cello"`, "cel*", `"unclosed`, "NEAR(a b)", "a AND OR NOT b", "*", `"" * ""`} {
 		f.Add(s)
 	}
+	f.Add("leo day*")
 	ix := mustOpen(f)
 	put(f, ix, note("/a", "Leo", "Leo plays the cello in Lisbon; NEAR and AND are words too"))
+	// More than broadPool documents hold "leo" and "day": those searches take the broad path.
+	var files []FileDocs
+	for i := range broadPool + 10 {
+		d := note(fmt.Sprintf("/d/%d", i), "Day", fmt.Sprintf("Day %d: Leo met Mia", i))
+		files = append(files, FileDocs{Path: d.Path, Docs: []Doc{d}})
+	}
+	if err := ix.ReplaceFiles(files); err != nil {
+		f.Fatal(err)
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		terms := parse(text)
 		for _, tm := range terms {

@@ -241,6 +241,38 @@ func TestFilesReplaceDeleteReconcile(t *testing.T) {
 	}
 }
 
+// TestReconcileIndexesOldestFirst: a rebuild indexes files by modification time, then path, so "most
+// recently indexed" (docs/SEARCH.md, "Cost") means the newest files after a rebuild too.
+func TestReconcileIndexesOldestFirst(t *testing.T) {
+	ctx := context.Background()
+	ix := mustOpen(t)
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	current := map[string]FileStamp{}
+	for i, p := range []string{"/n/a", "/n/b", "/n/c", "/n/d", "/n/e", "/n/f"} {
+		current[p] = FileStamp{ModTime: day.AddDate(0, 0, -i/2), Size: 1} // a, b newest; then c, d; e, f oldest
+	}
+	load := func(p string) ([]Doc, error) { return []Doc{{Path: p, Kind: "note", Body: "word"}}, nil }
+	if _, err := ix.Reconcile(ctx, current, load, nil); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	rows, err := ix.rdb.QueryContext(ctx, `SELECT path FROM docs ORDER BY id`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, p)
+	}
+	if want := []string{"/n/e", "/n/f", "/n/c", "/n/d", "/n/a", "/n/b"}; !slices.Equal(got, want) {
+		t.Errorf("indexed in the order %v, want %v", got, want)
+	}
+}
+
 func TestDocPathMovesBetweenFiles(t *testing.T) {
 	ix := mustOpen(t)
 	d := Doc{Path: "/x#1", Body: "walnut"}

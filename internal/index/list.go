@@ -90,7 +90,7 @@ func (ix *Index) Clear(ctx context.Context) error {
 		return errs.Wrap("index.clear", errs.Other, err, "")
 	}
 	defer tx.Rollback()
-	for _, q := range []string{`DROP TABLE IF EXISTS fts`, `DROP TABLE IF EXISTS docs`, `DROP TABLE IF EXISTS files`, schema} {
+	for _, q := range []string{`DROP TABLE IF EXISTS fts`, `DROP TABLE IF EXISTS names`, `DROP TABLE IF EXISTS docs`, `DROP TABLE IF EXISTS files`, schema} {
 		if _, err := tx.ExecContext(ctx, q); err != nil {
 			return errs.Wrap("index.clear", errs.Other, err, "")
 		}

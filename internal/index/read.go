@@ -221,18 +221,24 @@ func bm25(d *docText, w []float64, meanLength float64) float64 {
 	return s
 }
 
-// proximity is the term-dependence score of docs/SEARCH.md: for each pair of terms next to each
-// other in the query, how often they occur in order within orderedWindow positions and in any order
-// within unorderedWindow, each count saturated like BM25's and weighted by the pair's weight.
+// proximity is the term-dependence score of docs/SEARCH.md: for each pair of query terms at most
+// pairSpan apart, how often they occur in order within orderedWindow positions and in any order within
+// unorderedWindow, each count saturated like BM25's and weighted by the pair's weight (farPairWeight
+// times less for terms not next to each other in the query).
 func proximity(d *docText, w []float64) float64 {
 	s := 0.0
-	for t := 0; t+1 < len(d.hits); t++ {
-		a, b := d.hits[t], d.hits[t+1]
-		if len(a) == 0 || len(b) == 0 {
-			continue
+	for t := range d.hits {
+		for u := t + 1; u < len(d.hits) && u-t <= pairSpan; u++ {
+			a, b := d.hits[t], d.hits[u]
+			if len(a) == 0 || len(b) == 0 {
+				continue
+			}
+			pw := (w[t] + w[u]) / 2
+			if u > t+1 {
+				pw *= farPairWeight
+			}
+			s += pw * (saturate(within(a, b, 1, orderedWindow)) + saturate(within(a, b, -unorderedWindow, unorderedWindow)))
 		}
-		pw := (w[t] + w[t+1]) / 2
-		s += pw * (saturate(within(a, b, 1, orderedWindow)) + saturate(within(a, b, -unorderedWindow, unorderedWindow)))
 	}
 	return s
 }

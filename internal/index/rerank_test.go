@@ -124,3 +124,18 @@ func TestProximityRanks(t *testing.T) {
 	}
 	_ = context.Background
 }
+
+// TestFarPairsRank: terms not next to each other in the query count as a pair too. Both notes hold
+// "rowing" far from "lisbon" and "lake"; only one holds "lisbon" and "lake" together.
+func TestFarPairsRank(t *testing.T) {
+	ix := mustOpen(t)
+	filler := strings.Repeat("and some other words here ", 6)
+	put(t, ix,
+		note("/apart", "A", "lisbon "+filler+"lake "+filler+"rowing"),
+		note("/near", "B", "lisbon lake "+filler+filler+"rowing"),
+	)
+	hits := search(t, ix, Query{Text: "lisbon rowing lake"})
+	if len(hits) != 2 || hits[0].Path != "/near" {
+		t.Fatalf("got %v", paths(hits))
+	}
+}

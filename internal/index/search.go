@@ -70,14 +70,18 @@ const coordination = 0.5
 
 // The re-ranking of docs/SEARCH.md ("Ranking"): the best rerankDepth matches by BM25 (or Limit, if
 // larger) are read, and twice as many partial matches as the list has room for, and each gains
-// proximityWeight × its term-dependence score. The windows are those
-// of the sequential dependence model (Metzler and Croft, 2005); the weight was chosen on one half of
-// the LoCoMo dev set and checked on the other (BENCHMARKS.md).
+// proximityWeight × its term-dependence score. The windows are those of the sequential dependence
+// model (Metzler and Croft, 2005); pairs of query terms up to pairSpan apart count, the ones not next to
+// each other at farPairWeight (their full dependence model, bounded so a long query costs at most
+// pairSpan times the adjacent pairs). The weights were chosen on one half of the LoCoMo dev set and
+// checked on the other (BENCHMARKS.md).
 const (
 	rerankDepth     = 20
 	orderedWindow   = 3
 	unorderedWindow = 8
 	proximityWeight = 4.0
+	pairSpan        = 4
+	farPairWeight   = 0.5
 )
 
 // Search runs q and returns hits best first: every document that meets the match rule, then (with
@@ -252,12 +256,12 @@ func (q Query) check() error {
 func (ix *Index) strict(ctx context.Context, q Query, terms []term, depth int) ([]candidate, error) {
 	q.Limit = depth
 	if need(len(terms)) == len(terms) {
-		return ix.run(ctx, q, allOf(terms), nil)
+		return ix.run(ctx, q, allOf(terms), nil, terms)
 	}
 	if len(terms) <= maxExpand {
-		return ix.run(ctx, q, atLeast(terms, need(len(terms))), nil)
+		return ix.run(ctx, q, atLeast(terms, need(len(terms))), nil, terms)
 	}
-	return ix.run(ctx, q, anyOf(terms), terms)
+	return ix.run(ctx, q, anyOf(terms), terms, terms)
 }
 
 func allOf(terms []term) string { return join(terms, " AND ") }
@@ -273,10 +277,18 @@ func join(terms []term, sep string) string {
 
 // run executes one FTS5 expression with q's filters, best first. counted, when not nil, adds the "at
 // least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of one MATCH
-// per term, grouped), and BM25 is computed only for rows that pass.
-func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term) ([]candidate, error) {
+// per term, grouped), and BM25 is computed only for rows that pass. Without it, an expression more than
+// broadPool documents match is ranked on a bounded pool (horizon).
+func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term, terms []term) ([]candidate, error) {
 	var b strings.Builder
-	args := ranked(&b, q, expr, counted, nil)
+	var broad *horizon
+	if counted == nil {
+		var err error
+		if broad, err = ix.horizon(ctx, q, expr, terms); err != nil {
+			return nil, err
+		}
+	}
+	args := ranked(&b, q, expr, counted, broad, nil)
 	b.WriteString("\nORDER BY 2 DESC, 5 DESC, 3")
 	return ix.rank(ctx, b.String(), args)
 }
@@ -284,16 +296,16 @@ func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term) 
 // ranked writes one SELECT of the best q.Limit rows for expr, in two steps: rank every matching row on
 // cheap columns, then read the text of the rows kept only (the body's first maxReadBytes characters).
 // It returns the arguments, appended to args.
-func ranked(b *strings.Builder, q Query, expr string, counted []term, args []any) []any {
+func ranked(b *strings.Builder, q Query, expr string, counted []term, broad *horizon, args []any) []any {
 	fmt.Fprintf(b, `SELECT r.id, -r.score, r.path, r.kind, r.date, r.who, r.trust, f.title, f.aliases, f.description,
 substr(f.body, 1, %d) FROM (`, maxReadBytes)
-	if counted == nil {
-		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) AS score, d.path, d.kind, d.date, d.who, d.trust
-FROM fts JOIN docs d ON d.id = fts.rowid`, weightTitle, weightAliases, weightDescription, weightBody)
-	} else {
+	scored := fmt.Sprintf(`SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) AS score, d.path AS path, d.kind, d.date AS date, d.who, d.trust
+FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?`, weightTitle, weightAliases, weightDescription, weightBody)
+	switch {
+	case counted != nil:
 		// CROSS JOIN keeps the FTS5 scan as the outer loop: driven the other way, FTS5 would re-run the
 		// match once per candidate row id.
-		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path, d.kind, d.date, d.who, d.trust
+		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path AS path, d.kind, d.date AS date, d.who, d.trust
 FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, weightAliases, weightDescription, weightBody, coordination)
 		for i, t := range counted {
 			if i > 0 {
@@ -302,12 +314,24 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 			b.WriteString("SELECT rowid FROM fts WHERE fts MATCH ?")
 			args = append(args, t.fts())
 		}
-		b.WriteString(`) GROUP BY rowid HAVING count(*) >= ?) c ON c.id = fts.rowid JOIN docs d ON d.id = fts.rowid`)
-		args = append(args, need(len(counted)))
+		b.WriteString(`) GROUP BY rowid HAVING count(*) >= ?) c ON c.id = fts.rowid JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?`)
+		args = filters(b, q, append(args, need(len(counted)), expr))
+	case broad == nil:
+		b.WriteString(scored)
+		args = filters(b, q, append(args, expr))
+	default:
+		// Two row-id ranges FTS5 seeks to, so no older match is scored: the newest broadPool matches, then
+		// from the oldest of the named documents on, only those (the unary + keeps SQLite from driving
+		// FTS5 once per listed id).
+		b.WriteString(scored + ` AND fts.rowid > ?`)
+		args = filters(b, q, append(args, expr, broad.after))
+		if len(broad.named) > 0 {
+			list, _ := json.Marshal(broad.named)
+			b.WriteString("\nUNION ALL\n" + scored + ` AND fts.rowid BETWEEN ? AND ? AND +fts.rowid IN (SELECT value FROM json_each(?))`)
+			args = filters(b, q, append(args, expr, broad.named[len(broad.named)-1], broad.after, string(list)))
+		}
 	}
-	b.WriteString(` WHERE fts MATCH ?`)
-	args = filters(b, q, append(args, expr))
-	b.WriteString(` ORDER BY score, d.date DESC, d.path LIMIT ?) r JOIN fts f ON f.rowid = r.id`)
+	b.WriteString(` ORDER BY score, date DESC, path LIMIT ?) r JOIN fts f ON f.rowid = r.id`)
 	return append(args, q.Limit)
 }
 
@@ -387,4 +411,42 @@ func atLeast(terms []term, k int) string {
 	}
 	rec(0)
 	return strings.Join(groups, " OR ")
+}
+
+// broadPool bounds the ranking of a broad search (docs/SEARCH.md, "Cost"): when more than broadPool
+// documents match, BM25 ranks the broadPool most recently indexed of them and the broadPool most recently
+// indexed that hold a term in their title or aliases, not every match.
+const broadPool = 256
+
+// horizon is where a broad search stops looking: the newest match it does not rank unless named, and
+// the named ones, newest first: the broadPool newest older matches that hold a term in a title or aliases.
+type horizon struct {
+	after int64
+	named []int64
+}
+
+// horizon walks the matches of expr newest first, unscored, and returns nil when at most broadPool
+// documents match: then every match is ranked.
+func (ix *Index) horizon(ctx context.Context, q Query, expr string, terms []term) (*horizon, error) {
+	var b strings.Builder
+	b.WriteString(`SELECT fts.rowid FROM fts`)
+	if q.filtered() {
+		b.WriteString(` JOIN docs d ON d.id = fts.rowid`)
+	}
+	b.WriteString(` WHERE fts MATCH ?`)
+	args := filters(&b, q, []any{expr})
+	b.WriteString(` ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?`)
+	ids, err := ix.ids(ctx, b.String(), append(args, broadPool))
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	h := &horizon{after: ids[0]}
+	h.named, err = ix.ids(ctx, `SELECT rowid FROM names WHERE names MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`,
+		[]any{anyOf(terms), h.after, broadPool})
+	return h, err
+}
+
+// ids runs a query of one integer column.
+func (ix *Index) ids(ctx context.Context, query string, args []any) ([]int64, error) {
+	return scanAll(ctx, ix, query, args, func(r *sql.Rows, id *int64) error { return r.Scan(id) })
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"database/sql"
+	"slices"
 	"strings"
 	"time"
 
@@ -114,6 +115,15 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 			todo = append(todo, p)
 		}
 	}
+	// Oldest first, so that row ids, which partial matches and broad searches read as "most recently
+	// indexed" (docs/SEARCH.md, "Cost"), follow the files' modification times after a rebuild too, and a
+	// rebuild is the same every time.
+	slices.SortFunc(todo, func(a, b string) int {
+		if c := current[a].ModTime.Compare(current[b].ModTime); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
 	total := len(todo) + len(gone)
 	if progress != nil {
 		progress(0, total)
@@ -167,9 +177,9 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 
 // writer holds the statements of one write transaction.
 type writer struct {
-	tx                                            *sql.Tx
-	idsOfFile, idOfPath, delDoc, delFTS, delStamp *sql.Stmt
-	insDoc, insFTS, putStamp                      *sql.Stmt
+	tx                                                      *sql.Tx
+	idsOfFile, idOfPath, delDoc, delFTS, delNames, delStamp *sql.Stmt
+	insDoc, insFTS, insNames, putStamp                      *sql.Stmt
 }
 
 func (ix *Index) write(op string, fn func(*writer) error) error {
@@ -189,9 +199,11 @@ func (ix *Index) write(op string, fn func(*writer) error) error {
 		{&w.idOfPath, `SELECT id FROM docs WHERE path = ?`},
 		{&w.delDoc, `DELETE FROM docs WHERE id = ?`},
 		{&w.delFTS, `DELETE FROM fts WHERE rowid = ?`},
+		{&w.delNames, `DELETE FROM names WHERE rowid = ?`},
 		{&w.delStamp, `DELETE FROM files WHERE path = ?`},
 		{&w.insDoc, `INSERT INTO docs(path, file, kind, who, trust, date, map) VALUES(?, ?, ?, ?, ?, ?, ?)`},
 		{&w.insFTS, `INSERT INTO fts(rowid, title, aliases, description, body) VALUES(?, ?, ?, ?, ?)`},
+		{&w.insNames, `INSERT INTO names(rowid, title, aliases) VALUES(?, ?, ?)`},
 		{&w.putStamp, `INSERT OR REPLACE INTO files(path, mtime, size, hash) VALUES(?, ?, ?, ?)`},
 	} {
 		if *s.dst, err = tx.Prepare(s.q); err != nil {
@@ -210,6 +222,9 @@ func (ix *Index) write(op string, fn func(*writer) error) error {
 func (w *writer) deleteIDs(ids []int64) error {
 	for _, id := range ids {
 		if _, err := w.delFTS.Exec(id); err != nil {
+			return err
+		}
+		if _, err := w.delNames.Exec(id); err != nil {
 			return err
 		}
 		if _, err := w.delDoc.Exec(id); err != nil {
@@ -282,8 +297,14 @@ func (w *writer) replace(f FileDocs) error {
 		if err != nil {
 			return err
 		}
-		if _, err := w.insFTS.Exec(id, d.Title, strings.Join(d.Aliases, "\n"), d.Description, d.Body); err != nil {
+		aliases := strings.Join(d.Aliases, "\n")
+		if _, err := w.insFTS.Exec(id, d.Title, aliases, d.Description, d.Body); err != nil {
 			return err
+		}
+		if d.Title != "" || aliases != "" {
+			if _, err := w.insNames.Exec(id, d.Title, aliases); err != nil {
+				return err
+			}
 		}
 	}
 	_, err = w.putStamp.Exec(f.Path, toNanos(f.Stamp.ModTime), f.Stamp.Size, f.Stamp.Hash)
@@ -320,8 +341,10 @@ func fromNanos(n int64) time.Time {
 func (ix *Index) Optimize(ctx context.Context) error {
 	ix.wmu.Lock()
 	defer ix.wmu.Unlock()
-	if _, err := ix.wdb.ExecContext(ctx, `INSERT INTO fts(fts) VALUES('optimize')`); err != nil {
-		return errs.Wrap("index.optimize", errs.Other, err, "")
+	for _, q := range []string{`INSERT INTO fts(fts) VALUES('optimize')`, `INSERT INTO names(names) VALUES('optimize')`} {
+		if _, err := ix.wdb.ExecContext(ctx, q); err != nil {
+			return errs.Wrap("index.optimize", errs.Other, err, "")
+		}
 	}
 	if _, err := ix.wdb.ExecContext(ctx, `PRAGMA optimize`); err != nil {
 		return errs.Wrap("index.optimize", errs.Other, err, "")

@@ -17,8 +17,6 @@ import (
 )
 
 // set moves a test clock to t.
-func set(c *passkeytest.Clock, t time.Time) { c.Advance(t.Sub(c.Now())) }
-
 func newBox(t *testing.T, now func() time.Time) *box.Box {
 	t.Helper()
 	b, err := box.Init(context.Background(), t.TempDir(), box.InitOptions{HookBinary: "box", Options: box.Options{Now: now}})
@@ -188,8 +186,7 @@ func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
 func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 	ctx := context.Background()
 	loc := time.FixedZone("Lisbon", 0)
-	c := passkeytest.NewClock()
-	set(c, time.Date(2026, 2, 28, 12, 0, 0, 0, loc))
+	c := passkeytest.ClockAt(time.Date(2026, 2, 28, 12, 0, 0, 0, loc))
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("nightly", &runs)
@@ -203,7 +200,7 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 		t.Fatalf("due before the box existed (%s)", why)
 	}
 	// two days later at 10:00 (the server was down at 03:00): a missed run
-	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
+	c.Set(time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
 	if why, ok := r.due(context.Background(), j); !ok || why != WhyMissed {
 		t.Fatalf("missed night: %q %v", why, ok)
 	}
@@ -214,7 +211,7 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 		t.Fatal("due again right after it ran")
 	}
 	// the next night, on time
-	set(c, time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
+	c.Set(time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
 	if why, ok := r.due(context.Background(), j); !ok || why != WhySchedule {
 		t.Fatalf("the next night: %q %v", why, ok)
 	}
@@ -291,8 +288,7 @@ func TestRegisterRefusesBadNames(t *testing.T) {
 // a tick, never again in the same wake-up: no hot loop of records.
 func TestAJobThatStaysDueWaitsATick(t *testing.T) {
 	ctx := context.Background()
-	c := passkeytest.NewClock()
-	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("stuck", &runs)
@@ -321,8 +317,7 @@ func TestAJobThatStaysDueWaitsATick(t *testing.T) {
 // history would find it and call the job not due).
 func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
 	loc := time.UTC
-	c := passkeytest.NewClock()
-	set(c, time.Date(2026, 2, 1, 12, 0, 0, 0, loc))
+	c := passkeytest.ClockAt(time.Date(2026, 2, 1, 12, 0, 0, 0, loc))
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("nightly", &runs)
@@ -331,7 +326,7 @@ func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
 	if err := r.Register(j); err != nil {
 		t.Fatal(err)
 	}
-	set(c, time.Date(2026, 3, 2, 3, 0, 10, 0, loc))
+	c.Set(time.Date(2026, 3, 2, 3, 0, 10, 0, loc))
 	old := filepath.Join(b.Root, "_bookkeeping", "jobs", "2026-02-10")
 	if err := os.MkdirAll(old, 0o755); err != nil {
 		t.Fatal(err)
@@ -356,8 +351,7 @@ func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
 // waits and runs once that run is over.
 func TestATriggerRefusedBusyIsKept(t *testing.T) {
 	ctx := context.Background()
-	c := passkeytest.NewClock()
-	set(c, time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	r := New(b, Options{Now: c.Now, Tick: time.Hour})

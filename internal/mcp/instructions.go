@@ -51,7 +51,7 @@ Write:
 		b.WriteString("\nMessages and mail: the message tools read the owner's accounts that are plugged in, read only.\n")
 	}
 	if c.Caps.Build && ready(build) {
-		b.WriteString("\nBuilding: list_builds, then propose_section, update_section, propose_ui_change or propose_layout send pages, looks and layouts as cards the owner approves; never say something is installed until build_status says on.\n")
+		b.WriteString("\nBuilding: list_builds; propose_section, update_section, propose_ui_change, propose_layout, propose_connector (validate_build first) and update_build send cards the owner approves; never say it is installed until build_status says on.\n")
 	}
 	return strings.TrimSuffix(b.String(), "\n")
 }

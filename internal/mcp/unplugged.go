@@ -62,15 +62,6 @@ var messageTools = func() []tool {
 }()
 
 type (
-	buildBundle struct {
-		Manifest map[string]any    `json:"manifest" jsonschema:"name, what, emoji, egress (hosts, at most 10), credentials, tools (each with inputSchema and effect read or write), test, limits"`
-		Files    map[string]string `json:"files" jsonschema:"the connector's files, e.g. index.mjs exporting tools; ctx.fetch is its only way out"`
-	}
-	updateBuildIn struct {
-		ID       string            `json:"id" jsonschema:"the build to update, from list_builds"`
-		Manifest map[string]any    `json:"manifest"`
-		Files    map[string]string `json:"files"`
-	}
 	idIn struct {
 		ID string `json:"id" jsonschema:"the proposal (p-…) or build id"`
 	}
@@ -139,9 +130,6 @@ func buildTool[In any](name, desc string, ro bool) tool {
 }
 
 var buildTools = []tool{
-	buildTool[buildBundle]("validate_build", "Check a connector bundle (manifest + files) without proposing it; says whether this box can run connectors.", true),
-	buildTool[buildBundle]("propose_connector", "Propose a connector that reaches one site, run boxed; it becomes a card the owner approves with their passkey.", false),
-	buildTool[updateBuildIn]("update_build", "Send a new version of a connector you proposed; another card.", false),
 	buildTool[guideIn]("build_guide", "The full guide to building for the box: pages, the bridge, connectors, looks, layouts.", true),
 	buildTool[requestPageIn]("request_page", "Ask the box's own page factory to design, build and test a page; poll page_job.", false),
 	buildTool[jobIn]("page_job", "Where a page-factory job stands: stage, questions, checks, results, version.", true),

@@ -15,6 +15,7 @@ import (
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/say"
 )
 
 // Tidy files the inbox by the deterministic rules: plan, check, apply, as one commit that undo
@@ -187,10 +188,10 @@ func dropReasons(p Plan) string {
 func (r TidyResult) summary(who string) string {
 	parts := []string{fmt.Sprintf("%d filed", r.Filed)}
 	if len(r.Created) > 0 {
-		parts = append(parts, fmt.Sprintf("%d new %s (%s)", len(r.Created), plural(len(r.Created), "note", "notes"), strings.Join(r.Created, ", ")))
+		parts = append(parts, fmt.Sprintf("%d new %s (%s)", len(r.Created), say.Plural(len(r.Created), "note", "notes"), strings.Join(r.Created, ", ")))
 	}
 	if r.Replaced > 0 {
-		parts = append(parts, fmt.Sprintf("%d changed %s moved to the timeline", r.Replaced, plural(r.Replaced, "fact", "facts")))
+		parts = append(parts, fmt.Sprintf("%d changed %s moved to the timeline", r.Replaced, say.Plural(r.Replaced, "fact", "facts")))
 	}
 	if r.Dropped > 0 {
 		parts = append(parts, fmt.Sprintf("%d dropped to the trash", r.Dropped))
@@ -443,7 +444,7 @@ func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
 			return err
 		}
 		if ld == nil {
-			ld = note.NewMap(mp.Title + " — " + letterLabel(l))
+			ld = note.NewLetterMap(mp.Title, l)
 		}
 		if ld, err = note.AddEntry(ld, e); err != nil {
 			return err
@@ -453,7 +454,7 @@ func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
 			return err
 		}
 		n := len(lm.Entries)
-		if data, err = note.AddEntry(data, note.MapEntry{Target: mapName + "/" + l, Hook: letterHook(l, n)}); err != nil {
+		if data, err = note.AddEntry(data, note.MapEntry{Target: mapName + "/" + l, Hook: note.LetterHook(l, n)}); err != nil {
 			return err
 		}
 		if err := tx.Write(lp, ld); err != nil {
@@ -477,19 +478,6 @@ func addToMap(tx *box.Tx, mapName string, e note.MapEntry) error {
 		data = idx
 	}
 	return tx.Write(p, data)
-}
-
-// letterHook is a letter index's line for the letter map l holding n notes (as note.SplitMap writes it).
-func letterHook(l string, n int) string {
-	return fmt.Sprintf("%s (%d %s)", letterLabel(l), n, plural(n, "note", "notes"))
-}
-
-// letterLabel is how a letter index names a letter map (as note.SplitMap writes it).
-func letterLabel(l string) string {
-	if l == "0" {
-		return "0–9 and others"
-	}
-	return strings.ToUpper(l)
 }
 
 // clearInbox takes the filed and dropped lines out of their day files; a day left empty is removed.

@@ -15,6 +15,7 @@ import (
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/say"
 )
 
 // Cautions (docs/MEMORY.md, "Core facts and cautions"): a live warning of the router with the last day
@@ -134,7 +135,7 @@ func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[Caution
 			}
 		}
 		n := len(res.Ended)
-		res.Text = fmt.Sprintf("%s moved %d ended %s to the timeline.", a.Who, n, plural(n, "caution", "cautions"))
+		res.Text = fmt.Sprintf("%s moved %d ended %s to the timeline.", a.Who, n, say.Plural(n, "caution", "cautions"))
 		if err := ap.refreshRouter(); err != nil {
 			return err
 		}
@@ -154,7 +155,7 @@ func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[Caution
 	if len(dry) == 0 {
 		return CautionsResult{Ended: []EndedCaution{}, Text: "No caution has ended."}, nil
 	}
-	c.Summary = fmt.Sprintf("%s moved %d ended %s to the timeline: %s", a.Who, len(dry), plural(len(dry), "caution", "cautions"), short(strings.Join(dry, "; ")))
+	c.Summary = fmt.Sprintf("%s moved %d ended %s to the timeline: %s", a.Who, len(dry), say.Plural(len(dry), "caution", "cautions"), short(strings.Join(dry, "; ")))
 	var err2 error
 	if also != nil {
 		x := also.Change

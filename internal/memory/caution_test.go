@@ -14,15 +14,6 @@ import (
 	"github.com/boxmem/box/internal/passkeytest"
 )
 
-// at is a test clock set to t; move it with setClock.
-func at(t time.Time) *passkeytest.Clock {
-	c := passkeytest.NewClock()
-	setClock(c, t)
-	return c
-}
-
-func setClock(c *passkeytest.Clock, t time.Time) { c.Advance(t.Sub(c.Now())) }
-
 func routerOf(t *testing.T, m *Memory) *note.Router {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(m.root, filepath.FromSlash(strings.TrimPrefix(layout.Router, "/"))))
@@ -39,7 +30,7 @@ func routerOf(t *testing.T, m *Memory) *note.Router {
 func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
 	ctx := context.Background()
 	m0 := mustOpen(t, nil)
-	c := at(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
+	c := passkeytest.ClockAt(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
 	m := openAt(t, m0.root, Options{}, c.Now)
 	if _, err := m.Remember(ctx, own, RememberInput{Text: "Leo swims on Thursdays"}); err != nil {
 		t.Fatal(err)
@@ -58,12 +49,12 @@ func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
 		t.Fatalf("cautions %q", r.Cautions)
 	}
 	// on its last day it still holds
-	setClock(c, time.Date(2026, 12, 3, 23, 59, 0, 0, time.Local))
+	c.Set(time.Date(2026, 12, 3, 23, 59, 0, 0, time.Local))
 	if got, err := m.ExpireCautions(ctx, own, nil); err != nil || len(got.Ended) != 0 {
 		t.Fatalf("on its day: %+v %v", got, err)
 	}
 	// the day after it ends and moves to Leo's timeline, in one change undo reverses
-	setClock(c, time.Date(2026, 12, 4, 3, 0, 0, 0, time.Local))
+	c.Set(time.Date(2026, 12, 4, 3, 0, 0, 0, time.Local))
 	got, err := m.ExpireCautions(ctx, own, nil)
 	if err != nil || len(got.Ended) != 1 || got.Ended[0].Note != "entity-leo" || got.Entry == "" {
 		t.Fatalf("the day after: %+v %v", got, err)
@@ -86,12 +77,12 @@ func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
 func TestACautionNamingNoOneGoesToTheOwnersNote(t *testing.T) {
 	ctx := context.Background()
 	m0 := mustOpen(t, nil)
-	c := at(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
+	c := passkeytest.ClockAt(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
 	m := openAt(t, m0.root, Options{}, c.Now)
 	if _, err := m.Remember(ctx, own, RememberInput{Text: "the water is off for repairs", Caution: true, Until: "2026-12-01"}); err != nil {
 		t.Fatal(err)
 	}
-	setClock(c, time.Date(2026, 12, 2, 0, 0, 1, 0, time.Local))
+	c.Set(time.Date(2026, 12, 2, 0, 0, 1, 0, time.Local))
 	got, err := m.ExpireCautions(ctx, own, nil)
 	if err != nil || len(got.Ended) != 1 || got.Ended[0].Note != note.OwnerName {
 		t.Fatalf("%+v %v", got, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/secret"
 )
 
@@ -24,14 +25,21 @@ import (
 // matches need Confirm. It removes exactly the lines it listed, by id: a line that arrives meanwhile is
 // left alone. What is removed goes to the trash in the same commit, and undo restores it.
 func (m *Memory) Forget(ctx context.Context, a Actor, in ForgetInput) (ForgetResult, error) {
+	matched, err := m.ForgetPreview(ctx, in.Words) // no words: none, and ForgetMatched says so
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	return m.ForgetMatched(ctx, a, in, matched)
+}
+
+// ForgetMatched is Forget of the lines a ForgetPreview of in.Words listed, without reading the memory
+// again: exactly those lines are removed (by id), under the same rules (none, or more than
+// MaxForgetUnconfirmed without Confirm, removes nothing).
+func (m *Memory) ForgetMatched(ctx context.Context, a Actor, in ForgetInput, matched []Match) (ForgetResult, error) {
 	a = normalize(a)
 	words := secret.Words(in.Words)
 	if len(words) == 0 {
 		return ForgetResult{Matched: []Match{}, Text: fmt.Sprintf("Nothing was forgotten: %q names no line; say which words the line contains (like \"Leo swim\").", strings.TrimSpace(in.Words))}, nil
-	}
-	matched, err := m.ForgetPreview(ctx, in.Words)
-	if err != nil {
-		return ForgetResult{}, err
 	}
 	res := ForgetResult{Matched: matched}
 	q := strings.Join(words, " ")
@@ -55,7 +63,7 @@ func (m *Memory) Forget(ctx context.Context, a Actor, in ForgetInput) (ForgetRes
 }
 
 func forgotText(n int, q string) string {
-	return fmt.Sprintf("Forgot %d %s matching %q; they are in the trash, and box undo brings them back.", n, plural(n, "line", "lines"), q)
+	return fmt.Sprintf("Forgot %d %s matching %q; they are in the trash, and box undo brings them back.", n, say.Plural(n, "line", "lines"), q)
 }
 
 // ForgetPreview lists the lines forget would remove for words, each with its file and id, and removes
@@ -119,7 +127,7 @@ func ForgetAction(words string, ms []Match) gate.Action {
 	}
 	q := strings.Join(secret.Words(words), " ")
 	return gate.Action{Kind: "delete", Switch: gate.Change,
-		Summary: fmt.Sprintf("forget %d %s matching %q (they go to the trash; Undo brings them back)", len(ms), plural(len(ms), "line", "lines"), q),
+		Summary: fmt.Sprintf("forget %d %s matching %q (they go to the trash; Undo brings them back)", len(ms), say.Plural(len(ms), "line", "lines"), q),
 		Payload: map[string]any{"op": "forget", "words": q, "lines": lines}}
 }
 
@@ -313,7 +321,7 @@ func addTrash(tx *box.Tx, date string, recs []trashRecord) error {
 // by the time the change runs, it refuses with Conflict, names the line and removes none.
 func (m *Memory) forgetChange(a Actor, q string, ms []Match, removed *int) box.Change {
 	return box.Change{Actor: a, Op: "forget", Switch: gate.Change,
-		Summary: fmt.Sprintf("%s forgot %d %s matching %q", a.Who, len(ms), plural(len(ms), "line", "lines"), q),
+		Summary: fmt.Sprintf("%s forgot %d %s matching %q", a.Who, len(ms), say.Plural(len(ms), "line", "lines"), q),
 		Apply: func(tx *box.Tx) error {
 			if len(ms) == 0 {
 				return errs.E("memory.forget", errs.Conflict, "No line was listed to forget; nothing was removed.")
@@ -398,14 +406,7 @@ func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (
 	}
 	if missing := want.without(got); len(missing) > 0 {
 		return 0, errs.E("memory.forget", errs.Conflict, "%d of the lines to forget %s gone or changed since they were listed (%s); nothing was removed, so list them again.",
-			len(missing), plural(len(missing), "is", "are"), strings.Join(missing, "; "))
+			len(missing), say.Plural(len(missing), "is", "are"), strings.Join(missing, "; "))
 	}
 	return len(trash), addTrash(tx, date, trash)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -20,6 +20,8 @@ import (
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/markdoc"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/secret"
 )
 
@@ -380,9 +382,9 @@ func (p *importPrep) blankSecrets(where string, data []byte) []byte {
 		}
 		blanked[i] = true
 	}
-	front := len(lines) > 0 && strings.TrimRight(lines[0], "\r") == "---"
+	front := len(lines) > 0 && markdoc.IsFrontDelimiter(lines[0])
 	for i, l := range lines {
-		if front && i > 0 && strings.TrimRight(l, "\r") == "---" {
+		if front && i > 0 && markdoc.IsFrontDelimiter(l) {
 			front = false
 			continue
 		}
@@ -392,9 +394,9 @@ func (p *importPrep) blankSecrets(where string, data []byte) []byte {
 		}
 	}
 	// A secret split over two lines (a label, then its value on the next) is one: both lines go.
-	front = len(lines) > 0 && strings.TrimRight(lines[0], "\r") == "---"
+	front = len(lines) > 0 && markdoc.IsFrontDelimiter(lines[0])
 	for i := 0; i+1 < len(lines); i++ {
-		if front && i > 0 && strings.TrimRight(lines[i], "\r") == "---" {
+		if front && i > 0 && markdoc.IsFrontDelimiter(lines[i]) {
 			front = false
 			continue
 		}
@@ -535,20 +537,20 @@ func (p *importPrep) summary(preview bool) string {
 	r := p.res
 	var parts []string
 	if r.Lines > 0 {
-		s := fmt.Sprintf("%d %s for the inbox", r.Lines, plural(r.Lines, "line", "lines"))
+		s := fmt.Sprintf("%d %s for the inbox", r.Lines, say.Plural(r.Lines, "line", "lines"))
 		if r.Changed > 0 {
 			s += fmt.Sprintf(" (%d changed since the last import)", r.Changed)
 		}
 		parts = append(parts, s)
 	}
 	if r.Documents > 0 {
-		parts = append(parts, fmt.Sprintf("%d %s under %s/%s/", r.Documents, plural(r.Documents, "document", "documents"), importsDir, p.in.Folder))
+		parts = append(parts, fmt.Sprintf("%d %s under %s/%s/", r.Documents, say.Plural(r.Documents, "document", "documents"), importsDir, p.in.Folder))
 	}
 	what := strings.Join(parts, " and ")
 	var s string
 	switch {
 	case what == "" && r.Unchanged > 0:
-		s = fmt.Sprintf("Nothing new in %s: its %d %s already in the box.", r.Source, r.Unchanged, plural(r.Unchanged, "entry is", "entries are"))
+		s = fmt.Sprintf("Nothing new in %s: its %d %s already in the box.", r.Source, r.Unchanged, say.Plural(r.Unchanged, "entry is", "entries are"))
 	case what == "":
 		s = fmt.Sprintf("Nothing to import from %s.", r.Source)
 	case preview && r.DryRun:

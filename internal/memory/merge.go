@@ -22,6 +22,7 @@ import (
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/ref"
+	"github.com/boxmem/box/internal/say"
 )
 
 // The merge pass (docs/MERGE.md): the rules of package duplicate find likely duplicate notes; each pair
@@ -167,9 +168,9 @@ func (pl *mergePlan) result(who string, dry bool) MergeResult {
 	case n == 0:
 		res.Text = "No likely duplicates: nothing to merge."
 	case dry:
-		res.Text = fmt.Sprintf("Would merge %d duplicate %s: %s.", n, plural(n, "note", "notes"), strings.Join(names, ", "))
+		res.Text = fmt.Sprintf("Would merge %d duplicate %s: %s.", n, say.Plural(n, "note", "notes"), strings.Join(names, ", "))
 	default:
-		res.Text = fmt.Sprintf("%s merged %d duplicate %s: %s.", who, n, plural(n, "note", "notes"), strings.Join(names, ", "))
+		res.Text = fmt.Sprintf("%s merged %d duplicate %s: %s.", who, n, say.Plural(n, "note", "notes"), strings.Join(names, ", "))
 	}
 	return res
 }
@@ -461,7 +462,7 @@ func (ap *applier) unlistLetter(name string, index []byte, idx *note.Map, target
 			index, _ = note.RemoveEntry(index, le.Target)
 			err = ap.tx.Remove(p)
 		} else {
-			index, err = note.AddEntry(index, note.MapEntry{Target: le.Target, Hook: letterHook(path.Base(le.Target), n)})
+			index, err = note.AddEntry(index, note.MapEntry{Target: le.Target, Hook: note.LetterHook(path.Base(le.Target), n)})
 			if err == nil {
 				err = ap.tx.Write(p, ld)
 			}

@@ -76,10 +76,6 @@ func (m *Memory) Remember(ctx context.Context, a Actor, in RememberInput) (Remem
 	return res, nil
 }
 
-// CheckRemember refuses what Remember would refuse for its text, before anything is written anywhere:
-// a surface that makes a card first must not carry a secret into the card, its diary line or git.
-func CheckRemember(text string) error { return secret.CheckRemember(strings.TrimSpace(text)) }
-
 // rememberChange checks the fact and returns the change that saves it, as a spooled op (so many
 // processes share commits), and its result but for the diary entry.
 func (m *Memory) rememberChange(a Actor, in RememberInput) (box.Change, RememberResult, error) {
@@ -128,9 +124,43 @@ func (m *Memory) rememberChange(a Actor, in RememberInput) (box.Change, Remember
 }
 
 // RememberAction is the exact action "save this fact", for a "Save this?" card.
-func RememberAction(text string) gate.Action {
-	text = strings.TrimSpace(text)
-	return gate.Action{Kind: "save", Switch: gate.Change, Summary: text, Payload: map[string]any{"op": "remember", "text": text}}
+func RememberAction(text string) gate.Action { return RememberInput{Text: text}.Action() }
+
+// Action is the exact action of saving in, for a "Save this?" card: a plain fact, a core fact, or a
+// caution with its last day. A plain fact's payload is its text alone, as it always was.
+func (in RememberInput) Action() gate.Action {
+	text, until := strings.TrimSpace(in.Text), strings.TrimSpace(in.Until)
+	p := map[string]any{"op": "remember", "text": text}
+	summary := text
+	if in.Core { // the card reads "Save this?: Lives in Lisbon (a core fact)"
+		p["core"], summary = true, text+" (a core fact)"
+	}
+	if in.Caution {
+		p["caution"], summary = true, text+" (a caution until "+until+")"
+	}
+	if until != "" {
+		p["until"] = until
+	}
+	return gate.Action{Kind: "save", Switch: gate.Change, Summary: summary, Payload: p}
+}
+
+// rememberInputOf reads a "Save this?" card's payload back (what Action wrote).
+func rememberInputOf(a gate.Action) RememberInput {
+	p, _ := a.Payload.(map[string]any)
+	var in RememberInput
+	in.Text, _ = p["text"].(string)
+	in.Core, _ = p["core"].(bool)
+	in.Caution, _ = p["caution"].(bool)
+	in.Until, _ = p["until"].(string)
+	return in
+}
+
+// CheckRememberAs refuses what Remember would refuse of in from a, before anything is written anywhere:
+// a surface that makes a card first must not carry a secret into the card, nor card what the owner's yes
+// would only refuse (a caution with no last day, a core fact and a caution at once).
+func (m *Memory) CheckRememberAs(a Actor, in RememberInput) error {
+	_, _, err := m.rememberChange(a, in)
+	return err
 }
 
 // RememberOp is how an approved "Save this?" card runs (the gate calls it): what the card shows is what
@@ -139,9 +169,7 @@ func (m *Memory) RememberOp() gate.Op {
 	return gate.Op{
 		Current: func(_ context.Context, stored gate.Action) (gate.Action, error) { return stored, nil },
 		Run: func(_ context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
-			p, _ := a.Payload.(map[string]any)
-			text, _ := p["text"].(string)
-			ch, res, err := m.rememberChange(c.Proposer(), RememberInput{Text: text})
+			ch, res, err := m.rememberChange(c.Proposer(), rememberInputOf(a))
 			if err != nil {
 				return gate.Effect{}, err
 			}

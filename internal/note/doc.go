@@ -3,9 +3,11 @@
 package note
 
 import (
+	"cmp"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/markdoc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -13,8 +15,9 @@ import (
 // "## " sections. Every line is kept as written, so render(parse(b)) == b for any input; edits replace
 // only the lines they mean to.
 type doc struct {
-	front []string // the frontmatter lines between the --- fences; nil when the file has none
-	fm    bool     // the file has frontmatter
+	front []string  // the frontmatter lines between the --- fences; nil when the file has none
+	fm    bool      // the file has frontmatter
+	fence [2]string // its opening and closing --- lines as written (a CRLF file keeps its \r)
 	head  []string
 	secs  []*section
 	noEOL bool
@@ -35,10 +38,10 @@ func parseDoc(op string, data []byte) (*doc, error) {
 	}
 	d.noEOL = !strings.HasSuffix(s, "\n")
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	if lines[0] == "---" {
+	if markdoc.IsFrontDelimiter(lines[0]) {
 		end := -1
 		for i := 1; i < len(lines); i++ {
-			if lines[i] == "---" {
+			if markdoc.IsFrontDelimiter(lines[i]) {
 				end = i
 				break
 			}
@@ -47,6 +50,7 @@ func parseDoc(op string, data []byte) (*doc, error) {
 			return nil, errs.E(op, errs.Invalid, "The frontmatter is not closed with a --- line.")
 		}
 		d.fm = true
+		d.fence = [2]string{lines[0], lines[end]}
 		d.front = lines[1:end]
 		lines = lines[end+1:]
 		var m map[string]any
@@ -111,9 +115,9 @@ func fenceMark(l string) string {
 func (d *doc) lines() []string {
 	var out []string
 	if d.fm {
-		out = append(out, "---")
+		out = append(out, cmp.Or(d.fence[0], "---"))
 		out = append(out, d.front...)
-		out = append(out, "---")
+		out = append(out, cmp.Or(d.fence[1], "---"))
 	}
 	out = append(out, d.head...)
 	for _, s := range d.secs {
@@ -333,4 +337,13 @@ func flowList(items []string) string {
 func quote(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`, "\t", `\t`, "\r", `\r`)
 	return `"` + r.Replace(s) + `"`
+}
+
+// eachBody replaces the head's lines and every section's with fn of them, in order (a map's entries may
+// stand in any of them).
+func (d *doc) eachBody(fn func([]string) []string) {
+	d.head = fn(d.head)
+	for _, s := range d.secs {
+		s.body = fn(s.body)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/say"
 )
 
 // A map lists notes, one line each, in the order of their file names:
@@ -23,14 +24,11 @@ import (
 //	- [[entity-leo]] — Leo, son, 9, swims
 //
 // Past MaxMapEntries a map splits into a letter index: moc-people.md lists its letter maps
-// ("- [[moc-people/a]] — A (14 notes)") and moc-people/a.md holds the entries under A. It joins back
-// when the entries drop to JoinMapEntries, so a map hovering around 120 does not flip on every write.
+// ("- [[moc-people/a]] — A (14 notes)") and moc-people/a.md holds the entries under A. An index stays
+// one (docs/MEMORY.md): a letter map left empty by a merge goes with its index line (docs/MERGE.md).
 
-// MaxMapEntries and JoinMapEntries are the split and join points of a map.
-const (
-	MaxMapEntries  = 120
-	JoinMapEntries = 100
-)
+// MaxMapEntries is where a map splits into a letter index.
+const MaxMapEntries = 120
 
 // MapEntry is one map line: the note (or letter map) it links and its one-line hook.
 type MapEntry struct {
@@ -112,6 +110,10 @@ func (d *doc) allLines() []*string {
 	}
 	return out
 }
+
+// DefaultMaps are the maps tidy files every note of a kind in (people, orgs, places, topics): the owner's
+// own, never a page's.
+var DefaultMaps = []string{"moc-people", "moc-orgs", "moc-places", "moc-topics"}
 
 // MapTitle is the title of the map of a domain: "people" → "People", "home-admin" → "Home admin".
 func MapTitle(domain string) string {
@@ -213,10 +215,7 @@ func RemoveEntry(data []byte, target string) ([]byte, bool) {
 		}
 		return out
 	}
-	d.head = filter(d.head)
-	for _, s := range d.secs {
-		s.body = filter(s.body)
-	}
+	d.eachBody(filter)
 	if !found {
 		return data, false
 	}
@@ -244,12 +243,21 @@ func Letter(target string) string {
 	return "0"
 }
 
+// letterLabel is how a letter index names a letter map: its letter, or "0–9 and others".
 func letterLabel(l string) string {
 	if l == "0" {
 		return "0–9 and others"
 	}
 	return strings.ToUpper(l)
 }
+
+// LetterHook is a letter index's line for the letter map l holding n notes: "A (14 notes)".
+func LetterHook(l string, n int) string {
+	return fmt.Sprintf("%s (%d %s)", letterLabel(l), n, say.Plural(n, "note", "notes"))
+}
+
+// NewLetterMap is a new, empty letter map l of the map titled title: "People — A".
+func NewLetterMap(title, l string) []byte { return NewMap(title + " — " + letterLabel(l)) }
 
 // SplitMap turns the map named name (moc-people) into a letter index and its letter maps, keyed by
 // letter; the letter map "l" is the file <name>/l.md. The index keeps the map's frontmatter and head;
@@ -278,8 +286,8 @@ func SplitMap(name string, data []byte) (index []byte, letters map[string][]byte
 	for _, l := range keys {
 		es := groups[l]
 		sort.SliceStable(es, func(i, j int) bool { return sortKey(es[i].Target) < sortKey(es[j].Target) })
-		letters[l] = renderList(NewMap(title+" — "+letterLabel(l)), es)
-		idx = append(idx, MapEntry{Target: name + "/" + l, Hook: fmt.Sprintf("%s (%d %s)", letterLabel(l), len(es), plural(len(es), "note", "notes"))})
+		letters[l] = renderList(NewLetterMap(title, l), es)
+		idx = append(idx, MapEntry{Target: name + "/" + l, Hook: LetterHook(l, len(es))})
 	}
 	return replaceEntries(m.doc, idx), letters, nil
 }
@@ -305,10 +313,7 @@ func replaceEntries(d *doc, es []MapEntry) []byte {
 		}
 		return out
 	}
-	d.head = swap(d.head)
-	for _, s := range d.secs {
-		s.body = swap(s.body)
-	}
+	d.eachBody(swap)
 	if !placed {
 		if n := len(d.head); n > 0 && d.head[n-1] != "" && len(lines) > 0 {
 			d.head = append(d.head, "")

@@ -272,3 +272,20 @@ func ExampleName() {
 	fmt.Println(Name("person", "Ana María"), Name("topic", "Swimming"))
 	// Output: entity-ana-maria topic-swimming
 }
+
+// A note saved with CRLF line ends (or "--- " with a trailing space) has frontmatter like any other: the
+// card parser and the note reader agree on where it is (markdoc.IsFrontDelimiter).
+func TestCRLFNoteKeepsItsFrontmatter(t *testing.T) {
+	for _, data := range []string{
+		"---\r\nkind: topic\r\ntitle: Kites\r\n---\r\n# Kites\r\n\r\n## Facts\r\n- Leo flies kites.\r\n",
+		"--- \nkind: topic\ntitle: Kites\n---\t\n# Kites\n",
+	} {
+		d, err := parseDoc("test", []byte(data))
+		if err != nil {
+			t.Fatalf("%q: %v", data, err)
+		}
+		if !d.fm || len(d.front) != 2 || !strings.HasPrefix(d.front[0], "kind: topic") {
+			t.Errorf("%q: frontmatter %v %q", data, d.fm, d.front)
+		}
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/boxmem/box/internal/say"
 )
 
 // RouterSkeleton is the router box init writes.
@@ -72,7 +74,7 @@ func WaitingLine(n int) string {
 	if n <= 0 {
 		return "Inbox: nothing waiting"
 	}
-	return fmt.Sprintf("Inbox: %d %s waiting", n, plural(n, "line", "lines"))
+	return fmt.Sprintf("Inbox: %d %s waiting", n, say.Plural(n, "line", "lines"))
 }
 
 // isWaitingLine reports whether l is an inbox count line, in this form or an older one.
@@ -231,10 +233,10 @@ func (r *Router) build(nMaps, nCautions, nCore int) {
 		maps = append(maps, m.line())
 	}
 	if n := len(r.Maps) - nMaps; n > 0 {
-		maps = append(maps, fmt.Sprintf("- … and %d more %s (see the overview)", n, plural(n, "map", "maps")))
+		maps = append(maps, fmt.Sprintf("- … and %d more %s (see the overview)", n, say.Plural(n, "map", "maps")))
 	}
 	if n := len(r.Cautions) - nCautions; n > 0 {
-		cautions = append(cautions, fmt.Sprintf("- … and %d older %s", n, plural(n, "caution", "cautions")))
+		cautions = append(cautions, fmt.Sprintf("- … and %d older %s", n, say.Plural(n, "caution", "cautions")))
 	}
 	for _, c := range r.Cautions[len(r.Cautions)-nCautions:] {
 		cautions = append(cautions, "- "+c)
@@ -264,11 +266,4 @@ func replaceInboxLine(body []string, line string) []string {
 		}
 	}
 	return append(out, line)
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -304,6 +304,20 @@ func TestPasskeyOrigin(t *testing.T) {
 			t.Errorf("PasskeyOrigin(%s) = %s, want %s", in, got, want)
 		}
 	}
+	// box serve's owner lives on box.localhost: a number and localhost itself move there, nothing else.
+	for in, want := range map[string]string{
+		"http://127.0.0.1:7317":       "http://box.localhost:7317",
+		"http://[::1]:8080":           "http://box.localhost:8080",
+		"http://localhost:7317":       "http://box.localhost:7317",
+		"http://box.localhost:7317":   "http://box.localhost:7317",
+		"http://other.localhost:7317": "http://other.localhost:7317",
+		"https://box.example.com":     "https://box.example.com",
+		"http://192.168.1.10:7317":    "http://192.168.1.10:7317",
+	} {
+		if got := oauth.PasskeyOriginFor(in, "box.localhost"); got != want {
+			t.Errorf("PasskeyOriginFor(%s, box.localhost) = %s, want %s", in, got, want)
+		}
+	}
 }
 
 // Requests waiting for consent are kept per client and source: a stranger who sends the owner's client_id

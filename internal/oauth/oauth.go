@@ -45,6 +45,9 @@ type Config struct {
 	// Fetch reaches client metadata documents; nil: the public internet under egress's rules.
 	Fetch  *egress.Client
 	Logger *slog.Logger
+	// OwnerName is the name the owner's passkey lives on for a box reached on this machine
+	// (box.localhost); "": localhost (docs/OAUTH.md).
+	OwnerName string
 }
 
 // Server is the authorization server of one box.
@@ -141,12 +144,27 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errBody("invalid_client_metadata", "The registration is not a JSON object of client metadata."))
 		return
 	}
+	if err := grants.CheckNotOwn(m.RedirectURIs, s.own(r)); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	resp, err := s.cfg.Grants.Register(r.Context(), m, s.source(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, resp)
+}
+
+// own is where this box answers for r: its issuer, and the port the request reached it on.
+func (s *Server) own(r *http.Request) grants.Own {
+	o := grants.Own{Issuer: s.cfg.Issuer(r)}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if _, port, err := net.SplitHostPort(a.String()); err == nil {
+			o.Port = port
+		}
+	}
+	return o
 }
 
 // refuseAtNever is the refusal of a new connection while "Give other assistants access" is at Never (or
@@ -196,6 +214,10 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
+	if err := grants.CheckNotOwn([]string{a.RedirectURI}, s.own(r)); err != nil { // a client registered before this check
+		s.errorPage(w, r, err)
+		return
+	}
 	req, err := s.cfg.Grants.Authorize(r.Context(), a, issuer+"/mcp")
 	switch {
 	case errors.Is(err, grants.ErrToClient):
@@ -215,25 +237,33 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		s.errorPage(w, r, err)
 		return
 	}
-	http.Redirect(w, r, PasskeyOrigin(issuer)+ConsentPath+"?request="+url.QueryEscape(req.ID), http.StatusFound)
+	http.Redirect(w, r, PasskeyOriginFor(issuer, s.cfg.OwnerName)+ConsentPath+"?request="+url.QueryEscape(req.ID), http.StatusFound)
 }
 
 // PasskeyOrigin is where the owner's passkey works for a box reached at issuer: the same address, except
 // that a loopback IP (127.0.0.1, [::1]) becomes localhost, since a passkey's relying party is a name, never
 // a number. The request remembers the issuer it was sent to, so the redirect that answers it still carries
 // that issuer byte for byte (docs/OAUTH.md).
-func PasskeyOrigin(issuer string) string {
+func PasskeyOrigin(issuer string) string { return PasskeyOriginFor(issuer, "") }
+
+// PasskeyOriginFor is PasskeyOrigin for an owner whose passkey lives on name (box.localhost): a loopback
+// number, and localhost itself when name is another, become name with the same port. "" is localhost.
+func PasskeyOriginFor(issuer, name string) string {
+	if name == "" {
+		name = "localhost"
+	}
 	u, err := url.Parse(issuer)
 	if err != nil || u.Scheme != "http" {
 		return issuer
 	}
-	if ip, err := netip.ParseAddr(u.Hostname()); err != nil || !ip.IsLoopback() {
+	host := u.Hostname()
+	if ip, err := netip.ParseAddr(host); (err != nil || !ip.IsLoopback()) && !(host == "localhost" && name != "localhost") {
 		return issuer
 	}
 	port := u.Port()
-	u.Host = "localhost"
+	u.Host = name
 	if port != "" {
-		u.Host = net.JoinHostPort("localhost", port)
+		u.Host = net.JoinHostPort(name, port)
 	}
 	return strings.TrimSuffix(u.String(), "/")
 }

@@ -308,7 +308,8 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 	f := newFx(t)
 	f.owner()
 	ctx := context.Background()
-	// The consent page offers messages and building only to a known host, and never pre-ticks building.
+	// The consent page offers building only to a known host and never pre-ticks it; messages to no one
+	// while no account can be plugged in (keys.NoAccounts).
 	page := func(fl *flow) string {
 		res, err := f.c.Get(f.base + "/mcp/oauth/consent?request=" + url.QueryEscape(f.request(fl, "memory.read memory.write")))
 		if err != nil {
@@ -322,7 +323,7 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 		strings.Contains(p, "c-messages") || strings.Contains(p, "c-build") {
 		t.Fatalf("unknown host's consent page:\n%s", p)
 	}
-	if p := page(f.newFlow(loop)); !strings.Contains(p, `id="c-messages" >`) || !strings.Contains(p, `id="c-build">`) {
+	if p := page(f.newFlow(loop)); strings.Contains(p, "c-messages") || !strings.Contains(p, `id="c-build">`) {
 		t.Fatalf("loopback consent page:\n%s", p)
 	}
 	// An unknown host is never given messages or building, whatever is posted.
@@ -330,6 +331,11 @@ func TestConsentClampsAndBuildingEndsAfter30Days(t *testing.T) {
 	tk := f.tokens(fl, "memory.read memory.write", keys.All)
 	if tk["scope"] != "memory.read memory.write" {
 		t.Fatalf("unknown host scope: %v", tk["scope"])
+	}
+	// A loopback client that asks for everything is never given messages.
+	fl = f.newFlow(loop)
+	if tk := f.tokens(fl, "memory.read memory.write messages.read", keys.All); tk["scope"] != "memory.read memory.write box.build" {
+		t.Fatalf("loopback asking for messages: scope %v", tk["scope"])
 	}
 	// A loopback client may be given building; it ends 30 days after approval, however often refreshed.
 	fl = f.newFlow(loop)
@@ -407,5 +413,31 @@ func TestAccessNeverRefusesNewConnections(t *testing.T) {
 	// Connections already made keep working.
 	if st, _ := f.mcpStatus(old["access_token"].(string)); st != 200 {
 		t.Fatalf("old connection: %d", st)
+	}
+}
+
+// A client may not name the box itself as its redirect: the code would land in a page the box serves
+// (an installed page reads its own address), not in an app on the owner's computer. Refused at
+// registration, in a metadata document, and at /authorize for a port-less loopback redirect (any port
+// matches one) pointed at the box's own port.
+func TestRedirectToTheBoxItselfIsRefused(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	_, port, _ := strings.Cut(strings.TrimPrefix(f.base, "http://"), ":")
+	for _, own := range []string{f.base + "/s/garden/", "http://127.0.0.1:" + port + "/s/garden/", "http://[::1]:" + port + "/cb", "http://LOCALHOST:" + port + "/"} {
+		st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "Claude Code", "redirect_uris": []string{"http://127.0.0.1:9/cb", own}})
+		if st != 400 || out["error"] != "invalid_redirect_uri" || !strings.Contains(fmt.Sprint(out["error_description"]), "this box's own address") {
+			t.Errorf("%s: %d %v", own, st, out)
+		}
+	}
+	fl := f.newFlow("http://127.0.0.1/callback")
+	q := f.query(fl, "memory.read")
+	q.Set("redirect_uri", "http://127.0.0.1:"+port+"/callback")
+	if st, loc, out := f.authorize(q); st != http.StatusBadRequest || loc.String() != "" || out["error"] != "invalid_redirect_uri" {
+		t.Fatalf("a port-less loopback redirect sent to the box's port: %d %v %v", st, loc, out)
+	}
+	q.Set("redirect_uri", "http://127.0.0.1:53682/callback") // the app's own port: fine
+	if st, loc, out := f.authorize(q); st != http.StatusFound || loc.Path != oauth.ConsentPath {
+		t.Fatalf("the app's own port: %d %v %v", st, loc, out)
 	}
 }

@@ -19,6 +19,9 @@ var Start = time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local)
 // NewClock returns a clock set to Start.
 func NewClock() *Clock { return &Clock{now: Start} }
 
+// ClockAt returns a clock set to t, in t's zone (the owner's zone of a test about local days and times).
+func ClockAt(t time.Time) *Clock { return &Clock{now: t} }
+
 // Now is the clock's time.
 func (c *Clock) Now() time.Time {
 	c.mu.Lock()
@@ -30,5 +33,12 @@ func (c *Clock) Now() time.Time {
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// Set moves the clock to t, in t's zone.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
 	c.mu.Unlock()
 }

@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/markdoc"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -92,13 +93,13 @@ func split(data []byte) *doc {
 		start = 3
 	}
 	first, next := lineAt(data, start)
-	if string(first) != "---" {
+	if !markdoc.IsFrontDelimiter(first) {
 		d.bodyStart = start
 		return d
 	}
 	for pos := next; pos < len(data); {
 		l, n := lineAt(data, pos)
-		if string(l) == "---" {
+		if markdoc.IsFrontDelimiter(l) {
 			d.yamlStart, d.yamlEnd, d.bodyStart = next, pos, n
 			return d
 		}

@@ -5,16 +5,17 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/passkeytest"
 	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/routine"
 	"github.com/boxmem/box/internal/usage"
@@ -23,23 +24,6 @@ import (
 const key = "sk-test-ROUTINE-KEY-5c2e8a1f"
 
 var owner = box.Actor{Who: "owner", Via: "cli", Trust: "own"}
-
-type clock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func (c *clock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *clock) set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
 
 // loc is the owner's zone in these tests: not UTC, not the machine's.
 var loc = time.FixedZone("owner", -5*3600)
@@ -50,29 +34,17 @@ func at(day, hh, mm int) time.Time { return time.Date(2026, 3, day, hh, mm, 0, 0
 type fx struct {
 	a     *app.App
 	r     *routine.Service
-	clock *clock
+	clock *passkeytest.Clock
 	srv   *providertest.Server
 }
 
 func newFx(t *testing.T, withBrain bool) *fx {
 	t.Helper()
-	c := &clock{now: at(5, 6, 0)}
-	a, err := app.Init(context.Background(), filepath.Join(t.TempDir(), "box"), nil, "true",
-		app.Options{Now: c.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if err := a.Close(); err != nil {
-			t.Errorf("close: %v", err)
-		}
-	})
+	c := passkeytest.ClockAt(at(5, 6, 0))
+	a := apptest.Open(t, app.Options{Now: c.Now})
 	f := &fx{a: a, r: a.Routines, clock: c}
 	if withBrain {
-		f.srv = providertest.OpenAI(t, key)
-		if _, err := a.Brain.Set(context.Background(), owner, brain.SetInput{Provider: "openai", BaseURL: f.srv.URL, Model: "model-a", FastModel: "model-b", Key: key}); err != nil {
-			t.Fatal(err)
-		}
+		f.srv = apptest.Brain(t, a, key)
 	}
 	return f
 }
@@ -174,7 +146,7 @@ func TestAddListRemove(t *testing.T) {
 			t.Fatalf("the broken routine's problem: %+v", r)
 		}
 	}
-	f.clock.set(at(5, 7, 0))
+	f.clock.Set(at(5, 7, 0))
 	if due, err := f.r.Due(context.Background(), f.clock.Now()); err != nil || names(due) != "morning-paper" {
 		t.Fatalf("due at 07:00: %+v %v", due, err)
 	}
@@ -214,7 +186,7 @@ func TestDueAndRunDueNeverTwice(t *testing.T) {
 		}
 	}
 
-	f.clock.set(at(5, 8, 30))
+	f.clock.Set(at(5, 8, 30))
 	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"# Thursday\n", "Nothing is waiting."}, InputTokens: 500, OutputTokens: 12})
 	reps, err := f.r.RunDue(ctx, f.clock.Now())
 	if err != nil || len(reps) != 1 || reps[0].Routine != "paper" || reps[0].Scheduled != "07:00" {
@@ -237,7 +209,7 @@ func TestDueAndRunDueNeverTwice(t *testing.T) {
 	if rep, err := f.r.Run(ctx, "off"); err != nil || !strings.HasSuffix(rep.Path, "off-now-0830.md") {
 		t.Fatalf("run now of a routine that is off: %+v %v", rep, err)
 	}
-	f.clock.set(at(6, 7, 5))
+	f.clock.Set(at(6, 7, 5))
 	if due, _ := f.r.Due(context.Background(), f.clock.Now()); names(due) != "paper" {
 		t.Fatalf("Friday's slot: %q", names(due))
 	}
@@ -360,10 +332,7 @@ func TestOutOfBudget(t *testing.T) {
 	if _, err := f.a.Brain.SetBudget(ctx, owner, 1); err != nil {
 		t.Fatal(err)
 	}
-	l := usage.Line{Time: f.clock.Now(), Turn: "turn-earlier", Purpose: "chat", Provider: "openai", Model: "model-a", TokensIn: 10, CostFrom: usage.FromProvider, Cost: 5}
-	if err := f.a.Brain.Record(ctx, owner, "an earlier turn", []usage.Line{l}); err != nil {
-		t.Fatal(err)
-	}
+	apptest.Spend(t, f.a, f.clock.Now(), 5)
 	f.add(t, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today.", On: true})
 	n := len(f.srv.Requests())
 	reps, err := f.r.RunDue(ctx, at(5, 7, 10))
@@ -433,7 +402,7 @@ func TestALastingFailureMarksTheSlot(t *testing.T) {
 	f := newFx(t, true)
 	ctx := context.Background()
 	f.add(t, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today.", On: true})
-	f.clock.set(at(5, 7, 10))
+	f.clock.Set(at(5, 7, 10))
 	ledger := filepath.Join(f.a.Root, filepath.FromSlash(strings.TrimPrefix(usage.Path(f.clock.Now()), "/")))
 	if err := os.MkdirAll(ledger, 0o755); err != nil { // a folder where the ledger file should be
 		t.Fatal(err)
@@ -465,7 +434,7 @@ func TestALateEveningSlotRunsAfterMidnight(t *testing.T) {
 	if due, err := f.r.Due(context.Background(), now); err != nil || names(due) != "evening,thursdays" {
 		t.Fatalf("due after midnight: %q %v", names(due), err)
 	}
-	f.clock.set(now)
+	f.clock.Set(now)
 	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Evening."}})
 	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Thursday."}})
 	reps, err := f.r.RunDue(ctx, now)

@@ -97,9 +97,9 @@ func runTool(start *message, link *hostLink) *message {
 		if errors.As(err, &ie) {
 			switch ie.Value() {
 			case errTimeout:
-				return &message{Op: "done", Error: fmt.Sprintf("the tool ran past its %s time limit", limit)}
+				return &message{Op: "done", Stop: stopTime}
 			case errMemory:
-				return &message{Op: "done", Error: fmt.Sprintf("the tool used more than its %d MB of memory", start.MemoryMB)}
+				return &message{Op: "done", Stop: stopMemory}
 			}
 		}
 		msg := err.Error()
@@ -138,12 +138,14 @@ func runTool(start *message, link *hostLink) *message {
 		_ = vm.ExportTo(t, &done.Tools) // tools it cannot read are no tools: the checks that follow refuse them
 	}
 	switch {
+	case o.Get("stop") != nil && !goja.IsUndefined(o.Get("stop")):
+		done.Stop = o.Get("stop").String()
 	case !o.Get("settled").ToBoolean():
-		done.Error = "the tool never finished: it waits on a promise that nothing resolves (there are no timers in the sandbox)"
+		done.Stop = stopUnsettled
 	case o.Get("error") != nil && !goja.IsUndefined(o.Get("error")):
 		msg := o.Get("error").String()
 		fmt.Fprintln(os.Stderr, msg)
-		done.Error = "the tool failed: " + firstLine(msg)
+		done.Error = firstLine(msg)
 	default:
 		done.Value = json.RawMessage(o.Get("value").String())
 	}

@@ -143,6 +143,12 @@ func manifest(egress string, extra string) string {
 		"test": [{"tool": "t", "expect": "ok"}]` + extra + `}`
 }
 
+// writeManifest is a one-tool manifest "t" (effect write: it may send), reaching egress.
+func writeManifest(egress string) string {
+	return `{"name": "Test", "what": "a test connector", "egress": ` + egress + `,
+		"tools": [{"name": "t", "description": "t", "effect": "write", "inputSchema": {"type": "object"}}]}`
+}
+
 func runner(t testing.TB, cfg Config) *Runner {
 	t.Helper()
 	r, err := New(cfg)

@@ -3,7 +3,7 @@
 (function (host) {
   "use strict";
   var stringify = JSON.stringify, parse = JSON.parse, PromiseCtor = Promise, StringCtor = String;
-  var freeze = Object.freeze, keys = Object.keys, isArray = Array.isArray;
+  var freeze = Object.freeze, keys = Object.keys, isArray = Array.isArray, create = Object.create;
 
   function call(op, payload) {
     return parse(host(op, stringify(payload)));
@@ -98,11 +98,13 @@
 
   // run calls one tool and reports through the returned object once its promise settles.
   return function run(exportsObj, name, argsJSON) {
-    var out = { settled: false };
+    // No prototype: a property the connector puts on Object.prototype is never read as the outcome.
+    var out = create(null);
+    out.settled = false;
     var tools = exportsObj && exportsObj.tools;
     if (!tools || typeof tools !== "object") {
       out.settled = true;
-      out.error = "index.mjs exports no tools object";
+      out.stop = "no-tools";
       return out;
     }
     out.tools = keys(tools).filter(function (k) { return typeof tools[k] === "function"; });
@@ -113,7 +115,7 @@
     }
     if (typeof tools[name] !== "function") {
       out.settled = true;
-      out.error = "index.mjs exports no tool " + name;
+      out.stop = "no-tool";
       return out;
     }
     PromiseCtor.resolve().then(function () {

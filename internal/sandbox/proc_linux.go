@@ -50,10 +50,22 @@ func isNamespaceRefusal(err error) bool {
 	return false
 }
 
-// cpuKilled reports whether the child died of SIGKILL, as the kernel ends a process at its CPU rlimit.
+// killedBySignal reports whether the child died of SIGKILL, as the kernel ends a process at its CPU rlimit.
 func killedBySignal(ps *os.ProcessState) bool {
 	ws, ok := ps.Sys().(syscall.WaitStatus)
 	return ok && ws.Signaled() && ws.Signal() == syscall.SIGKILL
 }
 
 const canRun = true
+
+// maxRSS is the most memory the ended child ever held, as the kernel counted it (bytes; 0 unknown).
+func maxRSS(ps *os.ProcessState) int64 {
+	if ps == nil {
+		return 0
+	}
+	ru, ok := ps.SysUsage().(*syscall.Rusage)
+	if !ok {
+		return 0
+	}
+	return ru.Maxrss << 10 // kilobytes on Linux
+}

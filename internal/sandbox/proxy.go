@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/tls"
 	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -126,10 +127,23 @@ func (p *proxy) target(raw string) (*url.URL, string, error) {
 }
 
 // fetch performs one ctx.fetch: checks, keys, redirects (each hop checked again), caps, scrubbing. Its
-// error is a sentence for the connector's code; a *refusal names the host it refused.
-func (p *proxy) fetch(ctx context.Context, fr *fetchRequest) (*fetchResponse, error) {
+// error is a sentence for the connector's code; a *refusal names the host it refused. A call of a tool
+// declared effect read (reads) sends only GET and HEAD, with no body: its card promised reading, and no
+// card is asked for its calls.
+func (p *proxy) fetch(ctx context.Context, fr *fetchRequest, reads bool) (*fetchResponse, error) {
 	if err := p.checkShape(fr); err != nil {
 		return nil, err
+	}
+	if reads && ((fr.Method != "GET" && fr.Method != "HEAD") || fr.Body != nil) {
+		host := ""
+		if u, err := url.Parse(fr.URL); err == nil {
+			host = connector.NormalizeHost(u.Hostname())
+		}
+		what := fr.Method
+		if fr.Method == "GET" || fr.Method == "HEAD" {
+			what = "a body"
+		}
+		return nil, &refusal{host, fmt.Sprintf("this tool is declared effect read, so ctx.fetch sends only GET or HEAD with no body, never %s; a tool that sends or changes something is declared effect write (each call then asks the owner)", what)}
 	}
 	cur, method := fr.URL, fr.Method
 	body := fr.Body
@@ -268,6 +282,18 @@ func (p *proxy) build(ctx context.Context, u *url.URL, host, rawURL, method stri
 	if len(names) > 0 && strings.Contains(u.Host, "{{") {
 		return nil, &refusal{host, "a key cannot be part of a host name"}
 	}
+	// Keys go in headers only: an address or a body is what a site stores and hands back changed (base64
+	// at an offset, in pieces), where no scrubbing can find the key again (docs/CONNECTORS.md, "Keys").
+	inText := connector.PlaceholderNames(rawURL)
+	if body != nil {
+		inText = append(inText, connector.PlaceholderNames(*body)...)
+	}
+	if len(inText) > 0 {
+		return nil, &refusal{host, fmt.Sprintf("the key %s goes only in a header (such as Authorization), never in the address or the body", inText[0])}
+	}
+	if len(names) > 0 && slices.ContainsFunc(hdrs, func(h [2]string) bool { return strings.EqualFold(h[0], "range") }) {
+		return nil, &refusal{host, "a request that carries a key cannot ask for part of an answer (Range): pieces of an echoed key would slip past the scrubbing"}
+	}
 	for _, n := range names {
 		k := p.key(n)
 		switch {
@@ -281,22 +307,17 @@ func (p *proxy) build(ctx context.Context, u *url.URL, host, rawURL, method stri
 			return nil, fmt.Errorf("the key %s is not set yet; the owner adds it in Settings → Things I built", n)
 		}
 	}
-	fillURL := func(name string) string { return url.QueryEscape(p.key(name).value) }
 	fillText := func(name string) string { return p.key(name).value }
-	finalURL := rawURL
-	if len(names) > 0 {
-		finalURL = connector.ReplacePlaceholders(rawURL, fillURL)
-	}
 	var rd io.Reader
 	if body != nil {
-		rd = strings.NewReader(connector.ReplacePlaceholders(*body, fillText))
+		rd = strings.NewReader(*body)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, finalURL, rd)
+	req, err := http.NewRequestWithContext(ctx, method, rawURL, rd)
 	if err != nil {
 		return nil, fmt.Errorf("the request to %s could not be made: %v", host, err)
 	}
 	if connector.NormalizeHost(req.URL.Hostname()) != host {
-		return nil, &refusal{host, "a key changed where the request goes"}
+		return nil, &refusal{host, "the request's address changed where it goes"}
 	}
 	for _, h := range hdrs {
 		req.Header.Add(h[0], connector.ReplacePlaceholders(h[1], fillText))
@@ -337,18 +358,46 @@ func (p *proxy) read(resp *http.Response, host string, redirected bool) (*fetchR
 	return out, nil
 }
 
-// scrub puts each key's placeholder back wherever the key itself shows, raw, URL-escaped or base64: the
-// code never sees a key, even one a site echoes.
+// scrub puts each key's placeholder back wherever the key itself shows: raw, URL-escaped, hex, and
+// base64 (standard or URL alphabet) at any of the three alignments it can have inside a longer text. It
+// cannot be complete: a site that gives back what it was sent in some other form (reversed, in pieces,
+// escaped its own way) gets past it, which is why keys go in headers only (docs/CONNECTORS.md, "Keys").
 func (p *proxy) scrub(s string) string {
 	for _, k := range p.keys {
-		if len(k.value) < 4 {
-			continue
-		}
-		for _, form := range []string{k.value, url.QueryEscape(k.value), base64.StdEncoding.EncodeToString([]byte(k.value))} {
+		for _, form := range k.forms() {
 			s = strings.ReplaceAll(s, form, connector.Placeholder(k.name))
 		}
 	}
 	return s
+}
+
+// forms are the spellings of the key scrub looks for, longest first; none for a key under 4 bytes.
+func (k key) forms() []string {
+	if len(k.value) < 4 {
+		return nil
+	}
+	v := []byte(k.value)
+	out := []string{k.value, url.QueryEscape(k.value), hex.EncodeToString(v), strings.ToUpper(hex.EncodeToString(v))}
+	for off := range 3 {
+		// After off bytes of something else, the key's own characters start at the next whole group of
+		// three bytes and end at the last whole one.
+		n := off + len(v)
+		for _, enc := range []*base64.Encoding{base64.StdEncoding, base64.URLEncoding} {
+			e := enc.EncodeToString(append(make([]byte, off), v...))
+			from := 0
+			if off > 0 {
+				from = 4
+			}
+			if core := e[from : 4*(n/3)]; len(core) >= 8 {
+				out = append(out, core)
+			}
+		}
+		if off == 0 {
+			out = append(out, base64.StdEncoding.EncodeToString(v), base64.URLEncoding.EncodeToString(v), base64.RawStdEncoding.EncodeToString(v))
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
 }
 
 // dial connects to a checked host: it resolves the name itself and refuses any address the rules block,

@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -181,12 +180,8 @@ func (r *Runner) run(ctx context.Context, tool string, args json.RawMessage, st 
 		return res, r.death(ctx, cmd, waitErr, stderr.Head(), timeout)
 	}
 	res.Tools, res.Confinement.Landlock = done.Tools, done.Landlock
-	if done.Error != "" {
-		kind := errs.Other
-		if strings.Contains(done.Error, "time limit") || strings.Contains(done.Error, "MB of memory") {
-			kind = errs.Limited
-		}
-		return res, errs.E(op, kind, "%s", r.proxy.scrub(done.Error))
+	if done.Stop != "" || done.Error != "" {
+		return res, r.stopped(done, tool, cmd.ProcessState, res.Elapsed, timeout)
 	}
 	if len(done.Value) > maxFromChild/2 {
 		return res, errs.E(op, errs.Limited, "the tool's result is %d KB; at most %d KB", len(done.Value)>>10, maxFromChild>>11)
@@ -228,7 +223,7 @@ func (r *Runner) converse(ctx context.Context, in io.Writer, out io.Reader, star
 			if rec.res.Fetches++; rec.res.Fetches > MaxFetches {
 				return nil, errs.E(op, errs.Limited, "the tool made more than %d fetches in one call; the call was ended", MaxFetches)
 			}
-			res, err := r.proxy.fetch(ctx, m.Req)
+			res, err := r.proxy.fetch(ctx, m.Req, r.reads(startMsg.Tool))
 			rec.fetched(m.Req.URL, res, err)
 			if err != nil {
 				reply = &message{Op: "reply", Error: err.Error()}
@@ -246,13 +241,48 @@ func (r *Runner) converse(ctx context.Context, in io.Writer, out io.Reader, star
 	}
 }
 
+// stopped explains a tool the child ended without a value. Only the parent's own evidence says a limit
+// was reached: its clock for the time limit, the kernel's count of the child's memory for the memory
+// limit. What the connector's code threw is its own words: quoted and labelled as such, never a
+// sentence of the box's, and never a reason to call the failure a limit (docs/CONNECTORS.md, "The sandbox").
+func (r *Runner) stopped(done *message, tool string, ps *os.ProcessState, elapsed, timeout time.Duration) error {
+	const op = "sandbox.call"
+	m := r.cfg.Bundle.Manifest
+	switch done.Stop {
+	case "":
+		return errs.E(op, errs.Other, "the tool failed; the connector's code said (its words, not the box's): %q", r.proxy.scrub(done.Error))
+	case stopTime:
+		if elapsed >= timeout {
+			return errs.E(op, errs.Limited, "the tool ran past its %s time limit", timeout)
+		}
+	case stopMemory:
+		if maxRSS(ps) >= int64(m.Limits.Memory)<<20 {
+			return errs.E(op, errs.Limited, "the tool used more than its %d MB of memory", m.Limits.Memory)
+		}
+	case stopUnsettled:
+		return errs.E(op, errs.Other, "the tool never finished: it waits on a promise that nothing resolves (there are no timers in the sandbox)")
+	case stopNoTools:
+		return errs.E(op, errs.Other, "index.mjs exports no tools object")
+	case stopNoTool:
+		return errs.E(op, errs.Other, "index.mjs exports no tool %s", tool)
+	}
+	return errs.E(op, errs.Other, "the connector's process said it stopped at a limit the box did not see reached; the call was ended")
+}
+
+// reads reports whether a call of tool is held to reading: every tool but one declared effect write
+// (docs/CONNECTORS.md, "The egress proxy"). A run with no tool (the exports check) reads.
+func (r *Runner) reads(tool string) bool {
+	t := r.cfg.Bundle.Manifest.Tool(tool)
+	return t == nil || t.Effect != connector.Write
+}
+
 // death explains a child that ended without its done message; head is the start of its stderr.
 func (r *Runner) death(ctx context.Context, cmd *exec.Cmd, waitErr error, head string, timeout time.Duration) error {
 	const op = "sandbox.call"
 	m := r.cfg.Bundle.Manifest
 	ps := cmd.ProcessState
 	switch {
-	case diedOfMemory(head):
+	case ps != nil && !ps.Success() && diedOfMemory(head):
 		return errs.E(op, errs.Limited, "the tool used more than its %d MB of memory", m.Limits.Memory)
 	case ctx.Err() != nil:
 		return errs.E(op, errs.Limited, "the tool ran past its %s time limit", timeout)

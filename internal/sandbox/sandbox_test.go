@@ -168,18 +168,18 @@ func TestKeysGoOnlyToTheirHost(t *testing.T) {
 	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = append(got, r.Host+" "+r.URL.RawQuery+" auth="+r.Header.Get("Authorization")+" x="+r.Header.Get("X-Key"))
 		// The site echoes the key back: the code must still never see it.
-		w.Write([]byte(`{"echo": "` + r.Header.Get("Authorization") + `", "q": "` + r.URL.Query().Get("k") + `"}`))
+		w.Write([]byte(`{"echo": "` + r.Header.Get("Authorization") + `", "q": "` + r.Header.Get("X-Key") + `"}`))
 	}))
 	m := `{"name": "Keys", "what": "k", "egress": ["api.example.com", "cdn.example.com"],
 		"credentials": [{"name": "TOKEN", "host": "api.example.com"}],
 		"tools": [{"name": "t", "description": "t", "effect": "read", "inputSchema": {"type": "object"}}],
 		"test": [{"tool": "t", "expect": "ok"}]}`
 	index := `export const tools = { t: async (args, ctx) => {
-		const r = await ctx.fetch("https://api.example.com/v1?k={{key:TOKEN}}", { headers: { Authorization: "Bearer {{key:TOKEN}}" } });
+		const r = await ctx.fetch("https://api.example.com/v1", { headers: { Authorization: "Bearer {{key:TOKEN}}", "X-Key": "{{key:TOKEN}}" } });
 		const body = await r.json();
 		ctx.log("echo", body.echo);
 		let second = "";
-		try { await ctx.fetch("https://cdn.example.com/?k={{key:TOKEN}}"); second = "sent"; } catch (e) { second = e.message; }
+		try { await ctx.fetch("https://cdn.example.com/", { headers: { Authorization: "Bearer {{key:TOKEN}}" } }); second = "sent"; } catch (e) { second = e.message; }
 		let third = "";
 		try { await ctx.fetch("https://cdn.example.com/", { headers: { "X-Key": body.echo } }); third = "sent"; } catch (e) { third = e.message; }
 		return { body, second, third };
@@ -195,7 +195,7 @@ func TestKeysGoOnlyToTheirHost(t *testing.T) {
 		Second, Third string
 	}
 	json.Unmarshal(res.Value, &out)
-	if len(got) < 1 || got[0] != "api.example.com k="+secret+" auth=Bearer "+secret+" x=" {
+	if len(got) < 1 || got[0] != "api.example.com  auth=Bearer "+secret+" x="+secret {
 		t.Fatalf("the declared host got %q", got)
 	}
 	if out.Body.Echo != "Bearer {{key:TOKEN}}" || out.Body.Q != "{{key:TOKEN}}" || strings.Contains(string(res.Value)+res.Log, secret) {

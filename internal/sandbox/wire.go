@@ -40,11 +40,23 @@ type message struct {
 	Value  json.RawMessage `json:"value,omitempty"` // a store value, or a done result
 	Keys   []string        `json:"keys,omitempty"`
 
-	// reply and done
+	// reply and done. On done, Error is the connector's own words when its tool threw (outside text, never
+	// a sentence of the box's), and Stop names why the child stopped the tool itself: a claim the parent
+	// checks against its own evidence before it says a limit was reached.
 	Error    string   `json:"error,omitempty"`
+	Stop     string   `json:"stop,omitempty"` // stopTime, stopMemory, stopUnsettled, stopNoTools, stopNoTool
 	Tools    []string `json:"tools,omitempty"`
 	Landlock int      `json:"landlock,omitempty"` // the Landlock ABI the child is held by, 0 for none
 }
+
+// Why the child stopped a tool of its own accord (message.Stop).
+const (
+	stopTime      = "time"
+	stopMemory    = "memory"
+	stopUnsettled = "unsettled"
+	stopNoTools   = "no-tools"
+	stopNoTool    = "no-tool"
+)
 
 // fetchRequest is what connector code asked of ctx.fetch, placeholders and all.
 type fetchRequest struct {

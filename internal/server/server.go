@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,6 +53,9 @@ type Server struct {
 	Gate *gate.Gate
 	// Fetch reaches OAuth clients' metadata documents; nil: the public internet under egress's rules.
 	Fetch *egress.Client
+	// OwnerName is the name the owner's passkey lives on for a box reached on this machine
+	// (box.localhost): where the consent page opens; "": localhost.
+	OwnerName string
 	// PublicURL is the box's address as clients see it (https://box.example.com behind a reverse proxy):
 	// the OAuth issuer, and with /mcp the resource. Empty: the address each request came to.
 	PublicURL string
@@ -70,6 +74,8 @@ type Server struct {
 	OnListen func(net.Addr)
 
 	limiter *limiter
+	sdkOnly bool         // every tools/call through the SDK's session, never direct (tests compare the two)
+	directs atomic.Int64 // tools/calls answered directly
 }
 
 func (s *Server) defaults() {
@@ -112,7 +118,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/{path...}", s.resourceMetadata) // a public URL with a path
 	if s.Grants != nil {
-		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Peer: s.remoteHost, Fetch: s.Fetch, Logger: s.Logger}).Mount(mux)
+		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Peer: s.remoteHost, Fetch: s.Fetch, Logger: s.Logger, OwnerName: s.OwnerName}).Mount(mux)
 	}
 	if s.Web != nil {
 		mux.Handle("/", s.realPeer(s.Web)) // every other path: the web UI checks its own sessions and CSRF

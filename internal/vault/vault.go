@@ -384,3 +384,18 @@ func (v *Vault) List() ([]Entry, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// Bind is the value to seal for a secret that may be sent to one address only (a backup's token, the
+// brain's key): the address, a newline, then the secret, so a listing's last four are still the
+// secret's. The reader of the entry compares the address with where it would send the secret and sends
+// nothing elsewhere (docs/SECURITY.md, "The vault and the brain").
+func Bind(addr, secret string) string { return addr + "\n" + secret }
+
+// Unbind reads a value made by Bind; bound is false for a secret sealed without its address.
+func Unbind(value string) (addr, secret string, bound bool) {
+	addr, secret, bound = strings.Cut(value, "\n")
+	if !bound {
+		return "", value, false
+	}
+	return addr, secret, true
+}

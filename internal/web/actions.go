@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/say"
 )
 
 // ErasePhrase is what the owner types to erase the box.
@@ -121,33 +122,20 @@ func (w *Web) undoSince(rw http.ResponseWriter, r *http.Request, _ *session) {
 		back(rw, r, "/diary", fmt.Sprintf("Undid %d of %d changes by %s, then stopped: %s", n, todo, who, sentence(err)))
 		return
 	}
-	back(rw, r, "/diary", fmt.Sprintf("Undid %d %s by %s since %s.", n, plural(n, "change", "changes"), who, since.Format("2 Jan 15:04")))
+	back(rw, r, "/diary", fmt.Sprintf("Undid %d %s by %s since %s.", n, say.Plural(n, "change", "changes"), who, since.Format("2 Jan 15:04")))
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
-}
-
+// remember saves the owner's fact, core fact or caution: the brain's one path through the gate, so Ask me
+// makes a "Save this?" card for each alike (docs/GATE.md).
 func (w *Web) remember(rw http.ResponseWriter, r *http.Request, _ *session) {
-	if as := r.PostFormValue("as"); as == "core" || as == "caution" {
-		// the owner's own words, pinned in the router: a core fact, or a caution with its last day
-		if err := w.mayChange(r, "pin "+as+" in the router"); err != nil {
-			w.backErr(rw, r, "/memory", err)
-			return
-		}
-		res, err := w.cfg.Memory.Remember(r.Context(), ownerActor, memory.RememberInput{Text: r.PostFormValue("text"),
-			Core: as == "core", Caution: as == "caution", Until: r.PostFormValue("until")})
-		if err != nil {
-			w.backErr(rw, r, "/memory", err)
-			return
-		}
-		back(rw, r, "/memory", res.Text)
-		return
+	in := memory.RememberInput{Text: r.PostFormValue("text")}
+	switch r.PostFormValue("as") {
+	case "core":
+		in.Core = true
+	case "caution": // the date field is sent whatever is chosen: it counts only for a caution
+		in.Caution, in.Until = true, r.PostFormValue("until")
 	}
-	text, err := w.cfg.Brain.OwnerRemember(r.Context(), r.PostFormValue("text"), "web")
+	text, err := w.cfg.Brain.OwnerRemember(r.Context(), in, "web")
 	if err != nil {
 		w.backErr(rw, r, "/memory", err)
 		return

@@ -12,6 +12,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/look"
 	pagecheck "github.com/boxmem/box/internal/page"
+	"github.com/boxmem/box/internal/say"
 	"github.com/boxmem/box/internal/tabs"
 )
 
@@ -300,7 +301,7 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 		size, _ := p["size"].(float64)
 		out = append(out, cardFact{Label: "Accounts it may use", Text: "none"},
 			cardFact{Text: "It can't reach the internet."},
-			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, short12(str("sha256")))})
+			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, say.Hash(str("sha256")))})
 		return out
 	case builds.OpLook:
 		return []cardFact{{Label: "What it changes", Text: str("what")}, {Label: "The CSS, all of it", Text: str("source"), Pre: true},
@@ -308,13 +309,19 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 	case builds.OpLayout:
 		return []cardFact{{Label: "What it changes", Text: str("what")}, {Label: "The arrangement", Text: str("source"), Pre: true},
 			{Text: "Settings always stays."}}
+	case builds.OpConnector:
+		// The registry wrote the facts when it made the card, and the card's hash binds them.
+		facts, _ := p["facts"].([]any)
+		out := make([]cardFact, 0, len(facts))
+		for _, f := range facts {
+			line, _ := f.(string)
+			label, text, ok := strings.Cut(line, ": ")
+			if !ok {
+				label, text = "", line
+			}
+			out = append(out, cardFact{Label: label, Text: text})
+		}
+		return out
 	}
 	return nil
-}
-
-func short12(s string) string {
-	if len(s) > 12 {
-		return s[:12]
-	}
-	return s
 }

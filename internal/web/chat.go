@@ -112,7 +112,13 @@ func (w *Web) brainStatus(r *http.Request) brainData {
 }
 
 // setBrain checks the key with the provider before anything is saved; the key field is never shown again.
-func (w *Web) setBrain(rw http.ResponseWriter, r *http.Request, _ *session) {
+// It needs a passkey assertion made for it: the brain's address decides where the key and the owner's
+// words go, so a session cookie alone cannot change it (docs/SECURITY.md).
+func (w *Web) setBrain(rw http.ResponseWriter, r *http.Request, ss *session) {
+	if err := w.formConfirmed(r, ss, "brain-set", "Changing the brain"); err != nil {
+		w.backErr(rw, r, "/settings", err)
+		return
+	}
 	in := brain.SetInput{Provider: r.PostFormValue("provider"), BaseURL: r.PostFormValue("base_url"), Model: r.PostFormValue("model"),
 		FastModel: r.PostFormValue("fast_model"), Key: r.PostFormValue("key")}
 	st, err := w.cfg.Brain.Set(r.Context(), ownerActor, in)

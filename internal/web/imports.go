@@ -19,13 +19,15 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/memory"
+	"golang.org/x/sys/unix"
 )
 
 // Settings → Bring your memories (docs/IMPORTS.md, "In the web UI"): the owner uploads a file, sees the
 // dry run, and imports it as one change with its Undo; the export buttons download the memory. An
-// upload is untrusted input: its body is streamed to a private temp folder outside the box tree, under
-// a size limit, read by the same readers and limits as `box import`, and removed after the import,
-// a cancel, or when it has waited too long.
+// upload is untrusted input: its body is streamed to a private temp folder outside the box, under a
+// size limit, read by the same readers and limits as `box import`, and removed after the import, a
+// cancel, or when it has waited too long. Its process holds a lock on its folder while it waits, so a
+// folder nobody holds was left by a process that died, and the next start removes it.
 
 // DefaultMaxUpload bounds one upload when Config.MaxUpload is 0.
 const DefaultMaxUpload = 512 << 20
@@ -39,8 +41,9 @@ const importUploadPath = "/settings/import/upload"
 // upload is a file waiting between its dry run and its import.
 type upload struct {
 	id      string
-	session string // the session that uploaded it: no other may import it
-	dir     string // its private folder, removed with it
+	session string   // the session that uploaded it: no other may import it
+	dir     string   // its private folder, removed with it
+	hold    *os.File // the folder, open and locked while the upload waits (see sweepUploads)
 	path    string
 	name    string
 	kind    string
@@ -100,10 +103,77 @@ func (u *uploads) close() {
 	}
 }
 
-func (up *upload) remove() { _ = os.RemoveAll(up.dir) } // a temp folder; a failure leaves it to the system's cleaner
+// remove removes the upload's folder; one that cannot be removed is left to the next start's sweep.
+func (up *upload) remove() {
+	if up.dir != "" {
+		_ = os.RemoveAll(up.dir)
+	}
+	if up.hold != nil {
+		_ = up.hold.Close() // closing lets go of the lock
+	}
+}
+
+// sweepUploads removes every upload folder of this OS user under base that no process holds: what a
+// process that died (killed, crashed, the machine off) left between an upload and its import. A folder
+// another box serve holds is its waiting upload, and stays; another user's is never touched.
+func sweepUploads(base string) {
+	ents, err := os.ReadDir(base)
+	if err != nil {
+		return // nothing to sweep; an upload that cannot be kept there says so itself
+	}
+	for _, e := range ents {
+		made := strings.HasPrefix(e.Name(), newUploadPrefix)
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), uploadPrefix) && !made { // a link is not a folder here
+			continue
+		}
+		dir := filepath.Join(base, e.Name())
+		var st unix.Stat_t
+		if unix.Lstat(dir, &st) != nil || st.Uid != uint32(os.Getuid()) || st.Mode&unix.S_IFMT != unix.S_IFDIR {
+			continue
+		}
+		// A folder still being made is another process's for a moment: only an old one is left over. Its
+		// age is the file system's, on the wall clock.
+		if made && time.Since(time.Unix(st.Mtim.Unix())) < time.Hour {
+			continue
+		}
+		if f, ok := lockDir(dir, unix.LOCK_EX); ok {
+			_ = os.RemoveAll(dir)
+			_ = f.Close()
+		}
+	}
+}
+
+// lockDir opens dir and takes the lock how (shared while an upload waits, exclusive to sweep it) if
+// nobody holds a conflicting one; the caller closes the file to let go.
+func lockDir(dir string, how int) (*os.File, bool) {
+	f, err := os.Open(dir)
+	if err != nil {
+		return nil, false
+	}
+	if unix.Flock(int(f.Fd()), how|unix.LOCK_NB) != nil {
+		_ = f.Close()
+		return nil, false
+	}
+	return f, true
+}
+
+// uploadPrefix begins the name of every upload's folder; newUploadPrefix the name of one being made,
+// before its lock is taken (a crash then leaves it empty, and a sweep an hour later removes it).
+const (
+	uploadPrefix    = "box-upload-"
+	newUploadPrefix = ".box-upload-new-"
+)
 
 // Close removes the uploads still waiting for an import; box serve calls it when it stops.
 func (w *Web) Close() { w.uploads.close() }
+
+// uploadBase is where uploads wait: Config.UploadDir, else the system's temp folder.
+func (w *Web) uploadBase() string {
+	if w.cfg.UploadDir != "" {
+		return w.cfg.UploadDir
+	}
+	return os.TempDir()
+}
 
 func (w *Web) maxUpload() int64 {
 	if w.cfg.MaxUpload > 0 {
@@ -232,15 +302,25 @@ func (w *Web) receive(r *http.Request, ss *session) (*upload, error) {
 // save writes the file part to a private folder of its own, counting it against the limit.
 func (w *Web) save(up *upload, p *multipart.Part) error {
 	const op = "web.import"
-	base := w.cfg.UploadDir
-	if base == "" {
-		base = os.TempDir()
-	}
+	base := w.uploadBase()
 	if inside(w.cfg.Box.Root, base) {
 		return errs.E(op, errs.Invalid, "Uploads would wait inside the box; box serve needs a temp folder outside it.")
 	}
-	dir, err := os.MkdirTemp(base, "box-upload-*")
+	// The folder is made under a name the sweep passes over, locked, and only then named as an upload's,
+	// so another process's start never takes a folder between its making and its lock.
+	tmp, err := os.MkdirTemp(base, newUploadPrefix+"*")
 	if err != nil {
+		return errs.Wrap(op, errs.Other, err, "The upload cannot be kept for its import")
+	}
+	hold, ok := lockDir(tmp, unix.LOCK_SH)
+	if !ok {
+		_ = os.Remove(tmp)
+		return errs.E(op, errs.Other, "The upload cannot be kept for its import: its folder could not be locked; try again.")
+	}
+	up.hold = hold
+	dir := filepath.Join(base, uploadPrefix+strings.TrimPrefix(filepath.Base(tmp), newUploadPrefix))
+	if err := os.Rename(tmp, dir); err != nil {
+		_ = os.Remove(tmp)
 		return errs.Wrap(op, errs.Other, err, "The upload cannot be kept for its import")
 	}
 	up.dir, up.path = dir, filepath.Join(dir, up.name)
@@ -311,8 +391,9 @@ func (w *Web) importCancel(rw http.ResponseWriter, r *http.Request, ss *session)
 	back(rw, r, "/settings/import", "Cancelled; the uploaded file is gone and nothing was imported.")
 }
 
-// export streams the memory as a download: markdown as a zip, server-memory as JSONL, json.
-func (w *Web) export(rw http.ResponseWriter, r *http.Request, _ *session) {
+// export streams the memory as a download: markdown as a zip, server-memory as JSONL, json. The whole
+// memory leaves the box, so it needs a passkey assertion made for it, not the session alone.
+func (w *Web) export(rw http.ResponseWriter, r *http.Request, ss *session) {
 	kind := r.PostFormValue("kind")
 	stamp := w.now().Format("2006-01-02")
 	var name, ctype string
@@ -329,6 +410,10 @@ func (w *Web) export(rw http.ResponseWriter, r *http.Request, _ *session) {
 	}
 	if w.cfg.Export == nil {
 		w.backErr(rw, r, "/settings/import", errs.E("web.export", errs.Other, "This box serves no exports."))
+		return
+	}
+	if err := w.formConfirmed(r, ss, "export", "Downloading your memory"); err != nil {
+		w.backErr(rw, r, "/settings/import", err)
 		return
 	}
 	h := rw.Header()

@@ -15,9 +15,11 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/exports"
+	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/web"
 )
 
@@ -31,8 +33,13 @@ type importFx struct {
 }
 
 func newImportFx(t *testing.T, max int64) *importFx {
-	f := newFx(t)
-	dir := t.TempDir()
+	return serveImports(t, newFx(t), t.TempDir(), max)
+}
+
+// serveImports serves another web UI over f's box, as another start of box serve would, with uploads
+// waiting in dir.
+func serveImports(t *testing.T, f *fx, dir string, max int64) *importFx {
+	t.Helper()
 	a := f.a
 	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
 		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now, UploadDir: dir, MaxUpload: max,
@@ -239,6 +246,62 @@ func TestImportUploadDryRunImportUndo(t *testing.T) {
 	}
 }
 
+// What a process that died between an upload and its import left in the upload folder is gone at the
+// next start; an upload another box serve holds for its owner stays, and still imports.
+func TestUploadsADeadProcessLeftGoAtTheNextStart(t *testing.T) {
+	f := newImportFx(t, 1<<20)
+	csrf := f.signedIn()
+	res := f.upload(part{"csrf", "", csrf}, part{"kind", "", "server-memory"}, part{"file", "memory.jsonl", graphJSONL})
+	id := strings.TrimSuffix(strings.TrimPrefix(res.Header.Get("Location"), "/settings/import?upload="), "#dryrun")
+	if l := f.left(); len(l) != 2 {
+		t.Fatalf("the waiting upload is not one folder and its file: %v (%s)", l, res.Header.Get("Location"))
+	}
+	// What a process killed mid-upload leaves: its folder and part of its file, held by nobody.
+	dead := filepath.Join(f.dir, "box-upload-4711")
+	if err := os.MkdirAll(dead, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dead, "conversations.zip"), []byte(graphJSONL[:40]), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Not an upload's folder: left alone. A folder being made (not locked yet) is left alone for an hour
+	// (the file system's age), then it is a leftover too.
+	other := filepath.Join(f.dir, "photos")
+	making, stale := filepath.Join(f.dir, ".box-upload-new-1"), filepath.Join(f.dir, ".box-upload-new-2")
+	for _, d := range []string{other, making, stale} {
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	serveImports(t, f.fx, f.dir, 1<<20) // the next start
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Fatalf("what the dead process left is still there: %v", err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Fatalf("a folder left half made two hours ago is still there: %v", err)
+	}
+	for _, d := range []string{other, making} {
+		if _, err := os.Stat(d); err != nil {
+			t.Fatalf("the sweep took %s: %v", filepath.Base(d), err)
+		}
+	}
+	if err := os.Remove(making); err != nil {
+		t.Fatal(err)
+	}
+	if l := f.left(); len(l) != 3 {
+		t.Fatalf("the next start took an upload a live process holds: %v", l)
+	}
+	res = f.post("/settings/import/run", url.Values{"csrf": {csrf}, "upload": {id}})
+	res.Body.Close()
+	if s := note(t, res); !strings.Contains(s, "Imported from memory.jsonl") || len(f.left()) != 1 {
+		t.Fatalf("the held upload after the next start: %q, left %v", s, f.left())
+	}
+}
+
 // Every refused upload says why, writes nothing to the box and leaves nothing on disk: too big, the
 // wrong kind, a kind the box does not know or cannot tell, a zip bomb, the CSRF token missing or after
 // the file, another site, no session.
@@ -334,14 +397,36 @@ func TestImportUploadZipTraversal(t *testing.T) {
 	}
 }
 
+// withPasskey adds to a form the passkey assertion the page's script puts in it for purpose.
+func (f *importFx) withPasskey(v url.Values, csrf, purpose string) url.Values {
+	f.t.Helper()
+	req, _ := http.NewRequest("POST", f.base+"/auth/confirm/begin", strings.NewReader(`{"purpose":"`+purpose+`"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Origin", f.base)
+	req.Header.Set("X-CSRF-Token", csrf)
+	res, err := f.c.Do(req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	defer res.Body.Close()
+	var begin map[string]any
+	if err := json.NewDecoder(res.Body).Decode(&begin); err != nil || res.StatusCode != 200 {
+		f.t.Fatalf("confirm begin: %d %v", res.StatusCode, err)
+	}
+	v.Set("ceremony", begin["ceremony"].(string))
+	f.key.UseOrigin(f.base) // the passkey was made on the first server's port; a browser here answers from this one
+	v.Set("credential", string(raw(f.key.Get(raw(begin["options"])))))
+	return v
+}
+
 // The export buttons download the memory: markdown as a zip of /_content/, server-memory as JSONL, json;
-// each needs the session's token.
+// each needs the session's token and a passkey assertion made for it.
 func TestExportDownloads(t *testing.T) {
 	f := newImportFx(t, 1<<20)
 	csrf := f.signedIn()
 	remember(t, f.m, "owner", "Leo swims on Thursdays.")
 	get := func(kind string) (*http.Response, []byte) {
-		res := f.post("/settings/export", url.Values{"csrf": {csrf}, "kind": {kind}})
+		res := f.post("/settings/export", f.withPasskey(url.Values{"csrf": {csrf}, "kind": {kind}}, csrf, "export"))
 		defer res.Body.Close()
 		b, _ := io.ReadAll(res.Body)
 		return res, b
@@ -393,6 +478,53 @@ func TestExportDownloads(t *testing.T) {
 	}
 }
 
+// A stolen session cookie (with the CSRF token any signed-in page shows, on any port of localhost) does
+// not download the memory nor move the brain: each needs an assertion of the owner's passkey made for
+// it, used once.
+func TestExportAndBrainNeedAFreshAssertion(t *testing.T) {
+	f := newImportFx(t, 1<<20)
+	csrf := f.signedIn()
+	remember(t, f.m, "owner", "Leo swims on Thursdays.")
+	for name, v := range map[string]url.Values{
+		"no assertion":        {"csrf": {csrf}, "kind": {"json"}},
+		"made for erase":      f.withPasskey(url.Values{"csrf": {csrf}, "kind": {"json"}}, csrf, "erase"),
+		"a forged credential": {"csrf": {csrf}, "kind": {"json"}, "ceremony": {"x"}, "credential": {"{}"}},
+	} {
+		res := f.post("/settings/export", v)
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != http.StatusSeeOther || strings.Contains(string(b), "Leo swims") {
+			t.Errorf("%s: %d %.100s", name, res.StatusCode, b)
+		}
+		if name == "no assertion" && !strings.Contains(note(t, res), "Downloading your memory needs your passkey") {
+			t.Errorf("%s: %q", name, note(t, res))
+		}
+	}
+	// One assertion is one download.
+	once := f.withPasskey(url.Values{"csrf": {csrf}, "kind": {"json"}}, csrf, "export")
+	for i, want := range []int{200, http.StatusSeeOther} {
+		res := f.post("/settings/export", once)
+		res.Body.Close()
+		if res.StatusCode != want {
+			t.Errorf("download %d: %d, want %d", i+1, res.StatusCode, want)
+		}
+	}
+
+	const key = "sk-test-brain-0000000000000000b3d5"
+	srv := providertest.OpenAI(t, key)
+	set := url.Values{"csrf": {csrf}, "provider": {"openai"}, "base_url": {srv.URL}, "model": {"model-a"}, "key": {key}}
+	res := f.post("/settings/brain", set)
+	res.Body.Close()
+	if s := note(t, res); !strings.Contains(s, "Changing the brain needs your passkey") || len(srv.Headers()) != 0 {
+		t.Fatalf("a brain set without a passkey: %q, the server heard %d", s, len(srv.Headers()))
+	}
+	res = f.post("/settings/brain", f.withPasskey(set, csrf, "brain-set"))
+	res.Body.Close()
+	if s := note(t, res); !strings.Contains(s, "The brain is set") {
+		t.Fatalf("a brain set with the passkey: %q", s)
+	}
+}
+
 func zipOf(t *testing.T, files map[string]string) []byte {
 	t.Helper()
 	var buf bytes.Buffer
@@ -408,4 +540,25 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// An erase removes the uploads still waiting for their import: whole exports of the owner's memories,
+// kept outside the box (docs/GATE.md, "Erase").
+func TestEraseRemovesWaitingUploads(t *testing.T) {
+	f := newImportFx(t, 1<<20)
+	csrf := f.signedIn()
+	res := f.upload(part{"csrf", "", csrf}, part{"kind", "", "detect"}, part{"file", "memory.jsonl", graphJSONL})
+	if res.StatusCode != http.StatusSeeOther || len(f.left()) != 2 {
+		t.Fatalf("upload: %d, left %v", res.StatusCode, f.left())
+	}
+	on := *f.fx // the erase goes to the web UI that holds the upload
+	on.base, on.key = f.base, f.key.At(f.base)
+	body := on.assert(csrf, "erase", "")
+	body["phrase"] = "erase my box"
+	if st, out := on.call(on.c, "/settings/erase", body, csrf); st != 200 {
+		t.Fatalf("erase: %d %v", st, out)
+	}
+	if l := f.left(); len(l) != 0 {
+		t.Fatalf("the erase left the waiting upload: %v", l)
+	}
 }

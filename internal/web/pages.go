@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -230,14 +231,19 @@ func (w *Web) signinPage(rw http.ResponseWriter, r *http.Request) {
 	w.render(rw, r, nil, "signin", &signinData{HasPasskey: w.auth.hasPasskey(r.Context()), Localhost: w.byName(r)})
 }
 
-// byName is the same page at http://localhost:PORT when the browser came by a bare IP address, where
-// passkeys do not work; "" otherwise.
+// byName is the same page at the owner's name (http://box.localhost:PORT, or localhost) when the browser
+// came by a bare loopback address, where passkeys do not work, or by localhost when the owner's passkey
+// lives on another name; "" otherwise.
 func (w *Web) byName(r *http.Request) string {
-	if ip := net.ParseIP(rpID(r)); ip == nil || !ip.IsLoopback() {
+	name, host := w.cfg.OwnerName, rpID(r)
+	if name == "" {
+		name = "localhost"
+	}
+	if ip := net.ParseIP(host); (ip == nil || !ip.IsLoopback()) && !(host == "localhost" && name != "localhost") {
 		return ""
 	}
 	_, port, _ := net.SplitHostPort(r.Host)
-	u := "http://localhost"
+	u := "http://" + name
 	if port != "" {
 		u += ":" + port
 	}
@@ -277,6 +283,20 @@ func viewCard(c gate.ApprovalCard) cardView {
 			break
 		}
 		v.Lines = append(v.Lines, l.Text)
+	}
+	// An edit's card shows the new text, so the owner sees what they approve.
+	if p, ok := c.Action.Payload.(map[string]any); ok && gate.OpOf(c.Action) == "edit" {
+		text, _ := p["text"].(string)
+		_, body, _ := card.Split([]byte(text))
+		for _, l := range strings.Split(strings.TrimSpace(string(body)), "\n") {
+			if len(v.Lines) == 12 {
+				v.Lines = append(v.Lines, "…")
+				break
+			}
+			if l = strings.TrimSpace(l); l != "" {
+				v.Lines = append(v.Lines, l)
+			}
+		}
 	}
 	return v
 }

@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -57,8 +58,8 @@ func (w *Web) ownerParty(r *http.Request) (*webauthn.WebAuthn, *owner, error) {
 }
 
 func (w *Web) currentSession(r *http.Request) *session {
-	if c, err := r.Cookie(w.cookie); err == nil {
-		if ss, ok := w.auth.session(r.Context(), c.Value); ok {
+	if v := w.sessionCookie(r); v != "" {
+		if ss, ok := w.auth.session(r.Context(), v); ok {
 			return ss
 		}
 	}
@@ -145,17 +146,17 @@ func (w *Web) registerFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, err)
 		return
 	}
-	if c.setup != "" {
-		if err := w.auth.spendSetupCode(r.Context(), c.setup); err != nil {
-			w.fail(rw, r, err)
-			return
-		}
-	}
 	name := strings.TrimSpace(b.Name)
 	if name == "" {
 		name = "Passkey made " + w.now().Format("2 Jan 2006")
 	}
-	if err := w.auth.savePasskey(r.Context(), name, cred); err != nil {
+	save := w.auth.savePasskey
+	if c.setup != "" {
+		save = func(ctx context.Context, name string, cred *webauthn.Credential) error {
+			return w.auth.saveFirstPasskey(ctx, c.setup, name, cred)
+		}
+	}
+	if err := save(r.Context(), name, cred); err != nil {
 		w.fail(rw, r, err)
 		return
 	}
@@ -265,7 +266,7 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 		}
 		c.card, c.hash = card.ID, card.ActionHash
 		challenge = boundChallenge(card.ID, card.ActionHash)
-	case "erase", "passkey-add", "safe-mode-off":
+	case "erase", "passkey-add", "safe-mode-off", "brain-set", "export":
 		challenge = boundChallenge(b.Purpose, ss.hash)
 	case "passkey-remove":
 		if b.Passkey == "" {
@@ -334,6 +335,18 @@ func (w *Web) confirmed(r *http.Request, ss *session, b finishBody, purpose stri
 		return nil, err
 	}
 	return c, nil
+}
+
+// formConfirmed checks the passkey assertion a form carries for purpose: its ceremony and credential
+// fields, filled by the page's script once the owner's passkey answered. what names the change for the
+// refusal sentence.
+func (w *Web) formConfirmed(r *http.Request, ss *session, purpose, what string) error {
+	b := finishBody{Ceremony: r.PostFormValue("ceremony"), Credential: json.RawMessage(r.PostFormValue("credential"))}
+	if b.Ceremony == "" || len(b.Credential) == 0 {
+		return errs.E("web.passkey", errs.Unauthorized, "%s needs your passkey: use the button on the page, with JavaScript on. Nothing was done.", what)
+	}
+	_, err := w.confirmed(r, ss, b, purpose)
+	return err
 }
 
 // removePasskey removes one of the owner's passkeys with an assertion made for removing that one, just

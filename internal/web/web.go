@@ -88,8 +88,14 @@ type Config struct {
 	Issuer func(r *http.Request) string
 	// Secure marks cookies Secure even on plain HTTP (behind a TLS-terminating proxy).
 	Secure bool
+	// OwnerName is the name the owner's passkey and session cookie live on for a box reached on this
+	// machine (box.localhost, a name of its own, so a server on another port of localhost never gets the
+	// cookie); "": localhost. A sign-in or setup page reached by a loopback number, or by localhost
+	// when the name is another, links to it (docs/OAUTH.md).
+	OwnerName string
 	// UploadDir is where an uploaded import waits between its dry run and its import, outside the box
-	// ("": the system's temp folder); MaxUpload bounds one upload (0: DefaultMaxUpload).
+	// ("": the system's temp folder); New sweeps it of what a process that died left there. MaxUpload
+	// bounds one upload (0: DefaultMaxUpload).
 	UploadDir string
 	MaxUpload int64
 	// Export writes the memory as kind (markdown as a zip, server-memory, json) to w, for the export
@@ -133,6 +139,13 @@ func New(cfg Config) (*Web, error) {
 		return nil, err
 	}
 	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log, cookie: "box_" + short(cfg.Box.Marker.ID)}
+	// An erase also removes the uploads waiting for an import: whole exports of the owner's memories,
+	// outside the box (docs/GATE.md, "Erase").
+	w.cfg.Erase = func(ctx context.Context, who box.Actor) (memory.EraseResult, error) {
+		w.uploads.close()
+		return cfg.Erase(ctx, who)
+	}
+	sweepUploads(w.uploadBase()) // what a process that died left waiting for its import
 	if w.pages, err = parsePages(); err != nil {
 		return nil, errs.Wrap("web.new", errs.Other, err, "The web UI's pages could not be read")
 	}
@@ -301,8 +314,8 @@ type ctxKey struct{}
 func (w *Web) signedIn(next func(http.ResponseWriter, *http.Request, *session)) http.HandlerFunc {
 	return func(rw http.ResponseWriter, r *http.Request) {
 		var ss *session
-		if c, err := r.Cookie(w.cookie); err == nil {
-			ss, _ = w.auth.session(r.Context(), c.Value)
+		if v := w.sessionCookie(r); v != "" {
+			ss, _ = w.auth.session(r.Context(), v)
 		}
 		if ss == nil {
 			if r.Method == http.MethodGet && !strings.HasPrefix(r.URL.Path, "/api/") {
@@ -405,8 +418,28 @@ func (w *Web) backErr(rw http.ResponseWriter, r *http.Request, to string, err er
 	back(rw, r, to, sentence(err))
 }
 
+// cookieName is the session cookie's name for r. Over https it has the __Host- prefix, which browsers
+// accept only with Secure, Path=/ and no Domain: no other host, port or scheme can set or widen it. On
+// plain http a cookie cannot be Secure for every browser and client, so it is host-only (no Domain) but
+// still sent to every port of its host: the reason the owner's address is its own name, box.localhost,
+// rather than localhost (docs/SECURITY.md, "OAuth and passkeys").
+func (w *Web) cookieName(r *http.Request) string {
+	if w.secure(r) {
+		return "__Host-" + w.cookie
+	}
+	return w.cookie
+}
+
+// sessionCookie is the session token r carries, or "".
+func (w *Web) sessionCookie(r *http.Request) string {
+	if c, err := r.Cookie(w.cookieName(r)); err == nil {
+		return c.Value
+	}
+	return ""
+}
+
 func (w *Web) setCookie(rw http.ResponseWriter, r *http.Request, value string, maxAge int) {
-	http.SetCookie(rw, &http.Cookie{Name: w.cookie, Value: value, Path: "/", HttpOnly: true, Secure: w.secure(r),
+	http.SetCookie(rw, &http.Cookie{Name: w.cookieName(r), Value: value, Path: "/", HttpOnly: true, Secure: w.secure(r),
 		SameSite: http.SameSiteStrictMode, MaxAge: maxAge})
 }
 

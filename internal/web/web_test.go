@@ -226,6 +226,32 @@ func TestSetupLinkOnceAndExpiry(t *testing.T) {
 	}
 }
 
+// Two box serve starts before the first passkey print two links: once one makes the passkey, the other
+// stops working, whether it starts afterwards or had already begun.
+func TestSetupLinkEndsWithTheFirstPasskey(t *testing.T) {
+	f := newFx(t)
+	older, oldest, newer := f.setupCode(), f.setupCode(), f.setupCode()
+	st, begun := f.call(newClient(), "/auth/register/begin", map[string]any{"code": oldest}, "")
+	if st != 200 {
+		t.Fatalf("begin: %d %v", st, begun)
+	}
+	if st, out := f.register(f.c, newer); st != 200 || out["ok"] != true {
+		t.Fatalf("the first passkey: %d %v", st, out)
+	}
+	if st, out := f.register(newClient(), older); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "already has its passkey") {
+		t.Fatalf("an older link after the first passkey: %d %v", st, out)
+	}
+	thief := passkeytest.New(t, f.base, "localhost")
+	st, out := f.call(newClient(), "/auth/register/finish", map[string]any{"ceremony": begun["ceremony"], "credential": thief.Create(raw(begun["options"])), "name": "thief"}, "")
+	if st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "already has its passkey") {
+		t.Fatalf("a link begun before the first passkey, finished after: %d %v", st, out)
+	}
+	var n int
+	if err := f.st.DB().QueryRow(`SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("passkeys: %d %v", n, err)
+	}
+}
+
 func TestCookieHeaders(t *testing.T) {
 	f := newFx(t)
 	st, begin := f.call(f.c, "/auth/register/begin", map[string]any{"code": f.setupCode()}, "")
@@ -905,5 +931,101 @@ func TestTodayIsTheLocalDay(t *testing.T) {
 	f.clock.Advance(2 * time.Second)
 	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Wednesday 1 March") || strings.Contains(body, did) {
 		t.Fatalf("two seconds later, on 1 March, Today:\n%s", body)
+	}
+}
+
+// The session cookie is host-only everywhere (no Domain), and over https it carries the __Host- prefix
+// with Secure and Path=/, so no other host, port or plain-http page can set or read it; a cookie of the
+// plain name is not taken over https.
+func TestSessionCookieIsHostOnly(t *testing.T) {
+	for _, secure := range []bool{false, true} {
+		f := newFx(t)
+		if secure {
+			srv := httptest.NewTLSServer(f.w.Handler())
+			t.Cleanup(srv.Close)
+			_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "https://"), ":")
+			f.base = "https://localhost:" + port
+			tr := srv.Client().Transport.(*http.Transport).Clone()
+			tr.TLSClientConfig.ServerName = "example.com" // the test certificate's name; the request goes to localhost
+			f.c = &http.Client{Transport: tr}
+			f.c.Jar, _ = cookiejar.New(nil)
+			f.c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+			f.key = passkeytest.New(t, f.base, "localhost")
+		}
+		st, begin := f.call(f.c, "/auth/register/begin", map[string]any{"code": f.setupCode()}, "")
+		if st != 200 {
+			t.Fatalf("register begin: %d %v", st, begin)
+		}
+		body := raw(map[string]any{"ceremony": begin["ceremony"], "credential": f.key.Create(raw(begin["options"])), "name": "test"})
+		req, _ := http.NewRequest("POST", f.base+"/auth/register/finish", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Origin", f.base)
+		res, err := f.c.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		set := res.Header.Get("Set-Cookie")
+		name, _, _ := strings.Cut(set, "=")
+		switch {
+		case res.StatusCode != 200 || strings.Contains(strings.ToLower(set), "domain="):
+			t.Fatalf("secure %v: %d %q", secure, res.StatusCode, set)
+		case secure && (!strings.HasPrefix(name, "__Host-box_") || !strings.Contains(set, "; Secure") || !strings.Contains(set, "Path=/;")):
+			t.Fatalf("over https: %q", set)
+		case !secure && (!strings.HasPrefix(name, "box_") || strings.Contains(set, "; Secure")):
+			t.Fatalf("over http: %q", set)
+		}
+		if got, _ := f.get(f.c, "/today"); got != 200 {
+			t.Fatalf("secure %v: signed in, /today answers %d", secure, got)
+		}
+		if secure {
+			u, _ := url.Parse(f.base)
+			value := f.c.Jar.Cookies(u)[0].Value
+			req, _ := http.NewRequest("GET", f.base+"/today", nil)
+			req.AddCookie(&http.Cookie{Name: strings.TrimPrefix(name, "__Host-"), Value: value})
+			plain := srvClient(f.c)
+			res, err := plain.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res.Body.Close()
+			if res.StatusCode != http.StatusSeeOther {
+				t.Errorf("the plain cookie name was taken over https: %d", res.StatusCode)
+			}
+		}
+	}
+}
+
+// srvClient is c without its cookies.
+func srvClient(c *http.Client) *http.Client {
+	return &http.Client{Transport: c.Transport, CheckRedirect: c.CheckRedirect}
+}
+
+// With the owner on box.localhost (box serve's own name), the sign-in and setup pages reached by a
+// loopback number or by plain localhost link to the same page there, where the passkey and the session
+// cookie live; at box.localhost they do not.
+func TestOwnerNameLinks(t *testing.T) {
+	f := newFx(t)
+	a := f.a
+	w, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
+		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now, OwnerName: "box.localhost"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(w.Handler())
+	t.Cleanup(srv.Close)
+	_, port, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
+	for host, want := range map[string]bool{"localhost:" + port: true, "127.0.0.1:" + port: true, "box.localhost:" + port: false} {
+		req, _ := http.NewRequest("GET", srv.URL+"/signin", nil)
+		req.Host = host
+		res, err := newClient().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if got := strings.Contains(string(b), `href="http://box.localhost:`+port+`/signin"`); got != want {
+			t.Errorf("%s: links to box.localhost %v, want %v", host, got, want)
+		}
 	}
 }

@@ -189,6 +189,23 @@
     } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
   });
 
+  // A form that changes where the owner's keys and words go (the brain) or takes the whole memory out
+  // (an export) first asks for the owner's passkey, then is sent with the assertion in it.
+  on("form[data-confirm]", "submit", async function (ev) {
+    const form = ev.currentTarget, btn = ev.submitter;
+    if (form.dataset.confirmed === "1") { form.dataset.confirmed = ""; return; }
+    ev.preventDefault();
+    busy(btn, true);
+    try {
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: form.dataset.confirm });
+      form.elements.ceremony.value = a.ceremony;
+      form.elements.credential.value = JSON.stringify(a.credential);
+      form.dataset.confirmed = "1";
+      busy(btn, false);
+      form.requestSubmit(btn);
+    } catch (e) { say(failed(e), true); busy(btn, false); }
+  });
+
   // The box's page holding a page's frame: only that frame's own window may ask to open a path of the
   // box's UI, and only one the UI knows; anything else is ignored (docs/PAGES.md).
   const frame = document.getElementById("pageframe");
