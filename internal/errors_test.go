@@ -12,7 +12,8 @@ import (
 // userFacing are the packages whose errors reach a person (the CLI, MCP, the web UI, the hooks): every
 // error they make is an errs kind with a sentence, never a bare fmt.Errorf (docs/ARCHITECTURE.md, errs).
 var userFacing = []string{"app", "cli", "web", "server", "state", "gate", "keys", "todo", "brain", "memory", "box",
-	"diary", "index", "wire", "hooks", "validate", "note", "card", "inbox", "sqlitefile"}
+	"diary", "index", "wire", "hooks", "validate", "note", "card", "inbox", "sqlitefile", "jobs", "routine", "backup",
+	"usage", "egress"}
 
 // errorAssertion is a type assertion on an error, which misses a wrapped one: errors.As finds it.
 var errorAssertion = regexp.MustCompile(`\berr[A-Za-z]*\.\(\*?[A-Za-z.]+\)`)

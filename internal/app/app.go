@@ -8,6 +8,7 @@ package app
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net/http"
 	"path/filepath"
 	"time"
@@ -56,6 +57,9 @@ type Options struct {
 	VaultDir string
 	// BrainHTTP is the client for the brain's provider calls; nil is the provider package's own.
 	BrainHTTP *http.Client
+	// Logger hears what the services cannot say to anyone else (a job run that failed, a routine not
+	// run, records that cannot be read): box serve's stderr. nil: discarded.
+	Logger *slog.Logger
 	// ConnectorNet replaces the network connectors reach, in tests only: the sandbox refuses it outside
 	// a test binary (docs/CONNECTORS.md, "The egress proxy").
 	ConnectorNet *sandbox.TestNet
@@ -237,6 +241,18 @@ func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, er
 	if on {
 		verb = "froze"
 	}
-	return a.Box.Do(ctx, box.Change{Actor: by, Op: map[bool]string{true: "freeze", false: "unfreeze"}[on], Switch: "change",
+	res, err := a.Box.Do(ctx, box.Change{Actor: by, Op: map[bool]string{true: "freeze", false: "unfreeze"}[on], Switch: "change",
 		Summary: by.Who + " " + verb + " the box", Permanent: true, Apply: func(*box.Tx) error { return nil }})
+	if err == nil {
+		return res, nil
+	}
+	// Without its diary line the act is not whole: the box is left frozen, the safe side (a freeze holds, an
+	// unfreeze is taken back), and the sentence says which.
+	if on {
+		return box.Result{}, errs.Wrap(op, errs.KindOf(err), err, "The box is frozen, but its diary line could not be written; unfreeze and freeze again to record it")
+	}
+	if rerr := a.State.SetFrozen(context.WithoutCancel(ctx), true); rerr != nil {
+		return box.Result{}, errors.Join(err, rerr)
+	}
+	return box.Result{}, errs.Wrap(op, errs.KindOf(err), err, "The box stays frozen: its diary line could not be written, so it was not unfrozen; try again")
 }

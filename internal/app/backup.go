@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/boxmem/box/internal/backup"
@@ -21,7 +22,8 @@ func (a *App) composeBackups() {
 	if err != nil {
 		exe = "box" // a token push then fails with a sentence; ssh and local remotes need no askpass
 	}
-	a.Backups = backup.New(backup.Config{Repo: a.Box.Git(), Vault: a.Vault, Askpass: exe, Now: a.opts.Now})
+	a.Backups = backup.New(backup.Config{Repo: a.Box.Git(), Vault: a.Vault, Askpass: exe, Now: a.opts.Now,
+		HealthFile: filepath.Join(a.Root, ".box", "backups.json"), HasVault: a.hasVault})
 }
 
 // backupJob pushes the box's branch to every backup. A push is not recorded when it went through or

@@ -2,6 +2,9 @@ package app
 
 import (
 	"context"
+	"errors"
+	"io/fs"
+	"os"
 	"sync"
 
 	"github.com/boxmem/box/internal/brain"
@@ -28,6 +31,21 @@ func (a *App) Vault() (*vault.Vault, error) {
 	return a.vault.v, a.vault.err
 }
 
+// hasVault reports whether the vault's folder exists (or is open), so a look for a token in a box that
+// never had one makes no folder.
+func (a *App) hasVault() bool {
+	dir := a.opts.VaultDir
+	if dir == "" {
+		d, err := vault.DefaultDir(a.Box.Marker.ID)
+		if err != nil {
+			return true // Vault says why
+		}
+		dir = d
+	}
+	_, err := os.Stat(dir)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
 // composeBrain builds the brain over the process's services; its tools are the MCP catalogue's memory
 // tools, read from a real tools/list (docs/BRAIN.md, "The chat").
 func (a *App) composeBrain() error {
@@ -45,7 +63,7 @@ func (a *App) composeBrain() error {
 	}
 	var err error
 	a.Brain, err = brain.New(brain.Config{Box: a.Box, Memory: a.Memory, Todos: a.Todos, Gate: a.Gate, State: a.State,
-		Vault: a.Vault, Tools: tools, Connectors: a.Connectors, HTTP: a.opts.BrainHTTP, Now: a.opts.Now})
+		Vault: a.Vault, Tools: tools, Connectors: a.Connectors, HTTP: a.opts.BrainHTTP, Now: a.opts.Now, Logger: a.opts.Logger})
 	return err
 }
 

@@ -41,11 +41,11 @@ type jobState struct {
 // composeJobs builds the process's job runner and registers the box's own jobs: tidy, merge, cautions
 // and backup. Every mode has it (box jobs run NAME runs one in the CLI's process); only Run starts it.
 func (a *App) composeJobs() error {
-	a.Jobs = jobs.New(a.Box, jobs.Options{Now: a.opts.Now})
+	a.Jobs = jobs.New(a.Box, jobs.Options{Now: a.opts.Now, Logger: a.opts.Logger})
 	a.Box.Subscribe(a.afterCommitJobs)
 	def := jobs.Nightly(3, 0)
 	a.jobs.nightly.Store(&def)
-	nightly := func(now time.Time) time.Time { return (*a.jobs.nightly.Load())(now) }
+	nightly := func(_ context.Context, now time.Time) time.Time { return (*a.jobs.nightly.Load())(now) }
 	for _, j := range []jobs.Job{
 		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob},
 		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob},
@@ -72,7 +72,7 @@ func (a *App) afterCommitJobs(_ context.Context, paths []string) {
 			inbox = true
 		}
 	}
-	a.Jobs.Wrote()
+	a.Jobs.Wrote(paths)
 	if inbox && !a.Jobs.IsRunning("tidy") {
 		a.Jobs.Trigger("tidy", jobs.WhyTrigger, a.jobs.opts.TidyAfter)
 	}
@@ -107,12 +107,14 @@ func (a *App) startJobs(ctx context.Context, o JobOptions) error {
 	return nil
 }
 
-// watchInbox arms the tidy for lines another process committed (a `box remember` at the CLI): the
-// runner hears only its own process's commits.
+// watchInbox arms the tidy for lines another process committed (a `box remember` at the CLI), and the
+// backup push for any commit another process made (CLI verbs, box mcp, hooks: HEAD moved): the runner
+// hears only its own process's commits (docs/BACKUP.md).
 func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 	every := min(o.TidyAfter, 30*time.Second)
 	t := time.NewTicker(every)
 	defer t.Stop()
+	seen, _ := a.Box.Git().Head(ctx)
 	for {
 		select {
 		case <-ctx.Done():
@@ -121,6 +123,10 @@ func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 		}
 		if n, err := a.Memory.Waiting(ctx); err == nil && n > 0 && !a.Jobs.IsRunning("tidy") {
 			a.Jobs.TriggerOnce("tidy", jobs.WhyTrigger, o.TidyAfter)
+		}
+		if head, err := a.Box.Git().Head(ctx); err == nil && head != seen {
+			seen = head
+			a.Jobs.TriggerOnce("backup", "new commits", o.BackupAfter)
 		}
 	}
 }

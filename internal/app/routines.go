@@ -13,7 +13,7 @@ import (
 // runs what is due (routinesJob).
 func (a *App) composeRoutines() error {
 	var err error
-	a.Routines, err = routine.New(routine.Config{Box: a.Box, Brain: a.Brain, State: a.State, Now: a.opts.Now})
+	a.Routines, err = routine.New(routine.Config{Box: a.Box, Brain: a.Brain, State: a.State, Now: a.opts.Now, Logger: a.opts.Logger})
 	return err
 }
 
@@ -23,13 +23,13 @@ func (a *App) composeRoutines() error {
 func (a *App) routinesJob() jobs.Job {
 	return jobs.Job{
 		Name: "routines", About: "runs the owner's routines at their times, with read-only tools (docs/ROUTINES.md)",
-		Due: func(now time.Time) time.Time {
+		Due: func(ctx context.Context, now time.Time) time.Time {
 			// Not ready: the run would do nothing, so no record every tick. A setting that cannot be read
 			// lets the run go on, so its error is in a record.
-			if ok, err := a.Routines.Ready(context.Background()); !ok && err == nil {
+			if ok, err := a.Routines.Ready(ctx); !ok && err == nil {
 				return time.Time{}
 			}
-			if due, err := a.Routines.Due(now); err != nil || len(due) == 0 {
+			if due, err := a.Routines.Due(ctx, now); err != nil || len(due) == 0 {
 				return time.Time{}
 			}
 			return now

@@ -35,15 +35,15 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	if _, err := a.Routines.Add(ctx, apptest.Owner, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today's paper.", On: true}); err != nil {
 		t.Fatal(err)
 	}
-	if at := job.Due(c.Now()); !at.IsZero() {
+	if at := job.Due(context.Background(), c.Now()); !at.IsZero() {
 		t.Fatalf("due at 06:00 for a 07:00 routine: %v", at)
 	}
 	c.Set(time.Date(2026, 3, 5, 7, 10, 0, 0, loc))
-	if at := job.Due(c.Now()); !at.IsZero() {
+	if at := job.Due(context.Background(), c.Now()); !at.IsZero() {
 		t.Fatalf("due with no brain to run it: %v", at)
 	}
 	srv := apptest.Brain(t, a, "sk-test-ROUTINE-JOB-7d1e")
-	if at := job.Due(c.Now()); !at.Equal(c.Now()) {
+	if at := job.Due(context.Background(), c.Now()); !at.Equal(c.Now()) {
 		t.Fatalf("not due at its slot with a brain on: %v", at)
 	}
 	srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Nothing waits today. Kingfisher."}, InputTokens: 100, OutputTokens: 8})
@@ -72,7 +72,7 @@ func TestTheRunnerRunsARoutineThatIsDue(t *testing.T) {
 	if data, err := layout.ReadFile(a.Root, report); err != nil || !strings.Contains(string(data), "Kingfisher") {
 		t.Fatalf("the report: %q %v", data, err)
 	}
-	if at := job.Due(c.Now()); !at.IsZero() {
+	if at := job.Due(context.Background(), c.Now()); !at.IsZero() {
 		t.Fatalf("the slot that ran is due again: %v", at)
 	}
 	// A few more passes of the scheduler run it no more: one model call, one record.

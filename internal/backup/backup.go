@@ -6,11 +6,15 @@ package backup
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"sync"
 	"time"
 
+	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/git"
 	"github.com/boxmem/box/internal/vault"
@@ -22,22 +26,29 @@ type Config struct {
 	Vault   func() (*vault.Vault, error) // opened on first use
 	Askpass string                       // the box binary, for git's askpass (os.Executable)
 	Now     func() time.Time
+	// HealthFile keeps what pushes met for every process of the box (.box/backups.json, never committed):
+	// a failure box serve met shows in box backup status, and box backup now's success resumes box
+	// serve's pushes. "": this process's memory only.
+	HealthFile string
+	// HasVault reports whether the vault exists, so a box without one never makes its folder to find no
+	// token; nil: it is opened.
+	HasVault func() bool
 }
 
 // Backups are the box's backup remotes. Safe for concurrent use.
 type Backups struct {
 	cfg Config
 
-	mu    sync.Mutex
-	state map[string]*health // by remote name
+	mu  sync.Mutex
+	mem map[string]health // by remote name, when there is no HealthFile
 }
 
-// health is what the process knows of a remote's recent pushes.
+// health is what the box knows of a remote's recent pushes.
 type health struct {
-	failures int
-	lastErr  string
-	kind     errs.Kind
-	notUntil time.Time // no retry before this
+	Failures int       `json:"failures"`
+	LastErr  string    `json:"lastErr"`
+	Stopped  bool      `json:"stopped,omitempty"` // a failure that waits for the owner (stops)
+	NotUntil time.Time `json:"notUntil"`          // no retry before this
 }
 
 // New is the backups of one box.
@@ -45,7 +56,68 @@ func New(cfg Config) *Backups {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Backups{cfg: cfg, state: map[string]*health{}}
+	return &Backups{cfg: cfg, mem: map[string]health{}}
+}
+
+// load reads the health of every remote; b.mu is held. A health file that does not parse is the box's
+// own runtime file gone bad: it is read as empty (every remote is tried at the next round).
+func (b *Backups) load() (map[string]health, error) {
+	if b.cfg.HealthFile == "" {
+		return b.mem, nil
+	}
+	data, err := os.ReadFile(b.cfg.HealthFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]health{}, nil
+	}
+	if err != nil {
+		return nil, errs.Wrap("backup.health", errs.Other, err, "The backups' state ("+b.cfg.HealthFile+") cannot be read")
+	}
+	m := map[string]health{}
+	if json.Unmarshal(data, &m) != nil {
+		return map[string]health{}, nil
+	}
+	return m, nil
+}
+
+// save writes the health of every remote back; b.mu is held.
+func (b *Backups) save(m map[string]health) error {
+	if b.cfg.HealthFile == "" {
+		b.mem = m
+		return nil
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err == nil {
+		err = atomicfile.WriteFile(b.cfg.HealthFile, append(data, '\n'), 0o600)
+	}
+	if err != nil {
+		return errs.Wrap("backup.health", errs.Other, err, "The backups' state ("+b.cfg.HealthFile+") cannot be written")
+	}
+	return nil
+}
+
+// update changes one remote's health (nil: forgets it) from what is on file now.
+func (b *Backups) update(name string, f func(h *health) bool) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	m, err := b.load()
+	if err != nil {
+		return err
+	}
+	h := m[name]
+	if f(&h) {
+		m[name] = h
+	} else {
+		delete(m, name)
+	}
+	return b.save(m)
+}
+
+// vault opens the vault, or says there is none (nil, nil) when it was never made.
+func (b *Backups) vault() (*vault.Vault, error) {
+	if b.cfg.HasVault != nil && !b.cfg.HasVault() {
+		return nil, nil
+	}
+	return b.cfg.Vault()
 }
 
 // TokenName is the vault name of a backup's token.
@@ -87,15 +159,16 @@ func (b *Backups) Remove(ctx context.Context, name string) error {
 	if err := b.cfg.Repo.RemoveRemote(ctx, name); err != nil {
 		return err
 	}
-	if v, err := b.cfg.Vault(); err == nil {
+	v, err := b.vault()
+	if err != nil {
+		return errs.Wrap("backup.remove", errs.Other, err, "The backup "+name+" is removed, but its token could not be deleted from the vault, which does not open")
+	}
+	if v != nil {
 		if err := v.Delete(TokenName(name)); err != nil && !errs.Is(err, errs.NotFound) {
 			return err
 		}
 	}
-	b.mu.Lock()
-	delete(b.state, name)
-	b.mu.Unlock()
-	return nil
+	return b.update(name, func(*health) bool { return false })
 }
 
 // Status is one remote as box backup status shows it.
@@ -116,10 +189,17 @@ func (b *Backups) Status(ctx context.Context) ([]Status, error) {
 	out := make([]Status, 0, len(rs))
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	m, err := b.load()
+	if err != nil {
+		return nil, err
+	}
 	for _, r := range rs {
 		s := Status{Remote: r}
-		if h := b.state[r.Name]; h != nil && h.failures > 0 {
-			s.Failing, s.Error, s.NextRetry, s.Stopped = true, h.lastErr, h.notUntil, stops(h.kind)
+		if h := m[r.Name]; h.Failures > 0 {
+			s.Failing, s.Error, s.Stopped = true, h.LastErr, h.Stopped
+			if !h.Stopped {
+				s.NextRetry = h.NotUntil
+			}
 		}
 		out = append(out, s)
 	}
@@ -175,22 +255,25 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 	for _, r := range rs {
 		now := b.cfg.Now()
 		b.mu.Lock()
-		h := b.state[r.Name]
-		if h == nil {
-			h = &health{}
-			b.state[r.Name] = h
+		m, err := b.load()
+		h := m[r.Name]
+		why := ""
+		switch {
+		case err != nil || h.Failures == 0 || asked || force:
+		case h.Stopped:
+			why = "stopped until the owner acts: " + h.LastErr
+		case now.Before(h.NotUntil):
+			why = fmt.Sprintf("backing off after %d failed pushes until %s", h.Failures, h.NotUntil.Format(time.RFC3339))
 		}
-		wait := h.failures > 0 && !asked && !force && (stops(h.kind) || now.Before(h.notUntil))
 		b.mu.Unlock()
-		if wait {
-			why := fmt.Sprintf("backing off after %d failed pushes until %s", h.failures, h.notUntil.Format(time.RFC3339))
-			if stops(h.kind) {
-				why = "stopped until the owner acts: " + h.lastErr
-			}
+		if err != nil {
+			return round, err
+		}
+		if why != "" {
 			round.Pushed = append(round.Pushed, Pushed{Remote: r.Name, Skipped: why})
 			continue
 		}
-		if !force && r.Behind == 0 && r.Pushed != "" && h.failures == 0 {
+		if !force && r.Behind == 0 && r.Pushed != "" && h.Failures == 0 {
 			round.Pushed = append(round.Pushed, Pushed{Remote: r.Name, Commit: r.Pushed, Unchanged: true})
 			continue
 		}
@@ -199,22 +282,25 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 		if err == nil {
 			res, err = b.cfg.Repo.Push(ctx, r.Name, force, auth)
 		}
-		b.mu.Lock()
-		if err != nil {
+		var p Pushed
+		if uerr := b.update(r.Name, func(h *health) bool {
+			if err == nil {
+				p = Pushed{Remote: r.Name, Commit: res.Commit, Unchanged: res.Unchanged, New: h.Failures > 0}
+				return false
+			}
 			msg := errs.Sentence(err)
 			if msg == "" {
 				msg = err.Error()
 			}
-			p := Pushed{Remote: r.Name, Error: msg, New: msg != h.lastErr}
-			h.failures++
-			h.lastErr, h.kind = msg, errs.KindOf(err)
-			h.notUntil = now.Add(Backoff(h.failures))
-			round.Pushed = append(round.Pushed, p)
-		} else {
-			round.Pushed = append(round.Pushed, Pushed{Remote: r.Name, Commit: res.Commit, Unchanged: res.Unchanged, New: h.failures > 0})
-			*h = health{}
+			p = Pushed{Remote: r.Name, Error: msg, New: msg != h.LastErr}
+			h.Failures++
+			h.LastErr, h.Stopped = msg, stops(errs.KindOf(err))
+			h.NotUntil = now.Add(Backoff(h.Failures))
+			return true
+		}); uerr != nil {
+			return round, uerr
 		}
-		b.mu.Unlock()
+		round.Pushed = append(round.Pushed, p)
 	}
 	return round, nil
 }
@@ -223,8 +309,11 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 // the owner's agent and need none).
 func (b *Backups) auth(name string) (git.Auth, error) {
 	a := git.Auth{Askpass: b.cfg.Askpass}
-	v, err := b.cfg.Vault()
+	v, err := b.vault()
 	if err != nil {
+		return a, errs.Wrap("backup.auth", errs.Other, err, "The vault that holds the backups' tokens does not open, so nothing was pushed")
+	}
+	if v == nil {
 		return a, nil // no vault: no token to give; a remote that needs one says so
 	}
 	sec, err := v.Get(TokenName(name))
@@ -262,10 +351,14 @@ func Backoff(n int) time.Duration {
 func (b *Backups) NextRetry() time.Time {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	m, err := b.load()
+	if err != nil {
+		return time.Time{} // the next commit's push reads it again and fails with the sentence
+	}
 	var t time.Time
-	for _, h := range b.state {
-		if h.failures > 0 && !stops(h.kind) && (t.IsZero() || h.notUntil.Before(t)) {
-			t = h.notUntil
+	for _, h := range m {
+		if h.Failures > 0 && !h.Stopped && (t.IsZero() || h.NotUntil.Before(t)) {
+			t = h.NotUntil
 		}
 	}
 	return t

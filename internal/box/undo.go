@@ -71,20 +71,18 @@ func Undoable(e diary.Entry) bool { return e.Op != "init" && len(e.Undo) > 0 }
 func (b *Box) Next() (diary.Entry, error) { return b.undoTarget("") }
 
 // UndoSince reverses, newest first and one entry at a time, every undoable change since that match
-// picks (a connection's), each as its own undo. It stops at the first that cannot be undone and says how
-// many it did and how many it meant to.
+// picks (a connection's), each as its own undo. It reads every diary entry since then (only the day
+// files from since's day on), so no change in the window is left out however busy the box was. It stops
+// at the first that cannot be undone and says how many it did and how many it meant to.
 func (b *Box) UndoSince(ctx context.Context, since time.Time, match func(diary.Entry) bool, actor Actor) (done, todo int, err error) {
-	all, err := b.Diary(ctx, 2000, nil)
+	all, err := diary.Since(b.Root, since, nil)
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, errs.Wrap("box.undo", errs.Other, err, "cannot read the diary")
 	}
 	undone := Undone{}
 	var ids []string
-	for _, e := range all { // newest first
+	for _, e := range all { // newest first, none before since
 		if undone.Saw(e) || e.Op == "undo" || !Undoable(e) || !match(e) {
-			continue
-		}
-		if t, err := time.Parse(time.RFC3339Nano, e.Time); err != nil || t.Before(since) {
 			continue
 		}
 		ids = append(ids, e.ID)

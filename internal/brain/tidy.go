@@ -51,7 +51,12 @@ func (p tidyPlanner) PlanBatch(ctx context.Context, batch memory.Batch) (memory.
 	th, err := b.Think(ctx, Job{Turn: "tidy-" + randomHex(6), Purpose: "tidy", Tier: route.Fast, System: tidySystem(batch.Trust),
 		Messages: []provider.Message{{Role: provider.User, Text: batchText(batch)}}, MaxSteps: 1, MaxTokens: 4096}, nil)
 	if err != nil && th.Failure == "" {
-		return memory.Proposal{}, err
+		if ctx.Err() != nil {
+			return memory.Proposal{}, err
+		}
+		// The brain could not be asked (a vault that does not open, a ledger that cannot be read): the
+		// rules file the batch, so the inbox is never held up by the brain.
+		return memory.Proposal{Note: "The brain was not asked: " + errs.Sentence(err)}, nil
 	}
 	if len(th.Lines) > 0 {
 		cost := 0.0

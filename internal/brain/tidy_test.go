@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
@@ -15,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/providertest"
+	"github.com/boxmem/box/internal/usage"
 )
 
 var claude = box.Actor{Who: "Claude", Via: "mcp", Host: "claude.ai", Trust: "outside"}
@@ -259,4 +261,40 @@ func coreOf(router string) string {
 	_, s, _ := strings.Cut(router, "## Core facts")
 	s, _, _ = strings.Cut(s, "## ")
 	return s
+}
+
+// One ledger line the box cannot read (hand-edited, or a newer box's extra field) never stops the tidy:
+// a damaged line is left out of the totals and the brain is asked; a ledger that cannot be read at all
+// leaves the filing to the rules, with the reason in the result.
+func TestTidyIsNeverBlockedByTheLedger(t *testing.T) {
+	f := newFx(t)
+	ctx := context.Background()
+	srv := providertest.OpenAI(t, openAIKey)
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", FastModel: "model-b", Key: openAIKey})
+	ledger := filepath.Join(f.a.Root, filepath.FromSlash(strings.TrimPrefix(usage.Path(f.clock.Now()), "/")))
+	if err := os.MkdirAll(filepath.Dir(ledger), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	good := `{"time":"` + f.clock.Now().Format(time.RFC3339) + `","turn":"t","provider":"openai","model":"m","tokensIn":1,"tokensOut":1,"cost":0,"costFrom":"unknown","newField":1}`
+	if err := os.WriteFile(ledger, []byte(good+"\n{\"time\": broken\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f.remember(t, owner, "Ana Lopez started a new job at the bakery.", false)
+	srv.Push(providertest.Reply{Model: "model-b", Text: []string{"I would file it under Ana."}})
+	n := len(srv.Requests())
+	res, err := f.a.Memory.Tidy(ctx, owner)
+	if err != nil || res.Filed != 1 || len(srv.Requests()) != n+1 {
+		t.Fatalf("a damaged ledger line: %d requests, %+v %v", len(srv.Requests())-n, res, err)
+	}
+	if err := os.Remove(ledger); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(ledger, 0o755); err != nil { // a folder where the ledger file should be
+		t.Fatal(err)
+	}
+	f.remember(t, owner, "Leo Smith likes chess.", false)
+	res, err = f.a.Memory.Tidy(ctx, owner)
+	if err != nil || res.Filed != 1 || !strings.Contains(res.Brain, "not asked") || !strings.Contains(res.Brain, "ledger") {
+		t.Fatalf("a ledger that cannot be read: %+v %v", res, err)
+	}
 }

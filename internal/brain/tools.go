@@ -96,7 +96,7 @@ func (b *Brain) handlers() map[string]handler {
 			items, err := m.Recent(ctx, clamp(in.Limit, 20, 100))
 			outside := false
 			for i, it := range items {
-				if !memory.OwnVias[it.Via] {
+				if it.Outside {
 					items[i].Summary, outside = memory.Fence(it.Summary), true
 				}
 			}

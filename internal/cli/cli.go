@@ -113,7 +113,36 @@ func (g *Global) rootCmd() *cobra.Command {
 	for _, c := range g.verbs() {
 		root.AddCommand(c)
 	}
+	usageArgs(root)
 	return root
+}
+
+// groupOnly marks a verb group whose only action is its help (box backup, box todo): not a verb of its own.
+const groupOnly = "box-group-only"
+
+// usageArgs makes every wrong argument an exit 2 (docs/CLI.md), as cobra's flag errors are: a verb's
+// argument count, an unknown verb, a group's unknown sub-verb. A group with no action of its own prints
+// its help when given nothing.
+func usageArgs(c *cobra.Command) {
+	if c.HasSubCommands() && !c.Runnable() {
+		c.Args = cobra.NoArgs
+		c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+		if c.Annotations == nil {
+			c.Annotations = map[string]string{}
+		}
+		c.Annotations[groupOnly] = "true"
+	}
+	if check := c.Args; check != nil {
+		c.Args = func(cmd *cobra.Command, args []string) error {
+			if err := check(cmd, args); err != nil {
+				return errs.Wrap("cli", errs.Usage, err, "")
+			}
+			return nil
+		}
+	}
+	for _, sub := range c.Commands() {
+		usageArgs(sub)
+	}
 }
 
 // verbs lists every verb, one constructor each.
@@ -159,6 +188,14 @@ func (g *Global) note(format string, args ...any) {
 // usageErr is a bad-arguments error.
 func usageErr(format string, args ...any) error {
 	return errs.E("cli", errs.Usage, format, args...)
+}
+
+// countFlag refuses a count flag outside 1..most as bad arguments (exit 2), never taking it silently.
+func countFlag(name string, v, most int) error {
+	if v < 1 || v > most {
+		return usageErr("--%s must be between 1 and %d, not %d", name, most, v)
+	}
+	return nil
 }
 
 // progress returns a progress callback that draws a bar on stderr when it is a terminal.

@@ -49,8 +49,8 @@ func diaryCmd(g *Global) *cobra.Command {
 }
 
 func runDiary(ctx context.Context, g *Global, o diaryOptions) error {
-	if o.n <= 0 {
-		return usageErr("--n must be at least 1")
+	if err := countFlag("n", o.n, 10000); err != nil {
+		return err
 	}
 	return g.read(ctx, func(a *app.App) error {
 		es, err := a.Box.Diary(ctx, o.n, nil)

@@ -37,7 +37,7 @@ func runInit(ctx context.Context, g *Global, args []string) (err error) {
 	if len(args) == 1 {
 		dir = g.abs(args[0])
 	}
-	a, err := makeBox(ctx, dir, app.CLI)
+	a, err := makeBox(ctx, dir, app.Options{Mode: app.CLI, Now: g.clock()})
 	if err != nil {
 		return err
 	}
@@ -51,6 +51,6 @@ func runInit(ctx context.Context, g *Global, args []string) (err error) {
 
 // makeBox makes a box in dir with the seed files every verb shares (init, serve): the router skeleton
 // comes from the note package, which box may not import.
-func makeBox(ctx context.Context, dir string, mode app.Mode) (*app.App, error) {
-	return app.Init(ctx, dir, map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}, "", app.Options{Mode: mode})
+func makeBox(ctx context.Context, dir string, opts app.Options) (*app.App, error) {
+	return app.Init(ctx, dir, map[string][]byte{layout.Router: []byte(note.RouterSkeleton)}, "", opts)
 }

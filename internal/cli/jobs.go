@@ -52,7 +52,10 @@ func runJobs(ctx context.Context, g *Global, n int) error {
 		out := jobsOutput{Jobs: []jobView{}, Runs: runs}
 		for _, j := range a.Jobs.Jobs() {
 			v := jobView{Name: j.Name, About: j.About}
-			if last, err := jobs.Records(a.Root, 1, func(r jobs.Record) bool { return r.Job == j.Name }); err == nil && len(last) == 1 {
+			if last, err := jobs.Find(a.Root, jobs.Query{N: 1, Job: j.Name}); err == nil && len(last) == 1 {
+				if err := jobs.WithCommits(ctx, a.Box, last); err != nil {
+					return err
+				}
 				v.LastRun = &last[0]
 			}
 			out.Jobs = append(out.Jobs, v)
@@ -82,7 +85,7 @@ func runLine(r jobs.Record) string {
 		s += " — failed: " + r.Error
 	}
 	if r.Entry != "" {
-		s += " [undo: box undo " + r.Entry + "]"
+		s += " [undo: box undo --entry " + r.Entry + "]"
 	}
 	return s + fmt.Sprintf(" %s", (time.Duration(r.Seconds*float64(time.Second))).Round(time.Millisecond))
 }
@@ -90,7 +93,7 @@ func runLine(r jobs.Record) string {
 func jobsRunCmd(g *Global) *cobra.Command {
 	return &cobra.Command{
 		Use:   "run NAME",
-		Short: "Run one job now (tidy, merge, cautions, backup); its record says what it did",
+		Short: "Run one job now (tidy, merge, cautions, backup, routines); its record says what it did",
 		Args:  cobra.ExactArgs(1),
 		RunE:  func(cmd *cobra.Command, args []string) error { return runJobsRun(cmd.Context(), g, args[0]) },
 	}
@@ -99,9 +102,15 @@ func jobsRunCmd(g *Global) *cobra.Command {
 func runJobsRun(ctx context.Context, g *Global, name string) error {
 	return g.write(ctx, func(a *app.App) error {
 		rec, err := a.Jobs.Run(ctx, name, jobs.WhyAsked)
-		if err != nil {
-			return err // not run (no such job, running already), or failed: its record says so too
+		if err != nil && (rec.ID == "" || rec.Error == "") {
+			return err // not run (no such job, running already), or its record not written
 		}
-		return g.emit(rec, func(w io.Writer) { _, _ = fmt.Fprintln(w, runLine(rec)) })
+		if perr := g.emit(rec, func(w io.Writer) { _, _ = fmt.Fprintln(w, runLine(rec)) }); perr != nil {
+			return perr
+		}
+		if err != nil {
+			return exitError{ExitFailure} // the job failed: its record, printed, says why (docs/CLI.md)
+		}
+		return nil
 	})
 }

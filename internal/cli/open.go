@@ -29,15 +29,22 @@ func (g *Global) open(ctx context.Context, mode app.Mode) (*app.App, error) {
 	return app.Open(ctx, root, o)
 }
 
-// clock is the process's clock: the wall clock, moved by $BOX_TEST_CLOCK_OFFSET (a Go duration such as
-// 48h) when set. It exists for tests of the real binary that need a later day (a nightly job, a caution
-// that ends); a process of the owner's own user may set its clock anyway (docs/JOBS.md, "Testing").
+// clock is the process's clock: the wall clock, or from $BOX_TEST_CLOCK (an RFC 3339 time the clock
+// starts at and runs on from), moved by $BOX_TEST_CLOCK_OFFSET (a Go duration such as 48h) when set. It
+// exists for tests of the real binary that need a day of their own (a nightly job, a caution that ends)
+// whatever today is; a process of the owner's own user may set its clock anyway (docs/JOBS.md, "Testing").
 func (g *Global) clock() func() time.Time {
-	d, err := time.ParseDuration(g.IO.Getenv("BOX_TEST_CLOCK_OFFSET"))
-	if err != nil || d == 0 {
+	d, _ := time.ParseDuration(g.IO.Getenv("BOX_TEST_CLOCK_OFFSET"))
+	base, err := time.Parse(time.RFC3339, g.IO.Getenv("BOX_TEST_CLOCK"))
+	if err != nil && d == 0 {
 		return nil
 	}
-	return func() time.Time { return time.Now().Add(d) }
+	start := time.Now()
+	if err != nil {
+		base = start
+	}
+	base = base.In(time.Local)
+	return func() time.Time { return base.Add(time.Since(start) + d) }
 }
 
 // read runs fn with the discovered box's services, then closes them.

@@ -31,6 +31,9 @@ func recentCmd(g *Global) *cobra.Command {
 }
 
 func runRecent(ctx context.Context, g *Global, o recentOptions) error {
+	if err := countFlag("n", o.n, 10000); err != nil {
+		return err
+	}
 	return g.read(ctx, func(a *app.App) error {
 		items, err := a.Memory.Recent(ctx, o.n)
 		if err != nil {

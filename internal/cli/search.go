@@ -42,6 +42,12 @@ func searchCmd(g *Global) *cobra.Command {
 func runSearch(ctx context.Context, g *Global, o searchOptions, args []string) error {
 	in := o.in
 	in.Words = strings.Join(args, " ")
+	if err := countFlag("limit", in.Limit, 1000); err != nil { // the index's most (index.MaxLimit)
+		return err
+	}
+	if in.Trust != "" && in.Trust != "own" && in.Trust != "outside" {
+		return usageErr("--trust is own or outside, not %q", in.Trust)
+	}
 	return g.read(ctx, func(a *app.App) error {
 		var err error
 		loc := a.Now().Location()

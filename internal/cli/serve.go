@@ -79,12 +79,12 @@ func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
 	if err != nil {
 		return errs.Wrap("cli.serve", errs.Busy, err, "The server could not listen on "+o.addr+"; is another box serve running? Pick another --addr")
 	}
-	a, err := g.openOrMake(ctx, app.Serve)
+	logger := slog.New(slog.NewTextHandler(g.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	a, err := g.openOrMake(ctx, app.Options{Mode: app.Serve, Logger: logger})
 	if err != nil {
 		return errors.Join(err, ln.Close())
 	}
 	defer func() { err = errors.Join(err, a.Close()) }()
-	logger := slog.New(slog.NewTextHandler(g.IO.Err, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	return a.Run(ctx, app.ServeOptions{Listener: ln, AllowedHosts: allowed, PublicURL: public, Version: Version, Logger: logger, Jobs: o.jobs,
 		Export: func(ctx context.Context, root, kind, name string, w io.Writer) error {
 			_, err := exports.Stream(ctx, kind, root, name, w, exports.Options{})
@@ -107,12 +107,13 @@ func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
 
 // openOrMake opens the discovered box, or, when none is found, makes the default one: --box or $BOX_DIR
 // when named (a folder that is not a box yet), else ~/box, announced on stderr.
-func (g *Global) openOrMake(ctx context.Context, mode app.Mode) (*app.App, error) {
+func (g *Global) openOrMake(ctx context.Context, opts app.Options) (*app.App, error) {
+	o := g.base // what every open starts from (tests give theirs), with this verb's mode and logger
+	o.Mode, o.Logger, o.Now = opts.Mode, opts.Logger, g.clock()
+	opts = o
 	root, found := g.boxRoot()
 	if found == nil {
-		o := g.base
-		o.Mode, o.Now = mode, g.clock()
-		return app.Open(ctx, root, o)
+		return app.Open(ctx, root, opts)
 	}
 	if !errs.Is(found, errs.NotABox) || g.BoxFlag != "" {
 		return nil, found
@@ -129,7 +130,7 @@ func (g *Global) openOrMake(ctx context.Context, mode app.Mode) (*app.App, error
 		}
 		dir = filepath.Join(home, "box")
 	}
-	a, err := makeBox(ctx, dir, mode)
+	a, err := makeBox(ctx, dir, opts)
 	if err != nil {
 		return nil, err
 	}

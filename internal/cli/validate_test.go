@@ -282,6 +282,9 @@ func TestValidateLinksGolden(t *testing.T) {
 	golden(t, "links", tr.b.String())
 }
 
+// TestValidateURLsGolden: the test server is on the loopback, which the link check never asks (the egress
+// rule, docs/SECURITY.md): every link is reported unchecked and no request reaches it. How answers are
+// judged (HEAD, GET after 405, dead, timeouts) is validate's TestURLs, over a public test address.
 func TestValidateURLsGolden(t *testing.T) {
 	var hits []string
 	var mu sync.Mutex

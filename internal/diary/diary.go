@@ -126,12 +126,27 @@ type Filter func(Entry) bool
 // Recent returns up to n entries, newest first, reading day files from the newest back and stopping
 // as soon as it has n: the work is bounded by what it returns, not by the size of the diary.
 func Recent(root string, n int, keep Filter) ([]Entry, error) {
+	return read(root, n, time.Time{}, keep)
+}
+
+// Since returns every entry at or after since that keep accepts, newest first, reading only the day
+// files from since's day on: the work is bounded by the time asked for, not by the size of the diary.
+func Since(root string, since time.Time, keep Filter) ([]Entry, error) {
+	return read(root, 0, since, keep)
+}
+
+// read is Recent and Since: up to n entries (0: all) no older than since (zero: any).
+func read(root string, n int, since time.Time, keep Filter) ([]Entry, error) {
 	days, err := dayFiles(root)
 	if err != nil {
 		return nil, err
 	}
+	first := ""
+	if !since.IsZero() {
+		first = since.UTC().Format("2006-01-02") + ".jsonl"
+	}
 	var out []Entry
-	for i := len(days) - 1; i >= 0 && (n <= 0 || len(out) < n); i-- {
+	for i := len(days) - 1; i >= 0 && (n <= 0 || len(out) < n) && days[i] >= first; i-- {
 		data, err := layout.ReadFile(root, layout.DiaryDir+"/"+days[i])
 		if err != nil && !layout.Skipped(err) {
 			return nil, errs.Wrap("diary.read", errs.Other, err, "The diary could not be read")
@@ -144,6 +159,11 @@ func Recent(root string, n int, keep Filter) ([]Entry, error) {
 			var e Entry
 			if len(line) == 0 || json.Unmarshal(line, &e) != nil || e.ID == "" {
 				continue
+			}
+			if !since.IsZero() {
+				if t, err := time.Parse(time.RFC3339Nano, e.Time); err != nil || t.Before(since) {
+					continue
+				}
 			}
 			if keep == nil || keep(e) {
 				out = append(out, e)

@@ -366,8 +366,8 @@ func isLocal(u string) bool {
 }
 
 // transportError turns git's failure to reach a remote into a sentence and a kind the caller acts on:
-// Conflict (the remote moved elsewhere; the owner decides), Unauthorized (the credentials), Other (try
-// again later).
+// Conflict (the remote moved elsewhere; the owner decides), Unauthorized (the credentials), NotFound (no
+// repository there; the owner makes one), Other (try again later), with git's own reason in the sentence.
 func transportError(what, name string, err error) error {
 	const op = "git.remote"
 	var ge *Error
@@ -381,8 +381,32 @@ func transportError(what, name string, err error) error {
 	case strings.Contains(low, "authentication failed") || strings.Contains(low, "could not read username") || strings.Contains(low, "could not read password") ||
 		strings.Contains(low, "permission denied") || strings.Contains(low, "error: 403") || strings.Contains(low, "error: 401"):
 		return errs.Wrap(op, errs.Unauthorized, err, fmt.Sprintf("%s refused the box's credentials; check the token or the ssh key", name))
+	case strings.Contains(low, "does not appear to be a git repository") || strings.Contains(low, "repository not found") ||
+		(strings.Contains(low, "repository") && strings.Contains(low, "not found")):
+		return errs.Wrap(op, errs.NotFound, err, fmt.Sprintf("%s %s failed: there is no repository there (%s); make one (git init --bare PATH, or a new empty repository on the server) or remove the backup", capitalize(what), name, gitReason(msg)))
+	}
+	if why := gitReason(msg); why != "" {
+		return errs.Wrap(op, errs.Other, err, fmt.Sprintf("%s %s failed: %s", capitalize(what), name, why))
 	}
 	return errs.Wrap(op, errs.Other, err, fmt.Sprintf("%s %s failed", capitalize(what), name))
+}
+
+// gitReason is the first line of git's own words in its error output (its secrets already scrubbed by
+// run), without git's "fatal: " or "error: " prefix: what the owner needs to know why a push failed.
+func gitReason(stderr string) string {
+	for _, l := range strings.Split(stderr, "\n") {
+		l = strings.TrimSpace(l)
+		for _, p := range []string{"fatal: ", "error: ", "remote: "} {
+			l = strings.TrimPrefix(l, p)
+		}
+		if l != "" && l != "…" {
+			if r := []rune(l); len(r) > 200 {
+				l = string(r[:199]) + "…"
+			}
+			return strings.TrimSuffix(l, ".")
+		}
+	}
+	return ""
 }
 
 func capitalize(s string) string {

@@ -24,9 +24,6 @@ func FuzzOpenGates(f *testing.F) {
 
 // FuzzShellSearch: any command line parses without panicking; compound commands are never answered.
 func FuzzShellSearch(f *testing.F) {
-	for _, s := range []string{"rg -n 'func Open' internal", "grep -rn Open . | head", "git grep -n 'type Box'", "rg x; rm -rf /", "grep \"a b\" $(ls)", ""} {
-		f.Add(s)
-	}
 	f.Fuzz(func(t *testing.T, cmd string) {
 		if _, ok := parseShellSearch(cmd); ok && strings.ContainsAny(cmd, ";&><`\n") {
 			t.Fatalf("a compound command was taken for a search: %q", cmd)
@@ -36,9 +33,6 @@ func FuzzShellSearch(f *testing.F) {
 
 // FuzzReadTranscript: any transcript file reads without panicking and never counts negative tokens.
 func FuzzReadTranscript(f *testing.F) {
-	f.Add([]byte(`{"type":"user","message":{"role":"user","content":"fix the bug"}}` + "\n" +
-		`{"type":"assistant","message":{"id":"m1","usage":{"input_tokens":10,"output_tokens":5}}}` + "\n"))
-	f.Add([]byte("not json\n{}\n"))
 	p := filepath.Join(f.TempDir(), "t.jsonl") // one file, rewritten: a folder per input exhausts the disk's inodes
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if err := os.WriteFile(p, data, 0o644); err != nil {

@@ -56,7 +56,8 @@ type Job struct {
 	// Due reports, for a scheduled job, the newest time at or before now when it should have run; the
 	// runner runs it when its last run started before that (so a time missed while the server was down
 	// runs at the next start). Zero: not due by schedule. nil: the job runs only when asked or triggered.
-	Due func(now time.Time) time.Time
+	// ctx is the scheduler's: a Due that reads the box stops when box serve does.
+	Due func(ctx context.Context, now time.Time) time.Time
 	// Run does the work. A job that commits writes its record in its own commit (Run.RecordChange and
 	// Run.WriteRecord, or memory's Also) and returns Result.Recorded; otherwise the runner commits the
 	// record itself. An error is in the record; the job's change is then not committed.
@@ -113,8 +114,7 @@ type Runner struct {
 	mu        sync.Mutex
 	jobs      []Job
 	triggers  map[string]trigger // job → when a debounced trigger fires, and why
-	lastWrite time.Time          // the last commit heard, on the runner's clock
-	own       int                // commits of the runner's own runs in flight
+	lastWrite time.Time          // the last commit heard that the runner did not make, on its clock
 	running   map[string]bool
 	wake      chan struct{}
 	wg        sync.WaitGroup
@@ -202,13 +202,17 @@ func (r *Runner) TriggerOnce(name, why string, delay time.Duration) {
 	r.poke()
 }
 
-// Wrote tells the runner a commit it did not make happened (the owner or an assistant wrote): a run
-// waits Options.Quiet after the last one.
-func (r *Runner) Wrote() {
-	r.mu.Lock()
-	if r.own == 0 {
-		r.lastWrite = r.opts.Now()
+// Wrote tells the runner a commit with paths happened: unless it carries a run's record (the runner's
+// own commit), someone else wrote (the owner, an assistant), and a run waits Options.Quiet after the
+// last such commit, even one that came while another run was going on (docs/JOBS.md, "Yields to writes").
+func (r *Runner) Wrote(paths []string) {
+	for _, p := range paths {
+		if strings.HasPrefix(p, RecordsDir+"/") {
+			return
+		}
 	}
+	r.mu.Lock()
+	r.lastWrite = r.opts.Now()
 	r.mu.Unlock()
 }
 
@@ -274,7 +278,7 @@ func (r *Runner) pass(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		why, ok := r.due(j)
+		why, ok := r.due(ctx, j)
 		if !ok {
 			continue
 		}
@@ -282,9 +286,16 @@ func (r *Runner) pass(ctx context.Context) {
 			return // the owner is writing: come back when it has been quiet a while
 		}
 		r.mu.Lock()
+		_, triggered := r.triggers[j.Name]
 		delete(r.triggers, j.Name)
 		r.mu.Unlock()
-		if _, err := r.Run(ctx, j.Name, why); err != nil && !errs.Is(err, errs.Busy) {
+		_, err := r.Run(ctx, j.Name, why)
+		switch {
+		case errs.Is(err, errs.Busy) && triggered:
+			// running in another process (box jobs run): that run may have read its work before the
+			// lines that armed this trigger came, so the trigger waits and tries again
+			r.TriggerOnce(j.Name, why, r.opts.Quiet)
+		case err != nil && !errs.Is(err, errs.Busy):
 			r.log.Warn("jobs: a run failed", "job", j.Name, "err", err)
 		}
 	}
@@ -298,7 +309,7 @@ func (r *Runner) yielding() bool {
 }
 
 // due says whether j should run now, and why.
-func (r *Runner) due(j Job) (string, bool) {
+func (r *Runner) due(ctx context.Context, j Job) (string, bool) {
 	now := r.opts.Now()
 	r.mu.Lock()
 	t, ok := r.triggers[j.Name]
@@ -309,17 +320,29 @@ func (r *Runner) due(j Job) (string, bool) {
 	if j.Due == nil {
 		return "", false
 	}
-	at := j.Due(now)
+	at := j.Due(ctx, now)
 	if at.IsZero() {
 		return "", false
 	}
-	last, err := r.LastRun(j.Name)
+	// Only runs since the due time (or the last tick, for the guard below) matter: the read is those days.
+	since := at
+	if t := now.Add(-r.opts.Tick); t.Before(since) {
+		since = t
+	}
+	var last time.Time
+	recs, err := Find(r.b.Root, Query{N: 1, Job: j.Name, Since: since})
+	if len(recs) == 1 {
+		last = recs[0].Start
+	}
 	if err != nil {
 		r.log.Warn("jobs: the records could not be read", "job", j.Name, "err", err)
 		return "", false
 	}
 	if !last.Before(at) {
 		return "", false
+	}
+	if d := now.Sub(last); d >= 0 && d < r.opts.Tick {
+		return "", false // it ran less than a tick ago: a job whose run did not clear its Due waits a tick, never loops
 	}
 	if created, err := time.Parse(time.RFC3339, r.b.Marker.Created); err == nil && created.After(at) {
 		return "", false // the box did not exist then
@@ -332,7 +355,7 @@ func (r *Runner) due(j Job) (string, bool) {
 
 // LastRun is when the newest recorded run of name started; zero when it never ran.
 func (r *Runner) LastRun(name string) (time.Time, error) {
-	recs, err := Records(r.b.Root, 1, func(rec Record) bool { return rec.Job == name })
+	recs, err := Find(r.b.Root, Query{N: 1, Job: name})
 	if err != nil || len(recs) == 0 {
 		return time.Time{}, err
 	}
@@ -355,9 +378,6 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 	if err := r.mark(run); err != nil {
 		return Record{}, err
 	}
-	r.mu.Lock()
-	r.own++
-	r.mu.Unlock()
 	res, jerr := func() (res Result, err error) {
 		defer func() {
 			if p := recover(); p != nil {
@@ -366,12 +386,10 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 		}()
 		return j.Run(ctx, run)
 	}()
-	defer func() {
-		r.mu.Lock()
-		r.own--
-		r.mu.Unlock()
-	}()
 	rec := run.record(res)
+	if res.Recorded && jerr == nil && run.written != nil {
+		rec = *run.written // the record as committed, not measured again
+	}
 	if jerr != nil {
 		rec.Error = jerr.Error()
 		res.Recorded = false
@@ -402,6 +420,7 @@ type Run struct {
 	Job, Why, ID string
 	Start        time.Time
 	r            *Runner
+	written      *Record // the record WriteRecord put in the job's commit: what Run returns
 }
 
 // Actor is who the run's changes are by.
@@ -419,7 +438,9 @@ func (run *Run) RecordChange() box.Change {
 
 // WriteRecord writes the record of this run, with what it did, inside the job's own change.
 func (run *Run) WriteRecord(tx *box.Tx, res Result) error {
-	return writeRecord(tx, run.record(res))
+	rec := run.record(res)
+	run.written = &rec
+	return writeRecord(tx, rec)
 }
 
 func (run *Run) record(res Result) Record {
@@ -567,6 +588,22 @@ func (r *Runner) Recover(ctx context.Context) {
 // Records reads the newest n records (0: all) that keep accepts (nil: every one), newest first, each
 // with its path and the commit that carries it (from the diary, when the run committed).
 func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
+	return Find(root, Query{N: n, Keep: keep})
+}
+
+// Query bounds a read of the records: the newest N (0: all), of one Job (by the file name, so no other
+// job's record is decoded), started at or after Since (only the day folders from its UTC day on are
+// read), and that Keep accepts.
+type Query struct {
+	N     int
+	Job   string
+	Since time.Time
+	Keep  func(Record) bool
+}
+
+// Find reads the records q asks for, newest first. Its work is bounded by q: a due check asks for one
+// job's runs since its due time and reads those days only, never the whole history.
+func Find(root string, q Query) ([]Record, error) {
 	base := filepath.Join(root, filepath.FromSlash(strings.TrimPrefix(RecordsDir, "/")))
 	days, err := os.ReadDir(base)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -575,8 +612,12 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 	if err != nil {
 		return nil, errs.Wrap("jobs.records", errs.Other, err, "The jobs' records could not be read")
 	}
+	first := ""
+	if !q.Since.IsZero() {
+		first = q.Since.UTC().Format("2006-01-02")
+	}
 	out := []Record{}
-	for i := len(days) - 1; i >= 0; i-- {
+	for i := len(days) - 1; i >= 0 && days[i].Name() >= first; i-- {
 		if !days[i].IsDir() {
 			continue
 		}
@@ -586,7 +627,7 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 		}
 		for k := len(files) - 1; k >= 0; k-- {
 			f := files[k]
-			if !strings.HasSuffix(f.Name(), ".json") {
+			if !strings.HasSuffix(f.Name(), ".json") || (q.Job != "" && recordJob(f.Name()) != q.Job) {
 				continue
 			}
 			data, err := os.ReadFile(filepath.Join(base, days[i].Name(), f.Name()))
@@ -597,20 +638,33 @@ func Records(root string, n int, keep func(Record) bool) ([]Record, error) {
 			if json.Unmarshal(data, &rec) != nil || rec.Job == "" {
 				continue // not a record: box validate has no say on JSON, the listing skips it
 			}
+			if (q.Job != "" && rec.Job != q.Job) || rec.Start.Before(q.Since) {
+				continue
+			}
 			rec.Path = RecordsDir + "/" + days[i].Name() + "/" + f.Name()
-			if keep == nil || keep(rec) {
+			if q.Keep == nil || q.Keep(rec) {
 				out = append(out, rec)
 			}
 		}
-		if n > 0 && len(out) >= n {
-			break // every older day holds older runs: a due check reads one day, not the whole history
+		if q.N > 0 && len(out) >= q.N {
+			break // every older day holds older runs
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Start.After(out[j].Start) })
-	if n > 0 && len(out) > n {
-		out = out[:n]
+	if q.N > 0 && len(out) > q.N {
+		out = out[:q.N]
 	}
 	return out, nil
+}
+
+// recordJob is the job a record's file name names (HHMMSS-NAME-ID.json, recordPath); "" when it does not
+// have that shape.
+func recordJob(file string) string {
+	const head, tail = len("150405-"), len("-abcdef.json")
+	if len(file) <= head+tail || file[head-1] != '-' || file[len(file)-tail] != '-' {
+		return ""
+	}
+	return file[head : len(file)-tail]
 }
 
 // WithCommits fills each record's Commit from the box's diary (the entry of the job's change).

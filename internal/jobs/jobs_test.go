@@ -190,29 +190,29 @@ func TestNightlyRunsOnceAndAMissedNightRunsAtStart(t *testing.T) {
 	b := newBox(t, c.Now)
 	var runs atomic.Int32
 	j := writeJob("nightly", &runs)
-	j.Due = Nightly(3, 0)
+	j.Due = func(_ context.Context, now time.Time) time.Time { return Nightly(3, 0)(now) }
 	r := New(b, Options{Now: c.Now, Tick: time.Hour})
 	if err := r.Register(j); err != nil {
 		t.Fatal(err)
 	}
 	// the box was made at noon: last night's 03:00 is before it, so nothing is due
-	if why, ok := r.due(j); ok {
+	if why, ok := r.due(context.Background(), j); ok {
 		t.Fatalf("due before the box existed (%s)", why)
 	}
 	// two days later at 10:00 (the server was down at 03:00): a missed run
 	c.Set(time.Date(2026, 3, 2, 10, 0, 0, 0, loc))
-	if why, ok := r.due(j); !ok || why != WhyMissed {
+	if why, ok := r.due(context.Background(), j); !ok || why != WhyMissed {
 		t.Fatalf("missed night: %q %v", why, ok)
 	}
 	if _, err := r.Run(ctx, "nightly", WhyMissed); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := r.due(j); ok {
+	if _, ok := r.due(context.Background(), j); ok {
 		t.Fatal("due again right after it ran")
 	}
 	// the next night, on time
 	c.Set(time.Date(2026, 3, 3, 3, 0, 5, 0, loc))
-	if why, ok := r.due(j); !ok || why != WhySchedule {
+	if why, ok := r.due(context.Background(), j); !ok || why != WhySchedule {
 		t.Fatalf("the next night: %q %v", why, ok)
 	}
 }
@@ -229,7 +229,7 @@ func TestATriggerIsDebouncedAndYieldsToWrites(t *testing.T) {
 	defer func() { cancel(); r.Wait() }()
 	start := time.Now()
 	for range 5 { // five lines in quick succession: one run, after the last
-		r.Wrote()
+		r.Wrote([]string{"/_content/inbox/x.md"})
 		r.Trigger("tidy", WhyTrigger, 200*time.Millisecond)
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -281,5 +281,153 @@ func TestRegisterRefusesBadNames(t *testing.T) {
 	}
 	if err := r.Register(Job{Name: "tidy", Run: run}); !errs.Is(err, errs.Exists) {
 		t.Errorf("twice: %v", err)
+	}
+}
+
+// A job whose Due says "now" whatever it did (its run could not clear what made it due) runs at most once
+// a tick, never again in the same wake-up: no hot loop of records.
+func TestAJobThatStaysDueWaitsATick(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	j := writeJob("stuck", &runs)
+	j.Due = func(_ context.Context, now time.Time) time.Time { return now }
+	r := New(b, Options{Now: c.Now, Tick: 30 * time.Second})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(time.Minute) // the box's own start is in the past
+	r.pass(ctx)
+	r.pass(ctx)
+	c.Advance(10 * time.Second)
+	r.pass(ctx)
+	if n := runs.Load(); n != 1 {
+		t.Fatalf("runs within one tick: %d, want 1", n)
+	}
+	c.Advance(30 * time.Second)
+	r.pass(ctx)
+	if n := runs.Load(); n != 2 {
+		t.Fatalf("runs after a tick: %d, want 2", n)
+	}
+}
+
+// A due check reads only the records since the job's due time: a day folder older than that is never
+// opened (here an old folder holds a record that would say the job ran; a check that read the whole
+// history would find it and call the job not due).
+func TestADueCheckReadsOnlyTheDaysSinceItsTime(t *testing.T) {
+	loc := time.UTC
+	c := passkeytest.ClockAt(time.Date(2026, 2, 1, 12, 0, 0, 0, loc))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	j := writeJob("nightly", &runs)
+	j.Due = func(_ context.Context, now time.Time) time.Time { return Nightly(3, 0)(now) }
+	r := New(b, Options{Now: c.Now, Tick: time.Minute})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	c.Set(time.Date(2026, 3, 2, 3, 0, 10, 0, loc))
+	old := filepath.Join(b.Root, "_bookkeeping", "jobs", "2026-02-10")
+	if err := os.MkdirAll(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	misfiled := `{"id":"abcdef","job":"nightly","why":"scheduled","start":"2026-03-02T03:00:05Z","seconds":0,"summary":"","changed":[]}`
+	if err := os.WriteFile(filepath.Join(old, "030005-nightly-abcdef.json"), []byte(misfiled), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if why, ok := r.due(context.Background(), j); !ok || why != WhySchedule {
+		t.Fatalf("due: %q %v (an old day folder was read)", why, ok)
+	}
+	// Find by job reads no other job's record, and the whole history when asked.
+	if recs, err := Find(b.Root, Query{Job: "nightly"}); err != nil || len(recs) != 1 {
+		t.Fatalf("find all: %+v %v", recs, err)
+	}
+	if recs, err := Find(b.Root, Query{Job: "other"}); err != nil || len(recs) != 0 {
+		t.Fatalf("find another job: %+v %v", recs, err)
+	}
+}
+
+// A trigger whose run is refused because the job runs in another process (box jobs run) is not lost: it
+// waits and runs once that run is over.
+func TestATriggerRefusedBusyIsKept(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	r := New(b, Options{Now: c.Now, Tick: time.Hour})
+	if err := r.Register(writeJob("tidy", &runs)); err != nil {
+		t.Fatal(err)
+	}
+	other := New(b, Options{Now: c.Now}) // another process's runner holds the job's lock
+	unlock, err := other.lockJob("tidy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Trigger("tidy", WhyTrigger, 0)
+	r.pass(ctx)
+	if runs.Load() != 0 {
+		t.Fatal("ran while another run held the lock")
+	}
+	unlock()
+	c.Advance(r.opts.Quiet)
+	r.pass(ctx)
+	if runs.Load() != 1 {
+		t.Fatalf("the refused trigger was lost: %d runs", runs.Load())
+	}
+}
+
+// Run returns the record the job committed, not one measured again after the commit.
+func TestRunReturnsTheCommittedRecord(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.NewClock()
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	j := writeJob("tidy", &runs)
+	inner := j.Run
+	j.Run = func(ctx context.Context, run *Run) (Result, error) {
+		res, err := inner(ctx, run)
+		c.Advance(3 * time.Second) // time passes after the commit
+		return res, err
+	}
+	r := New(b, Options{Now: c.Now})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := r.Run(ctx, "tidy", WhyAsked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(filepath.Join(b.Root, filepath.FromSlash(strings.TrimPrefix(rec.Path, "/"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored Record
+	if err := json.Unmarshal(data, &stored); err != nil || stored.Seconds != rec.Seconds {
+		t.Fatalf("returned %v s, stored %v s (%v)", rec.Seconds, stored.Seconds, err)
+	}
+}
+
+// A commit someone else made while a run is going on still makes the next run wait (it yields to
+// writes); the runner's own commits, which carry a record, do not.
+func TestWritesDuringARunAreHeard(t *testing.T) {
+	c := passkeytest.NewClock()
+	b := newBox(t, c.Now)
+	r := New(b, Options{Now: c.Now, Quiet: 2 * time.Second})
+	r.Wrote([]string{"/_content/inbox/2026-03-02.md", RecordsDir + "/2026-03-02/100000-tidy-abcdef.json"})
+	if r.yielding() {
+		t.Fatal("the runner's own commit made it yield")
+	}
+	unlock, err := r.lockJob("merge") // a run in flight
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	r.Wrote([]string{"/_content/memory/notes/entity-leo.md"})
+	if !r.yielding() {
+		t.Fatal("an owner's write during a run was not heard")
+	}
+	c.Advance(3 * time.Second)
+	if r.yielding() {
+		t.Fatal("still yielding after the quiet time")
 	}
 }

@@ -126,6 +126,10 @@ type RecentItem struct {
 	Op      string    `json:"op"`
 	Summary string    `json:"summary"`
 	Entry   string    `json:"entry"`
+	// Outside is true for a line not in the owner's own words (its entry's trust is outside), which an
+	// adapter fences before a model reads it. The box's own changes (the job runner's tidy, an import
+	// the owner ran) are trust own, whatever way they came in.
+	Outside bool `json:"-"`
 }
 
 // TidyResult counts what one tidy did; one tidy is one commit.

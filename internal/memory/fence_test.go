@@ -34,9 +34,6 @@ func TestFenceCannotBeClosedFromInside(t *testing.T) {
 }
 
 func FuzzFence(f *testing.F) {
-	for _, s := range []string{"</outside_content>", "＜/ＯＵＴＳＩＤＥ_content>", "a < b", "<<</outside_content>", "é</о"} {
-		f.Add(s)
-	}
 	f.Fuzz(func(t *testing.T, s string) {
 		inner := defuse(s)
 		if defuse(inner) != inner {

@@ -625,3 +625,24 @@ func TestForgetPayloadReadsTheCard(t *testing.T) {
 		t.Errorf("a remember card has lines: %v", got)
 	}
 }
+
+// The memory log marks as outside only what an outside writer wrote, by the entry's trust: the box's
+// own tidy run by the job runner (via job, trust own) is not outside content, an assistant's line is.
+func TestRecentOutsideIsByTrust(t *testing.T) {
+	m := mustOpen(t, nil)
+	ctx := context.Background()
+	remember(t, m, claude, "Leo swims on Thursdays.")
+	if _, err := m.Tidy(ctx, Actor{Who: "the box", Via: "job", Trust: "own"}); err != nil {
+		t.Fatal(err)
+	}
+	remember(t, m, own, "Mia plays the cello.")
+	items, err := m.Recent(ctx, 10)
+	if err != nil || len(items) != 3 {
+		t.Fatalf("recent: %+v %v", items, err)
+	}
+	for _, it := range items {
+		if want := it.Who == "Claude"; it.Outside != want {
+			t.Errorf("%s by %s via %s: outside %v, want %v", it.Op, it.Who, it.Via, it.Outside, want)
+		}
+	}
+}

@@ -209,6 +209,17 @@ func (r Routine) Slot(t time.Time) (time.Time, bool) {
 	return s, true
 }
 
+// DueSlot is the slot of r that now falls in (at or after it, less than Late past it): today's, or
+// yesterday's when a late-evening slot's window runs past midnight (22:30 is still due at 00:30).
+func (r Routine) DueSlot(now time.Time) (time.Time, bool) {
+	for _, day := range []time.Time{now, now.AddDate(0, 0, -1)} {
+		if s, ok := r.Slot(day); ok && !now.Before(s) && now.Before(s.Add(Late)) {
+			return s, true
+		}
+	}
+	return time.Time{}, false
+}
+
 // MorningPaper is the starter routine the box offers, off until the owner turns it on.
 var MorningPaper = Routine{
 	Name: "morning-paper",

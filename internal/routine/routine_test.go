@@ -147,7 +147,7 @@ func TestAddListRemove(t *testing.T) {
 		}
 	}
 	f.clock.Set(at(5, 7, 0))
-	if due, err := f.r.Due(f.clock.Now()); err != nil || names(due) != "morning-paper" {
+	if due, err := f.r.Due(context.Background(), f.clock.Now()); err != nil || names(due) != "morning-paper" {
 		t.Fatalf("due at 07:00: %+v %v", due, err)
 	}
 	if err := f.r.Remove(ctx, owner, "evening"); err != nil {
@@ -180,7 +180,7 @@ func TestDueAndRunDueNeverTwice(t *testing.T) {
 		{at(5, 10, 0), ""},              // missed by Late: skipped
 		{at(7, 8, 0), "paper,weekends"}, // Saturday
 	} {
-		due, err := f.r.Due(c.now)
+		due, err := f.r.Due(context.Background(), c.now)
 		if err != nil || names(due) != c.want {
 			t.Errorf("due at %s: %q %v, want %q", c.now.Format("Mon 15:04"), names(due), err, c.want)
 		}
@@ -210,7 +210,7 @@ func TestDueAndRunDueNeverTwice(t *testing.T) {
 		t.Fatalf("run now of a routine that is off: %+v %v", rep, err)
 	}
 	f.clock.Set(at(6, 7, 5))
-	if due, _ := f.r.Due(f.clock.Now()); names(due) != "paper" {
+	if due, _ := f.r.Due(context.Background(), f.clock.Now()); names(due) != "paper" {
 		t.Fatalf("Friday's slot: %q", names(due))
 	}
 }
@@ -354,7 +354,7 @@ func TestProviderFailure(t *testing.T) {
 	if err != nil || len(reps) != 1 || !strings.Contains(reps[0].Failed, "not answering") {
 		t.Fatalf("a failure: %+v %v", reps, err)
 	}
-	if due, _ := f.r.Due(at(5, 7, 20)); len(due) != 0 {
+	if due, _ := f.r.Due(context.Background(), at(5, 7, 20)); len(due) != 0 {
 		t.Fatalf("a failed slot is due again: %v", names(due))
 	}
 	es, _ := f.a.Box.Diary(ctx, 1, nil)
@@ -390,7 +390,76 @@ func TestFrozenBoxRunsNothing(t *testing.T) {
 	if len(f.srv.Requests()) != n {
 		t.Fatal("a frozen box called the model")
 	}
-	if due, _ := f.r.Due(at(5, 7, 20)); len(due) != 1 {
+	if due, _ := f.r.Due(context.Background(), at(5, 7, 20)); len(due) != 1 {
 		t.Fatal("the slot was used up while frozen")
+	}
+}
+
+// A routine the box cannot run for a lasting reason (here the month's usage ledger cannot be read) is
+// reported as failed and its slot is marked: it is not due again, so the runner does not commit a
+// failure every pass for the whole Late window (docs/ROUTINES.md: only a busy box is tried again).
+func TestALastingFailureMarksTheSlot(t *testing.T) {
+	f := newFx(t, true)
+	ctx := context.Background()
+	f.add(t, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today.", On: true})
+	f.clock.Set(at(5, 7, 10))
+	ledger := filepath.Join(f.a.Root, filepath.FromSlash(strings.TrimPrefix(usage.Path(f.clock.Now()), "/")))
+	if err := os.MkdirAll(ledger, 0o755); err != nil { // a folder where the ledger file should be
+		t.Fatal(err)
+	}
+	n := len(f.srv.Requests())
+	reps, err := f.r.RunDue(ctx, f.clock.Now())
+	if err != nil || len(reps) != 1 || !strings.Contains(reps[0].Failed, "could not run it") || !strings.Contains(reps[0].Failed, "ledger") {
+		t.Fatalf("a lasting failure: %+v %v", reps, err)
+	}
+	if !f.exists(routine.ReportsDir + "/2026-03-05/paper.md") {
+		t.Fatal("the failure did not mark the slot")
+	}
+	if due, err := f.r.Due(context.Background(), at(5, 7, 11)); err != nil || len(due) != 0 {
+		t.Fatalf("the failed slot is due again: %q %v", names(due), err)
+	}
+	if len(f.srv.Requests()) != n {
+		t.Fatal("a model was called")
+	}
+}
+
+// A late-evening slot missed until after midnight is still run within Late, once, under its own day.
+func TestALateEveningSlotRunsAfterMidnight(t *testing.T) {
+	f := newFx(t, true)
+	ctx := context.Background()
+	f.add(t, routine.Routine{Name: "evening", At: "22:30", Prompt: "The day.", On: true})
+	f.add(t, routine.Routine{Name: "thursdays", At: "23:00", Days: []string{"thu"}, Prompt: "Thursday.", On: true})
+	// Friday 00:30: Thursday's 22:30 and 23:00 are 2 h and 1.5 h late, within Late.
+	now := at(6, 0, 30)
+	if due, err := f.r.Due(context.Background(), now); err != nil || names(due) != "evening,thursdays" {
+		t.Fatalf("due after midnight: %q %v", names(due), err)
+	}
+	f.clock.Set(now)
+	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Evening."}})
+	f.srv.Push(providertest.Reply{Model: "model-b", Text: []string{"Thursday."}})
+	reps, err := f.r.RunDue(ctx, now)
+	if err != nil || len(reps) != 2 {
+		t.Fatalf("run due: %+v %v", reps, err)
+	}
+	if !f.exists(routine.ReportsDir+"/2026-03-05/evening.md") || !f.exists(routine.ReportsDir+"/2026-03-05/thursdays.md") {
+		t.Fatal("the reports are not under the slot's own day")
+	}
+	if due, _ := f.r.Due(context.Background(), at(6, 1, 0)); len(due) != 0 {
+		t.Fatalf("due again: %q", names(due))
+	}
+	if due, _ := f.r.Due(context.Background(), at(6, 1, 31)); len(due) != 0 { // 3 h past 22:30: out of Late anyway
+		t.Fatalf("due past Late: %q", names(due))
+	}
+}
+
+// Due reads the box under the caller's context: the scheduler's, so a box serve that stops is not held
+// by a due check.
+func TestDueStopsWithItsContext(t *testing.T) {
+	f := newFx(t, false)
+	f.add(t, routine.Routine{Name: "paper", At: "07:00", Prompt: "Today.", On: true})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := f.r.Due(ctx, at(5, 7, 10)); err == nil {
+		t.Fatal("a due check went on after its context ended")
 	}
 }

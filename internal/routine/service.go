@@ -71,7 +71,7 @@ func (s *Service) names(dir string) ([]string, error) {
 		return nil, nil
 	}
 	if err == nil && !fi.IsDir() {
-		err = fmt.Errorf("%s is not a folder", dir)
+		return nil, errs.E("routine.list", errs.Other, "cannot read %s: it is not a folder", dir)
 	}
 	var ents []os.DirEntry
 	if err == nil {
@@ -250,10 +250,10 @@ func (s *Service) Run(ctx context.Context, name string) (Report, error) {
 	return s.run(ctx, r, s.cfg.Now(), false)
 }
 
-// Due lists the routines due at now: on, today one of their days, their time passed by less than Late,
-// and no report yet for today's slot. A missed slot is run once, late, or not at all; never twice.
-func (s *Service) Due(now time.Time) ([]Routine, error) {
-	all, err := s.List(context.Background())
+// Due lists the routines due at now: on, their time passed by less than Late on one of their days (today,
+// or yesterday for a late-evening slot), and no report yet for that slot. A missed slot is run once, late, or not at all; never twice.
+func (s *Service) Due(ctx context.Context, now time.Time) ([]Routine, error) {
+	all, err := s.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -262,8 +262,8 @@ func (s *Service) Due(now time.Time) ([]Routine, error) {
 		if r.Problem != "" || !r.On {
 			continue
 		}
-		slot, ok := r.Slot(now)
-		if !ok || now.Before(slot) || !now.Before(slot.Add(Late)) {
+		slot, ok := r.DueSlot(now)
+		if !ok {
 			continue
 		}
 		if _, err := layout.Stat(s.cfg.Box.Root, reportPath(r.Name, slot, true, slot)); err == nil {
@@ -288,24 +288,32 @@ func (s *Service) Ready(ctx context.Context) (bool, error) {
 
 // RunDue runs every routine due at now, one after another, and returns their reports: the job runner's
 // one call. Without a brain, or in a frozen or locked box, it runs nothing and says nothing. A run that
-// fails at the provider is reported (and not run again for that slot); one the box could not run is
-// logged and tried again at the next call.
+// fails at the provider, or that the box could not run for a lasting reason, is reported (and not run
+// again for that slot); one refused because the box was busy is logged and tried again at the next call.
 func (s *Service) RunDue(ctx context.Context, now time.Time) ([]Report, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	due, err := s.Due(now)
+	due, err := s.Due(ctx, now)
 	if err != nil || len(due) == 0 {
 		return nil, err
 	}
-	if ok, err := s.Ready(ctx); !ok {
-		return nil, err
+	ok, readyErr := s.Ready(ctx)
+	if !ok && readyErr == nil {
+		return nil, nil
 	}
 	var out []Report
 	var all []error
 	for _, r := range due {
-		rep, err := s.run(ctx, r, now, true)
+		err := readyErr
+		rep := Report{}
+		if err == nil {
+			rep, err = s.run(ctx, r, now, true)
+		}
+		if err != nil && rep.Path == "" && !retryable(err) {
+			rep, err = s.failed(ctx, r, now, err)
+		}
 		if err != nil && rep.Path == "" {
-			s.log.Warn("routine", "name", r.Name, "err", err)
+			s.log.Warn("routine: not run", "name", r.Name, "err", err)
 			all = append(all, err)
 			continue
 		}
@@ -355,9 +363,17 @@ func (s *Service) run(ctx context.Context, r Routine, now time.Time, scheduled b
 	if rep.Text == "" {
 		rep.Text = "(The brain gave no report.)"
 	}
+	return s.write(ctx, r, now, scheduled, rep, th.Lines, thinkErr)
+}
+
+// write commits rep as r's report (with its usage lines) and returns it with its path and entry; err
+// is the run's own error, returned with it.
+func (s *Service) write(ctx context.Context, r Routine, now time.Time, scheduled bool, rep Report, lines []usage.Line, runErr error) (Report, error) {
 	slot := now
 	if scheduled {
-		slot, _ = r.Slot(now)
+		if s, ok := r.DueSlot(now); ok {
+			slot = s
+		}
 		rep.Scheduled = r.At
 	}
 	p := reportPath(r.Name, slot, scheduled, rep.Ran)
@@ -376,13 +392,28 @@ func (s *Service) run(ctx context.Context, r Routine, now time.Time, scheduled b
 			if err := tx.Write(p, data); err != nil {
 				return err
 			}
-			return brain.WriteLedger(tx, th.Lines)
+			return brain.WriteLedger(tx, lines)
 		}})
 	if err != nil {
-		return Report{}, errors.Join(thinkErr, err)
+		return Report{}, errors.Join(runErr, err)
 	}
 	rep.Path, rep.Entry = p, res.EntryID
-	return rep, thinkErr
+	return rep, runErr
+}
+
+// failed writes the report of a scheduled run the box could not make for a lasting reason (a vault that
+// does not open, a ledger that cannot be read): the slot is then run, so the runner does not try it
+// again and again within Late; only a busy box is worth another try (docs/ROUTINES.md).
+func (s *Service) failed(ctx context.Context, r Routine, now time.Time, why error) (Report, error) {
+	sentence := "The box could not run it: " + errs.Sentence(why)
+	rep := Report{Routine: r.Name, Ran: s.cfg.Now(), CostKnown: true, Failed: sentence, Text: sentence}
+	return s.write(ctx, r, now, true, rep, nil, nil)
+}
+
+// retryable reports whether a run that failed before its report may be tried again at the next call:
+// only when the box was busy (another writer, a run in another process) or the call was cancelled.
+func retryable(err error) bool {
+	return errs.Is(err, errs.Busy) || errs.Is(err, errs.Conflict) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // reportSummary is the report's diary line: the routine, its model, calls and cost, and its first line;

@@ -11,9 +11,6 @@ import (
 // FuzzRequestID feeds any body to the JSON-RPC id reader: it never panics, returns valid JSON or nothing,
 // and leaves the body whole for the next reader.
 func FuzzRequestID(f *testing.F) {
-	for _, s := range []string{`{"jsonrpc":"2.0","id":7,"method":"tools/list"}`, `{"id":"a"}`, `[{"id":1}]`, `{"id":`, ``, `null`} {
-		f.Add(s)
-	}
 	f.Fuzz(func(t *testing.T, body string) {
 		r := httptest.NewRequest("POST", "/mcp", strings.NewReader(body))
 		id := requestID(r)

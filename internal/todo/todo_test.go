@@ -40,8 +40,6 @@ func TestTickChangesOneByte(t *testing.T) {
 }
 
 func FuzzParse(f *testing.F) {
-	f.Add("---\ntitle: x\n---\n- [ ] a ^t-1\n")
-	f.Add("- [x] \n---")
 	f.Fuzz(func(t *testing.T, s string) {
 		l := Parse("x", []byte(s))
 		for _, it := range l.Items {

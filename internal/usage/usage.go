@@ -5,7 +5,6 @@
 package usage
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/provider"
 )
 
@@ -88,33 +88,53 @@ func (l Line) check() error {
 	return nil
 }
 
-// Parse reads a ledger file. A line that is not a usage line is an error naming its number; the file
-// is the box's own, so damage is reported, never skipped.
+// Parse reads a ledger file. A line it cannot read (hand-edited, cut short) is left out, never the
+// whole month: one bad line must not stop the chat, a routine or the tidy's brain. Damaged names those
+// lines for box validate. A field it does not know is taken (a newer box may add fields).
 func Parse(data []byte) ([]Line, error) {
+	lines, _ := parse(data)
+	return lines, nil
+}
+
+// Damaged lists, as warnings naming path and line, the lines of a ledger file Parse leaves out (their
+// cost is not counted, so the month's total may be low until the line is fixed).
+func Damaged(path string, data []byte) []finding.Finding {
+	_, bad := parse(data)
+	out := make([]finding.Finding, 0, len(bad))
+	for _, b := range bad {
+		out = append(out, finding.Warnf(path, b.line, CodeDamaged, "%s; this call's cost is not counted in the month's total: fix the line or remove it", b.why))
+	}
+	return out
+}
+
+// CodeDamaged is the finding code of a ledger line Parse leaves out.
+const CodeDamaged = "usage-line-damaged"
+
+type damage struct {
+	line int
+	why  string
+}
+
+func parse(data []byte) ([]Line, []damage) {
 	var out []Line
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 4096), 1<<20)
-	n := 0
-	for sc.Scan() {
-		n++
-		if len(bytes.TrimSpace(sc.Bytes())) == 0 {
+	var bad []damage
+	for i, raw := range bytes.Split(data, []byte("\n")) {
+		n := i + 1
+		if len(bytes.TrimSpace(raw)) == 0 {
 			continue
 		}
 		var l Line
-		dec := json.NewDecoder(bytes.NewReader(sc.Bytes()))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&l); err != nil {
-			return nil, errs.E("usage.parse", errs.Invalid, "usage line %d is not a usage line: %s", n, plain(err))
+		if err := json.Unmarshal(raw, &l); err != nil {
+			bad = append(bad, damage{n, "usage line " + fmt.Sprint(n) + " is not a usage line: " + plain(err)})
+			continue
 		}
 		if err := l.check(); err != nil {
-			return nil, errs.E("usage.parse", errs.Invalid, "usage line %d: %s", n, err)
+			bad = append(bad, damage{n, "usage line " + fmt.Sprint(n) + ": " + errs.Sentence(err)})
+			continue
 		}
 		out = append(out, l)
 	}
-	if err := sc.Err(); err != nil {
-		return nil, errs.E("usage.parse", errs.Invalid, "usage line %d is longer than 1 MiB", n+1)
-	}
-	return out, nil
+	return out, bad
 }
 
 func plain(err error) string { return strings.TrimPrefix(err.Error(), "json: ") }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/card"
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/layout"
@@ -29,9 +30,11 @@ const urlTTL = 7 * 24 * time.Hour
 
 // Verdict is what one check of an external URL found.
 type Verdict struct {
-	OK      bool   `json:"ok"`
-	Status  int    `json:"status,omitempty"`
-	Error   string `json:"error,omitempty"`
+	OK     bool   `json:"ok"`
+	Status int    `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+	// Skipped says why the link was not asked: its address is not on the public internet (the egress rule).
+	Skipped string `json:"skipped,omitempty"`
 	Checked string `json:"checked"`
 }
 
@@ -100,6 +103,12 @@ func (v *Validator) URLs(ctx context.Context, since string) (Result, error) {
 		if vd.OK {
 			continue
 		}
+		if vd.Skipped != "" {
+			for _, use := range us {
+				res.add(finding.Warnf(use.path, use.line, CodeUncheckedURL, "the link %s was not checked: %s", u, vd.Skipped))
+			}
+			continue
+		}
 		why := vd.Error
 		if why == "" {
 			why = fmt.Sprintf("HTTP %d", vd.Status)
@@ -117,9 +126,9 @@ func stale(vd Verdict, now time.Time) bool {
 }
 
 func (v *Validator) checkURLs(ctx context.Context, urls []string) map[string]Verdict {
-	client := v.opts.HTTP
+	client := v.opts.Egress
 	if client == nil {
-		client = &http.Client{Timeout: v.opts.Timeout}
+		client = egress.New(egress.Options{Timeout: v.opts.Timeout})
 	}
 	out := make(map[string]Verdict, len(urls))
 	var mu sync.Mutex
@@ -140,11 +149,15 @@ func (v *Validator) checkURLs(ctx context.Context, urls []string) map[string]Ver
 	return out
 }
 
-func (v *Validator) checkURL(ctx context.Context, client *http.Client, u string) Verdict {
+func (v *Validator) checkURL(ctx context.Context, client *egress.Client, u string) Verdict {
 	vd := Verdict{Checked: v.opts.Now().UTC().Format(time.RFC3339)}
 	status, err := v.request(ctx, client, http.MethodHead, u)
 	if err == nil && (status == http.StatusMethodNotAllowed || status == http.StatusNotImplemented) {
 		status, err = v.request(ctx, client, http.MethodGet, u)
+	}
+	if errs.Is(err, errs.Forbidden) {
+		vd.Skipped = strings.TrimSuffix(errs.Sentence(err), ".")
+		return vd
 	}
 	if err != nil {
 		vd.Error = shortErr(err)
@@ -156,20 +169,10 @@ func (v *Validator) checkURL(ctx context.Context, client *http.Client, u string)
 	return vd
 }
 
-func (v *Validator) request(ctx context.Context, client *http.Client, method, u string) (int, error) {
+func (v *Validator) request(ctx context.Context, client *egress.Client, method, u string) (int, error) {
 	ctx, cancel := context.WithTimeout(ctx, v.opts.Timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, method, u, nil)
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("User-Agent", "box-validate (link check)")
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	_ = resp.Body.Close()
-	return resp.StatusCode, nil
+	return client.Status(ctx, method, u, http.Header{"User-Agent": {"box-validate (link check)"}})
 }
 
 func shortErr(err error) string {

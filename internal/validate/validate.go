@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"net/http"
 	"os"
 	"path"
 	"path/filepath"
@@ -22,6 +21,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/git"
@@ -30,6 +30,7 @@ import (
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/ref"
 	"github.com/boxmem/box/internal/schema"
+	"github.com/boxmem/box/internal/usage"
 )
 
 // Finding codes this package reports itself (the others come from layout, card, schema and ref).
@@ -43,6 +44,7 @@ const (
 	CodeBinary        = "unlisted-binary" // error: a staged file over 1 MiB no attachments card lists
 	CodeDangling      = "dangling-ref"    // warning: a ref to a path this commit deletes or renames
 	CodeDeadURL       = "dead-url"        // warning: an external URL that does not answer
+	CodeUncheckedURL  = "unchecked-url"   // warning: an external URL on a private or local address, not asked (the egress rule)
 	CodeBadName       = "bad-name"        // error: a staged file name with a line break
 )
 
@@ -88,8 +90,9 @@ func (r *Result) done() Result {
 
 // Options tune a Validator; the zero value is ready for use.
 type Options struct {
-	// HTTP is the client of the URL pass (default: a client with Timeout).
-	HTTP *http.Client
+	// Egress is the client of the URL pass (default: egress.New with Timeout): public addresses only, no
+	// redirect followed, the box's one rule for its own fetches (docs/SECURITY.md).
+	Egress *egress.Client
 	// Timeout bounds one URL check (default 10 s); Concurrency is how many run at once (default 4).
 	Timeout     time.Duration
 	Concurrency int
@@ -568,7 +571,31 @@ func (v *Validator) All(ctx context.Context) (Result, error) {
 	}
 	res.add(fs...)
 	res.Files = n
+	res.add(v.ledgers()...)
 	return res.done(), nil
+}
+
+// ledgers names every usage-ledger line the brain leaves out of its totals (docs/BRAIN.md, "The usage
+// ledger"): the owner fixes or removes it.
+func (v *Validator) ledgers() []finding.Finding {
+	ents, err := os.ReadDir(filepath.Join(v.root, filepath.FromSlash(strings.TrimPrefix(usage.Dir, "/"))))
+	if err != nil {
+		return nil // no ledger yet; a folder that cannot be read is the walk's finding
+	}
+	var out []finding.Finding
+	for _, e := range ents {
+		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), ".jsonl") {
+			continue
+		}
+		p := usage.Dir + "/" + e.Name()
+		data, err := layout.ReadFile(v.root, p)
+		if err != nil {
+			out = append(out, finding.Warnf(p, 0, usage.CodeDamaged, "the usage ledger cannot be read: %s", userMsg(err)))
+			continue
+		}
+		out = append(out, usage.Damaged(p, data)...)
+	}
+	return out
 }
 
 // Links is the box-wide broken-link scan: every ref of every card, as warnings.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,8 +18,10 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/ref"
+	"github.com/boxmem/box/internal/usage"
 )
 
 func newBox(tb testing.TB) string {
@@ -205,20 +209,39 @@ func TestURLs(t *testing.T) {
 	}))
 	defer srv.Close()
 	root := newBox(t)
+	// links.example is a public address (the egress rule lets it be asked) that reaches the test server;
+	// inside.example names the cloud metadata address, and a link to the loopback is given by number:
+	// neither is asked.
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	site := "http://links.example:" + port
+	client := egress.New(egress.Options{Timeout: 200 * time.Millisecond}).WithTestNet(egress.TestNet{
+		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
+			if host == "inside.example" {
+				return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
+			}
+			return []netip.Addr{netip.MustParseAddr("93.184.216.34")}, nil
+		},
+		Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
+			return (&net.Dialer{}).DialContext(ctx, network, strings.TrimPrefix(srv.URL, "http://"))
+		},
+	})
 	var body strings.Builder
 	for i := range 8 {
-		fmt.Fprintf(&body, "- %s/ok%d\n", srv.URL, i)
+		fmt.Fprintf(&body, "- %s/ok%d\n", site, i)
 	}
-	fmt.Fprintf(&body, "- %[1]s/slow\n- %[1]s/nohead\n- %[1]s/dead\n", srv.URL)
+	fmt.Fprintf(&body, "- %[1]s/slow\n- %[1]s/nohead\n- %[1]s/dead\n- %[2]s/admin/reboot\n- http://inside.example/latest/meta-data\n", site, srv.URL)
 	write(t, root, "_content/links.md", "---\ntitle: l\n---\n"+body.String())
-	v := New(root, Options{Timeout: 200 * time.Millisecond, Concurrency: 3})
+	v := New(root, Options{Timeout: 200 * time.Millisecond, Concurrency: 3, Egress: client})
 	res, err := v.URLs(context.Background(), "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := codes(res.Findings)
-	if got != "/_content/links.md:12:warning:dead-url /_content/links.md:14:warning:dead-url" {
+	if got != "/_content/links.md:12:warning:dead-url /_content/links.md:14:warning:dead-url /_content/links.md:15:warning:unchecked-url /_content/links.md:16:warning:unchecked-url" {
 		t.Errorf("URLs = %q", got)
+	}
+	if hits["GET /admin/reboot"]+hits["HEAD /admin/reboot"]+hits["HEAD /latest/meta-data"] != 0 {
+		t.Errorf("a private address was asked: %v", hits)
 	}
 	if !strings.Contains(res.Findings[0].Message+res.Findings[1].Message, "timed out") {
 		t.Errorf("no timeout verdict: %v", res.Findings)
@@ -287,17 +310,6 @@ func TestParseHook(t *testing.T) {
 }
 
 func FuzzHookPayload(f *testing.F) {
-	for _, s := range []string{
-		`{"hook_event_name":"PostToolUse","tool_name":"Write","tool_input":{"file_path":"/b/_content/x.md"},"cwd":"/b"}`,
-		`{"tool_name":"MultiEdit","tool_input":{"file_path":"x.md","edits":[{"old_string":"a","new_string":"b"}]}}`,
-		`{"tool_name":"apply_patch","tool_input":{"command":["apply_patch","*** Begin Patch\n*** Add File: a.md\n+x\n*** Delete File: c.md\n*** End Patch"]},"cwd":"/b"}`,
-		`{"tool_name":"apply_patch","tool_input":{"input":"*** Update File: a.md\n*** Move to: \n"}}`,
-		`{"tool_input":{"file_path":"\u0000"}}`,
-		`{"tool_input":[[[["*** Add File: x"]]]]}`,
-		`null`, ``, `{`,
-	} {
-		f.Add([]byte(s))
-	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseHook(data, "/cwd")
 		if err != nil {
@@ -337,5 +349,25 @@ func TestNamedPathsStayInTheBox(t *testing.T) {
 	}
 	if data, f := v.read("/_content/linked/secret.md"); f == nil || f.Code != CodeSymlinkOut || len(data) > 0 {
 		t.Errorf("read through the linked folder: %q %+v", data, f)
+	}
+}
+
+// A usage-ledger line the brain leaves out of its totals is named by box validate: file, line, why.
+func TestDamagedLedgerLinesAreNamed(t *testing.T) {
+	root := newBox(t)
+	good := `{"time":"2026-03-05T14:02:00+01:00","turn":"t","provider":"openai","model":"m","tokensIn":1,"tokensOut":1,"cost":0,"costFrom":"unknown"}`
+	write(t, root, "_bookkeeping/usage/2026-03.jsonl", good+"\n{\"time\": broken\n")
+	res, err := New(root, Options{}).All(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, f := range res.Findings {
+		if f.Code == usage.CodeDamaged {
+			found = f.Path == "/_bookkeeping/usage/2026-03.jsonl" && f.Line == 2 && strings.Contains(f.Message, "not a usage line")
+		}
+	}
+	if !found {
+		t.Fatalf("findings: %v", res.Findings)
 	}
 }

@@ -33,6 +33,9 @@ type Change struct {
 	Path string `json:"path"` // relative to Dir, slash-separated
 	Old  []byte `json:"-"`
 	New  []byte `json:"-"`
+	// Mode is the file's permission bits: an existing file keeps its own (a 0600 .mcp.json that holds
+	// other servers' tokens stays 0600); a new one is 0644.
+	Mode fs.FileMode `json:"-"`
 }
 
 // Plan is everything wire or unwire would do.
@@ -140,7 +143,16 @@ func plan(o Options, on bool) (Plan, error) {
 		}{g, func(b []byte) ([]byte, error) { return setBlock(b, Begin, End, o.block(), on), nil }})
 	}
 	for _, e := range edits {
-		old, err := os.ReadFile(filepath.Join(o.Dir, filepath.FromSlash(e.path)))
+		host := filepath.Join(o.Dir, filepath.FromSlash(e.path))
+		mode := fs.FileMode(0o644)
+		if fi, err := os.Lstat(host); err == nil {
+			if fi.Mode()&fs.ModeSymlink != 0 {
+				p.Warnings = append(p.Warnings, fmt.Sprintf("%s left alone: it is a symbolic link, and the box does not replace a link or write through it; add the box's part by hand where it points", e.path))
+				continue
+			}
+			mode = fi.Mode().Perm()
+		}
+		old, err := os.ReadFile(host)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return Plan{}, errs.Wrap("wire", errs.Other, err, "An agent's configuration file could not be read or written")
 		}
@@ -153,13 +165,14 @@ func plan(o Options, on bool) (Plan, error) {
 			continue
 		}
 		if !bytes.Equal(old, next) {
-			p.Changes = append(p.Changes, Change{Path: e.path, Old: old, New: next})
+			p.Changes = append(p.Changes, Change{Path: e.path, Old: old, New: next, Mode: mode})
 		}
 	}
 	return p, nil
 }
 
-// Apply writes the plan's files atomically (a nil New removes the file).
+// Apply writes the plan's files atomically (a nil New removes the file), each with its old permission
+// bits; a file that became a symbolic link since the plan is refused.
 func (p Plan) Apply(dir string) error {
 	for _, c := range p.Changes {
 		host := filepath.Join(dir, filepath.FromSlash(c.Path))
@@ -175,7 +188,14 @@ func (p Plan) Apply(dir string) error {
 		if err := os.MkdirAll(filepath.Dir(host), 0o755); err != nil {
 			return errs.Wrap("wire", errs.Other, err, "An agent's configuration file could not be read or written")
 		}
-		if err := atomicfile.WriteFile(host, c.New, 0o644); err != nil {
+		if fi, err := os.Lstat(host); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return errs.E("wire", errs.Conflict, "%s became a symbolic link after it was read; nothing more was written: run box wire again", c.Path)
+		}
+		mode := c.Mode
+		if mode == 0 {
+			mode = 0o644
+		}
+		if err := atomicfile.WriteFile(host, c.New, mode); err != nil {
 			return errs.Wrap("wire", errs.Other, err, "An agent's configuration file could not be read or written")
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -246,5 +247,46 @@ func TestTimeouts(t *testing.T) {
 		if got := Timeout(ev); got.Seconds() != float64(want) {
 			t.Errorf("Timeout(%s) = %v, want %ds", ev, got, want)
 		}
+	}
+}
+
+// box wire --apply keeps an agent file's own permission bits (a 0600 .mcp.json that holds other servers'
+// tokens stays 0600; a new file is 0644), and never replaces a file that is a symbolic link, nor writes
+// through it: it is left alone with a warning, the link and what it points to unchanged.
+func TestWireKeepsModesAndLeavesLinksAlone(t *testing.T) {
+	dir := project(t, "settings-user.json")
+	mcp := filepath.Join(dir, MCPFile)
+	if err := os.Chmod(mcp, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	target := filepath.Join(t.TempDir(), "dotfiles-CLAUDE.md")
+	if err := os.WriteFile(target, []byte("# Mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	guide := filepath.Join(dir, "CLAUDE.md")
+	if err := os.Remove(guide); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(target, guide); err != nil {
+		t.Fatal(err)
+	}
+	p := apply(t, Options{Dir: dir, Bin: "/usr/local/bin/box", InBox: true}, true)
+	if fi, err := os.Stat(mcp); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf(".mcp.json after wire: %v %v, want 0600", fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(mcp); !strings.Contains(string(data), "box") {
+		t.Error(".mcp.json was not wired")
+	}
+	if fi, err := os.Stat(filepath.Join(dir, CodexHooks)); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("a new file: %v %v, want 0644", fi, err)
+	}
+	if fi, err := os.Lstat(guide); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("CLAUDE.md is no longer a link: %v", err)
+	}
+	if data, _ := os.ReadFile(target); string(data) != "# Mine\n" {
+		t.Errorf("the link's target was written: %q", data)
+	}
+	if !slices.ContainsFunc(p.Warnings, func(w string) bool { return strings.Contains(w, "CLAUDE.md") && strings.Contains(w, "symbolic link") }) {
+		t.Errorf("warnings = %q", p.Warnings)
 	}
 }

@@ -1,0 +1,55 @@
+package app_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
+)
+
+// Freezing and unfreezing write a diary line (docs/GATE.md). When that line cannot be committed (here
+// another git holds the index lock) the box is left frozen, the safe side, and the error says so: an
+// unfreeze is taken back, a freeze holds.
+func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
+	if _, err := a.Freeze(ctx, owner, true); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(a.Root, ".git", "index.lock")
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = a.Freeze(ctx, owner, false)
+	if err == nil || !strings.Contains(errs.Sentence(err), "stays frozen") {
+		t.Fatalf("an unfreeze without its diary line: %v", err)
+	}
+	if frozen, err := a.State.Frozen(ctx); err != nil || !frozen {
+		t.Fatalf("the box was unfrozen without its diary line: %v %v", frozen, err)
+	}
+	if err := os.Remove(lock); err != nil && !os.IsNotExist(err) { // the box's recovery may have taken it
+		t.Fatal(err)
+	}
+	if _, err := a.Freeze(ctx, owner, false); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(lock, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Freeze(ctx, owner, true); err == nil || !strings.Contains(errs.Sentence(err), "is frozen, but") {
+		t.Fatalf("a freeze without its diary line: %v", err)
+	}
+	if frozen, _ := a.State.Frozen(ctx); !frozen {
+		t.Fatal("a freeze did not hold")
+	}
+}
