@@ -173,6 +173,14 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 		summaries[1] != "owner remembered: Leo swims on Thursdays." {
 		t.Errorf("recent, newest first: %q", summaries)
 	}
+	// The box's own job (the nightly tidy) writes in the owner's trust: its line is not fenced.
+	if _, err := tb.mem.Remember(ctx, memory.Actor{Who: "box", Via: "job", Trust: "own"}, memory.RememberInput{Text: "Leo's kit bag is blue."}); err != nil {
+		t.Fatal(err)
+	}
+	call(t, cs, "memory_recent", map[string]any{"limit": 1}, &recent)
+	if len(recent.Items) != 1 || recent.Items[0].Summary != "box remembered: Leo's kit bag is blue." {
+		t.Errorf("the box's own line: %+v", recent.Items)
+	}
 }
 
 // A tool whose checkbox the connection lacks is neither listed nor run: the call is refused with one

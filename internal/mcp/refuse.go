@@ -92,6 +92,3 @@ func period(s string) string {
 
 // fence marks text not in the owner's own words, so a client reads it as data, never as instructions.
 func fence(s string) string { return memory.Fence(s) }
-
-// ownVia lists the ways in that carry the owner's own words.
-var ownVia = memory.OwnVias

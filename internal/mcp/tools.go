@@ -233,7 +233,7 @@ var memoryTools = []tool{
 			m := ss.svc.Memory
 			items, err := m.Recent(ctx, clamp(in.Limit, 20, 100))
 			for i, it := range items {
-				if !ownVia[it.Via] {
+				if it.Outside {
 					items[i].Summary = fence(it.Summary)
 				}
 			}

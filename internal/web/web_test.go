@@ -669,7 +669,9 @@ func TestEditNote(t *testing.T) {
 func TestUndoSince(t *testing.T) {
 	f := newFx(t)
 	csrf := f.signedIn()
-	since := time.Now().Add(-time.Minute).Format("2006-01-02T15:04")
+	remember(t, f.m, "Claude", "Leo rows on Sundays.") // before since: it stays
+	f.clock.Advance(2 * time.Hour)
+	since := f.clock.Now().Add(-time.Minute).Format("2006-01-02T15:04")
 	remember(t, f.m, "Claude", "Leo swims on Monday.", "Mia plays the cello.")
 	remember(t, f.m, "ChatGPT", "Ana likes tea.")
 	res := f.form(f.c, "/undo/since", url.Values{"csrf": {csrf}, "who": {"Claude"}, "since": {since}})
@@ -681,6 +683,9 @@ func TestUndoSince(t *testing.T) {
 	}
 	if l, _ := f.m.ForgetPreview(context.Background(), "tea"); len(l) != 1 {
 		t.Fatal("ChatGPT's line was undone too")
+	}
+	if l, _ := f.m.ForgetPreview(context.Background(), "rows sundays"); len(l) != 1 {
+		t.Fatal("Claude's line from before since was undone too")
 	}
 }
 
