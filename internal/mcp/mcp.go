@@ -228,6 +228,9 @@ func (ss *session) actor(req *sdk.CallToolRequest) memory.Actor {
 	if who == "" {
 		who = "an assistant"
 	}
+	if keys.Reserved(who) { // the owner's own name on cards and in the diary is never a client's to take
+		who = "an assistant calling itself " + who
+	}
 	return memory.Actor{Who: who, Via: "mcp", Host: ss.conn.Host, Conn: ss.conn.KeyID, Trust: "outside"}
 }
 

@@ -68,6 +68,7 @@ func TestWritesAreRecordedUnderTheClientsOwnNameAsOutside(t *testing.T) {
 		who, host string
 	}{
 		{"stdio: the client's own name", Conn{Host: "local", Caps: keys.All}, "Codex", "Codex", "local"},
+		{"stdio: a client calling itself the owner is not", Conn{Host: "local", Caps: keys.All}, "owner", "an assistant calling itself owner", "local"},
 		{"a key: the key's name, not the client's", Conn{Who: "My script", Host: "10.0.0.2", Caps: keys.Caps{Memory: true}}, "node", "My script", "10.0.0.2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
