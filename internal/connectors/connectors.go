@@ -6,7 +6,10 @@ package connectors
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
@@ -150,8 +154,62 @@ func (s *Service) Test(ctx context.Context, b builds.Build, n int) builds.Health
 	}
 	defer r.Close()
 	got := r.RunTests(ctx)
-	h.OK, h.Why, h.TestOutputTail, h.Hosts = got.OK, got.Why, got.TestOutputTail, got.Hosts
+	h.OK, h.Why, h.Hosts = got.OK, got.Why, got.Hosts
+	rep := TestReport{Version: n, At: h.At, OK: got.OK, Detail: got.Detail, TestOutputTail: got.TestOutputTail}
+	if err := s.saveReport(b.ID, rep); err != nil {
+		h.Why = strings.TrimSpace(h.Why + " (its test output could not be kept: " + errs.Sentence(err) + ")")
+	}
 	return h
+}
+
+// TestReport is a connector's last test run as only the owner sees it (box builds status): the failure
+// as the sandbox told it and the end of the run's output, which may hold what the connector fetched with
+// the owner's keys. It is kept with the connector's data (<StoreRoot>/<id>/tests.json), outside the tree
+// git tracks, and deleted with it; assistants see only the health's box-made why (docs/CONNECTORS.md, "Tests").
+type TestReport struct {
+	Version        int       `json:"version"`
+	At             time.Time `json:"at"`
+	OK             bool      `json:"ok"`
+	Detail         string    `json:"detail,omitempty"`
+	TestOutputTail string    `json:"testOutputTail"`
+}
+
+func (s *Service) reportPath(id string) string { return filepath.Join(s.StoreDir(id), "tests.json") }
+
+func (s *Service) saveReport(id string, rep TestReport) error {
+	if !validID(id) {
+		return errs.E("connectors.test", errs.Invalid, "the connector id %q cannot name a folder", id)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.StoreDir(id), 0o700); err != nil {
+		return errs.Wrap("connectors.test", errs.Other, err, "the connector's folder could not be made")
+	}
+	if err := atomicfile.WriteFile(s.reportPath(id), data, 0o600); err != nil {
+		return errs.Wrap("connectors.test", errs.Other, err, "the test report could not be written")
+	}
+	return nil
+}
+
+// LastTest is the connector id's last test report; NotFound when none is kept.
+func (s *Service) LastTest(id string) (TestReport, error) {
+	var rep TestReport
+	if !validID(id) {
+		return rep, errs.E("connectors.last-test", errs.NotFound, "No connector is called %q.", id)
+	}
+	data, err := os.ReadFile(s.reportPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return rep, errs.E("connectors.last-test", errs.NotFound, "The connector %s has no test run kept.", id)
+	}
+	if err != nil {
+		return rep, errs.Wrap("connectors.last-test", errs.Other, err, "The connector's test report could not be read")
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return rep, errs.Wrap("connectors.last-test", errs.Other, err, "The connector's test report "+s.reportPath(id)+" is not one the box wrote")
+	}
+	return rep, nil
 }
 
 // OpLeftovers is the "Delete for good" action of a removed connector's keys and data.
