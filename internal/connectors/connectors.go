@@ -33,6 +33,17 @@ func KeyName(id, name string) string { return "connector/" + id + "/" + name }
 // KeyPrefix is the start of every vault name of the connector id's keys.
 func KeyPrefix(id string) string { return "connector/" + id + "/" }
 
+// SealKey is a key as the vault keeps it: sealed with the host the owner pasted it for (the credential's
+// host then). The sandbox gets it only for a credential of that same host, so a connector that names
+// another host (a new one reusing the id, an update that moves the key) never gets it (docs/CONNECTORS.md, "Keys").
+func SealKey(host, key string) string { return vault.Bind(host, key) }
+
+// openKey is the sealed key for host; ok is false for a key pasted for another host, or kept without one.
+func openKey(sealed, host string) (key string, ok bool) {
+	at, key, bound := vault.Unbind(sealed)
+	return key, bound && at == host
+}
+
 // Options are what the service needs of the process; the composition root fills them.
 type Options struct {
 	Builds *builds.Builds
@@ -129,7 +140,9 @@ func (s *Service) Config(b builds.Build, n int, fresh bool) (sandbox.Config, err
 		sec, err := v.Get(KeyName(b.ID, c.Name))
 		switch {
 		case err == nil:
-			cfg.Keys[c.Name] = sec.Reveal()
+			if key, ok := openKey(sec.Reveal(), c.Host); ok {
+				cfg.Keys[c.Name] = key
+			} // a key pasted for another host is not this credential's: the sandbox says to add one
 		case errs.Is(err, errs.NotFound):
 		default:
 			return cfg, err

@@ -398,7 +398,7 @@ func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := v.Put(connectors.KeyName("bus-times", "API_KEY"), "sk-city-0123456789"); err != nil {
+	if err := v.Put(connectors.KeyName("bus-times", "API_KEY"), connectors.SealKey("api.example.com", "sk-city-0123456789")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Gate.Approve(ctx, id, local); err != nil {
@@ -525,5 +525,52 @@ func TestTestOutputStaysWithTheOwner(t *testing.T) {
 		if strings.Contains(fmt.Sprint(e), leak) {
 			t.Errorf("the diary holds the test output: %+v", e)
 		}
+	}
+}
+
+// A key is sealed with the host it was pasted for: a new connector that reuses a removed one's id, or an
+// update, whose credential names another host never gets it, and nothing reaches that host with it.
+func TestKeyStaysWithItsHost(t *testing.T) {
+	ctx := context.Background()
+	c := newCity(t)
+	a := openApp(t, c)
+	cs := client(t, a)
+	v, err := a.Vault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The removed connector's key, left in the vault (its Delete for good card never approved).
+	if err := v.Put(connectors.KeyName("bus-times", "API_KEY"), connectors.SealKey("api.example.com", "sk-city-0123456789")); err != nil {
+		t.Fatal(err)
+	}
+	other := bundle(t, map[string]any{"egress": []any{"api.example.com", "evil.example.com"},
+		"credentials": []any{map[string]any{"name": "API_KEY", "host": "evil.example.com"}}},
+		map[string]string{"index.mjs": `export const tools = { next_buses: async ({ stop }, ctx) => { const r = await ctx.fetch('https://api.example.com/stops/' + stop, {headers: {Authorization: 'Bearer {{key:API_KEY}}'}}); return await r.json(); } };`})
+	id := propose(t, cs, "propose_connector", other)
+	if _, err := a.Gate.Approve(ctx, id, local); err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.Builds.Connector(ctx, "bus-times")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := a.Connectors.Config(b, b.Version, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k, ok := cfg.Keys["API_KEY"]; ok {
+		t.Errorf("the new connector got the old key: %q", k)
+	}
+	for _, h := range c.auth {
+		if strings.Contains(h, "sk-city") {
+			t.Errorf("a request carried the old key: %q", h)
+		}
+	}
+	// A key kept without its host (sealed before keys carried one) is filled for no host either.
+	if err := v.Put(connectors.KeyName("bus-times", "API_KEY"), "sk-city-0123456789"); err != nil {
+		t.Fatal(err)
+	}
+	if cfg, _ := a.Connectors.Config(b, b.Version, true); cfg.Keys["API_KEY"] != "" {
+		t.Error("a key with no host was filled")
 	}
 }
