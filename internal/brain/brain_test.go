@@ -682,3 +682,17 @@ func TestRefusedSetKeepsTheWorkingBrain(t *testing.T) {
 	}
 	works("a refused off")
 }
+
+// The budget as the owner types it is read by one rule on every surface: an amount, nothing more.
+func TestParseBudget(t *testing.T) {
+	for in, want := range map[string]float64{"20": 20, " $7.50 ": 7.5, "0": 0} {
+		if got, err := brain.ParseBudget(in); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"20abc", "", "-1", "NaN", "Inf", "1e9", "twenty"} {
+		if got, err := brain.ParseBudget(in); !errs.Is(err, errs.Invalid) || !strings.Contains(errs.Sentence(err), "like 20 or 7.50") {
+			t.Errorf("%q: %v %v, want refused", in, got, err)
+		}
+	}
+}
