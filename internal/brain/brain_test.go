@@ -281,6 +281,25 @@ func TestOutsideContentMakesACard(t *testing.T) {
 	if hits, _ := f.a.Memory.Search(ctx, memory.SearchInput{Words: "bob birthday", Trust: "own"}); len(hits.Hits) != 0 {
 		t.Fatalf("saved without the owner: %+v", hits.Hits)
 	}
+	// The conversation's answer came after outside content, so the saved conversation is others' words
+	// for search and reads (fenced for assistants), not the owner's.
+	chat := brain.ChatsDir + "/" + res.Chat + ".md"
+	hits, err := f.a.Memory.Search(ctx, memory.SearchInput{Words: "waiting"})
+	found := false
+	for _, h := range hits.Hits {
+		if strings.HasPrefix(h.Path, chat) {
+			found = true
+			if h.Trust != "outside" {
+				t.Errorf("the chat's answer is found as %q: %+v", h.Trust, h)
+			}
+		}
+	}
+	if err != nil || !found {
+		t.Fatalf("the chat is not found: %v %+v", err, hits.Hits)
+	}
+	if n, err := f.a.Memory.Read(ctx, chat); err != nil || !n.Outside {
+		t.Errorf("read of the chat: outside %v, %v", n.Outside, err)
+	}
 
 	res, _ = f.chat(t, "Look up Bob's birthday and save it to my memory")
 	if len(res.Cards) != 0 || len(res.Tools) != 2 || !res.Tools[1].OK {
