@@ -21,10 +21,10 @@ var rank = map[string]int{
 	"internal/diary": 2, "internal/page": 2, "internal/sandbox": 2, "internal/imports": 2,
 	"internal/route": 3, "internal/card": 3, "internal/note": 3, "internal/look": 3,
 	"internal/schema": 4, "internal/box": 4, "internal/exports": 4, "internal/duplicate": 4,
-	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/todo": 5, "internal/duplicatetest": 5, "internal/jobs": 5, "internal/backup": 5,
-	"internal/memory": 6, "internal/keys": 6, "internal/grants": 6, "internal/brain": 6, "internal/builds": 6, "internal/routine": 6,
-	"internal/connectors": 6,
-	"internal/mcp":        7, "internal/web": 7, "internal/hooks": 7, "internal/wire": 7, "internal/oauth": 7,
+	"internal/validate": 5, "internal/index": 5, "internal/gate": 5, "internal/duplicatetest": 5, "internal/jobs": 5, "internal/backup": 5,
+	"internal/memory": 6, "internal/todo": 6, "internal/keys": 6, "internal/grants": 6, "internal/brain": 6, "internal/builds": 6, "internal/routine": 6,
+	"internal/connectors":    6,
+	"internal/connectortest": 7, "internal/mcp": 7, "internal/web": 7, "internal/hooks": 7, "internal/wire": 7, "internal/oauth": 7,
 	"internal/server":  8,
 	"internal/app":     9,
 	"internal/apptest": 10,
@@ -75,10 +75,13 @@ func TestDependencyOrder(t *testing.T) {
 func sameLayerAllowed(pkg, dep string) bool {
 	// An OAuth grant is a connection: its checkboxes are keys.Caps and its secrets are hashed as keys hashes them.
 	// The brain's tools are the memory's operations, and it plans with the memory's rules.
+	// The chat's to-do tools are the to-do lists' operations.
 	// A routine is a turn of the brain with its read-only tools.
 	// A connector's egress list is checked with the box's one rule for public addresses, egress.Blocked.
-	// The connectors service runs the connectors the builds registry keeps.
+	// The connectors service runs the connectors the builds registry keeps; the chat calls their tools.
 	return (pkg == "internal/grants" && dep == "internal/keys") || (pkg == "internal/brain" && dep == "internal/memory") ||
+		(pkg == "internal/brain" && dep == "internal/todo") ||
 		(pkg == "internal/connector" && dep == "internal/egress") || (pkg == "internal/connectors" && dep == "internal/builds") ||
+		(pkg == "internal/brain" && dep == "internal/connectors") ||
 		(pkg == "internal/routine" && dep == "internal/brain")
 }

@@ -164,16 +164,21 @@ func compose(ctx context.Context, b *box.Box, v *validate.Validator, opts Option
 	a.Gate = gate.New(b)
 	a.Gate.Register("forget", a.Memory.ForgetOp())
 	a.Gate.Register("remember", a.Memory.RememberOp())
+	a.Gate.Register("edit", a.Memory.EditOp())
 	a.Gate.Register("key", a.Keys.Op())
+	for name, op := range a.Todos.Ops() {
+		a.Gate.Register(name, op)
+	}
 	a.Builds = builds.New(b, a.State, a.Gate)
 	for name, op := range a.Builds.Ops() {
 		a.Gate.Register(name, op)
 	}
 	a.Gate.Register(builds.OpPageNotes, a.Builds.NotesOp())
 	a.Connectors = connectors.New(connectors.Options{Builds: a.Builds, Vault: a.Vault, StoreRoot: filepath.Join(b.Root, ".box", "connectors"),
-		Exe: opts.ConnectorExe, Test: opts.ConnectorNet, Now: opts.Now})
+		Exe: opts.ConnectorExe, Test: opts.ConnectorNet, Now: opts.Now, Box: b, Gate: a.Gate, State: a.State})
 	a.Builds.RunConnectorsWith(a.Connectors)
 	a.Gate.Register(connectors.OpLeftovers, a.Connectors.LeftoversOp())
+	a.Gate.Register(connectors.OpCall, a.Connectors.CallOp())
 	if err = a.composeBrain(); err != nil {
 		return nil, err
 	}

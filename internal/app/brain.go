@@ -45,7 +45,7 @@ func (a *App) composeBrain() error {
 	}
 	var err error
 	a.Brain, err = brain.New(brain.Config{Box: a.Box, Memory: a.Memory, Todos: a.Todos, Gate: a.Gate, State: a.State,
-		Vault: a.Vault, Tools: tools, HTTP: a.opts.BrainHTTP, Now: a.opts.Now})
+		Vault: a.Vault, Tools: tools, Connectors: a.Connectors, HTTP: a.opts.BrainHTTP, Now: a.opts.Now})
 	return err
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/routine"
 )
 
 // planted is a phrase no box holds by chance; the test puts it everywhere an erase must reach.
@@ -76,6 +77,16 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	if _, _, err := a.Keys.New(ctx, "Key for "+planted, keys.Caps{Memory: true}); err != nil {
 		t.Fatal(err)
 	}
+	// A routine's prompt and the settings card hold the owner's words too; the brain's block stays.
+	if _, err := a.Routines.Add(ctx, owner, routine.Routine{Name: "custody", At: "09:00", Days: []string{"mon"}, Prompt: "Check my notes on " + planted + "'s custody hearing.", On: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Box.Do(ctx, box.Change{Actor: owner, Op: "edit", Summary: "settings",
+		Apply: func(tx *box.Tx) error {
+			return tx.Write("/_config/settings.card", []byte("---\ntitle: Settings\nbrain:\n  provider: openai\n  model: gpt-4.1\n  budget: 12.5\n---\nThe settings; I keep "+planted+" in mind.\n"))
+		}}); err != nil {
+		t.Fatal(err)
+	}
 	writeFile(t, filepath.Join(a.Root, ".box", "sessions", "s1", "record.json"), `{"task":"ask about `+planted+`"}`)
 	writeFile(t, filepath.Join(a.Root, "_tmp", "scratch.txt"), planted)
 	for _, q := range []string{
@@ -106,6 +117,12 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	}
 	if where := findPhrase(t, a.Root); len(where) > 0 {
 		t.Fatalf("after erase the phrase can still be read back from:\n%s", strings.Join(where, "\n"))
+	}
+	if data, err := os.ReadFile(filepath.Join(a.Root, "_config", "settings.card")); err != nil || !strings.Contains(string(data), "brain:\n  provider: openai\n  model: gpt-4.1\n  budget: 12.5\n") {
+		t.Errorf("the brain's settings did not stay (%v):\n%s", err, data)
+	}
+	if rs, err := a.Routines.List(ctx); err != nil || len(rs) != 0 {
+		t.Errorf("a routine survived the erase: %+v %v", rs, err)
 	}
 	var n int
 	if err := a.State.DB().QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil || n != 1 {

@@ -75,6 +75,9 @@ func seedFiles() map[string][]byte {
 	}
 }
 
+// SeedSettings is the settings card as box init writes it (erase leaves it so, the brain's block aside).
+func SeedSettings() []byte { return seedFiles()[layout.Settings] }
+
 // Init makes dir a new box: a git repository with the marker, the layout, the seed files and a first
 // commit (Box-Op: init), and the git hooks. An existing box is left alone (Exists); a non-empty folder
 // that is not a box is refused, except one holding only .git, which is used.

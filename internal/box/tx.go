@@ -220,6 +220,28 @@ func (b *Box) lead() {
 	b.mu.Unlock()
 }
 
+// givenUp is ctx for the wait for the box lock: it ends once every caller of the batch has given up (an
+// HTTP call past its deadline), since nobody is left to write for; nothing has been written yet, and a
+// spooled request is withdrawn (settleUnlocked), so the change is dropped whole. Once the lock is held the
+// batch runs on ctx, which nobody cancels, so a commit is never torn.
+func givenUp(ctx context.Context, ps []*pending) (context.Context, context.CancelFunc) {
+	wait, cancel := context.WithCancel(ctx)
+	go func() {
+		for _, p := range ps {
+			if p.remote { // another process's request: its writer is waiting for the answer
+				return
+			}
+			select {
+			case <-p.ctx.Done():
+			case <-wait.Done():
+				return
+			}
+		}
+		cancel()
+	}()
+	return wait, cancel
+}
+
 // batch is the state of one group commit: the tree as the changes so far left it.
 type batch struct {
 	b       *Box
@@ -258,8 +280,14 @@ func (b *Box) commitBatch(ps []*pending) {
 			}
 		}
 	}
-	_, unlock, err := b.lock(ctx, b.answeredPoll(ps))
+	wait, stop := givenUp(ctx, ps)
+	_, unlock, err := b.lock(wait, b.answeredPoll(ps))
+	gaveUp := wait.Err() != nil // read before stop, which ends wait whatever happened
+	stop()
 	if err != nil {
+		if gaveUp && ps[0].ctx.Err() != nil {
+			err = ps[0].ctx.Err() // every caller gave up (a request's deadline): say so, not "cancelled"
+		}
 		b.settleUnlocked(ps, err)
 		return
 	}

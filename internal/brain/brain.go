@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/layout"
@@ -43,6 +44,9 @@ type Config struct {
 	// Tools lists the MCP catalogue's memory tools (names, descriptions, schemas), which the chat offers
 	// its model as they are (docs/BRAIN.md, "The chat").
 	Tools func(ctx context.Context) ([]provider.Tool, error)
+	// Connectors run the installed connectors' tools, which the chat offers as c_<id>__<tool> while they
+	// are on (docs/CONNECTORS.md, "Calls"); nil offers none.
+	Connectors *connectors.Service
 	// HTTP is the client for provider calls; nil is the provider package's own.
 	HTTP *http.Client
 	// FirstByte and Idle bound a provider call (provider.Config's); zero is the provider's default.

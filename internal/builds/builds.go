@@ -172,6 +172,10 @@ func DataPath(slug string) string { return "/_content/pages/" + slug + "/data.js
 // NotesDir is where a page's notes are kept.
 func NotesDir(slug string) string { return "/_content/pages/" + slug }
 
+// TodoList is a page's own to-do list: the only one its bridge reads, adds to and ticks off
+// (docs/PAGES.md, "Keep each page to its own"). The owner sees it on their To-do tab like any list.
+func TodoList(slug string) string { return "page-" + slug }
+
 // List returns every build, pages first, then looks and the layout (and connectors), each by id.
 func (r *Builds) List(ctx context.Context) ([]Build, error) {
 	var out []Build

@@ -188,7 +188,7 @@ func TestRefusedBeforeACard(t *testing.T) {
 		{builds.PageInput{Name: "G", Own: "garden", What: "x", HTML: `<script src="https://cdn.example.com/x.js"></script>`}, "cdn.example.com"},
 		{builds.PageInput{Name: "G", Own: "Garden!", What: "x", HTML: "<p>x</p>"}, "Not proposed: own"},
 		{builds.PageInput{Name: "", Own: "garden", What: "x", HTML: "<p>x</p>"}, "name is empty"},
-		{builds.PageInput{Name: "G", Own: "garden", What: "x", Uses: []string{"bus"}, HTML: "<p>x</p>"}, "isn't on this box"},
+		{builds.PageInput{Name: "G", Own: "garden", What: "x", Uses: []string{"bus"}, HTML: "<p>x</p>"}, "isn't installed on this box"},
 		{builds.PageInput{Name: "G", Own: "garden", What: "x", Read: []string{"../x"}, HTML: "<p>x</p>"}, "not a map"},
 	} {
 		_, err := a.Builds.ProposePage(ctx, tc.in, claude)
@@ -205,5 +205,40 @@ func TestRefusedBeforeACard(t *testing.T) {
 	_, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: "G", Own: "garden", What: "x", HTML: "<p>x</p>"}, claude)
 	if err == nil || !strings.Contains(errs.Sentence(err), "Never") {
 		t.Fatalf("at Never: %v", err)
+	}
+}
+
+// A page never owns the owner's map: a slug whose map is a default one (moc-people) or already in the
+// memory is refused before any card, and a card made before the owner's map appeared installs nothing.
+func TestPageMayNotOwnTheOwnersMap(t *testing.T) {
+	ctx := context.Background()
+	a := newApp(t)
+	for _, own := range []string{"people", "orgs", "places", "topics"} {
+		_, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: "Directory", Own: own, What: "A people directory.", HTML: "<p>x</p>"}, claude)
+		if err == nil || !strings.Contains(errs.Sentence(err), "moc-"+own+", which is one of the owner's own maps") {
+			t.Errorf("own %q: %v", own, err)
+		}
+	}
+	p, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: "Garden", Own: "garden", What: "Plants.", HTML: "<p>x</p>"}, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Box.Do(ctx, box.Change{Actor: ownerActor, Op: "edit", Summary: "a map", Apply: func(tx *box.Tx) error {
+		return tx.Write("/_content/memory/maps/moc-garden.md", []byte("---\ntype: map\ntitle: Garden\n---\n# Garden\n- [[topic-roses]] — the owner's roses\n"))
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Gate.Approve(ctx, p.Card.ID, gate.By{Via: "cli", Local: true}); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("approve after the owner's map appeared: %v", err)
+	}
+	if _, err := a.Builds.Page(ctx, "garden"); !errs.Is(err, errs.NotFound) {
+		t.Fatal("a page was installed over the owner's map")
+	}
+	_, err = a.Builds.ProposePage(ctx, builds.PageInput{Name: "Garden", Own: "garden", What: "Plants.", HTML: "<p>x</p>"}, claude)
+	if err == nil || !strings.Contains(errs.Sentence(err), "moc-garden, which is already in the memory") {
+		t.Fatalf("own garden with moc-garden there: %v", err)
+	}
+	if w, _ := a.Gate.Waiting(ctx); len(w) != 0 {
+		t.Fatalf("a refused page left %d cards", len(w))
 	}
 }

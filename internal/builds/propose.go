@@ -6,6 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,7 +16,9 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/look"
+	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/page"
 	"github.com/boxmem/box/internal/tabs"
 )
@@ -24,6 +29,7 @@ const (
 	MaxWhat  = 500
 	MaxEmoji = 16
 	MaxRead  = 10
+	MaxUses  = 10 // the installed connectors a page may call
 )
 
 // The ops the gate runs when the owner approves a build's card.
@@ -136,6 +142,32 @@ func mapName(s string) (string, error) {
 	return "moc-" + m, nil
 }
 
+// mapTaken says why a new page may not own the map moc-<slug>, or "" when it may: a page reads its own
+// map and edits what it lists, so it never gets one of the owner's default maps or a map that is already
+// there (docs/PAGES.md, "Keep each page to its own").
+func (r *Builds) mapTaken(slug string) (string, error) {
+	name := "moc-" + slug
+	if slices.Contains(note.DefaultMaps, name) {
+		return "is one of the owner's own maps", nil
+	}
+	for _, p := range []string{layout.MapsDir + "/" + name + ".md", layout.MapsDir + "/" + name} {
+		_, err := os.Lstat(filepath.Join(r.b.Root, filepath.FromSlash(p)))
+		if err == nil {
+			return "is already in the memory", nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return "", errs.Wrap("builds.propose", errs.Other, err, "The memory's maps cannot be read to check the page's name, so nothing was proposed")
+		}
+	}
+	return "", nil
+}
+
+// mapTakenNow is mapTaken at approval: a map that cannot be checked counts as taken (closed, never open).
+func (r *Builds) mapTakenNow(slug string) bool {
+	taken, err := r.mapTaken(slug)
+	return taken != "" || err != nil
+}
+
 // checkPage runs every check of a page before any card: its words, its maps, its connectors and the
 // page itself (docs/PAGES.md).
 func (r *Builds) checkPage(ctx context.Context, in PageInput) (pageAction, error) {
@@ -145,6 +177,11 @@ func (r *Builds) checkPage(ctx context.Context, in PageInput) (pageAction, error
 		return a, notProposed("own %s", errs.Sentence(err))
 	}
 	a.Slug = in.Own
+	if taken, err := r.mapTaken(a.Slug); err != nil {
+		return a, err
+	} else if taken != "" {
+		return a, notProposed("own %q would make the page's map %s, which %s; a page keeps its notes in a map of its own, so choose another name.", a.Slug, "moc-"+a.Slug, taken)
+	}
 	if a.Name, err = checkText("name", in.Name, MaxName); err != nil {
 		return a, err
 	}
@@ -170,8 +207,19 @@ func (r *Builds) checkPage(ctx context.Context, in PageInput) (pageAction, error
 			a.Read = append(a.Read, name)
 		}
 	}
+	if len(in.Uses) > MaxUses {
+		return a, notProposed("uses names %d connectors; a page uses at most %d.", len(in.Uses), MaxUses)
+	}
 	for _, u := range in.Uses {
-		return a, notProposed("the page uses the connector %q, which isn't on this box; send it without uses.", page.Clip(u))
+		id := strings.TrimSpace(u)
+		if _, err := r.Connector(ctx, id); errs.Is(err, errs.NotFound) {
+			return a, notProposed("the page uses the connector %q, which isn't installed on this box; send the connector first, or the page without it.", page.Clip(u))
+		} else if err != nil {
+			return a, err
+		}
+		if !slices.Contains(a.Uses, id) {
+			a.Uses = append(a.Uses, id)
+		}
 	}
 	if err := checkHTML(in.HTML); err != nil {
 		return a, err
@@ -383,6 +431,8 @@ func (r *Builds) current(ctx context.Context, stored gate.Action) (gate.Action, 
 			a.Stale = "the page's bytes do not match their fingerprint"
 		case a.Base == 0 && installed:
 			a.Stale = "a page " + a.Slug + " was installed since"
+		case a.Base == 0 && r.mapTakenNow(a.Slug):
+			a.Stale = "the map moc-" + a.Slug + " is the owner's now"
 		case a.Base > 0 && (!installed || b.Version != a.Base):
 			a.Stale = "the page changed since this version was made from it"
 		case page.Check([]byte(a.HTML)) != nil:

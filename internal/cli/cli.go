@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/errs"
 )
 
@@ -44,16 +45,22 @@ type Global struct {
 	IO      IO
 	BoxFlag string
 	JSON    bool
+	// base are the options every open of the box starts from: none in the box; tests give the
+	// connectors their test network (which the sandbox refuses outside a test binary).
+	base app.Options
 }
 
 // Main runs the CLI and returns the exit code.
-func Main(args []string, streams IO) int {
+func Main(args []string, streams IO) int { return mainWith(args, streams, app.Options{}) }
+
+// mainWith is Main with the composition root's options to start from.
+func mainWith(args []string, streams IO, base app.Options) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if streams.Getenv == nil {
 		streams.Getenv = func(string) string { return "" }
 	}
-	g := &Global{IO: streams}
+	g := &Global{IO: streams, base: base}
 	root := g.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(streams.In)
@@ -116,7 +123,7 @@ func (g *Global) verbs() []*cobra.Command {
 		mergeCmd(g), importCmd(g), exportCmd(g), undoCmd(g), reindexCmd(g), diaryCmd(g),
 		cardsCmd(g), switchesCmd(g), freezeCmd(g), unfreezeCmd(g), todoCmd(g),
 		serveCmd(g), mcpCmd(g), keysCmd(g), jobsCmd(g), backupCmd(g), restoreCmd(g),
-		brainCmd(g), chatCmd(g), buildsCmd(g), safeModeCmd(g), routinesCmd(g),
+		brainCmd(g), chatCmd(g), buildsCmd(g), safeModeCmd(g), connectorsCmd(g), routinesCmd(g),
 		versionCmd(g), initCmd(g), statusCmd(g), validateCmd(g), wireCmd(g), unwireCmd(g), hookCmd(g),
 	}
 }

@@ -23,7 +23,9 @@ func (g *Global) open(ctx context.Context, mode app.Mode) (*app.App, error) {
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, root, app.Options{Mode: mode, Progress: g.progress("indexing"), Now: g.clock()})
+	o := g.base
+	o.Mode, o.Progress, o.Now = mode, g.progress("indexing"), g.clock()
+	return app.Open(ctx, root, o)
 }
 
 // clock is the process's clock: the wall clock, moved by $BOX_TEST_CLOCK_OFFSET (a Go duration such as

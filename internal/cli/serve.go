@@ -110,7 +110,9 @@ func runServe(ctx context.Context, g *Global, o serveOptions) (err error) {
 func (g *Global) openOrMake(ctx context.Context, mode app.Mode) (*app.App, error) {
 	root, found := g.boxRoot()
 	if found == nil {
-		return app.Open(ctx, root, app.Options{Mode: mode, Now: g.clock()})
+		o := g.base
+		o.Mode, o.Now = mode, g.clock()
+		return app.Open(ctx, root, o)
 	}
 	if !errs.Is(found, errs.NotABox) || g.BoxFlag != "" {
 		return nil, found

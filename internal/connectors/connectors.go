@@ -1,7 +1,8 @@
 // Package connectors runs the box's installed connectors: the sandbox of each (its bundle as approved,
-// the owner's keys from the vault, its store under .box/connectors) and the test run that decides
-// whether an approved version turns on (docs/CONNECTORS.md, "Installed connectors"). It decides nothing
-// about approval (the gate's) and keeps no registry (the builds package's).
+// the owner's keys from the vault, its store under .box/connectors), the test run that decides
+// whether an approved version turns on, every call of a tool with its diary line, and the owner's keys
+// (docs/CONNECTORS.md, "Installed connectors", "Calls", "Keys"). It asks the gate about a write, never
+// decides approval itself, and keeps no registry (the builds package's).
 package connectors
 
 import (
@@ -18,11 +19,13 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/atomicfile"
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/sandbox"
+	"github.com/boxmem/box/internal/state"
 	"github.com/boxmem/box/internal/vault"
 )
 
@@ -61,6 +64,11 @@ type Options struct {
 	Test *sandbox.TestNet
 	// Now is the process's clock, for the time of a health.
 	Now func() time.Time
+	// Box, Gate and State are what a call needs (calls.go): the diary line of every call, the switches a
+	// write goes through, and whether the box is frozen or locked.
+	Box   *box.Box
+	Gate  *gate.Gate
+	State *state.Store
 }
 
 // Service runs installed connectors.

@@ -259,8 +259,11 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, _ = a.Builds.Connector(ctx, "bus-times")
-	if b.Status != builds.StatusOn || b.Version != 1 || b.Health.OK || !strings.Contains(b.Health.Why, "500") || !b.Versions[1].Failed {
+	if b.Status != builds.StatusOn || b.Version != 1 || b.Health.OK || !strings.Contains(b.Health.Why, "the call failed") || !b.Versions[1].Failed {
 		t.Fatalf("a failing update: %s v%d health %+v", b.Status, b.Version, b.Health)
+	}
+	if rep, err := a.Connectors.LastTest("bus-times"); err != nil || !strings.Contains(rep.Detail, "500") {
+		t.Fatalf("the owner's report of a failing update: %+v %v", rep, err)
 	}
 	if b, err = a.Builds.Undo(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", 2); err != nil || b.Status != builds.StatusFailed || b.Version != 2 {
 		t.Fatalf("undo to the failing version: %v %s v%d", err, b.Status, b.Version)

@@ -225,7 +225,31 @@ func (g *Gate) Propose(ctx context.Context, a Action, who Asker) (Outcome, error
 	if err != nil {
 		return Outcome{}, err
 	}
-	d := Decide(sw, a, who)
+	return g.act(ctx, a, who, Decide(sw, a, who))
+}
+
+// Hold is the decision for a write that makes no card of its own at Just do it: an assistant's memory and
+// to-do writes over MCP, a page's writes through its bridge (docs/GATE.md, "Ask me on every surface").
+// Never refuses (a diary line, as Check); Ask me writes a card for the exact action (within the limits)
+// that runs as whoever asked once the owner approves it; Just do it is Do, and the caller runs it.
+func (g *Gate) Hold(ctx context.Context, a Action, who Asker) (Outcome, error) {
+	sw, err := g.Switches(ctx)
+	if err != nil {
+		return Outcome{}, err
+	}
+	d := Decision{Verdict: Do, Switch: a.Switch, Reason: fmt.Sprintf("%q is set to Just do it.", Label(a.Switch))}
+	switch sw.Of(a.Switch) {
+	case Never:
+		d = Decision{Refuse, a.Switch, neverReason(a.Switch)}
+	case AskMe:
+		d = Decision{Card, a.Switch, askMeReason(a.Switch)}
+	}
+	return g.act(ctx, a, who, d)
+}
+
+// act carries out a decision: a Card verdict writes the card (within the limits; past them it is a
+// refusal), a Refuse verdict writes its diary line, Do writes nothing.
+func (g *Gate) act(ctx context.Context, a Action, who Asker, d Decision) (Outcome, error) {
 	out := Outcome{Decision: d, Text: d.Reason}
 	switch d.Verdict {
 	case Do:

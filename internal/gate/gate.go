@@ -176,7 +176,7 @@ func Decide(sw Switches, a Action, who Asker) Decision {
 	switch {
 	case choice == Never:
 		d.Verdict = Refuse
-		d.Reason = fmt.Sprintf("%q is set to Never, so this was not done; the owner can change it in Settings → What I may do.", Label(s))
+		d.Reason = neverReason(s)
 	case !who.Owner:
 		d.Verdict = Card
 		d.Reason = fmt.Sprintf("%s sent this, so it waits on a card for the owner's yes.", who.Who())
@@ -188,12 +188,20 @@ func Decide(sw Switches, a Action, who Asker) Decision {
 		d.Reason = "This turn read outside content and the owner's last message did not ask for it, so it waits on a card."
 	case choice == AskMe:
 		d.Verdict = Card
-		d.Reason = fmt.Sprintf("%q is set to Ask me, so it waits on a card.", Label(s))
+		d.Reason = askMeReason(s)
 	default:
 		d.Verdict = Do
 		d.Reason = fmt.Sprintf("%q is set to Just do it.", Label(s))
 	}
 	return d
+}
+
+func neverReason(sw string) string {
+	return fmt.Sprintf("%q is set to Never, so this was not done; the owner can change it in Settings → What I may do.", Label(sw))
+}
+
+func askMeReason(sw string) string {
+	return fmt.Sprintf("%q is set to Ask me, so it waits on a card.", Label(sw))
 }
 
 // Hash is the SHA-256 (hex) of the canonical JSON of an action's kind, switch and payload: what a card

@@ -502,3 +502,53 @@ func TestRefusalFloodIsBounded(t *testing.T) {
 		t.Fatalf("after another connection and a new day: %d lines, want %d", n, gate.MaxRefusalsPerDay+2)
 	}
 }
+
+// Hold is the switch alone for a write by someone other than the owner that makes no card at Just do it:
+// Just do it runs (nothing written), Ask me makes a card of the exact action under the asker's name,
+// Never refuses with a diary line; past the limits Ask me is a refusal too.
+func TestHoldFollowsTheChangeSwitch(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
+	f.words["leo"] = 2
+	before, _ := f.b.Diary(ctx, 1, nil)
+	out, err := f.g.Hold(ctx, forget("leo", 2), claude)
+	if err != nil || out.Decision.Verdict != gate.Do || out.Card != nil {
+		t.Fatalf("Just do it: %+v %v", out, err)
+	}
+	if es, _ := f.b.Diary(ctx, 1, nil); es[0].ID != before[0].ID {
+		t.Fatalf("Just do it wrote: %+v", es[0])
+	}
+	if _, err := f.g.SetSwitch(ctx, owner, gate.Change, gate.AskMe); err != nil {
+		t.Fatal(err)
+	}
+	out, err = f.g.Hold(ctx, forget("leo", 2), claude)
+	if err != nil || out.Decision.Verdict != gate.Card || out.Card == nil || !strings.Contains(out.Decision.Reason, "Ask me") {
+		t.Fatalf("Ask me: %+v %v", out, err)
+	}
+	c, err := f.g.Get(ctx, out.Card.ID)
+	if err != nil || c.ProposedBy.Who != "Claude" || c.ProposedBy.Conn != "k_claude" || c.FromOwner() || c.Kind != "delete" {
+		t.Fatalf("the card: %+v %v", c, err)
+	}
+	if _, err := f.g.Approve(ctx, c.ID, gate.By{Via: "cli", Local: true}); err != nil || f.ran != 1 {
+		t.Fatalf("approve: %v (ran %d)", err, f.ran)
+	}
+	for i := 0; i < gate.MaxWaiting; i++ {
+		if out, err := f.g.Hold(ctx, forget("leo", 2), claude); err != nil || out.Card == nil {
+			t.Fatalf("card %d: %+v %v", i, out, err)
+		}
+	}
+	if out, err := f.g.Hold(ctx, forget("leo", 2), claude); err != nil || out.Decision.Verdict != gate.Refuse || out.Card != nil || !strings.Contains(out.Text, "waiting") {
+		t.Fatalf("past the limit: %+v %v", out, err)
+	}
+	if _, err := f.g.SetSwitch(ctx, owner, gate.Change, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	out, err = f.g.Hold(ctx, forget("leo", 2), claude)
+	if err != nil || out.Decision.Verdict != gate.Refuse || !strings.Contains(out.Text, "Never") {
+		t.Fatalf("Never: %+v %v", out, err)
+	}
+	if es, _ := f.b.Diary(ctx, 1, nil); es[0].Op != "refuse" || es[0].Actor != "Claude" {
+		t.Fatalf("the refusal's diary line: %+v", es[0])
+	}
+}

@@ -175,8 +175,9 @@ type Tokens struct {
 
 // Store is the OAuth state of one box. It is safe for concurrent use.
 type Store struct {
-	db  *sql.DB
-	now func() time.Time
+	db     *sql.DB
+	now    func() time.Time
+	access *state.Cache[accessRow] // what Verify read of an access token, by its hash
 
 	mu    sync.Mutex
 	fresh map[string]time.Time // metadata-document clients: until when the stored copy is used unfetched
@@ -185,7 +186,9 @@ type Store struct {
 
 // NewStore is the OAuth tables of the state store st (which owns the file and its schema), stamped with
 // st's clock.
-func NewStore(st *state.Store) *Store { return &Store{db: st.DB(), now: st.Now} }
+func NewStore(st *state.Store) *Store {
+	return &Store{db: st.DB(), now: st.Now, access: state.NewCache[accessRow](st)}
+}
 
 func random() string {
 	b := make([]byte, 32)
@@ -272,6 +275,44 @@ func checkRedirect(raw string) error {
 		return nil
 	}
 	return fmt.Errorf("%q must be https, or http on a loopback address (127.0.0.1, [::1], localhost)", raw)
+}
+
+// Own is where the box itself answers: its public address (the issuer of the request) and the port the
+// request reached it on.
+type Own struct {
+	Issuer string
+	Port   string
+}
+
+// CheckNotOwn refuses a redirect URI on the box's own origin: the issuer, or a loopback address on the
+// box's port. A code sent there would land in a page the box serves (an installed page can read its own
+// address and store it), not in an app on the owner's computer (docs/OAUTH.md).
+func CheckNotOwn(redirects []string, own Own) error {
+	iss, _ := url.Parse(own.Issuer)
+	for _, r := range redirects {
+		u, err := url.Parse(r)
+		if err != nil {
+			continue // checkRedirect refuses it
+		}
+		host := strings.ToLower(u.Hostname())
+		same := iss != nil && iss.Host != "" && strings.EqualFold(u.Scheme, iss.Scheme) &&
+			host == strings.ToLower(iss.Hostname()) && portOf(u) == portOf(iss)
+		if same || (own.Port != "" && loopback(host) && portOf(u) == own.Port) {
+			return refuse("invalid_redirect_uri", "%q is this box's own address; a redirect URI leads to the app that connects, never to the box itself.", r)
+		}
+	}
+	return nil
+}
+
+// portOf is a URL's port, or its scheme's default.
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
 }
 
 // Register records a public client (RFC 7591): no secret, token_endpoint_auth_method none. source is
@@ -876,34 +917,48 @@ func (s *Store) effective(g Grant) keys.Caps {
 	return c
 }
 
+// accessRow is an access token's row and its grant's, as Verify reads them.
+type accessRow struct {
+	scope, resource string
+	expires         int64
+	grant           Grant
+}
+
 // Verify checks an access token for resource and returns its connection with the checkboxes it carries.
+// Every call of a connection presents its token, so the rows are kept while state.db is unchanged
+// (state.Cache): a revoke, here or by another process, is seen by the very next call; expiry and the
+// building window are checked against the clock on every call.
 func (s *Store) Verify(ctx context.Context, access, resource string) (Grant, error) {
-	var grantID, kind, scope, res string
-	var exp int64
-	err := s.db.QueryRowContext(ctx, `SELECT grant_id,kind,scope,resource,expires FROM oauth_tokens WHERE hash=?`, hash(access)).
-		Scan(&grantID, &kind, &scope, &res, &exp)
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && kind != "access") {
-		return Grant{}, refuse("invalid_token", "This access token is not known to this box; connect again.")
-	}
-	if err != nil {
-		return Grant{}, errs.Wrap("grants.verify", errs.Other, err, "")
-	}
-	g, err := s.grant(ctx, grantID)
+	row, err := s.access.Get(ctx, hash(access), func() (accessRow, error) {
+		var r accessRow
+		var grantID, kind string
+		err := s.db.QueryRowContext(ctx, `SELECT grant_id,kind,scope,resource,expires FROM oauth_tokens WHERE hash=?`, hash(access)).
+			Scan(&grantID, &kind, &r.scope, &r.resource, &r.expires)
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && kind != "access") {
+			return r, refuse("invalid_token", "This access token is not known to this box; connect again.")
+		}
+		if err != nil {
+			return r, errs.Wrap("grants.verify", errs.Other, err, "")
+		}
+		r.grant, err = s.grant(ctx, grantID)
+		return r, err
+	})
 	if err != nil {
 		return Grant{}, err
 	}
+	g := row.grant
 	switch {
 	case !g.Revoked.IsZero():
 		return g, refuse("invalid_token", "The owner disconnected this assistant on %s; connect again to ask for access.", g.Revoked.Format("2 January 2006"))
-	case s.now().Unix() > exp:
+	case s.now().Unix() > row.expires:
 		return g, refuse("invalid_token", "This access token expired; refresh it or connect again.")
-	case res != resource:
-		return g, refuse("invalid_token", "This access token was issued for another resource, %s.", res)
+	case row.resource != resource:
+		return g, refuse("invalid_token", "This access token was issued for another resource, %s.", row.resource)
 	}
 	eff := s.effective(g)
-	tc := scopeCaps(strings.Fields(scope))
+	tc := scopeCaps(strings.Fields(row.scope))
 	g.Caps = keys.Caps{Memory: eff.Memory && tc.Memory, Messages: eff.Messages && tc.Messages, Build: eff.Build && tc.Build}
-	if s.now().Sub(g.LastUsed) > time.Minute {
+	if s.now().Sub(g.LastUsed) > time.Minute { // the write moves state.db's version, so the row is read again
 		if _, err := s.db.ExecContext(ctx, `UPDATE oauth_grants SET last_used=? WHERE id=?`, s.now().Unix(), g.ID); err != nil {
 			return g, errs.Wrap("grants.verify", errs.Other, err, "")
 		}

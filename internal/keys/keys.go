@@ -71,13 +71,9 @@ type Connection struct {
 
 // Store is the connections table of the box's state store. It is safe for concurrent use.
 type Store struct {
-	db      *sql.DB
-	now     func() time.Time
-	version func(context.Context) (int64, error) // state.db's version: the cache holds while it stays
-
-	cmu     sync.Mutex
-	cache   map[string]Connection // by the key's hash, read at version cacheAt
-	cacheAt int64
+	db    *sql.DB
+	now   func() time.Time
+	cache *state.Cache[Connection] // by the key's hash
 
 	mu    sync.Mutex
 	uses  map[string]use // last uses not yet written, by connection id
@@ -97,7 +93,7 @@ const flushEvery = 5 * time.Second
 // NewStore is the connections of the state store st (which owns the file and its schema), stamped with
 // st's clock.
 func NewStore(st *state.Store) *Store {
-	s := &Store{db: st.DB(), now: st.Now, version: st.Version, cache: map[string]Connection{}, cacheAt: -1,
+	s := &Store{db: st.DB(), now: st.Now, cache: state.NewCache[Connection](st),
 		uses: map[string]use{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go s.flushLoop()
 	return s
@@ -228,41 +224,13 @@ func (s *Store) Verify(ctx context.Context, token string) (Connection, error) {
 	return c, nil
 }
 
-// lookup reads the connection of a key's hash. Every call of a connection presents its key, so what was
-// read is kept by hash (never the key) while state.db's version stays the same: a revoke, by this process
-// or the owner's CLI in another, changes the version, and the next call reads the row again. When the
-// version cannot be read, nothing is taken from or put in the cache.
+// lookup reads the connection of a key's hash, kept while state.db is unchanged (state.Cache): a revoke, by
+// this process or the owner's CLI in another, is seen by the very next call.
 func (s *Store) lookup(ctx context.Context, hash string) (Connection, error) {
-	v, verr := s.version(ctx)
-	if verr == nil {
-		s.cmu.Lock()
-		if s.cacheAt != v {
-			clear(s.cache)
-			s.cacheAt = v
-		}
-		c, ok := s.cache[hash]
-		s.cmu.Unlock()
-		if ok {
-			return c, nil
-		}
-	}
-	c, err := scan(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM connections WHERE hash=?`, hash))
-	if err != nil || verr != nil {
-		return c, err
-	}
-	s.cmu.Lock()
-	if s.cacheAt == v { // read before the row: a change since then moved the version, and this entry goes
-		if len(s.cache) >= maxCached {
-			clear(s.cache)
-		}
-		s.cache[hash] = c
-	}
-	s.cmu.Unlock()
-	return c, nil
+	return s.cache.Get(ctx, hash, func() (Connection, error) {
+		return scan(s.db.QueryRowContext(ctx, `SELECT `+columns+` FROM connections WHERE hash=?`, hash))
+	})
 }
-
-// maxCached bounds the key cache; past it the cache starts again.
-const maxCached = 1024
 
 func day(t time.Time) string { return t.UTC().Format("2 January 2006") }
 

@@ -65,6 +65,10 @@ func newTestBox(t *testing.T, files map[string]string) *testBox {
 	tb.keys = keys.NewStore(tb.state)
 	tb.gate = gate.New(b)
 	tb.gate.Register("forget", tb.mem.ForgetOp())
+	tb.gate.Register("remember", tb.mem.RememberOp())
+	for name, op := range todo.New(b).Ops() {
+		tb.gate.Register(name, op)
+	}
 	t.Cleanup(func() {
 		if err := errors.Join(tb.keys.Close(), tb.state.Close(), tb.mem.Close(), b.Close()); err != nil {
 			t.Error(err)

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -26,7 +27,9 @@ import (
 // Memory is what the tools need of the memory engine; *memory.Memory is the real one.
 type Memory interface {
 	Remember(ctx context.Context, a memory.Actor, in memory.RememberInput) (memory.RememberResult, error)
+	CheckRememberAs(a memory.Actor, in memory.RememberInput) error
 	Forget(ctx context.Context, a memory.Actor, in memory.ForgetInput) (memory.ForgetResult, error)
+	ForgetMatched(ctx context.Context, a memory.Actor, in memory.ForgetInput, matched []memory.Match) (memory.ForgetResult, error)
 	ForgetPreview(ctx context.Context, words string) ([]memory.Match, error)
 	Search(ctx context.Context, in memory.SearchInput) (memory.SearchResult, error)
 	Read(ctx context.Context, name string) (memory.Note, error)
@@ -41,6 +44,7 @@ type Todos interface {
 	Lists(ctx context.Context) ([]todo.List, error)
 	Add(ctx context.Context, a box.Actor, list, text string) (todo.Item, error)
 	Done(ctx context.Context, a box.Actor, ref string) (todo.Item, error)
+	Find(ctx context.Context, ref string) (todo.Item, error)
 }
 
 var _ Todos = (*todo.Store)(nil)
@@ -156,37 +160,58 @@ func (ss *session) gate(next sdk.MethodHandler) sdk.MethodHandler {
 		if !ok || method != "tools/call" {
 			return next(ctx, method, req)
 		}
-		if err := ss.svc.State.Quiet(ctx); err != nil { // a flag it cannot read refuses: closed, not open
-			if errs.Is(err, errs.Locked) {
-				return nil, LockedError(ss.svc.Address)
-			}
+		return ss.call(ctx, call, func(ctx context.Context) (sdk.Result, error) { return next(ctx, method, req) })
+	}
+}
+
+// call refuses a tools/call on a frozen or locked box, for a tool whose checkbox this connection lacks, a
+// write while "Change my box" is at Never, and arguments that do not fit, each in one sentence; otherwise
+// run answers it. Sessions and Service.Call both come here.
+func (ss *session) call(ctx context.Context, call *sdk.CallToolRequest, run func(context.Context) (sdk.Result, error)) (sdk.Result, error) {
+	if d, ok := ctx.Value(deadlineKey{}).(time.Time); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d)
+		defer cancel()
+	}
+	if err := ss.svc.State.Quiet(ctx); err != nil { // a flag it cannot read refuses: closed, not open
+		if errs.Is(err, errs.Locked) {
+			return nil, LockedError(ss.svc.Address)
+		}
+		return refusalResult(sentence(err).Error()), nil
+	}
+	t, known := byName[call.Params.Name]
+	if known && !has(ss.conn.Caps, t.cap) {
+		return refusalResult(needs(t.name, t.cap)), nil
+	}
+	if known && t.cap == memoryCB {
+		// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone,
+		// and the refusal is in the diary (the gate's one check for a write that makes no card).
+		a := ss.actor(call)
+		if err := ss.svc.Gate.Check(ctx, gate.Change, gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host, Conn: a.Conn}, call.Params.Name); errs.Is(err, errs.Refused) {
+			return refusalResult(ChangeNeverSentence), nil
+		} else if err != nil {
 			return refusalResult(sentence(err).Error()), nil
 		}
-		if t, ok := byName[call.Params.Name]; ok && !has(ss.conn.Caps, t.cap) {
-			return refusalResult(needs(t.name, t.cap)), nil
-		}
-		t, known := byName[call.Params.Name]
-		if known && t.cap == memoryCB {
-			// Remember and to-dos are under "Change my box": at Never the box takes no change from anyone,
-			// and the refusal is in the diary (the gate's one check for a write that makes no card).
-			a := ss.actor(call)
-			if err := ss.svc.Gate.Check(ctx, gate.Change, gate.Asker{Connection: a.Who, Via: a.Via, Host: a.Host, Conn: a.Conn}, call.Params.Name); errs.Is(err, errs.Refused) {
-				return refusalResult(ChangeNeverSentence), nil
-			} else if err != nil {
-				return refusalResult(sentence(err).Error()), nil
-			}
-		}
-		if known {
-			if msg := checkArguments(t.name, t.in, call.Params.Arguments); msg != "" {
-				return refusalResult(msg), nil
-			}
-		}
-		res, err := next(ctx, method, req)
-		if r, ok := res.(*sdk.CallToolResult); ok {
-			plainValidation(call.Params.Name, r)
-		}
-		return res, err
 	}
+	if known {
+		if msg := checkArguments(t.name, t.in, call.Params.Arguments); msg != "" {
+			return refusalResult(msg), nil
+		}
+	}
+	res, err := run(ctx)
+	if r, ok := res.(*sdk.CallToolResult); ok {
+		plainValidation(call.Params.Name, r)
+	}
+	return res, err
+}
+
+type deadlineKey struct{}
+
+// WithDeadline marks ctx with the time by which a tools/call must be done. The SDK's session hands its
+// handlers the request's values but not its deadline, so the deadline travels as a value and the call
+// applies it (a write past it is dropped whole and answered TooLongSentence).
+func WithDeadline(ctx context.Context, d time.Time) context.Context {
+	return context.WithValue(ctx, deadlineKey{}, d)
 }
 
 // actor is who a write is recorded under: the key's name, else the client's own name; always outside.
@@ -232,6 +257,24 @@ func LockedError(address string) *JSONRPCError {
 
 // ChangeNeverSentence answers a memory or to-do write while the owner's "Change my box" switch is at Never.
 const ChangeNeverSentence = "Nothing was saved: the owner set \"Change my box\" to Never, so the box takes no changes to memory or to-dos. Tell the owner; they change it in Settings → What I may do."
+
+// held asks the gate about a write of this connection that makes no card at Just do it (docs/GATE.md,
+// "Ask me on every surface"): "" when it may run now; at Ask me, the sentence saying a card for exactly
+// this waits for the owner (not an error: nothing failed); a refusal (Never, or past the card limits)
+// is an error.
+func (ss *session) held(ctx context.Context, req *sdk.CallToolRequest, a gate.Action) (string, error) {
+	who := ss.actor(req)
+	out, err := ss.svc.Gate.Hold(ctx, a, gate.Asker{Connection: who.Who, Via: who.Via, Host: who.Host, Conn: who.Conn})
+	switch {
+	case err != nil:
+		return "", err
+	case out.Decision.Verdict == gate.Refuse:
+		return "", refusal(out.Text)
+	case out.Decision.Verdict == gate.Card:
+		return "Not done yet: the owner set \"Change my box\" to Ask me, so a card waits for them on Today (" + out.Card.Title + "). Nothing changes until they approve it; tell them it is waiting.", nil
+	}
+	return "", nil
+}
 
 // askToForget turns an assistant's confirmed forget of more than five lines into an approval card bound
 // to exactly the lines it matches now, by id; the owner approves it with their passkey (docs/GATE.md:

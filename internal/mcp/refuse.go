@@ -1,6 +1,8 @@
 package mcp
 
 import (
+	"context"
+	"errors"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
@@ -51,12 +53,19 @@ func needs(tool string, b checkbox) string {
 		b.label() + " ticked in Settings → Other assistants (`box keys new --" + string(b) + "`)."
 }
 
+// TooLongSentence answers a call stopped at its deadline (box serve gives one HTTP call a minute). A write
+// commits whole or not at all, so the client is told to look rather than write twice.
+const TooLongSentence = "This call took longer than the box allows one call, so it was stopped. A change is saved whole or not at all: look with memory_recent before trying again."
+
 // refusal is a refusal whose text is the one sentence a client is shown.
 func refusal(sentence string) error { return errs.E("mcp", errs.Refused, "%s", sentence) }
 
 // sentence maps a box error to its isError sentence, once for every tool: what happened, what to tell the
 // owner, where they fix it. Rule refusals carry their own sentence; unexpected failures never leak internals.
 func sentence(err error) error {
+	if errors.Is(err, context.DeadlineExceeded) {
+		return refusal(TooLongSentence)
+	}
 	msg := errs.Sentence(err)
 	switch k := errs.KindOf(err); k {
 	case errs.Invalid, errs.Refused, errs.NotFound, errs.Exists, errs.Conflict, errs.Limited, errs.Forbidden:

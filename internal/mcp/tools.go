@@ -1,11 +1,11 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -16,15 +16,25 @@ import (
 	"github.com/boxmem/box/internal/todo"
 )
 
-// tool is one entry of the catalog: its name, the checkbox it needs, and how to add it to a server. A tool
-// whose never is set cannot succeed on this box (an account not plugged in, building not there yet): it
-// answers its sentence when called but is left out of tools/list and the instructions.
+// tool is one entry of the catalog: its name, the checkbox it needs, and how to run it. A tool whose never
+// is set cannot succeed on this box (an account not plugged in, building not there yet): it answers its
+// sentence when called but is left out of tools/list and the instructions.
 type tool struct {
 	name  string
 	cap   checkbox
-	add   func(*sdk.Server, *session)
+	def   sdk.Tool // as tools/list shows it
+	run   func(context.Context, *session, *sdk.CallToolRequest) (*sdk.CallToolResult, error)
 	never bool
 	in    *jsonschema.Schema // the input schema, which arguments are checked against in plain words
+}
+
+// add lists t on srv for the connection ss; the SDK's path and the direct one (Service.Call) run the same
+// t.run.
+func (t tool) add(srv *sdk.Server, ss *session) {
+	tt := t.def
+	srv.AddTool(&tt, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		return t.run(ctx, ss, req)
+	})
 }
 
 // define binds a typed handler into the catalog. Every error it returns is mapped to its sentence here, once.
@@ -37,31 +47,30 @@ func define[In, Out any](cap checkbox, t sdk.Tool, f func(context.Context, *sess
 	}
 	singleTypes(in)
 	t.InputSchema = in
+	var out *jsonschema.Resolved
 	if reflect.TypeFor[Out]() != reflect.TypeFor[any]() {
-		t.OutputSchema = schemaFor[Out]()
+		s := schemaFor[Out]()
+		t.OutputSchema, out = s, resolve(s)
 	}
-	return tool{name: t.Name, cap: cap, in: in, add: func(srv *sdk.Server, ss *session) {
-		tt := t
-		sdk.AddTool(srv, &tt, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
-			out, err := f(ctx, ss, req, in)
-			if err != nil {
-				var zero Out
-				return nil, zero, sentence(err)
-			}
-			return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: plainJSON(out)}}}, out, nil
-		})
-	}}
+	return tool{name: t.Name, cap: cap, in: in, def: t, run: typed(resolve(in), out, func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in In) (Out, error) {
+		out, err := f(ctx, ss, req, in)
+		if err != nil {
+			var zero Out
+			return zero, sentence(err)
+		}
+		return out, nil
+	})}
 }
 
 // plainJSON is the text a model reads: JSON without HTML escaping, so <outside_content> fences stay legible.
-func plainJSON(v any) string {
-	var b strings.Builder
+func plainJSON(v any) ([]byte, error) {
+	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
 	enc.SetEscapeHTML(false)
 	if err := enc.Encode(v); err != nil {
-		return ""
+		return nil, err
 	}
-	return strings.TrimSuffix(b.String(), "\n")
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func index(ts ...[]tool) ([]tool, map[string]tool) {
@@ -145,6 +154,11 @@ type (
 	todosAddIn struct {
 		Text string `json:"text" jsonschema:"the to-do, one short line, e.g. 'Book the dentist for Leo'"`
 		List string `json:"list,omitempty" jsonschema:"the list, lower-case with dashes, e.g. shopping; default todo"`
+	}
+	// todoOut is a to-do tool's answer: the item, or at Ask me the sentence that a card waits for it.
+	todoOut struct {
+		todo.Item
+		Waiting string `json:"waiting,omitempty"`
 	}
 	todosDoneIn struct {
 		ID string `json:"id" jsonschema:"the item's id from todos_list (t-…), or its exact text"`
@@ -241,14 +255,30 @@ var memoryTools = []tool{
 		Description: "Save one plain fact about the owner's life to their memory: third person, dated if it matters ('Leo has swim practice Thursdays at 5:30.'). Save what lasts: people, places, plans, preferences, decisions, dates. Never passwords, codes, card numbers or keys; no instructions to assistants (write a standing preference as theirs: 'Prefers replies in Spanish.'). The line lands in the inbox, is searchable at once, and the box's tidy files it into the right note. To correct a fact, save the corrected one."},
 		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in rememberIn) (memory.RememberResult, error) {
 			m := ss.svc.Memory
+			// The refusals come before the gate, so a card never holds what remember refuses to keep.
+			if err := m.CheckRememberAs(ss.actor(req), memory.RememberInput{Text: in.Text}); err != nil {
+				return memory.RememberResult{}, err
+			}
+			if waiting, err := ss.held(ctx, req, memory.RememberAction(in.Text)); err != nil || waiting != "" {
+				return memory.RememberResult{Text: waiting}, err
+			}
 			return m.Remember(ctx, ss.actor(req), memory.RememberInput{Text: in.Text})
 		}),
 	define(memoryCB, sdk.Tool{Name: "memory_forget", Annotations: removing,
 		Description: "Forget, only when the owner asks: removes the inbox lines and note facts containing all the given words as whole words ('forget it' removes nothing). More than 5 matches are only listed; calling again with confirm true sends the owner a card to approve with their passkey (nothing is removed until they do), so tell them a card is waiting on Today. What is removed goes to the trash; the owner can undo it."},
 		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in forgetIn) (memory.ForgetResult, error) {
 			m := ss.svc.Memory
+			lines, err := m.ForgetPreview(ctx, in.Words)
+			if err != nil {
+				return memory.ForgetResult{}, err
+			}
+			if len(lines) > 0 && len(lines) <= memory.MaxForgetUnconfirmed {
+				if waiting, err := ss.held(ctx, req, memory.ForgetAction(in.Words, lines)); err != nil || waiting != "" {
+					return memory.ForgetResult{Matched: lines, Text: waiting}, err
+				}
+			}
 			// Never Confirm here: past five lines an assistant's confirm becomes a card for the owner.
-			res, err := m.Forget(ctx, ss.actor(req), memory.ForgetInput{Words: in.Words})
+			res, err := m.ForgetMatched(ctx, ss.actor(req), memory.ForgetInput{Words: in.Words}, lines)
 			if res.Matched == nil {
 				res.Matched = []memory.Match{}
 			}
@@ -265,13 +295,32 @@ var memoryTools = []tool{
 		}),
 	define(memoryCB, sdk.Tool{Name: "todos_add", Annotations: additive,
 		Description: "Add a to-do for the owner, one short line, to a list (default 'todo'; a new list is made when named). Returns the item with its id."},
-		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in todosAddIn) (todo.Item, error) {
-			return ss.svc.Todos.Add(ctx, ss.actor(req), in.List, in.Text)
+		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in todosAddIn) (todoOut, error) {
+			a, err := todo.AddAction(in.List, in.Text)
+			if err != nil {
+				return todoOut{}, err
+			}
+			if waiting, err := ss.held(ctx, req, a); err != nil || waiting != "" {
+				p, _ := a.Payload.(map[string]any)
+				list, _ := p["list"].(string)
+				text, _ := p["text"].(string)
+				return todoOut{Item: todo.Item{List: list, Text: text}, Waiting: waiting}, err
+			}
+			it, err := ss.svc.Todos.Add(ctx, ss.actor(req), in.List, in.Text)
+			return todoOut{Item: it}, err
 		}),
 	define(memoryCB, sdk.Tool{Name: "todos_done", Annotations: idempot,
 		Description: "Tick off a to-do by its id from todos_list (or its exact text when only one open item reads so)."},
-		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in todosDoneIn) (todo.Item, error) {
-			return ss.svc.Todos.Done(ctx, ss.actor(req), in.ID)
+		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in todosDoneIn) (todoOut, error) {
+			it, err := ss.svc.Todos.Find(ctx, in.ID)
+			if err != nil || it.Done {
+				return todoOut{Item: it}, err
+			}
+			if waiting, err := ss.held(ctx, req, todo.DoneAction(it)); err != nil || waiting != "" {
+				return todoOut{Item: it, Waiting: waiting}, err
+			}
+			it, err = ss.svc.Todos.Done(ctx, ss.actor(req), it.ID)
+			return todoOut{Item: it}, err
 		}),
 }
 

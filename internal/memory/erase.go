@@ -8,7 +8,10 @@ import (
 	"os"
 	"path/filepath"
 
+	"go.yaml.in/yaml/v3"
+
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/index"
@@ -26,13 +29,14 @@ type EraseResult struct {
 // erased are the folders erase empties (docs/MEMORY.md, "Erase"): everything authored, the lists, pages,
 // connectors, looks and what was published, and the paper trail that quotes them (trash, archive,
 // approvals, usage, jobs). The diary is the box's: Restart starts it again.
-var erased = []string{"/_content", "/_config/pages", "/_config/connectors", "/_config/looks", "/_publish", "/_bookkeeping", "/README.md"}
+var erased = []string{"/_content", "/_config/pages", "/_config/connectors", "/_config/looks", "/_config/routines", "/_publish", "/_bookkeeping", "/README.md"}
 
 // Erase removes the memory and everything authored in the box for good: the files go, git's history is
 // restarted from the box as it is left (so no removed text can be read back from any git object), the
 // diary starts again with this one line, and the search index is rebuilt from the empty memory and
 // rewritten so that none of the old text stays in its file. The router is left as a new box has it.
-// The switches, settings, schemas and agent guides stay. Connections are not the memory's: the
+// The switches, the brain's settings, schemas and agent guides stay; the settings card is otherwise left
+// as a new box has it, since the owner may have written in it. Connections are not the memory's: the
 // composition root ends them.
 func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
 	const op = "memory.erase"
@@ -48,6 +52,13 @@ func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
 				if err := tx.Remove(p); err != nil && !errs.Is(err, errs.NotFound) {
 					return err
 				}
+			}
+			settings, err := freshSettings(tx)
+			if err != nil {
+				return err
+			}
+			if err := tx.Write(layout.Settings, settings); err != nil {
+				return err
 			}
 			return tx.Write(layout.Router, []byte(note.RouterSkeleton))
 		}})
@@ -105,4 +116,55 @@ func (m *Memory) eraseIndex(ctx context.Context) error {
 		return err
 	}
 	return m.withIndex(func(ix *index.Index) error { return ix.Compact(ctx) })
+}
+
+// freshSettings is the settings card as a new box has it, with the brain's block (the box's own fields:
+// provider, model, budget, prices; its key is in the vault) kept as it was. Anything else the card held
+// (the owner's words) goes.
+func freshSettings(tx *box.Tx) ([]byte, error) {
+	fresh := box.SeedSettings()
+	data, err := tx.Read(layout.Settings)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fresh, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	c, err := card.Parse(layout.Settings, data)
+	if err != nil {
+		return fresh, nil // unreadable: nothing of it is kept
+	}
+	n := c.Get("brain")
+	if n == nil || n.Kind != yaml.MappingNode {
+		return fresh, nil
+	}
+	return card.SetField(fresh, []string{"brain"}, fieldsOf(n))
+}
+
+// fieldsOf is a frontmatter mapping as card fields, to write it again: nested mappings, lists of text and
+// scalars (a scalar as the type YAML reads it).
+func fieldsOf(n *yaml.Node) any {
+	switch n.Kind {
+	case yaml.MappingNode:
+		out := []card.Field{}
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			out = append(out, card.Field{Key: n.Content[i].Value, Value: fieldsOf(n.Content[i+1])})
+		}
+		return out
+	case yaml.SequenceNode:
+		out := []string{}
+		for _, c := range n.Content {
+			out = append(out, c.Value)
+		}
+		return out
+	}
+	var v any
+	if err := n.Decode(&v); err != nil {
+		return n.Value
+	}
+	switch v.(type) {
+	case string, bool, int, float64, nil:
+		return v
+	}
+	return n.Value
 }

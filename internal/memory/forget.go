@@ -25,14 +25,21 @@ import (
 // matches need Confirm. It removes exactly the lines it listed, by id: a line that arrives meanwhile is
 // left alone. What is removed goes to the trash in the same commit, and undo restores it.
 func (m *Memory) Forget(ctx context.Context, a Actor, in ForgetInput) (ForgetResult, error) {
+	matched, err := m.ForgetPreview(ctx, in.Words) // no words: none, and ForgetMatched says so
+	if err != nil {
+		return ForgetResult{}, err
+	}
+	return m.ForgetMatched(ctx, a, in, matched)
+}
+
+// ForgetMatched is Forget of the lines a ForgetPreview of in.Words listed, without reading the memory
+// again: exactly those lines are removed (by id), under the same rules (none, or more than
+// MaxForgetUnconfirmed without Confirm, removes nothing).
+func (m *Memory) ForgetMatched(ctx context.Context, a Actor, in ForgetInput, matched []Match) (ForgetResult, error) {
 	a = normalize(a)
 	words := secret.Words(in.Words)
 	if len(words) == 0 {
 		return ForgetResult{Matched: []Match{}, Text: fmt.Sprintf("Nothing was forgotten: %q names no line; say which words the line contains (like \"Leo swim\").", strings.TrimSpace(in.Words))}, nil
-	}
-	matched, err := m.ForgetPreview(ctx, in.Words)
-	if err != nil {
-		return ForgetResult{}, err
 	}
 	res := ForgetResult{Matched: matched}
 	q := strings.Join(words, " ")

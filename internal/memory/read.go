@@ -3,9 +3,11 @@ package memory
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -366,4 +368,41 @@ func brokenMemoryFile(p string, data []byte) string {
 		return err.Error()
 	}
 	return ""
+}
+
+// MapNotes are the notes a map lists, a letter index's letter maps followed (docs/MEMORY.md, "Maps"): what
+// a page granted the map may read. A map that is not there lists nothing; one that does not parse is an
+// error naming it.
+func (m *Memory) MapNotes(ctx context.Context, name string) ([]note.MapEntry, error) {
+	const op = "memory.mapnotes"
+	n, err := m.Read(ctx, name)
+	if errs.Is(err, errs.NotFound) {
+		return []note.MapEntry{}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	mp, err := note.ParseMap([]byte(n.Text))
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("The map %s cannot be read; fix it by hand or run box validate", name))
+	}
+	letter := func(e note.MapEntry) bool { // one of this map's own letter maps, one level down
+		l, ok := strings.CutPrefix(e.Target, name+"/")
+		return ok && l != "" && !strings.Contains(l, "/")
+	}
+	if !mp.IsIndex() || !slices.ContainsFunc(mp.Entries, letter) {
+		return append([]note.MapEntry{}, mp.Entries...), nil // a page's map lists box paths, which hold "/" too
+	}
+	out := []note.MapEntry{}
+	for _, e := range mp.Entries {
+		if !letter(e) {
+			continue
+		}
+		sub, err := m.MapNotes(ctx, e.Target)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, sub...)
+	}
+	return out, nil
 }

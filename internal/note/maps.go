@@ -111,6 +111,10 @@ func (d *doc) allLines() []*string {
 	return out
 }
 
+// DefaultMaps are the maps tidy files every note of a kind in (people, orgs, places, topics): the owner's
+// own, never a page's.
+var DefaultMaps = []string{"moc-people", "moc-orgs", "moc-places", "moc-topics"}
+
 // MapTitle is the title of the map of a domain: "people" → "People", "home-admin" → "Home admin".
 func MapTitle(domain string) string {
 	t := strings.ReplaceAll(domain, "-", " ")

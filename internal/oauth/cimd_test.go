@@ -121,6 +121,7 @@ func TestClientIDMetadataDocumentRefusals(t *testing.T) {
 		{"a redirect", "/j.json", docPage{status: http.StatusFound, header: http.Header{"Location": {"https://example.com/a.json"}}}, "answered 302"},
 		{"not found", "/k.json", docPage{status: http.StatusNotFound}, "answered 404"},
 		{"too slow", "/l.json", docPage{delay: 3 * time.Second, body: docJSON(nil)}, "could not fetch"},
+		{"the box itself", "/m.json", docPage{body: docJSON(map[string]any{"redirect_uris": []string{redirect, f.base + "/s/garden/"}})}, "this box's own address"},
 	}
 	for _, c := range cases {
 		f.clock.Advance(time.Minute) // within the budget of fetches from one host

@@ -68,6 +68,9 @@ func (s *Server) fetchDocument(r *http.Request, clientID string) (grants.Client,
 			clientID, strconv.Itoa(res.Status), http.StatusText(res.Status))
 	}
 	c, err := grants.ParseDocument(clientID, res.Body)
+	if err == nil {
+		err = grants.CheckNotOwn(c.RedirectURIs, s.own(r))
+	}
 	return c, cacheLife(res.Header.Get("Cache-Control")), err
 }
 

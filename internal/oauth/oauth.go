@@ -144,12 +144,27 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errBody("invalid_client_metadata", "The registration is not a JSON object of client metadata."))
 		return
 	}
+	if err := grants.CheckNotOwn(m.RedirectURIs, s.own(r)); err != nil {
+		s.fail(w, r, err)
+		return
+	}
 	resp, err := s.cfg.Grants.Register(r.Context(), m, s.source(r))
 	if err != nil {
 		s.fail(w, r, err)
 		return
 	}
 	writeJSON(w, http.StatusCreated, resp)
+}
+
+// own is where this box answers for r: its issuer, and the port the request reached it on.
+func (s *Server) own(r *http.Request) grants.Own {
+	o := grants.Own{Issuer: s.cfg.Issuer(r)}
+	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+		if _, port, err := net.SplitHostPort(a.String()); err == nil {
+			o.Port = port
+		}
+	}
+	return o
 }
 
 // refuseAtNever is the refusal of a new connection while "Give other assistants access" is at Never (or
@@ -196,6 +211,10 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := s.document(r, a.ClientID); err != nil {
+		s.errorPage(w, r, err)
+		return
+	}
+	if err := grants.CheckNotOwn([]string{a.RedirectURI}, s.own(r)); err != nil { // a client registered before this check
 		s.errorPage(w, r, err)
 		return
 	}

@@ -415,3 +415,29 @@ func TestAccessNeverRefusesNewConnections(t *testing.T) {
 		t.Fatalf("old connection: %d", st)
 	}
 }
+
+// A client may not name the box itself as its redirect: the code would land in a page the box serves
+// (an installed page reads its own address), not in an app on the owner's computer. Refused at
+// registration, in a metadata document, and at /authorize for a port-less loopback redirect (any port
+// matches one) pointed at the box's own port.
+func TestRedirectToTheBoxItselfIsRefused(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	_, port, _ := strings.Cut(strings.TrimPrefix(f.base, "http://"), ":")
+	for _, own := range []string{f.base + "/s/garden/", "http://127.0.0.1:" + port + "/s/garden/", "http://[::1]:" + port + "/cb", "http://LOCALHOST:" + port + "/"} {
+		st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "Claude Code", "redirect_uris": []string{"http://127.0.0.1:9/cb", own}})
+		if st != 400 || out["error"] != "invalid_redirect_uri" || !strings.Contains(fmt.Sprint(out["error_description"]), "this box's own address") {
+			t.Errorf("%s: %d %v", own, st, out)
+		}
+	}
+	fl := f.newFlow("http://127.0.0.1/callback")
+	q := f.query(fl, "memory.read")
+	q.Set("redirect_uri", "http://127.0.0.1:"+port+"/callback")
+	if st, loc, out := f.authorize(q); st != http.StatusBadRequest || loc.String() != "" || out["error"] != "invalid_redirect_uri" {
+		t.Fatalf("a port-less loopback redirect sent to the box's port: %d %v %v", st, loc, out)
+	}
+	q.Set("redirect_uri", "http://127.0.0.1:53682/callback") // the app's own port: fine
+	if st, loc, out := f.authorize(q); st != http.StatusFound || loc.Path != oauth.ConsentPath {
+		t.Fatalf("the app's own port: %d %v %v", st, loc, out)
+	}
+}

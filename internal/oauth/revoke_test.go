@@ -6,11 +6,14 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
+	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/oauth"
+	"github.com/boxmem/box/internal/state"
 )
 
 func (f *fx) revoke(client, token, hint string) (int, map[string]any) {
@@ -88,4 +91,53 @@ func TestRevocation(t *testing.T) {
 	if st, out := f.revoke(fl.client, next["refresh_token"].(string), ""); st != 200 {
 		t.Fatalf("revoke twice: %d %v", st, out)
 	}
+}
+
+// TestCachedAccessTokenEndsAtOnce: /mcp keeps what it read of an access token while state.db is unchanged,
+// yet a disconnect by another process (the owner's CLI, here a second opener of state.db), a disconnect
+// here and the token's expiry each refuse the very next call.
+func TestCachedAccessTokenEndsAtOnce(t *testing.T) {
+	f := newFx(t)
+	f.owner()
+	ctx := context.Background()
+	other, err := state.Open(f.root, state.Options{Now: f.clock.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	elsewhere := grants.NewStore(other)
+	use := func(at string, want int) {
+		t.Helper()
+		for range 3 { // read once, then kept
+			if st, _ := f.mcpStatus(at); st != want {
+				t.Fatalf("status %d, want %d", st, want)
+			}
+		}
+	}
+	id := func(at string) string {
+		g, err := f.grants.Verify(ctx, at, f.base+"/mcp")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g.ID
+	}
+
+	at := f.tokens(f.newFlow(loop), "memory.read", keys.Caps{})["access_token"].(string)
+	use(at, 200)
+	if _, _, err := elsewhere.Revoke(ctx, id(at)); err != nil {
+		t.Fatal(err)
+	}
+	use(at, 401)
+
+	at = f.tokens(f.newFlow(loop), "memory.read", keys.Caps{})["access_token"].(string)
+	use(at, 200)
+	if _, _, err := f.grants.Revoke(ctx, id(at)); err != nil {
+		t.Fatal(err)
+	}
+	use(at, 401)
+
+	at = f.tokens(f.newFlow(loop), "memory.read", keys.Caps{})["access_token"].(string)
+	use(at, 200)
+	f.clock.Advance(grants.AccessLife + time.Second)
+	use(at, 401)
 }

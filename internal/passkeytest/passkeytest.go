@@ -39,6 +39,14 @@ func New(t testing.TB, origin, rpID string) *Key {
 // localhost), as a browser does after moving to it; the key and its sign count stay the same.
 func (s *Key) UseOrigin(origin string) { s.origin = origin }
 
+// At is the same passkey used from another origin of the same rpID (a second server of the same box),
+// its signature counter going on from this one's.
+func (s *Key) At(origin string) *Key {
+	c := *s
+	c.origin = origin
+	return &c
+}
+
 var b64 = base64.RawURLEncoding
 
 func (s *Key) flags(at bool) byte {

@@ -25,6 +25,7 @@ import (
 // reqInfo travels with a request so the log line can name the connection (never the key).
 type reqInfo struct {
 	conn   string
+	c      mcp.Conn // who is calling, once auth admitted the request
 	server *sdk.Server
 	build  func() *sdk.Server
 	once   sync.Once
@@ -70,13 +71,18 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // writeDeadline ends a /mcp request whose answer is not written within MCPWriteTimeout: a client that never
-// reads its answer loses the connection instead of holding it, and the answer, open.
+// reads its answer loses the connection instead of holding it, and the answer, open. The call itself must
+// be done a tenth of that sooner (the tool's context ends), so a write that cannot finish in time is abandoned
+// whole, before it commits, and its answer still has time to say so.
 func (s *Server) writeDeadline(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if err := http.NewResponseController(w).SetWriteDeadline(time.Now().Add(s.MCPWriteTimeout)); err != nil {
 			s.Logger.Debug("the write deadline could not be set", "err", err)
 		}
-		next.ServeHTTP(w, r)
+		// The call applies it (mcp.WithDeadline), not the request's context: the SDK would stop waiting for
+		// the call's answer at the same moment and send an empty one.
+		done := time.Now().Add(s.MCPWriteTimeout - s.MCPWriteTimeout/10)
+		next.ServeHTTP(w, r.WithContext(mcp.WithDeadline(r.Context(), done)))
 	})
 }
 
@@ -231,18 +237,20 @@ func (s *Server) refuseLocked(next http.Handler) http.Handler {
 // tick on the consent page, not for every client to ask).
 func (s *Server) auth(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		metadata := `resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp", scope="` + grants.DefaultScope + `"`
+		metadata := func() string { // only a refusal needs it
+			return `resource_metadata="` + s.baseURL(r) + `/.well-known/oauth-protected-resource/mcp", scope="` + grants.DefaultScope + `"`
+		}
 		scheme, token, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 		token = strings.TrimSpace(token)
 		if !strings.EqualFold(scheme, "Bearer") || token == "" {
-			w.Header().Set("WWW-Authenticate", "Bearer "+metadata)
+			w.Header().Set("WWW-Authenticate", "Bearer "+metadata())
 			writeRPCError(w, http.StatusUnauthorized, requestID(r), -32001,
 				"This box needs a key or an OAuth token: connect with OAuth, or send Authorization: Bearer mbx_…; the owner makes a key with `box keys new` or in Settings → Other assistants.", nil)
 			return
 		}
 		c, err := s.connection(r, token)
 		if err != nil {
-			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+metadata)
+			w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token", `+metadata())
 			msg := errs.Sentence(err)
 			if msg == "" {
 				msg = "This key or token could not be checked; try again."
@@ -256,7 +264,7 @@ func (s *Server) auth(next http.Handler) http.Handler {
 			ri = &reqInfo{}
 			r = r.WithContext(context.WithValue(r.Context(), infoKey{}, ri))
 		}
-		ri.conn = c.Who + " (" + c.KeyID + ")"
+		ri.conn, ri.c = c.Who+" ("+c.KeyID+")", c
 		ri.build = func() *sdk.Server { return s.MCP.ServerFor(c) }
 		r = r.WithContext(context.WithValue(r.Context(), connKey{}, c.KeyID))
 		next.ServeHTTP(w, r)
@@ -310,6 +318,9 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 			writeRPCError(w, http.StatusOK, m.id, e.Code, e.Message, nil)
 			return
 		}
+		if s.direct(w, r, m.body) {
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -319,6 +330,7 @@ type message struct {
 	calls  int             // messages in it: a batch's length, else 1
 	method string          // a single message's method ("" for a batch or what is not JSON-RPC)
 	id     json.RawMessage // a single request's id
+	body   []byte          // the whole body, when it could be read
 }
 
 // peek reads a POST's body (already bounded by limitBody) and hands it on whole to the next reader.
@@ -336,6 +348,7 @@ func peek(r *http.Request) message {
 	if err != nil {
 		return m
 	}
+	m.body = body
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var batch []json.RawMessage

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -73,6 +74,8 @@ type Server struct {
 	OnListen func(net.Addr)
 
 	limiter *limiter
+	sdkOnly bool         // every tools/call through the SDK's session, never direct (tests compare the two)
+	directs atomic.Int64 // tools/calls answered directly
 }
 
 func (s *Server) defaults() {

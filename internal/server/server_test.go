@@ -50,6 +50,17 @@ func start(t testing.TB, tune ...func(*server.Server)) *env {
 // serve serves the box of a, which it closes at the end of the test.
 func serve(t testing.TB, a *app.App, tune ...func(*server.Server)) *env {
 	t.Helper()
+	t.Cleanup(func() { // after the server stops: cleanups run last first
+		if err := a.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return serveAlso(t, a, tune...)
+}
+
+// serveAlso serves the box of a on another port, leaving a open.
+func serveAlso(t testing.TB, a *app.App, tune ...func(*server.Server)) *env {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	e := &env{t: t, root: a.Root, keys: a.Keys, state: a.State}
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -71,9 +82,6 @@ func serve(t testing.TB, a *app.App, tune ...func(*server.Server)) *env {
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("Run: %v", err)
-		}
-		if err := a.Close(); err != nil {
-			t.Errorf("Close: %v", err)
 		}
 	})
 	return e

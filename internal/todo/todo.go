@@ -104,30 +104,47 @@ func (s *Store) Lists(ctx context.Context) ([]List, error) {
 
 // Add puts an item at the end of a list (DefaultList when empty), making the list if needed.
 func (s *Store) Add(ctx context.Context, a box.Actor, list, text string) (Item, error) {
+	list, text, err := checkAdd(list, text)
+	if err != nil {
+		return Item{}, err
+	}
+	it := Item{ID: newID(), Text: text, List: list}
+	if _, err := s.b.Do(ctx, addChange(a, it)); err != nil {
+		return Item{}, errs.Wrap("todo.add", errs.KindOf(err), err, "")
+	}
+	return it, nil
+}
+
+// checkAdd cleans an item's text and list name, or says in one sentence why it cannot be added.
+func checkAdd(list, text string) (string, string, error) {
 	const op = "todo.add"
 	text = strings.Join(strings.Fields(text), " ")
 	switch {
 	case text == "":
-		return Item{}, errs.E(op, errs.Invalid, "A to-do needs some text")
+		return "", "", errs.E(op, errs.Invalid, "A to-do needs some text")
 	case len(text) > MaxText:
-		return Item{}, errs.E(op, errs.Invalid, "A to-do is at most %d characters; say it shorter", MaxText)
+		return "", "", errs.E(op, errs.Invalid, "A to-do is at most %d characters; say it shorter", MaxText)
 	}
 	if reason, found := secret.Secret(text); found {
-		return Item{}, errs.E(op, errs.Refused, "%s", reason)
+		return "", "", errs.E(op, errs.Refused, "%s", reason)
 	}
 	if list == "" {
 		list = DefaultList
 	}
 	if !validName.MatchString(list) {
-		return Item{}, errs.E(op, errs.Invalid, "A list name is lower-case letters, digits and dashes, like %q", DefaultList)
+		return "", "", errs.E(op, errs.Invalid, "A list name is lower-case letters, digits and dashes, like %q", DefaultList)
 	}
-	it := Item{ID: newID(), Text: text, List: list}
-	p := path.Join(Dir, list+".todo.card")
-	_, err := s.b.Do(ctx, box.Change{Actor: a, Op: "todo-add", Summary: "Added a to-do: " + text, Switch: "change",
+	return list, text, nil
+}
+
+// addChange appends it to its list, as a.
+func addChange(a box.Actor, it Item) box.Change {
+	p := path.Join(Dir, it.List+".todo.card")
+	return box.Change{Actor: a, Op: "todo-add", Summary: "Added a to-do: " + it.Text, Switch: "change",
 		Apply: func(tx *box.Tx) error {
 			data, err := tx.Read(p)
 			if errors.Is(err, fs.ErrNotExist) {
-				data, err = []byte("---\ntitle: "+title(list)+"\n---\n"), nil
+				data, err = []byte("---\ntitle: "+title(it.List)+"\n---\n"), nil
 			}
 			if err != nil {
 				return err
@@ -136,29 +153,38 @@ func (s *Store) Add(ctx context.Context, a box.Actor, list, text string) (Item, 
 				data = append(data, '\n')
 			}
 			return tx.Write(p, append(data, "- [ ] "+it.Text+" ^"+it.ID+"\n"...))
-		}})
-	if err != nil {
-		return Item{}, errs.Wrap(op, errs.KindOf(err), err, "")
-	}
-	return it, nil
+		}}
 }
 
-// Done ticks off the item with the given id, or else the one open item whose text is exactly ref.
-func (s *Store) Done(ctx context.Context, a box.Actor, ref string) (Item, error) {
-	const op = "todo.done"
+// Find is the item with the given id, or else the one open item whose text is exactly ref.
+func (s *Store) Find(ctx context.Context, ref string) (Item, error) {
 	lists, err := s.Lists(ctx)
 	if err != nil {
 		return Item{}, err
 	}
-	it, err := find(lists, strings.TrimPrefix(strings.TrimSpace(ref), "^"))
+	return find(lists, strings.TrimPrefix(strings.TrimSpace(ref), "^"))
+}
+
+// Done ticks off the item with the given id, or else the one open item whose text is exactly ref.
+func (s *Store) Done(ctx context.Context, a box.Actor, ref string) (Item, error) {
+	it, err := s.Find(ctx, ref)
 	if err != nil {
 		return Item{}, err
 	}
 	if it.Done {
 		return it, nil
 	}
+	if _, err := s.b.Do(ctx, doneChange(a, it)); err != nil {
+		return Item{}, errs.Wrap("todo.done", errs.KindOf(err), err, "")
+	}
+	it.Done = true
+	return it, nil
+}
+
+// doneChange ticks off it, as a.
+func doneChange(a box.Actor, it Item) box.Change {
 	p := path.Join(Dir, it.List+".todo.card")
-	_, err = s.b.Do(ctx, box.Change{Actor: a, Op: "todo-done", Summary: "Ticked off a to-do: " + it.Text, Switch: "change",
+	return box.Change{Actor: a, Op: "todo-done", Summary: "Ticked off a to-do: " + it.Text, Switch: "change",
 		Apply: func(tx *box.Tx) error {
 			data, err := tx.Read(p)
 			if err != nil {
@@ -166,15 +192,15 @@ func (s *Store) Done(ctx context.Context, a box.Actor, ref string) (Item, error)
 			}
 			out, ok := tick(data, it.ID)
 			if !ok {
-				return errs.E(op, errs.Conflict, "The to-do %q changed while ticking it off; list them again", it.Text)
+				return errs.E("todo.done", errs.Conflict, "The to-do %q changed while ticking it off; list them again", it.Text)
 			}
 			return tx.Write(p, out)
-		}})
-	if err != nil {
-		return Item{}, errs.Wrap(op, errs.KindOf(err), err, "")
-	}
-	it.Done = true
-	return it, nil
+		}}
+}
+
+// FindIn is Find among lists alone (a page's own list): an item elsewhere is not found.
+func FindIn(lists []List, ref string) (Item, error) {
+	return find(lists, strings.TrimPrefix(strings.TrimSpace(ref), "^"))
 }
 
 func find(lists []List, ref string) (Item, error) {

@@ -240,20 +240,44 @@ func (s *authStore) checkSetupCode(ctx context.Context, code string) error {
 		return errs.E("web.setup", errs.Unauthorized, "This setup link was already used; sign in with your passkey, or run box serve again for a new link.")
 	case s.now().Unix() > exp:
 		return errs.E("web.setup", errs.Unauthorized, "This setup link has expired (links last 15 minutes); run box serve again for a new one.")
+	case s.hasPasskey(ctx):
+		return errSetupAfterPasskey
 	}
 	return nil
 }
 
-// spendSetupCode marks a code used, once: a second spend fails.
-func (s *authStore) spendSetupCode(ctx context.Context, hash string) error {
-	res, err := s.db.ExecContext(ctx, `UPDATE web_setup SET used=? WHERE hash=? AND used=0 AND expires>=?`, s.now().Unix(), hash, s.now().Unix())
+// errSetupAfterPasskey refuses a setup link once the first passkey is made: a link only makes the first
+// one, so an older link (in a terminal's scrollback, a log) can never add a passkey (docs/OAUTH.md).
+var errSetupAfterPasskey = errs.E("web.setup", errs.Unauthorized, "This box already has its passkey, so setup links no longer work; sign in with it, and add another passkey from Settings.")
+
+// saveFirstPasskey spends the setup code hash and saves the first passkey, in one transaction that
+// refuses if a passkey exists by then (two setup links finishing at once make one passkey).
+func (s *authStore) saveFirstPasskey(ctx context.Context, hash, name string, c *webauthn.Credential) error {
+	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n != 1 {
+	defer tx.Rollback()
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil {
+		return err
+	}
+	if n > 0 {
+		return errSetupAfterPasskey
+	}
+	res, err := tx.ExecContext(ctx, `UPDATE web_setup SET used=? WHERE hash=? AND used=0 AND expires>=?`, s.now().Unix(), hash, s.now().Unix())
+	if err != nil {
+		return err
+	}
+	if k, _ := res.RowsAffected(); k != 1 {
 		return errs.E("web.setup", errs.Unauthorized, "This setup link was already used or has expired; run box serve again for a new one.")
 	}
-	return nil
+	raw, _ := json.Marshal(c)
+	if _, err := tx.ExecContext(ctx, `INSERT INTO web_passkeys(id, name, cred, created) VALUES(?, ?, ?, ?)`,
+		base64.RawURLEncoding.EncodeToString(c.ID), name, string(raw), s.now().Unix()); err != nil {
+		return err
+	}
+	return tx.Commit()
 }
 
 // session is a signed-in browser.

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/look"
@@ -40,6 +41,7 @@ OPTIONS|GET|POST /api/sections/{slug}/…   the bridge's routes (x-section-token
 GET  /settings/builds        Settings → Things I built: every build, versions, on/off, undo, remove; safe mode
 GET  /look.css               the look change applied now (empty without one, and in safe mode)
 POST /settings/builds/{id}/off|on|undo|remove   the owner's lifecycle actions
+POST /settings/builds/{id}/key   a connector's key, pasted once (name, key): sealed in the vault, never shown again
 POST /settings/safe-mode     on (a form), or off (JSON with a passkey assertion)`
 
 var tabIcons = map[string]string{"today": "☀", "todo": "✓", "memory": "✎", "chat": "✉", "diary": "☰", "settings": "⚙", "pages": "▦"}
@@ -132,6 +134,8 @@ type (
 		builds.Build
 		Writers  string
 		Versions []builds.Version // newest first
+		// Keys are a connector's declared keys, each set or not: never the key, only its last four.
+		Keys []connectors.KeyStatus
 	}
 )
 
@@ -190,6 +194,9 @@ func (w *Web) buildsPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		}
 		sort.Strings(names)
 		v.Writers = strings.Join(names, ", ")
+		if b.Kind == builds.KindConnector && w.cfg.Connectors != nil {
+			v.Keys, _ = w.cfg.Connectors.Keys(r.Context(), b.ID) // a bundle that cannot be read shows no keys; its status says why
+		}
 		data.Builds = append(data.Builds, v)
 	}
 	w.render(rw, r, ss, "builds", data)
@@ -216,6 +223,14 @@ func (w *Web) buildAction(rw http.ResponseWriter, r *http.Request, _ *session) {
 		n, _ := strconv.Atoi(r.PostFormValue("version"))
 		b, err = w.cfg.Builds.Undo(ctx, ownerActor, id, n)
 		msg = fmt.Sprintf("%s is back at version %d.", b.Name, b.Version)
+	case "key":
+		var k connectors.KeyStatus
+		if w.cfg.Connectors == nil {
+			err = errs.E("web.builds", errs.NotFound, "This box runs no connectors.")
+			break
+		}
+		k, err = w.cfg.Connectors.SetKey(ctx, ownerActor, strings.TrimPrefix(id, builds.KindConnector+":"), r.PostFormValue("name"), r.PostFormValue("key"))
+		msg = fmt.Sprintf("The key %s is sealed in the vault (%s); it is never shown again.", k.Name, k.Last4)
 	case "remove":
 		var rm builds.Removed
 		rm, err = w.cfg.Builds.Remove(ctx, ownerActor, id, gate.Asker{Owner: true, Via: "web"})
@@ -299,8 +314,19 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 			out = append(out, cardFact{Label: "What else it may read", Text: name, Bold: !known[name]})
 		}
 		size, _ := p["size"].(float64)
-		out = append(out, cardFact{Label: "Accounts it may use", Text: "none"},
-			cardFact{Text: "It can't reach the internet."},
+		uses, _ := p["uses"].([]any)
+		if len(uses) == 0 {
+			out = append(out, cardFact{Label: "Accounts it may use", Text: "none"})
+		}
+		for _, u := range uses {
+			id, _ := u.(string)
+			text := id
+			if b, err := w.cfg.Builds.Connector(r.Context(), id); err == nil {
+				text = strings.TrimSpace(b.Emoji+" "+b.Name) + " (the connector " + id + ")"
+			}
+			out = append(out, cardFact{Label: "Accounts it may use", Text: text})
+		}
+		out = append(out, cardFact{Text: "It can't reach the internet."},
 			cardFact{Label: "Size and fingerprint", Text: fmt.Sprintf("%.1f KB · SHA-256 %s", size/1024, say.Hash(str("sha256")))})
 		return out
 	case builds.OpLook:

@@ -541,3 +541,24 @@ func zipOf(t *testing.T, files map[string]string) []byte {
 	}
 	return buf.Bytes()
 }
+
+// An erase removes the uploads still waiting for their import: whole exports of the owner's memories,
+// kept outside the box (docs/GATE.md, "Erase").
+func TestEraseRemovesWaitingUploads(t *testing.T) {
+	f := newImportFx(t, 1<<20)
+	csrf := f.signedIn()
+	res := f.upload(part{"csrf", "", csrf}, part{"kind", "", "detect"}, part{"file", "memory.jsonl", graphJSONL})
+	if res.StatusCode != http.StatusSeeOther || len(f.left()) != 2 {
+		t.Fatalf("upload: %d, left %v", res.StatusCode, f.left())
+	}
+	on := *f.fx // the erase goes to the web UI that holds the upload
+	on.base, on.key = f.base, f.key.At(f.base)
+	body := on.assert(csrf, "erase", "")
+	body["phrase"] = "erase my box"
+	if st, out := on.call(on.c, "/settings/erase", body, csrf); st != 200 {
+		t.Fatalf("erase: %d %v", st, out)
+	}
+	if l := f.left(); len(l) != 0 {
+		t.Fatalf("the erase left the waiting upload: %v", l)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
@@ -282,6 +283,20 @@ func viewCard(c gate.ApprovalCard) cardView {
 			break
 		}
 		v.Lines = append(v.Lines, l.Text)
+	}
+	// An edit's card shows the new text, so the owner sees what they approve.
+	if p, ok := c.Action.Payload.(map[string]any); ok && gate.OpOf(c.Action) == "edit" {
+		text, _ := p["text"].(string)
+		_, body, _ := card.Split([]byte(text))
+		for _, l := range strings.Split(strings.TrimSpace(string(body)), "\n") {
+			if len(v.Lines) == 12 {
+				v.Lines = append(v.Lines, "…")
+				break
+			}
+			if l = strings.TrimSpace(l); l != "" {
+				v.Lines = append(v.Lines, l)
+			}
+		}
 	}
 	return v
 }

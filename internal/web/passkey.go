@@ -1,6 +1,7 @@
 package web
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -145,17 +146,17 @@ func (w *Web) registerFinish(rw http.ResponseWriter, r *http.Request) {
 		w.fail(rw, r, err)
 		return
 	}
-	if c.setup != "" {
-		if err := w.auth.spendSetupCode(r.Context(), c.setup); err != nil {
-			w.fail(rw, r, err)
-			return
-		}
-	}
 	name := strings.TrimSpace(b.Name)
 	if name == "" {
 		name = "Passkey made " + w.now().Format("2 Jan 2006")
 	}
-	if err := w.auth.savePasskey(r.Context(), name, cred); err != nil {
+	save := w.auth.savePasskey
+	if c.setup != "" {
+		save = func(ctx context.Context, name string, cred *webauthn.Credential) error {
+			return w.auth.saveFirstPasskey(ctx, c.setup, name, cred)
+		}
+	}
+	if err := save(r.Context(), name, cred); err != nil {
 		w.fail(rw, r, err)
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,15 +20,16 @@ import (
 
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/card"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/memory"
-	"github.com/boxmem/box/internal/note"
 	pagecheck "github.com/boxmem/box/internal/page"
 	"github.com/boxmem/box/internal/tabs"
+	"github.com/boxmem/box/internal/todo"
 )
 
 // The pages the owner's assistants built are served here, boxed (docs/PAGES.md, "The walls" and "The
@@ -370,21 +372,14 @@ type noteHook struct {
 	Description string `json:"description"`
 }
 
-// readMap is one allowed map's notes; a map not made yet is empty.
+// readMap is one allowed map's notes (memory.MapNotes: a letter index followed); a map not made yet is empty.
 func (w *Web) readMap(ctx context.Context, name string) ([]noteHook, error) {
-	n, err := w.cfg.Memory.Read(ctx, name)
-	if errs.Is(err, errs.NotFound) {
-		return []noteHook{}, nil
-	}
+	entries, err := w.cfg.Memory.MapNotes(ctx, name)
 	if err != nil {
 		return nil, err
 	}
-	m, err := note.ParseMap([]byte(n.Text))
-	if err != nil {
-		return []noteHook{}, nil
-	}
 	out := []noteHook{}
-	for _, e := range m.Entries {
+	for _, e := range entries {
 		out = append(out, noteHook{Name: e.Target, Description: e.Hook})
 	}
 	return out, nil
@@ -402,30 +397,36 @@ func (w *Web) sectionMap(ctx context.Context, _ *http.Request, c *sectionCall) (
 	return map[string]any{"maps": maps}, nil
 }
 
+// mayRead says whether a page may read the note or map id: one of its maps, or a note one of them lists
+// (with its hook). Anything else is one refusal, whether it exists or not, so a page learns nothing of
+// the notes it was not given.
+func (w *Web) mayRead(ctx context.Context, c *sectionCall, id string) (string, error) {
+	for _, name := range allowedMaps(c.build) {
+		if id == name {
+			return "", nil
+		}
+		notes, err := w.readMap(ctx, name)
+		if err != nil {
+			return "", err
+		}
+		for _, n := range notes {
+			if n.Name == id {
+				return n.Description, nil
+			}
+		}
+	}
+	return "", forbidden("%s is not in this page's maps.", pagecheck.Clip(id))
+}
+
 // sectionNote reads a note only when it is one of the page's maps or listed in one.
 func (w *Web) sectionNote(ctx context.Context, r *http.Request, c *sectionCall) (any, error) {
 	id := strings.TrimSpace(r.URL.Query().Get("id"))
 	if id == "" {
 		return nil, bad("Give the note's name.")
 	}
-	hook, ok := "", false
-	for _, name := range allowedMaps(c.build) {
-		if id == name {
-			ok = true
-			break
-		}
-		notes, err := w.readMap(ctx, name)
-		if err != nil {
-			return nil, err
-		}
-		for _, n := range notes {
-			if n.Name == id {
-				hook, ok = n.Description, true
-			}
-		}
-	}
-	if !ok {
-		return nil, forbidden("%s is not in this page's maps.", pagecheck.Clip(id))
+	hook, err := w.mayRead(ctx, c, id)
+	if err != nil {
+		return nil, err
 	}
 	n, err := w.cfg.Memory.Read(ctx, id)
 	if err != nil {
@@ -475,21 +476,42 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 	return map[string]any{"results": out}, nil
 }
 
-// textWrite reads a page's {text} body for a write, refused while "Change my box" is at Never.
-func (w *Web) textWrite(ctx context.Context, c *sectionCall) (string, error) {
+// textWrite reads a page's {text} body for a write.
+func textWrite(c *sectionCall) (string, error) {
 	var in struct {
 		Text string `json:"text"`
 	}
-	if err := decodeBody(c, &in); err != nil {
-		return "", err
+	err := decodeBody(c, &in)
+	return in.Text, err
+}
+
+// held is the gate's answer to a page's write (docs/GATE.md, "Ask me on every surface"): no card when
+// it may run now; at Ask me, the card for exactly this, waiting for the owner, with the page's answer
+// saying so; a refusal at Never or past the card limits.
+func (w *Web) held(ctx context.Context, c *sectionCall, a gate.Action) (map[string]string, error) {
+	out, err := w.gate.Hold(ctx, a, pageAsker(c.slug))
+	switch {
+	case err != nil:
+		return nil, err
+	case out.Decision.Verdict == gate.Refuse:
+		return nil, errs.E("web.section", errs.Refused, "%s", out.Text)
+	case out.Decision.Verdict == gate.Card:
+		return map[string]string{"card": out.Card.ID, "text": "Waiting for the owner: \"Change my box\" is set to Ask me, so a card (" + out.Card.Title + ") waits on Today; nothing changes until they approve it."}, nil
 	}
-	return in.Text, w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug)
+	return nil, nil
 }
 
 func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	text, err := w.textWrite(ctx, c)
+	text, err := textWrite(c)
 	if err != nil {
 		return nil, err
+	}
+	// The refusals come before the gate, so a card never holds what remember refuses to keep.
+	if err := w.cfg.Memory.CheckRememberAs(builds.PageActor(c.slug), memory.RememberInput{Text: text}); err != nil {
+		return nil, err
+	}
+	if waiting, err := w.held(ctx, c, memory.RememberAction(text)); err != nil || waiting != nil {
+		return waiting, err
 	}
 	res, err := w.cfg.Memory.Remember(ctx, builds.PageActor(c.slug), memory.RememberInput{Text: text})
 	if err != nil {
@@ -498,17 +520,15 @@ func (w *Web) sectionRemember(ctx context.Context, _ *http.Request, c *sectionCa
 	return map[string]string{"id": res.ID, "text": res.Text}, nil
 }
 
-// sectionEdit replaces the text of a note its own map lists (never its frontmatter, never another
-// map's note), as the page, with undo like any edit.
+// sectionEdit replaces the text of a note its own map lists and its own folder holds (never its
+// frontmatter, never the owner's notes: docs/PAGES.md), as the page, with undo like any edit; the note is
+// then marked as written by others (memory.Edit), so it is fenced when served.
 func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
 	var in struct {
 		ID   string `json:"id"`
 		Text string `json:"text"`
 	}
 	if err := decodeBody(c, &in); err != nil {
-		return nil, err
-	}
-	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
 		return nil, err
 	}
 	own, err := w.readMap(ctx, "moc-"+c.slug)
@@ -526,12 +546,23 @@ func (w *Web) sectionEdit(ctx context.Context, _ *http.Request, c *sectionCall) 
 	if err != nil {
 		return nil, err
 	}
+	if !strings.HasPrefix(e.Path, builds.NotesDir(c.slug)+"/") {
+		return nil, forbidden("A page edits only its own notes, under _content/pages/%s/; %s is the owner's, edited under Memory.", c.slug, pagecheck.Clip(in.ID))
+	}
 	cd, err := card.Parse(e.Path, []byte(e.Text))
 	if err != nil || !strings.HasSuffix(e.Text, string(cd.Body)) {
 		return nil, forbidden("%s can't be edited from a page; the owner edits it under Memory.", pagecheck.Clip(in.ID))
 	}
 	head := e.Text[:len(e.Text)-len(cd.Body)]
-	if _, err := w.cfg.Memory.Edit(ctx, builds.PageActor(c.slug), memory.EditInput{Name: in.ID, Text: head + in.Text, Base: e.Base}); err != nil {
+	edit := memory.EditInput{Name: in.ID, Text: head + in.Text, Base: e.Base}
+	a, err := w.cfg.Memory.EditAction(ctx, builds.PageActor(c.slug), edit)
+	if err != nil {
+		return nil, err
+	}
+	if waiting, err := w.held(ctx, c, a); err != nil || waiting != nil {
+		return waiting, err
+	}
+	if _, err := w.cfg.Memory.Edit(ctx, builds.PageActor(c.slug), edit); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"ok": true}, nil
@@ -587,8 +618,17 @@ func (w *Web) sectionForget(ctx context.Context, _ *http.Request, c *sectionCall
 	return map[string]any{"removed": 0, "card": out.Card.ID, "text": out.Text}, nil
 }
 
-func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, _ *sectionCall) (any, error) {
+// ownTodos is the page's own to-do list (builds.TodoList), the one list its bridge sees; none yet is empty.
+func (w *Web) ownTodos(ctx context.Context, c *sectionCall) ([]todo.List, error) {
 	lists, err := w.cfg.Todos.Lists(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return todo.Select(lists, builds.TodoList(c.slug), true), nil
+}
+
+func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	lists, err := w.ownTodos(ctx, c)
 	if err != nil {
 		return nil, err
 	}
@@ -596,11 +636,18 @@ func (w *Web) sectionTodos(ctx context.Context, _ *http.Request, _ *sectionCall)
 }
 
 func (w *Web) sectionTodoAdd(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
-	text, err := w.textWrite(ctx, c)
+	text, err := textWrite(c)
 	if err != nil {
 		return nil, err
 	}
-	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), "", text)
+	a, err := todo.AddAction(builds.TodoList(c.slug), text)
+	if err != nil {
+		return nil, err
+	}
+	if waiting, err := w.held(ctx, c, a); err != nil || waiting != nil {
+		return waiting, err
+	}
+	it, err := w.cfg.Todos.Add(ctx, builds.PageActor(c.slug), builds.TodoList(c.slug), text)
 	if err != nil {
 		return nil, err
 	}
@@ -614,10 +661,20 @@ func (w *Web) sectionTodoDone(ctx context.Context, _ *http.Request, c *sectionCa
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	if err := w.gate.Check(ctx, gate.Change, pageAsker(c.slug), "a write by the page "+c.slug); err != nil {
+	own, err := w.ownTodos(ctx, c)
+	if err != nil {
 		return nil, err
 	}
-	if _, err := w.cfg.Todos.Done(ctx, builds.PageActor(c.slug), in.ID); err != nil {
+	it, err := todo.FindIn(own, in.ID)
+	if err != nil {
+		return nil, errs.E("web.section", errs.NotFound, "There is no to-do %q on this page's own list %s.", pagecheck.Clip(in.ID), builds.TodoList(c.slug))
+	}
+	if !it.Done {
+		if waiting, err := w.held(ctx, c, todo.DoneAction(it)); err != nil || waiting != nil {
+			return waiting, err
+		}
+	}
+	if _, err := w.cfg.Todos.Done(ctx, builds.PageActor(c.slug), it.ID); err != nil {
 		return nil, err
 	}
 	return map[string]bool{"ok": true}, nil
@@ -656,15 +713,16 @@ func (w *Web) sectionOpen(ctx context.Context, _ *http.Request, c *sectionCall) 
 	if err := decodeBody(c, &in); err != nil {
 		return nil, err
 	}
-	to, err := w.uiPath(ctx, in.Target)
+	to, err := w.uiPath(ctx, c, in.Target)
 	if err != nil {
 		return nil, err
 	}
 	return map[string]string{"url": to}, nil
 }
 
-// uiPath is the path of the owner's UI for a tab id, page:<slug> or note:<name>.
-func (w *Web) uiPath(ctx context.Context, target string) (string, error) {
+// uiPath is the path of the owner's UI for a tab id, page:<slug> or note:<name>; a note only when the
+// page may read it (mayRead).
+func (w *Web) uiPath(ctx context.Context, c *sectionCall, target string) (string, error) {
 	if slug, ok := strings.CutPrefix(target, tabs.PagePrefix); ok {
 		if b, err := w.cfg.Builds.Page(ctx, slug); err == nil && b.Live() {
 			return "/pages/" + slug, nil
@@ -672,6 +730,9 @@ func (w *Web) uiPath(ctx context.Context, target string) (string, error) {
 		return "", errs.E("web.section", errs.NotFound, "There is no page %s.", pagecheck.Clip(slug))
 	}
 	if name, ok := strings.CutPrefix(target, "note:"); ok {
+		if _, err := w.mayRead(ctx, c, name); err != nil {
+			return "", err
+		}
 		if _, err := w.cfg.Memory.Read(ctx, name); err != nil {
 			return "", err
 		}
@@ -711,8 +772,28 @@ func (w *Web) sectionDiary(ctx context.Context, r *http.Request, c *sectionCall)
 	return map[string]any{"entries": out}, nil
 }
 
-func (w *Web) sectionConnector(context.Context, *http.Request, *sectionCall) (any, error) {
-	return nil, forbidden("This page uses no connector on this box.")
+// sectionConnector runs a tool of a connector the page's card named in uses, as the page: a write
+// always waits on the owner's card (a page is not the owner). The value is the connector's data.
+func (w *Web) sectionConnector(ctx context.Context, _ *http.Request, c *sectionCall) (any, error) {
+	var in struct {
+		ID   string          `json:"id"`
+		Tool string          `json:"tool"`
+		Args json.RawMessage `json:"args"`
+	}
+	if err := decodeBody(c, &in); err != nil {
+		return nil, err
+	}
+	if !slices.Contains(c.build.Uses, in.ID) || w.cfg.Connectors == nil {
+		return nil, forbidden("This page doesn't use the connector %q: its card didn't name it.", pagecheck.Clip(in.ID))
+	}
+	ans, err := w.cfg.Connectors.Call(ctx, connectors.Caller{Actor: builds.PageActor(c.slug), Asker: pageAsker(c.slug)}, in.ID, in.Tool, in.Args)
+	if err != nil {
+		return nil, err
+	}
+	if ans.Card != "" {
+		return map[string]any{"result": nil, "card": ans.Card, "text": ans.Text}, nil
+	}
+	return map[string]any{"result": ans.Value}, nil
 }
 
 func (w *Web) sectionAsk(context.Context, *http.Request, *sectionCall) (any, error) {

@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/gate"
 	memnote "github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/page"
@@ -118,14 +120,19 @@ func TestPageServedBoxed(t *testing.T) {
 func TestBridgeRoutes(t *testing.T) {
 	ctx := context.Background()
 	f := newFx(t)
-	// The garden's own map lists a note; moc-people is not given to it.
+	// The pages first: a page's own map may not exist before it (TestPageMayNotOwnTheOwnersMap).
+	install(t, f, "garden", readGarden(t))
+	install(t, f, "probe", "<p>probe</p>")
+	// The garden's own map lists one of its own notes and one of the owner's; moc-people is not given to it.
 	mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
+	mp, _ = memnote.AddEntry(mp, memnote.MapEntry{Target: "/_content/pages/garden/beds", Hook: "the beds"})
 	people, _ := memnote.AddEntry(memnote.NewMap("People"), memnote.MapEntry{Target: "entity-leo", Hook: "son"})
 	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "maps", Apply: func(tx *box.Tx) error {
 		for p, d := range map[string][]byte{
 			"/_content/memory/maps/moc-garden.md":      mp,
 			"/_content/memory/maps/moc-people.md":      people,
 			"/_content/memory/notes/topic-tomatoes.md": memnote.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
+			"/_content/pages/garden/beds.md":           memnote.NewNote("topic", "Beds", nil, []string{"moc-garden"}),
 			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, []string{"moc-people"}),
 		} {
 			if err := tx.Write(p, d); err != nil {
@@ -136,8 +143,6 @@ func TestBridgeRoutes(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	install(t, f, "garden", readGarden(t))
-	install(t, f, "probe", "<p>probe</p>")
 	f.signedIn()
 	_, _, tok := f.served(f.c, "garden")
 	_, _, probeTok := f.served(f.c, "probe")
@@ -149,7 +154,7 @@ func TestBridgeRoutes(t *testing.T) {
 		t.Fatalf("preflight: %d %v", st, h)
 	}
 	st, out, h := f.bridge("GET", "garden", "memory/map", tok, "")
-	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || toJSON(out) != `{"maps":[{"name":"moc-garden","notes":[{"description":"by the fence","name":"topic-tomatoes"}],"own":true}]}` {
+	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || toJSON(out) != `{"maps":[{"name":"moc-garden","notes":[{"description":"the beds","name":"/_content/pages/garden/beds"},{"description":"by the fence","name":"topic-tomatoes"}],"own":true}]}` {
 		t.Fatalf("map: %d %v", st, out)
 	}
 	if st, out, _ := f.bridge("GET", "garden", "memory/note?id=topic-tomatoes", tok, ""); st != 200 || out["description"] != "by the fence" || !strings.Contains(out["text"].(string), "# Tomatoes") || strings.Contains(out["text"].(string), "type: topic") {
@@ -158,15 +163,25 @@ func TestBridgeRoutes(t *testing.T) {
 	if st, _, _ := f.bridge("GET", "garden", "memory/note?id=entity-leo", tok, ""); st != http.StatusForbidden {
 		t.Errorf("a note of a map it was not given: %d", st)
 	}
-	// Edit: a note of its own map, as the page, its frontmatter kept; another map's note is refused.
-	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"topic-tomatoes","text":"# Tomatoes\n\nPlanted by the fence in May.\n"}`); st != 200 {
+	// Edit: a note of its own map in its own folder, as the page, its frontmatter kept and marked as
+	// written by others; the owner's note its map lists and another map's note are refused.
+	if st, out, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"/_content/pages/garden/beds","text":"# Beds\n\nPlanted by the fence in May.\n"}`); st != 200 {
 		t.Fatalf("edit: %d %v", st, out)
 	}
-	if n := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md"); !strings.HasPrefix(n, "---\n") || !strings.Contains(n, "in May") {
+	if n := readBox(t, f, "/_content/pages/garden/beds.md"); !strings.HasPrefix(n, "---\n") || !strings.Contains(n, "in May") || !strings.Contains(n, "\nsource: outside\n") {
 		t.Fatalf("the edited note:\n%s", n)
 	}
-	if st, _, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"entity-leo","text":"x"}`); st != http.StatusForbidden {
-		t.Errorf("an edit of another map's note: %d", st)
+	if n, err := f.m.Read(ctx, "/_content/pages/garden/beds"); err != nil || !n.Outside {
+		t.Errorf("the page's note is not served as outside: %+v %v", n, err)
+	}
+	tomatoes := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md")
+	for _, id := range []string{"topic-tomatoes", "entity-leo"} {
+		if st, _, _ := f.bridge("POST", "garden", "memory/edit", tok, `{"id":"`+id+`","text":"x"}`); st != http.StatusForbidden {
+			t.Errorf("an edit of the owner's note %s: %d", id, st)
+		}
+	}
+	if n := readBox(t, f, "/_content/memory/notes/topic-tomatoes.md"); n != tomatoes {
+		t.Errorf("the owner's note changed:\n%s", n)
 	}
 	// No token, the owner's cookie instead, or another page's token: 401.
 	if st, _, _ := f.bridge("GET", "garden", "data", "", ""); st != http.StatusUnauthorized {
@@ -275,3 +290,137 @@ func readBox(t *testing.T, f *fx, p string) string {
 }
 
 func ownerActorFor() box.Actor { return box.Actor{Who: "owner", Via: "web", Trust: "own"} }
+
+// With "Change my box" at Ask me a page changes nothing on its own: remember, an edit of its own note and
+// to-dos answer with a card waiting for the owner; approved, each runs as the page.
+func TestBridgeWritesWaitAtAskMe(t *testing.T) {
+	ctx := context.Background()
+	f := newFx(t)
+	install(t, f, "garden", readGarden(t))
+	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "a page note", Apply: func(tx *box.Tx) error {
+		mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "/_content/pages/garden/beds", Hook: "the beds"})
+		if err := tx.Write("/_content/memory/maps/moc-garden.md", mp); err != nil {
+			return err
+		}
+		return tx.Write("/_content/pages/garden/beds.md", memnote.NewNote("topic", "Beds", nil, []string{"moc-garden"}))
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	item, err := f.a.Todos.Add(ctx, ownerActorFor(), builds.TodoList("garden"), "Water the tomatoes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.g.SetSwitch(ctx, ownerActorFor(), gate.Change, gate.AskMe); err != nil {
+		t.Fatal(err)
+	}
+	f.signedIn()
+	_, _, tok := f.served(f.c, "garden")
+	beds := readBox(t, f, "/_content/pages/garden/beds.md")
+	var cards []string
+	for _, c := range []struct{ route, body string }{
+		{"memory/remember", `{"text":"Planted tomatoes by the fence."}`},
+		{"todos/add", `{"text":"Buy stakes"}`},
+		{"todos/done", `{"id":"` + item.ID + `"}`},
+		{"memory/edit", `{"id":"/_content/pages/garden/beds","text":"# Beds\n\nStakes by the fence.\n"}`},
+	} {
+		st, out, _ := f.bridge("POST", "garden", c.route, tok, c.body)
+		id, _ := out["card"].(string)
+		if st != 200 || id == "" || !strings.Contains(fmt.Sprint(out["text"]), "Waiting for the owner") {
+			t.Fatalf("%s at Ask me: %d %v", c.route, st, out)
+		}
+		cards = append(cards, id)
+	}
+	if lines, _ := f.m.ForgetPreview(ctx, "tomatoes fence"); len(lines) != 0 || readBox(t, f, "/_content/pages/garden/beds.md") != beds {
+		t.Fatalf("a page wrote at Ask me: %v", lines)
+	}
+	if lists, _ := f.a.Todos.Lists(ctx); len(lists) != 1 || len(lists[0].Items) != 1 || lists[0].Items[0].Done {
+		t.Fatalf("a page changed the to-dos at Ask me: %+v", lists)
+	}
+	if st, body := f.get(f.c, "/today"); st != 200 || !strings.Contains(body, "Stakes by the fence.") || !strings.Contains(body, "Sent by page garden") {
+		t.Fatalf("Today does not show the edit card's text and sender: %d", st)
+	}
+	for _, id := range cards {
+		if _, err := f.g.Approve(ctx, id, gate.By{Via: "cli", Local: true}); err != nil {
+			t.Fatalf("approve: %v", err)
+		}
+	}
+	lines, _ := f.m.ForgetPreview(ctx, "tomatoes fence")
+	if len(lines) != 1 || !strings.Contains(readBox(t, f, lines[0].Path), "page garden · page · outside · Planted tomatoes") {
+		t.Fatalf("the approved line is not the page's: %v", lines)
+	}
+	if lists, _ := f.a.Todos.Lists(ctx); len(lists) != 1 || len(lists[0].Items) != 2 || !lists[0].Items[0].Done {
+		t.Fatalf("the approved to-dos: %+v", lists)
+	}
+	if n := readBox(t, f, "/_content/pages/garden/beds.md"); !strings.Contains(n, "Stakes by the fence.") || !strings.Contains(n, "\nsource: outside\n") {
+		t.Fatalf("the approved edit:\n%s", n)
+	}
+	if es, _ := f.b.Diary(ctx, 20, func(e diary.Entry) bool { return e.Op == "edit" && e.Trust == "outside" }); len(es) != 1 || es[0].Actor != "page garden" {
+		t.Fatalf("the approved edit is not the page's: %+v", es)
+	}
+}
+
+// A page sees and changes only its own to-do list, and learns nothing of the notes outside its maps:
+// the owner's to-dos are not listed and cannot be ticked off (by id or by text), and opening a note it
+// was not given is one refusal whether the note exists or not.
+func TestPageKeepsToItsOwnToDosAndNotes(t *testing.T) {
+	ctx := context.Background()
+	f := newFx(t)
+	install(t, f, "garden", readGarden(t))
+	mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
+	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "notes", Apply: func(tx *box.Tx) error {
+		for p, d := range map[string][]byte{
+			"/_content/memory/maps/moc-garden.md":      mp,
+			"/_content/memory/notes/topic-tomatoes.md": memnote.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
+			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, nil),
+		} {
+			if err := tx.Write(p, d); err != nil {
+				return err
+			}
+		}
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	owners, err := f.a.Todos.Add(ctx, ownerActorFor(), "", "Call the lawyer about custody")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.signedIn()
+	_, _, tok := f.served(f.c, "garden")
+	if st, out, _ := f.bridge("GET", "garden", "todos", tok, ""); st != 200 || strings.Contains(toJSON(out), "lawyer") {
+		t.Fatalf("the page sees the owner's to-dos: %d %v", st, out)
+	}
+	for _, ref := range []string{owners.ID, "Call the lawyer about custody"} {
+		if st, out, _ := f.bridge("POST", "garden", "todos/done", tok, `{"id":"`+ref+`"}`); st != http.StatusNotFound {
+			t.Errorf("the page ticked off the owner's to-do by %q: %d %v", ref, st, out)
+		}
+	}
+	st, out, _ := f.bridge("POST", "garden", "todos/add", tok, `{"text":"Buy stakes"}`)
+	if st != 200 {
+		t.Fatalf("add: %d %v", st, out)
+	}
+	if st, out, _ := f.bridge("POST", "garden", "todos/done", tok, `{"id":"`+fmt.Sprint(out["id"])+`"}`); st != 200 {
+		t.Fatalf("done on its own list: %d %v", st, out)
+	}
+	lists, _ := f.a.Todos.Lists(ctx)
+	if len(lists) != 2 || lists[0].Name != "page-garden" || !lists[0].Items[0].Done || lists[1].Name != "todo" || lists[1].Items[0].Done {
+		t.Fatalf("the lists: %+v", lists)
+	}
+	if st, out, _ := f.bridge("GET", "garden", "todos", tok, ""); st != 200 || !strings.Contains(toJSON(out), "Buy stakes") {
+		t.Fatalf("the page's own list: %d %v", st, out)
+	}
+	var refusals []string
+	for _, name := range []string{"entity-leo", "entity-nobody"} {
+		st, out, _ := f.bridge("POST", "garden", "ui/open", tok, `{"target":"note:`+name+`"}`)
+		if st != http.StatusForbidden {
+			t.Errorf("opening %s: %d %v", name, st, out)
+		}
+		refusals = append(refusals, strings.Replace(fmt.Sprint(out["error"]), name, "NAME", 1))
+	}
+	if refusals[0] != refusals[1] {
+		t.Errorf("the refusals tell an existing note from a missing one: %q", refusals)
+	}
+	if st, out, _ := f.bridge("POST", "garden", "ui/open", tok, `{"target":"note:topic-tomatoes"}`); st != 200 || out["url"] != "/memory/note?name=topic-tomatoes" {
+		t.Errorf("opening a note of its map: %d %v", st, out)
+	}
+}

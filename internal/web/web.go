@@ -20,6 +20,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -104,6 +105,9 @@ type Config struct {
 	// Builds is the registry of pages, looks and the layout: the Pages tab, /s/<slug>/ and its bridge,
 	// Settings → Things I built.
 	Builds *builds.Builds
+	// Connectors run the installed connectors: a page's box.connector, and the keys the owner pastes in
+	// Settings → Things I built; nil: no page may call one.
+	Connectors *connectors.Service
 }
 
 // Web is the owner's web UI of one box.
@@ -139,6 +143,12 @@ func New(cfg Config) (*Web, error) {
 		return nil, err
 	}
 	w := &Web{cfg: cfg, auth: a, gate: cfg.Gate, now: now, log: log, cookie: "box_" + short(cfg.Box.Marker.ID)}
+	// An erase also removes the uploads waiting for an import: whole exports of the owner's memories,
+	// outside the box (docs/GATE.md, "Erase").
+	w.cfg.Erase = func(ctx context.Context, who box.Actor) (memory.EraseResult, error) {
+		w.uploads.close()
+		return cfg.Erase(ctx, who)
+	}
 	sweepUploads(w.uploadBase()) // what a process that died left waiting for its import
 	if w.pages, err = parsePages(); err != nil {
 		return nil, errs.Wrap("web.new", errs.Other, err, "The web UI's pages could not be read")

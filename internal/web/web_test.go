@@ -47,16 +47,20 @@ type fx struct {
 
 // newFx is the web UI over a new box, composed by the composition root (on a clock the test moves), served
 // on 127.0.0.1:0.
-func newFx(t *testing.T) *fx {
+func newFx(t *testing.T) *fx { return newFxWith(t, app.Options{}) }
+
+// newFxWith is newFx with the root's options (its clock and vault are the fixture's).
+func newFxWith(t *testing.T, opts app.Options) *fx {
 	t.Helper()
 	f := &fx{t: t, clock: passkeytest.NewClock()}
-	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: f.clock.Now, VaultDir: filepath.Join(t.TempDir(), "vault")})
+	opts.Now, opts.VaultDir = f.clock.Now, filepath.Join(t.TempDir(), "vault")
+	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
-	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Routines: a.Routines,
-		Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now})
+	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
+		Connectors: a.Connectors, Routines: a.Routines, Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,6 +227,32 @@ func TestSetupLinkOnceAndExpiry(t *testing.T) {
 	}
 	if _, body := f2.get(newClient(), "/setup?code="+code2); !strings.Contains(body, "expired") {
 		t.Fatalf("the setup page says the link expired")
+	}
+}
+
+// Two box serve starts before the first passkey print two links: once one makes the passkey, the other
+// stops working, whether it starts afterwards or had already begun.
+func TestSetupLinkEndsWithTheFirstPasskey(t *testing.T) {
+	f := newFx(t)
+	older, oldest, newer := f.setupCode(), f.setupCode(), f.setupCode()
+	st, begun := f.call(newClient(), "/auth/register/begin", map[string]any{"code": oldest}, "")
+	if st != 200 {
+		t.Fatalf("begin: %d %v", st, begun)
+	}
+	if st, out := f.register(f.c, newer); st != 200 || out["ok"] != true {
+		t.Fatalf("the first passkey: %d %v", st, out)
+	}
+	if st, out := f.register(newClient(), older); st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "already has its passkey") {
+		t.Fatalf("an older link after the first passkey: %d %v", st, out)
+	}
+	thief := passkeytest.New(t, f.base, "localhost")
+	st, out := f.call(newClient(), "/auth/register/finish", map[string]any{"ceremony": begun["ceremony"], "credential": thief.Create(raw(begun["options"])), "name": "thief"}, "")
+	if st != 401 || !strings.Contains(fmt.Sprint(out["text"]), "already has its passkey") {
+		t.Fatalf("a link begun before the first passkey, finished after: %d %v", st, out)
+	}
+	var n int
+	if err := f.st.DB().QueryRow(`SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil || n != 1 {
+		t.Fatalf("passkeys: %d %v", n, err)
 	}
 }
 

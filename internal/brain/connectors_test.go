@@ -1,0 +1,90 @@
+package brain_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
+	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectortest"
+	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/passkeytest"
+	"github.com/boxmem/box/internal/providertest"
+)
+
+// The chat calls a connector that is on as c_<id>__<tool>: the seed's Bus times, boxed, against the
+// city's API (a local server mapped in as api.example.com). What it returns reaches the model fenced as
+// outside content, so the turn has read outside content: a write tool then waits on a card, and so does
+// a fact the owner did not ask to save.
+func TestChatCallsAConnector(t *testing.T) {
+	ctx := context.Background()
+	api := &connectortest.BusAPI{Key: "city-KEY-chat-9d2e"}
+	site := connectortest.NewSite(t, api, connectortest.BusHost)
+	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 14, 2, 0, 0, time.FixedZone("owner", 2*3600)))
+	a := apptest.Open(t, app.Options{Now: c.Now, ConnectorNet: site.Net})
+	f := &fx{a: a, b: a.Brain, clock: c}
+	connectortest.Install(t, a.Builds, a.Gate, a.Connectors.CheckOptions(ctx), connectortest.BusManifest, connectortest.BusFiles())
+	if _, err := a.Connectors.SetKey(ctx, owner, "bus-times", "API_KEY", api.Key); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := a.Builds.SetOn(ctx, owner, "bus-times", true); err != nil || b.Status != builds.StatusOn {
+		t.Fatalf("on: %+v %v", b, err)
+	}
+
+	srv := providertest.OpenAI(t, openAIKey,
+		providertest.Reply{Calls: []providertest.Call{call("c1", "c_bus-times__next_buses", `{"stop":"12"}`)}},
+		providertest.Reply{Calls: []providertest.Call{call("c2", "c_bus-times__report_delay", `{"line":"4"}`), call("c3", "memory_remember", `{"text":"The 4 bus comes at 3 min past."}`)}},
+		text("The 4 comes in 3 minutes; the delay report waits for your yes."),
+	)
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", Key: openAIKey})
+	res, _ := f.chat(t, "When is my next bus at stop 12?")
+	if !res.Outside || len(res.Tools) != 3 || !res.Tools[0].OK || res.Tools[0].Name != "c_bus-times__next_buses" {
+		t.Fatalf("result %+v", res)
+	}
+	if len(res.Cards) != 2 {
+		t.Fatalf("after the connector's answer, a write and a save should each wait on a card: %+v", res)
+	}
+	kinds := map[string]bool{}
+	for _, id := range res.Cards {
+		c, err := a.Gate.Get(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kinds[c.Kind] = true
+	}
+	if !kinds["send"] || !kinds["save"] {
+		t.Fatalf("cards %v", kinds)
+	}
+	if r := api.Reports(); len(r) != 0 {
+		t.Fatalf("the city heard a report before the owner's yes: %v", r)
+	}
+	if hits, _ := a.Memory.Search(ctx, memory.SearchInput{Words: "4 bus", Trust: "own"}); len(hits.Hits) != 0 {
+		t.Fatalf("saved without the owner: %+v", hits.Hits)
+	}
+
+	reqs := srv.Requests()
+	first, _ := json.Marshal(reqs[0])
+	offered := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(string(first))
+	for _, want := range []string{"c_bus-times__next_buses", "c_bus-times__report_delay", "which reaches api.example.com",
+		"<outside_content>The next buses at a stop (the connector: The next buses at the owner's stop"} {
+		if !strings.Contains(offered, want) {
+			t.Errorf("the model was not offered %q", want)
+		}
+	}
+	second, _ := json.Marshal(reqs[1])
+	fenced := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(string(second))
+	if !strings.Contains(fenced, `<outside_content>{\"stop\":\"12\",\"buses\":[{\"line\":\"4\"`) {
+		t.Fatalf("the connector's answer reached the model unfenced: %s", second)
+	}
+	if strings.Contains(fenced, api.Key) {
+		t.Fatal("the key reached the model")
+	}
+	if d := site.Dials(); len(d) > 0 {
+		t.Fatalf("connections were attempted to %v", d)
+	}
+}

@@ -1,0 +1,315 @@
+package connectors
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connector"
+	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
+	"github.com/boxmem/box/internal/sandbox"
+)
+
+// Running an installed connector's tool for the owner (the CLI), the box's chat and a page
+// (docs/CONNECTORS.md, "Calls").
+
+// OpCall is the gate op of a write tool's call waiting on a "Send as you" card.
+const OpCall = "connector-call"
+
+// Caller is who calls a tool: the diary's actor, and the gate's asker with what its turn has seen.
+type Caller struct {
+	Actor box.Actor
+	Asker gate.Asker
+}
+
+// Answer is one call: the tool's value as data (outside content: whoever shows it to a model fences
+// it), the hosts it reached and those refused; or, for a write that waits, the card.
+type Answer struct {
+	Connector string            `json:"connector"`
+	Tool      string            `json:"tool"`
+	Value     json.RawMessage   `json:"value,omitempty"`
+	Hosts     []string          `json:"hosts"`
+	Blocked   []sandbox.Blocked `json:"blocked"`
+	Card      string            `json:"card,omitempty"` // a write waiting for the owner's yes
+	Text      string            `json:"text"`
+	ElapsedMs int64             `json:"elapsedMs"`
+}
+
+// Call runs tool of the installed connector id with args (a JSON object; empty is {}). The connector
+// must be on and safe mode off; a read runs at once; a write goes through the gate under "Send as me"
+// (a connector that may reach any website: "Share outside my box"): Never refuses, a card waits for the
+// owner (Answer.Card), Just do it runs. One sandbox per call, with the connector's own store and the
+// owner's keys; every call's hosts go into the diary in one line, never its arguments, value or keys.
+func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args json.RawMessage) (Answer, error) {
+	const op = "connectors.call"
+	ans := Answer{Connector: id, Tool: tool, Hosts: []string{}, Blocked: []sandbox.Blocked{}}
+	if len(bytes.TrimSpace(args)) == 0 {
+		args = json.RawMessage("{}")
+	}
+	b, cfg, err := s.usable(ctx, id)
+	if err != nil {
+		return ans, err
+	}
+	bundle := cfg.Bundle
+	t := bundle.Manifest.Tool(tool)
+	if err := bundle.CheckArgs(tool, args); err != nil {
+		return ans, err
+	}
+	sw := "" // a read runs under no switch
+	switch {
+	case t.Effect == connector.Write:
+		sw = switchOf(bundle, t)
+		act, err := callAction(b, bundle, tool, args)
+		if err != nil {
+			return ans, err
+		}
+		out, err := s.opts.Gate.Propose(ctx, act, who.Asker)
+		if err != nil {
+			return ans, err
+		}
+		switch out.Decision.Verdict {
+		case gate.Refuse:
+			return ans, errs.E(op, errs.Refused, "%s", out.Text)
+		case gate.Card:
+			if out.Card == nil {
+				return ans, errs.E(op, errs.Refused, "%s", out.Text)
+			}
+			ans.Card, ans.Text = out.Card.ID, out.Text
+			return ans, nil
+		}
+	case bundle.Envelope.AnyWebsite():
+		// Its every fetch may carry the owner's words anywhere: at Never, nothing of it runs.
+		if err := s.opts.Gate.Check(ctx, gate.Share, who.Asker, "a call of "+b.Name); err != nil {
+			return ans, err
+		}
+	}
+	return s.run(ctx, who.Actor, b, cfg, tool, args, sw)
+}
+
+// switchOf is the switch a write tool's call is under: "Send as me", or "Share outside my box" for a
+// connector that may reach any website (it sends the box's data somewhere new).
+func switchOf(bundle *connector.Bundle, t *connector.Tool) string {
+	if t.Effect == connector.Write && bundle.Envelope.AnyWebsite() {
+		return gate.Share
+	}
+	return gate.Send
+}
+
+// usable is the installed connector id and the sandbox of its version in use, when it may run now: the
+// box not frozen or locked, and the connector runnable (on, safe mode off: builds.Runnable says why not).
+// The bundle is read and checked once, in Config.
+func (s *Service) usable(ctx context.Context, id string) (builds.Build, sandbox.Config, error) {
+	if err := s.opts.State.Quiet(ctx); err != nil {
+		return builds.Build{}, sandbox.Config{}, err
+	}
+	b, err := s.opts.Builds.Runnable(ctx, id)
+	if err != nil {
+		return b, sandbox.Config{}, err
+	}
+	cfg, err := s.Config(b, b.Version, false)
+	return b, cfg, err
+}
+
+// run is one call in a fresh sandbox, then its diary line: the hosts reached and refused, whatever the
+// outcome. Calls of one connector take turns, so its store is never written by two at once.
+func (s *Service) run(ctx context.Context, actor box.Actor, b builds.Build, cfg sandbox.Config, tool string, args json.RawMessage, sw string) (Answer, error) {
+	ans := Answer{Connector: b.ID, Tool: tool, Hosts: []string{}, Blocked: []sandbox.Blocked{}}
+	unlock, err := s.turn(ctx, b.ID)
+	if err != nil {
+		return ans, err
+	}
+	defer unlock()
+	r, err := sandbox.New(cfg)
+	if err != nil {
+		return ans, err
+	}
+	defer r.Close()
+	res, callErr := r.Call(ctx, tool, args)
+	if res != nil {
+		ans.Hosts = append(ans.Hosts, res.Hosts...)
+		ans.Blocked = append(ans.Blocked, res.Blocked...)
+		ans.ElapsedMs = res.Elapsed.Milliseconds()
+		ans.Value = res.Value
+	}
+	if err := s.diary(ctx, actor, b, tool, ans, callErr, sw); err != nil {
+		return ans, err
+	}
+	if callErr != nil {
+		ans.Value = nil
+		return ans, errs.E("connectors.call", errs.KindOf(callErr), "%s → %s: %s", b.Name, tool, sentence(callErr))
+	}
+	ans.Text = fmt.Sprintf("%s → %s answered.", b.Name, tool)
+	return ans, nil
+}
+
+// turn waits for the connector id's turn: one call at a time, in every process of the box (box serve
+// and the owner's CLI), since each call reads its store when it starts and writes it when it ends. The
+// lock is a file beside the store folder, so removing a connector's data leaves it be.
+func (s *Service) turn(ctx context.Context, id string) (func(), error) {
+	const op = "connectors.call"
+	if err := os.MkdirAll(s.opts.StoreRoot, 0o700); err != nil {
+		return nil, errs.Wrap(op, errs.Other, err, "The connectors' folder cannot be made")
+	}
+	f, err := os.OpenFile(filepath.Join(s.opts.StoreRoot, id+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Other, err, "The connector's lock cannot be opened")
+	}
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			return func() { _ = f.Close() }, nil // closing lets the lock go
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			_ = f.Close()
+			return nil, errs.Wrap(op, errs.Other, err, "The connector's lock cannot be taken")
+		}
+		select {
+		case <-ctx.Done():
+			_ = f.Close()
+			return nil, errs.E(op, errs.Busy, "The connector is busy with another call; try again.")
+		case <-time.After(10 * time.Millisecond):
+		}
+	}
+}
+
+// diary writes a call's one line: who called which tool, the hosts it reached and those refused.
+func (s *Service) diary(ctx context.Context, actor box.Actor, b builds.Build, tool string, ans Answer, callErr error, sw string) error {
+	reached := "reached no host"
+	if len(ans.Hosts) > 0 {
+		reached = "reached " + strings.Join(ans.Hosts, ", ")
+	}
+	var reason []string
+	for _, x := range ans.Blocked {
+		reason = append(reason, "refused "+x.Host+": "+x.Why)
+	}
+	switch {
+	case errs.Is(callErr, errs.Limited):
+		reason = append(reason, "it was stopped: "+clip(sentence(callErr), 200))
+	case callErr != nil:
+		// The tool's own error text may carry what it was asked: the diary says only that it failed.
+		reason = append(reason, "it failed")
+	}
+	who := actor.Who
+	if who == "" {
+		who = "owner"
+	}
+	_, err := s.opts.Box.Do(ctx, box.Change{Actor: actor, Op: "connector-call", Switch: sw, Permanent: true,
+		Summary: fmt.Sprintf("%s called %s → %s: %s", who, b.Name, tool, reached),
+		Reason:  strings.Join(reason, "; "),
+		Apply:   func(*box.Tx) error { return nil }})
+	return err
+}
+
+// sentence is err's sentence for the owner; the sandbox has scrubbed the keys from it.
+func sentence(err error) string {
+	if s := errs.Sentence(err); s != "" {
+		return s
+	}
+	return "the connector could not run"
+}
+
+// clip cuts s to at most n bytes at a rune boundary, with an ellipsis.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// callPayload is a write call waiting on its card: the connector at the version and bytes the owner
+// sees, the tool and its arguments. What runs on approval is exactly this.
+type callPayload struct {
+	Op      string         `json:"op"`
+	ID      string         `json:"id"`
+	Version int            `json:"version"`
+	SHA256  string         `json:"sha256"`
+	Tool    string         `json:"tool"`
+	Args    map[string]any `json:"args"`
+}
+
+func callAction(b builds.Build, bundle *connector.Bundle, tool string, args json.RawMessage) (gate.Action, error) {
+	var a map[string]any
+	if err := json.Unmarshal(args, &a); err != nil {
+		return gate.Action{}, errs.Wrap("connectors.call", errs.Invalid, err, "The arguments are not a JSON object")
+	}
+	p := callPayload{Op: OpCall, ID: b.ID, Version: b.Version, SHA256: b.Current().SHA256, Tool: tool, Args: a}
+	shown, _ := json.Marshal(a) // it was just read from JSON
+	t := bundle.Manifest.Tool(tool)
+	return gate.Action{Kind: "send", Switch: switchOf(bundle, t),
+		Summary: fmt.Sprintf("%s → %s %s", b.Name, tool, clip(string(shown), 300)),
+		Payload: toMap(p)}, nil
+}
+
+// toMap is a payload as the card keeps it (JSON read back), so the hash made now is the hash checked
+// on approval.
+func toMap(p callPayload) map[string]any {
+	raw, _ := json.Marshal(p) // plain fields and a map read from JSON
+	var m map[string]any
+	_ = json.Unmarshal(raw, &m)
+	return m
+}
+
+// CallOp runs a write call the owner approved on its card: the connector must still be on, at the
+// version and bytes the card showed; then it runs as whoever asked, with its diary line.
+func (s *Service) CallOp() gate.Op {
+	return gate.Op{
+		Current: func(ctx context.Context, stored gate.Action) (gate.Action, error) {
+			var p callPayload
+			raw, err := json.Marshal(stored.Payload)
+			if err == nil {
+				err = json.Unmarshal(raw, &p)
+			}
+			if err != nil || p.ID == "" {
+				return gate.Action{}, errs.E("connectors.approve", errs.Invalid, "The card's call cannot be read; nothing ran.")
+			}
+			b, cfg, err := s.usable(ctx, p.ID)
+			if err != nil {
+				return gate.Action{}, err
+			}
+			bundle := cfg.Bundle
+			if bundle.Manifest.Tool(p.Tool) == nil {
+				return gate.Action{}, errs.E("connectors.approve", errs.NotFound, "%s no longer has the tool %s; nothing ran.", b.Name, p.Tool)
+			}
+			args, _ := json.Marshal(p.Args)
+			now, err := callAction(b, bundle, p.Tool, args)
+			now.Summary = stored.Summary
+			return now, err
+		},
+		Run: func(ctx context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
+			p, _ := a.Payload.(map[string]any) // Current made it
+			id, _ := p["id"].(string)
+			tool, _ := p["tool"].(string)
+			args, _ := json.Marshal(p["args"])
+			b, cfg, err := s.usable(ctx, id)
+			if err != nil {
+				return gate.Effect{}, err
+			}
+			var ans Answer
+			return gate.Effect{
+				After: func(ctx context.Context) (string, error) {
+					var err error
+					ans, err = s.run(ctx, c.Proposer(), b, cfg, tool, args, a.Switch)
+					return "", err
+				},
+				Text: func() string {
+					return fmt.Sprintf("Done: %s → %s ran; it answered %s", b.Name, tool, clip(string(ans.Value), 300))
+				},
+			}, nil
+		},
+	}
+}

@@ -1,0 +1,224 @@
+package mcp
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	segment "github.com/segmentio/encoding/json"
+)
+
+// Call answers one tools/call for the connection c without an SDK server or session: the direct path
+// box serve takes for a stateless HTTP request (docs/ARCHITECTURE.md, "One request's path"). It runs the
+// same checks and the same tool code as a session's tools/call and returns what the SDK would put in the
+// JSON-RPC response: a result, or a protocol error (*JSONRPCError).
+func (s *Service) Call(ctx context.Context, c Conn, name string, args json.RawMessage) (sdk.Result, error) {
+	ss := &session{svc: s, conn: c}
+	req := &sdk.CallToolRequest{Params: &sdk.CallToolParamsRaw{Name: name, Arguments: args}}
+	return ss.call(ctx, req, func(ctx context.Context) (sdk.Result, error) {
+		t, ok := byName[name]
+		if !ok || !has(c.Caps, t.cap) { // as the SDK answers a tool its server does not hold
+			return nil, &JSONRPCError{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", name)}
+		}
+		res, err := t.run(ctx, ss, req)
+		if err != nil {
+			return nil, err
+		}
+		if res.Content == nil { // as the SDK sends it: [] rather than null
+			res.Content = []sdk.Content{}
+		}
+		return res, nil
+	})
+}
+
+// ReadCall reads body as the SDK reads a JSON-RPC message and reports whether it is a single tools/call
+// that Call answers just as a session would: an id, params holding only name and arguments (an object).
+func ReadCall(body []byte) (id jsonrpc.ID, name string, args json.RawMessage, ok bool) {
+	var msg struct {
+		Version string          `json:"jsonrpc"`
+		ID      any             `json:"id,omitempty"`
+		Method  json.RawMessage `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '{' || decode(body, &msg) != nil || msg.Version != "2.0" {
+		return id, "", nil, false
+	}
+	var method string
+	id, err := jsonrpc.MakeID(msg.ID)
+	if err != nil || !id.IsValid() || decode(msg.Method, &method) != nil || method != "tools/call" {
+		return id, "", nil, false
+	}
+	var params map[string]json.RawMessage
+	if len(msg.Params) == 0 || decode(msg.Params, &params) != nil || decode(params["name"], &name) != nil {
+		return id, "", nil, false
+	}
+	args, hasArgs := params["arguments"]
+	if len(params) != 1+btoi(hasArgs) || (hasArgs && !bytes.HasPrefix(bytes.TrimLeft(args, " \t\r\n"), []byte("{"))) {
+		return id, "", nil, false
+	}
+	return id, name, args, true
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// typed is what the SDK's typed sdk.AddTool makes of a handler, made once per tool so that a session and
+// Service.Call run the same code: the arguments are checked against the input schema and decoded as the SDK
+// decodes them (names matched exactly); an error becomes an isError result, except a *JSONRPCError, which
+// stays a protocol error; the output is the text a model reads (plainJSON) and, checked against the output
+// schema, the structuredContent, marshalled once: the structured copy is the same JSON with HTML escaped,
+// byte for byte what json.Marshal gives.
+func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *session, *sdk.CallToolRequest, In) (Out, error)) func(context.Context, *session, *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	var elemZero any // a pointer Out's nil is sent as its element's zero value, never null
+	if rt := reflect.TypeFor[Out](); rt.Kind() == reflect.Pointer {
+		elemZero = reflect.Zero(rt.Elem()).Interface()
+	}
+	return func(ctx context.Context, ss *session, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		input, err := applySchema(req.Params.Arguments, in, false)
+		if err != nil {
+			return errorResult(fmt.Errorf("validating \"arguments\": %v", err)), nil
+		}
+		var v In
+		if input != nil {
+			if err := decode(input, &v); err != nil {
+				return errorResult(err), nil
+			}
+		}
+		o, err := h(ctx, ss, req, v)
+		if err != nil {
+			if w := (*JSONRPCError)(nil); errors.As(err, &w) {
+				return nil, w
+			}
+			return errorResult(err), nil
+		}
+		plain, perr := plainJSON(o)
+		res := &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: string(plain)}}}
+		var outval any = o
+		zeroed := elemZero != nil && reflect.ValueOf(o).IsNil()
+		if zeroed {
+			outval = elemZero
+		}
+		if outval == nil {
+			return res, nil
+		}
+		var data []byte
+		if zeroed {
+			data, err = json.Marshal(outval)
+		} else if err = perr; err == nil {
+			var b bytes.Buffer
+			json.HTMLEscape(&b, plain)
+			data = b.Bytes()
+		}
+		if err != nil {
+			return nil, fmt.Errorf("marshaling output: %w", err)
+		}
+		if data, err = applySchema(data, out, true); err != nil {
+			return nil, fmt.Errorf("validating tool output: %w", err)
+		}
+		res.StructuredContent = json.RawMessage(data)
+		if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' {
+			res.Content = append(res.Content, &sdk.TextContent{Text: string(data)})
+		}
+		return res, nil
+	}
+}
+
+func errorResult(err error) *sdk.CallToolResult {
+	var r sdk.CallToolResult
+	r.SetError(err)
+	return &r
+}
+
+// applySchema validates data against resolved and applies its defaults, as the SDK does for a tool's
+// arguments (always an object, {} when absent) and its output.
+func applySchema(data json.RawMessage, resolved *jsonschema.Resolved, forOutput bool) (json.RawMessage, error) {
+	if resolved == nil {
+		return data, nil
+	}
+	var v any
+	if !forOutput {
+		m := map[string]any{}
+		if len(data) > 0 {
+			if err := decode(data, &m); err != nil {
+				return nil, fmt.Errorf("unmarshaling arguments: %w", err)
+			}
+		}
+		v = m
+	} else if len(data) > 0 {
+		if err := decode(data, &v); err != nil {
+			return nil, fmt.Errorf("unmarshaling output: %w", err)
+		}
+	}
+	applied := false
+	if _, ok := v.(map[string]any); ok {
+		if err := resolved.ApplyDefaults(&v); err != nil {
+			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
+		}
+		applied = true
+	} else if forOutput && v == nil && resolved.Schema().Type == "object" {
+		v = map[string]any{}
+		if err := resolved.ApplyDefaults(&v); err != nil {
+			return nil, fmt.Errorf("applying schema defaults:\n%w", err)
+		}
+		applied = true
+	}
+	if err := resolved.Validate(&v); err != nil {
+		return nil, err
+	}
+	if !applied {
+		return data, nil
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("marshalling with defaults: %v", err)
+	}
+	return out, nil
+}
+
+// maxDepth is how deeply nested a JSON value the SDK decodes.
+const maxDepth = 1000
+
+// decode reads JSON as the SDK does: struct fields matched by their exact names, at most maxDepth deep.
+func decode(data []byte, v any) error {
+	depth, inString, escaped := 0, false, false
+	for _, b := range data {
+		switch {
+		case inString && escaped:
+			escaped = false
+		case inString && b == '\\':
+			escaped = true
+		case inString:
+			inString = b != '"'
+		case b == '"':
+			inString = true
+		case b == '{' || b == '[':
+			if depth++; depth > maxDepth {
+				return fmt.Errorf("json: exceeded maximum nesting depth of %d", maxDepth)
+			}
+		case (b == '}' || b == ']') && depth > 0:
+			depth--
+		}
+	}
+	// Parse reads the first value as the SDK's stream decoder does, without its buffer.
+	_, err := segment.Parse(data, v, segment.DontMatchCaseInsensitiveStructFields)
+	return err
+}
+
+// resolve readies a tool's schema for validation, once, when the catalog is built.
+func resolve(s *jsonschema.Schema) *jsonschema.Resolved {
+	r, err := s.Resolve(&jsonschema.ResolveOptions{ValidateDefaults: true})
+	if err != nil {
+		panic(fmt.Sprintf("mcp: resolving a tool's schema: %v", err)) // a programming error, caught by every test
+	}
+	return r
+}
