@@ -222,17 +222,26 @@ func (a *App) Writable(ctx context.Context) error {
 	return nil
 }
 
-// Freeze freezes or unfreezes the box for the owner and writes its diary line, the one way every surface
-// does it (box freeze, Settings → Safety). It works on a frozen box, which is how one gets out of trouble;
-// a locked box, or one whose flag cannot be read, refuses it (docs/GATE.md, "Freeze and lock").
-func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, error) {
-	const op = "app.freeze"
+// Protective is nil when the owner's protective acts (freeze, unfreeze, revoking a key) may run: they
+// work on a frozen box, which is how one gets out of trouble; a locked box, or one whose flag cannot be
+// read, refuses them, as it refuses every write (docs/GATE.md, "Freeze and lock"). Its errors are Locked.
+func (a *App) Protective(ctx context.Context) error {
+	const op = "app.protective"
 	locked, err := a.State.Locked(ctx)
 	if err != nil {
-		return box.Result{}, errs.Wrap(op, errs.Locked, err, "The box could not read whether it is locked, so it takes no write")
+		return errs.Wrap(op, errs.Locked, err, "The box could not read whether it is locked, so it takes no write")
 	}
 	if locked {
-		return box.Result{}, errs.E(op, errs.Locked, "The box is locked; open it with your passkey first.")
+		return errs.E(op, errs.Locked, "The box is locked; open it with your passkey first.")
+	}
+	return nil
+}
+
+// Freeze freezes or unfreezes the box for the owner and writes its diary line, the one way every surface
+// does it (box freeze, Settings → Safety). It is a protective act (Protective).
+func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, error) {
+	if err := a.Protective(ctx); err != nil {
+		return box.Result{}, err
 	}
 	if err := a.State.SetFrozen(ctx, on); err != nil {
 		return box.Result{}, err

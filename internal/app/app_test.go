@@ -21,6 +21,7 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
@@ -419,5 +420,28 @@ func TestNeverOverMCPIsInTheDiary(t *testing.T) {
 	es, err := s.a.Box.Diary(ctx, 1, nil)
 	if err != nil || len(es) != 1 || es[0].Op != "refuse" || es[0].Conn != k.ID || es[0].Actor != "Claude" || !strings.Contains(es[0].Summary, "memory_remember") {
 		t.Fatalf("the refusal over MCP in the diary: %+v %v", es, err)
+	}
+}
+
+// The owner's protective acts have one rule (App.Protective): they work on a frozen box and are refused,
+// with one sentence, on a locked one; Freeze follows it.
+func TestProtectiveActs(t *testing.T) {
+	ctx := context.Background()
+	a := apptest.Open(t, app.Options{Now: leapNight})
+	if err := a.State.SetFrozen(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Protective(ctx); err != nil {
+		t.Fatalf("frozen: %v", err)
+	}
+	if err := a.State.SetFlag(ctx, state.FlagLocked, true); err != nil {
+		t.Fatal(err)
+	}
+	const said = "The box is locked; open it with your passkey first."
+	if err := a.Protective(ctx); !errs.Is(err, errs.Locked) || errs.Sentence(err) != said {
+		t.Errorf("locked: %v", err)
+	}
+	if _, err := a.Freeze(ctx, box.Actor{Who: "owner", Via: "cli"}, false); !errs.Is(err, errs.Locked) || errs.Sentence(err) != said {
+		t.Errorf("unfreeze while locked: %v", err)
 	}
 }

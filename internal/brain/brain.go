@@ -232,12 +232,26 @@ func (b *Brain) Set(ctx context.Context, who box.Actor, in SetInput) (Status, er
 		return Status{}, err
 	}
 	s.Prices = withListPrices(s.Prices, models)
-	switch {
-	case key != "":
-		if err := v.Put(keyName(s.Provider), vault.Bind(s.BaseURL, key)); err != nil {
+	// The new key is sealed before the settings are committed (a brain never names a key not yet there);
+	// a commit the box refuses puts the vault back, and the other keys go only once the change is in, so
+	// a refused change leaves the working brain as it was.
+	undo := func() error { return nil }
+	if key != "" {
+		if undo, err = b.sealUndoably(v, s.Provider); err != nil {
 			return Status{}, err
 		}
-	case away:
+		if err := v.Put(keyName(s.Provider), vault.Bind(s.BaseURL, key)); err != nil {
+			return Status{}, errors.Join(err, undo())
+		}
+	}
+	summary := fmt.Sprintf("%s set the brain: %s, %s", who.Who, p.Name(), s.Model)
+	if s.FastModel != "" {
+		summary += " (fast: " + s.FastModel + ")"
+	}
+	if err := b.saveSettings(ctx, who, summary, s); err != nil {
+		return Status{}, errors.Join(err, undo())
+	}
+	if away {
 		// the brain now works with no key at its new address; the old one was for another
 		if err := v.Delete(keyName(s.Provider)); err != nil && !errs.Is(err, errs.NotFound) {
 			return Status{}, err
@@ -246,14 +260,20 @@ func (b *Brain) Set(ctx context.Context, who box.Actor, in SetInput) (Status, er
 	if err := b.dropKeys(v, s.Provider); err != nil {
 		return Status{}, err
 	}
-	summary := fmt.Sprintf("%s set the brain: %s, %s", who.Who, p.Name(), s.Model)
-	if s.FastModel != "" {
-		summary += " (fast: " + s.FastModel + ")"
-	}
-	if err := b.saveSettings(ctx, who, summary, s); err != nil {
-		return Status{}, err
-	}
 	return b.Status(ctx)
+}
+
+// sealUndoably returns what puts the provider's vault entry back as it is now (sealed again, or gone).
+func (b *Brain) sealUndoably(v *vault.Vault, provider string) (func() error, error) {
+	name := keyName(provider)
+	sec, err := v.Get(name)
+	switch {
+	case errs.Is(err, errs.NotFound):
+		return func() error { return v.Delete(name) }, nil
+	case err != nil:
+		return nil, err
+	}
+	return func() error { return v.Put(name, sec.Reveal()) }, nil
 }
 
 // pickable checks the models are on the provider's own list (when it has one).
@@ -327,19 +347,18 @@ func (b *Brain) Off(ctx context.Context, who box.Actor) error {
 	if err != nil {
 		return err
 	}
-	if err := b.dropKeys(v, ""); err != nil {
-		return err
-	}
+	// The settings go first: a refused change keeps the working brain and its key.
 	s, err := b.Settings()
 	if err != nil && !errs.Is(err, errs.Invalid) {
 		return err
 	}
-	if !s.On() && err == nil {
-		return nil
+	if s.On() || err != nil {
+		if _, err := b.cfg.Box.Do(ctx, box.Change{Actor: who, Op: "brain", Switch: gate.Change, Summary: who.Who + " turned the brain off",
+			Apply: func(tx *box.Tx) error { return writeSettings(tx, Settings{}) }}); err != nil {
+			return err
+		}
 	}
-	_, err = b.cfg.Box.Do(ctx, box.Change{Actor: who, Op: "brain", Switch: gate.Change, Summary: who.Who + " turned the brain off",
-		Apply: func(tx *box.Tx) error { return writeSettings(tx, Settings{}) }})
-	return err
+	return b.dropKeys(v, "")
 }
 
 // SetBudget sets the monthly budget in US dollars (0: none). Raising it opens a stopped brain at once.

@@ -1,9 +1,12 @@
 package brain_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -281,6 +284,25 @@ func TestOutsideContentMakesACard(t *testing.T) {
 	}
 	if hits, _ := f.a.Memory.Search(ctx, memory.SearchInput{Words: "bob birthday", Trust: "own"}); len(hits.Hits) != 0 {
 		t.Fatalf("saved without the owner: %+v", hits.Hits)
+	}
+	// The conversation's answer came after outside content, so the saved conversation is others' words
+	// for search and reads (fenced for assistants), not the owner's.
+	chat := brain.ChatsDir + "/" + res.Chat + ".md"
+	hits, err := f.a.Memory.Search(ctx, memory.SearchInput{Words: "waiting"})
+	found := false
+	for _, h := range hits.Hits {
+		if strings.HasPrefix(h.Path, chat) {
+			found = true
+			if h.Trust != "outside" {
+				t.Errorf("the chat's answer is found as %q: %+v", h.Trust, h)
+			}
+		}
+	}
+	if err != nil || !found {
+		t.Fatalf("the chat is not found: %v %+v", err, hits.Hits)
+	}
+	if n, err := f.a.Memory.Read(ctx, chat); err != nil || !n.Outside {
+		t.Errorf("read of the chat: outside %v, %v", n.Outside, err)
 	}
 
 	res, _ = f.chat(t, "Look up Bob's birthday and save it to my memory")
@@ -597,5 +619,103 @@ func TestKeyStaysWithItsAddress(t *testing.T) {
 	}
 	if es, _ := v.List(); len(es) != 0 {
 		t.Errorf("the old key stayed: %+v", es)
+	}
+}
+
+// cancelAfter is the brain's HTTP client in a test: armed with n, it cancels the caller's context once
+// the nth provider answer is in (its body read first), so the change that follows is refused at commit.
+type cancelAfter struct {
+	n      int
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := http.DefaultTransport.RoundTrip(r)
+	if err != nil || c.cancel == nil {
+		return resp, err
+	}
+	if c.n--; c.n > 0 {
+		return resp, nil
+	}
+	body, err := io.ReadAll(resp.Body)
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	c.cancel()
+	c.cancel = nil
+	return resp, err
+}
+
+// A change the box does not commit (here its caller gave up after the provider's checks) leaves the
+// working brain as it was: its key still sealed, a new key not kept. A refused Off likewise keeps it.
+func TestRefusedSetKeepsTheWorkingBrain(t *testing.T) {
+	trip := &cancelAfter{}
+	loc := time.FixedZone("owner", 2*3600)
+	c := passkeytest.ClockAt(time.Date(2026, 3, 5, 14, 2, 0, 0, loc))
+	a := apptest.Open(t, app.Options{Now: c.Now, VaultDir: filepath.Join(t.TempDir(), "vault"), BrainHTTP: &http.Client{Transport: trip}})
+	f := &fx{a: a, b: a.Brain, clock: c}
+	home := providertest.OpenAI(t, openAIKey)
+	anth := providertest.Anthropic(t, anthropicKey, text("hello"))
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: home.URL, Model: "model-a", Key: openAIKey})
+	v, err := f.a.Vault()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sealed := func() string {
+		sec, err := v.Get("brain/openai")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return sec.Reveal()
+	}
+	was := sealed()
+	works := func(what string) {
+		t.Helper()
+		if s, err := f.b.Settings(); err != nil || s.Provider != "openai" || s.BaseURL != home.URL {
+			t.Fatalf("%s: settings %+v %v", what, s, err)
+		}
+		if _, err := f.b.Models(context.Background()); err != nil {
+			t.Fatalf("%s: the working brain broke: %v", what, err)
+		}
+		es, err := v.List()
+		if err != nil || len(es) != 1 || es[0].Name != "brain/openai" || sealed() != was {
+			t.Fatalf("%s: vault holds %+v %v", what, es, err)
+		}
+	}
+	refused := func(in brain.SetInput) error {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		trip.n, trip.cancel = 2, cancel // the key check, then the model list
+		_, err := f.b.Set(ctx, owner, in)
+		return err
+	}
+
+	if err := refused(brain.SetInput{Provider: "anthropic", BaseURL: anth.URL, Model: "model-a", Key: anthropicKey}); err == nil {
+		t.Fatal("a change its caller gave up on was saved")
+	}
+	works("a refused switch of provider")
+	other := providertest.OpenAI(t, "sk-other-server-0000000000")
+	if err := refused(brain.SetInput{Provider: "openai", BaseURL: other.URL, Model: "model-a", Key: "sk-other-server-0000000000"}); err == nil {
+		t.Fatal("a change its caller gave up on was saved")
+	}
+	works("a refused new key")
+	gone, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := f.b.Off(gone, owner); err == nil {
+		t.Fatal("an off its caller gave up on was saved")
+	}
+	works("a refused off")
+}
+
+// The budget as the owner types it is read by one rule on every surface: an amount, nothing more.
+func TestParseBudget(t *testing.T) {
+	for in, want := range map[string]float64{"20": 20, " $7.50 ": 7.5, "0": 0} {
+		if got, err := brain.ParseBudget(in); err != nil || got != want {
+			t.Errorf("%q: %v %v, want %v", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"20abc", "", "-1", "NaN", "Inf", "1e9", "twenty"} {
+		if got, err := brain.ParseBudget(in); !errs.Is(err, errs.Invalid) || !strings.Contains(errs.Sentence(err), "like 20 or 7.50") {
+			t.Errorf("%q: %v %v, want refused", in, got, err)
+		}
 	}
 }

@@ -194,6 +194,9 @@ func (b *Brain) recordTurn(ctx context.Context, in ChatInput, text string, now t
 			}
 			data = append(data, formatMessage(Message{Owner: true, Time: clock, Text: text})...)
 			data = append(data, formatMessage(answer)...)
+			if th.Outside {
+				data = markOutside(data)
+			}
 			if err := tx.Write(p, data); err != nil {
 				return err
 			}

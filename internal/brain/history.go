@@ -1,6 +1,7 @@
 package brain
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"regexp"
@@ -56,6 +57,19 @@ var headingPattern = regexp.MustCompile(`^### (You|Box) · (\d{2}:\d{2})((?: · 
 
 // headingClock is a heading's time.
 var headingClock = regexp.MustCompile(`^\d{2}:\d{2}$`)
+
+// outsideFront marks a conversation in which the box's answers were made after reading what others
+// wrote: its answers may quote them, so search and reads give the file the trust of others' words
+// (fenced for every assistant), never the owner's (docs/BRAIN.md, "History").
+const outsideFront = "---\ntrust: outside\n---\n"
+
+// markOutside gives a conversation file the trust of others' words, once.
+func markOutside(data []byte) []byte {
+	if bytes.HasPrefix(data, []byte(outsideFront)) {
+		return data
+	}
+	return append([]byte(outsideFront), data...)
+}
 
 // chatHeader is the first line of a new conversation file.
 func chatHeader(now time.Time) string {

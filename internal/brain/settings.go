@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
@@ -65,6 +66,17 @@ func (s Settings) check() error {
 		return errs.E(op, errs.Invalid, "A subscription brain has no base URL: Claude Code and Codex reach their own service.")
 	}
 	return s.Prices.Check()
+}
+
+// ParseBudget reads a monthly budget as the owner types it ("20", "$7.50"): the one rule for every
+// surface (box brain budget, Settings → Brain). Anything more than an amount is refused.
+func ParseBudget(text string) (float64, error) {
+	t := strings.TrimPrefix(strings.TrimSpace(text), "$")
+	usd, err := strconv.ParseFloat(t, 64)
+	if err != nil || usd < 0 || usd > 100000 || math.IsNaN(usd) {
+		return 0, errs.E("brain.budget", errs.Invalid, "The budget is an amount in US dollars from 0 (no budget) to 100,000, like 20 or 7.50.")
+	}
+	return usd, nil
 }
 
 // readSettings reads the brain block; a missing card or block is no brain. A card that cannot be read

@@ -104,15 +104,15 @@ type Build struct {
 	Health *Health `json:"health,omitempty"`
 }
 
-// Health is the outcome of a connector's last test run: why it failed (empty when it passed) and the
-// end of its own stderr, keys scrubbed (at most 1.5 KB).
+// Health is the outcome of a connector's last test run: why it failed (empty when it passed), in the
+// box's own words only. What the connector itself said or printed, which may hold what it fetched with
+// the owner's keys, stays out of the tree and away from assistants (connectors.TestReport).
 type Health struct {
-	OK             bool      `json:"ok"`
-	Why            string    `json:"why,omitempty"`
-	TestOutputTail string    `json:"testOutputTail"`
-	Version        int       `json:"version"` // the version tested
-	Hosts          []string  `json:"hosts"`   // the hosts its tests reached
-	At             time.Time `json:"at"`
+	OK      bool      `json:"ok"`
+	Why     string    `json:"why,omitempty"`
+	Version int       `json:"version"` // the version tested
+	Hosts   []string  `json:"hosts"`   // the hosts its tests reached
+	At      time.Time `json:"at"`
 }
 
 // Address is where a page is served.

@@ -182,9 +182,9 @@ func brainBudgetCmd(g *Global) *cobra.Command {
 		Short: "Set the monthly budget in US dollars (0: none); at 100% the main model steps down to the fast one",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			usd, err := strconv.ParseFloat(strings.TrimPrefix(args[0], "$"), 64)
+			usd, err := brain.ParseBudget(args[0])
 			if err != nil {
-				return usageErr("the budget is an amount in US dollars, like 20 or 7.50, not %q", args[0])
+				return usageErr("%s", err)
 			}
 			return g.write(cmd.Context(), func(a *app.App) error {
 				st, err := a.Brain.SetBudget(cmd.Context(), cliOwner, usd)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 )
@@ -26,7 +27,10 @@ type buildOutput struct {
 	Build    builds.Build       `json:"build"`
 	SafeMode bool               `json:"safeMode"`
 	Card     *gate.ApprovalCard `json:"card,omitempty"` // remove: the Delete for good card of a page's notes or a connector's keys and data
-	Text     string             `json:"text"`
+	// LastTest (box builds status of a connector) is its last test run as only the owner sees it: the
+	// failure in full and the end of its output.
+	LastTest *connectors.TestReport `json:"lastTest,omitempty"`
+	Text     string                 `json:"text"`
 }
 
 const safeModeOn = "Safe mode is on: every page, look, layout and connector is paused."
@@ -117,8 +121,13 @@ func (g *Global) printBuild(out buildOutput) error {
 				verdict = "failed: " + h.Why
 			}
 			_, _ = fmt.Fprintf(w, "  tests of v%d %s, %s\n", h.Version, h.At.Format("2006-01-02 15:04"), verdict)
-			if !h.OK && h.TestOutputTail != "" {
-				_, _ = fmt.Fprintf(w, "  its output, the end:\n%s\n", indent(h.TestOutputTail))
+		}
+		if t := out.LastTest; t != nil && !t.OK {
+			if t.Detail != "" {
+				_, _ = fmt.Fprintf(w, "  as the sandbox told it: %s\n", t.Detail)
+			}
+			if t.TestOutputTail != "" {
+				_, _ = fmt.Fprintf(w, "  its output, the end:\n%s\n", indent(t.TestOutputTail))
 			}
 		}
 		for _, v := range b.Versions {
@@ -140,7 +149,16 @@ func runBuildsStatus(ctx context.Context, g *Global, id string) error {
 		if err != nil {
 			return err
 		}
-		return g.printBuild(buildOutput{Build: b, SafeMode: a.Builds.SafeMode(ctx)})
+		out := buildOutput{Build: b, SafeMode: a.Builds.SafeMode(ctx)}
+		if b.Kind == builds.KindConnector {
+			switch t, err := a.Connectors.LastTest(b.ID); {
+			case err == nil:
+				out.LastTest = &t
+			case !errs.Is(err, errs.NotFound):
+				return err
+			}
+		}
+		return g.printBuild(out)
 	})
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
-	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 )
 
@@ -83,17 +82,11 @@ func (g *Global) change(ctx context.Context, what string, fn func(a *app.App) er
 	})
 }
 
-// protect is read for the owner's protective acts (freeze, unfreeze, revoking a key): they work on a
-// frozen box, which is how one gets out of trouble; a locked box, or one whose flag cannot be read,
-// refuses them (exit 7), as it refuses every write (docs/GATE.md, "Freeze and lock").
+// protect is read for the owner's protective acts (App.Protective): a locked box refuses them (exit 7).
 func (g *Global) protect(ctx context.Context, fn func(a *app.App) error) error {
 	return g.read(ctx, func(a *app.App) error {
-		locked, err := a.State.Locked(ctx)
-		if err != nil {
-			return errs.Wrap("cli.protect", errs.Locked, err, "The box could not read whether it is locked, so it takes no write")
-		}
-		if locked {
-			return errs.E("cli.protect", errs.Locked, "The box is locked; open it with your passkey first.")
+		if err := a.Protective(ctx); err != nil {
+			return err
 		}
 		return fn(a)
 	})

@@ -311,7 +311,7 @@ func TestKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s, err := v.Get(connectors.KeyName("bus-times", "API_KEY")); err != nil || s.Reveal() != cityKey {
+	if s, err := v.Get(connectors.KeyName("bus-times", "API_KEY")); err != nil || s.Reveal() != connectors.SealKey("api.example.com", cityKey) {
 		t.Fatalf("the vault holds %v %v", s, err)
 	}
 	assertKeyNowhere(t, f, cityKey)

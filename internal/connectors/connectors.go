@@ -7,7 +7,10 @@ package connectors
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -15,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connector"
@@ -31,6 +35,17 @@ func KeyName(id, name string) string { return "connector/" + id + "/" + name }
 
 // KeyPrefix is the start of every vault name of the connector id's keys.
 func KeyPrefix(id string) string { return "connector/" + id + "/" }
+
+// SealKey is a key as the vault keeps it: sealed with the host the owner pasted it for (the credential's
+// host then). The sandbox gets it only for a credential of that same host, so a connector that names
+// another host (a new one reusing the id, an update that moves the key) never gets it (docs/CONNECTORS.md, "Keys").
+func SealKey(host, key string) string { return vault.Bind(host, key) }
+
+// openKey is the sealed key for host; ok is false for a key pasted for another host, or kept without one.
+func openKey(sealed, host string) (key string, ok bool) {
+	at, key, bound := vault.Unbind(sealed)
+	return key, bound && at == host
+}
 
 // Options are what the service needs of the process; the composition root fills them.
 type Options struct {
@@ -133,7 +148,9 @@ func (s *Service) Config(b builds.Build, n int, fresh bool) (sandbox.Config, err
 		sec, err := v.Get(KeyName(b.ID, c.Name))
 		switch {
 		case err == nil:
-			cfg.Keys[c.Name] = sec.Reveal()
+			if key, ok := openKey(sec.Reveal(), c.Host); ok {
+				cfg.Keys[c.Name] = key
+			} // a key pasted for another host is not this credential's: the sandbox says to add one
 		case errs.Is(err, errs.NotFound):
 		default:
 			return cfg, err
@@ -158,8 +175,62 @@ func (s *Service) Test(ctx context.Context, b builds.Build, n int) builds.Health
 	}
 	defer r.Close()
 	got := r.RunTests(ctx)
-	h.OK, h.Why, h.TestOutputTail, h.Hosts = got.OK, got.Why, got.TestOutputTail, got.Hosts
+	h.OK, h.Why, h.Hosts = got.OK, got.Why, got.Hosts
+	rep := TestReport{Version: n, At: h.At, OK: got.OK, Detail: got.Detail, TestOutputTail: got.TestOutputTail}
+	if err := s.saveReport(b.ID, rep); err != nil {
+		h.Why = strings.TrimSpace(h.Why + " (its test output could not be kept: " + errs.Sentence(err) + ")")
+	}
 	return h
+}
+
+// TestReport is a connector's last test run as only the owner sees it (box builds status): the failure
+// as the sandbox told it and the end of the run's output, which may hold what the connector fetched with
+// the owner's keys. It is kept with the connector's data (<StoreRoot>/<id>/tests.json), outside the tree
+// git tracks, and deleted with it; assistants see only the health's box-made why (docs/CONNECTORS.md, "Tests").
+type TestReport struct {
+	Version        int       `json:"version"`
+	At             time.Time `json:"at"`
+	OK             bool      `json:"ok"`
+	Detail         string    `json:"detail,omitempty"`
+	TestOutputTail string    `json:"testOutputTail"`
+}
+
+func (s *Service) reportPath(id string) string { return filepath.Join(s.StoreDir(id), "tests.json") }
+
+func (s *Service) saveReport(id string, rep TestReport) error {
+	if !validID(id) {
+		return errs.E("connectors.test", errs.Invalid, "the connector id %q cannot name a folder", id)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(s.StoreDir(id), 0o700); err != nil {
+		return errs.Wrap("connectors.test", errs.Other, err, "the connector's folder could not be made")
+	}
+	if err := atomicfile.WriteFile(s.reportPath(id), data, 0o600); err != nil {
+		return errs.Wrap("connectors.test", errs.Other, err, "the test report could not be written")
+	}
+	return nil
+}
+
+// LastTest is the connector id's last test report; NotFound when none is kept.
+func (s *Service) LastTest(id string) (TestReport, error) {
+	var rep TestReport
+	if !validID(id) {
+		return rep, errs.E("connectors.last-test", errs.NotFound, "No connector is called %q.", id)
+	}
+	data, err := os.ReadFile(s.reportPath(id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return rep, errs.E("connectors.last-test", errs.NotFound, "The connector %s has no test run kept.", id)
+	}
+	if err != nil {
+		return rep, errs.Wrap("connectors.last-test", errs.Other, err, "The connector's test report could not be read")
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		return rep, errs.Wrap("connectors.last-test", errs.Other, err, "The connector's test report "+s.reportPath(id)+" is not one the box wrote")
+	}
+	return rep, nil
 }
 
 // OpLeftovers is the "Delete for good" action of a removed connector's keys and data.

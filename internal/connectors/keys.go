@@ -38,7 +38,9 @@ func (s *Service) Keys(ctx context.Context, id string) ([]KeyStatus, error) {
 		if s.opts.Vault != nil {
 			if v, err := s.opts.Vault(); err == nil {
 				if sec, err := v.Get(KeyName(id, c.Name)); err == nil {
-					k.Set, k.Last4 = true, sec.Last4()
+					if _, ok := openKey(sec.Reveal(), c.Host); ok {
+						k.Set, k.Last4 = true, sec.Last4() // a key pasted for another host is not this one's
+					}
 				}
 			}
 		}
@@ -96,7 +98,7 @@ func (s *Service) SetKey(ctx context.Context, actor box.Actor, id, name, key str
 	if err != nil {
 		return KeyStatus{}, err
 	}
-	if err := v.Put(KeyName(id, name), key); err != nil {
+	if err := v.Put(KeyName(id, name), SealKey(k.Host, key)); err != nil {
 		return KeyStatus{}, err
 	}
 	sec, err := v.Get(KeyName(id, name))

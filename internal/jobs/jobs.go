@@ -515,18 +515,6 @@ func (r *Runner) IsRunning(name string) bool {
 	return r.running[name]
 }
 
-// Running lists the jobs this runner is running now.
-func (r *Runner) Running() []string {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	out := make([]string, 0, len(r.running))
-	for n := range r.running {
-		out = append(out, n)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // marker is the file that says a run is in progress: a run killed before it recorded leaves it behind.
 type marker struct {
 	ID    string    `json:"id"`

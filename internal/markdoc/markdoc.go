@@ -56,16 +56,6 @@ type Tag struct {
 	SelfClosing bool
 }
 
-// Attr returns the named attribute's value.
-func (t Tag) Attr(name string) (Value, bool) {
-	for _, a := range t.Attrs {
-		if a.Name == name {
-			return a.Value, true
-		}
-	}
-	return Value{}, false
-}
-
 // Error codes.
 const (
 	CodeSyntax     = "markdoc-syntax"
@@ -108,9 +98,6 @@ func Parse(src []byte) *Doc {
 	}
 	return &p.doc
 }
-
-// Code returns the code ranges of src (see Doc.Code).
-func Code(src []byte) []Span { return Parse(src).Code }
 
 // Fences returns the fenced code blocks of src in order: Doc.Code without the code spans. Each starts
 // at a line start and ends after its closing line (or at the end of src when it is never closed).

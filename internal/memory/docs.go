@@ -106,6 +106,9 @@ func docsOf(p string, data []byte) []index.Doc {
 	d := index.Doc{Path: p, Kind: KindDoc, Body: body}
 	if ok {
 		d.Title, d.Description = c.String("title"), c.String("description")
+		if c.String("trust") == inbox.Outside {
+			d.Trust = inbox.Outside // a document may mark itself as others' words (a chat that read them); never the reverse
+		}
 	}
 	if d.Title == "" {
 		d.Title = firstHeading(body)

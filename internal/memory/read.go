@@ -97,7 +97,7 @@ func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
 	docs := docsOf(p, data)
 	if len(docs) > 0 {
 		n.Kind, n.Title = docs[0].Kind, docs[0].Title
-		n.Outside = docs[0].Kind == KindNote && docs[0].Trust == inbox.Outside
+		n.Outside = (docs[0].Kind == KindNote || docs[0].Kind == KindDoc) && docs[0].Trust == inbox.Outside
 	}
 	switch {
 	case isDay(p): // an inbox day: outside when any of its lines is, or when its lines cannot be read

@@ -9,7 +9,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 )
@@ -49,36 +48,17 @@ type Report struct {
 	Items          []Item `json:"items"`
 }
 
-// Canonical finds every relative ref in files and names its /-form; with fix it rewrites the refs whose
-// target exists, text-surgically and atomically per file. A rewrite when the document-relative target
-// exists; a repair when only the box-root reading of a bare path does ("./" and "../" paths have no
-// box-root reading). When both or neither exist the ref stays byte for byte. ?query and #fragment
-// survive; attach/… refs are canonical already; a second run changes nothing. files are box paths;
-// nil means every .md and .card file in the areas except _tmp (root files like CLAUDE.md are left
-// alone). Symlinked files are never read or written. The caller holds the box write lock.
-func Canonical(root string, files []string, fix bool) (Report, error) {
-	var w Write
-	if fix {
-		w = func(boxPath string, data []byte) error {
-			host, err := layout.Host(root, boxPath)
-			if err != nil {
-				return err
-			}
-			info, err := os.Stat(host)
-			if err != nil {
-				return err
-			}
-			return atomicfile.WriteFile(host, data, info.Mode().Perm())
-		}
-	}
-	return RewriteWith(root, files, w)
-}
-
 // Write receives one rewritten file. A caller inside the box write transaction passes its Tx.Write, so
 // the rewrite is a commit with a diary line and an undo.
 type Write func(boxPath string, data []byte) error
 
-// RewriteWith is Canonical with the writing handed to write; a nil write only reports.
+// RewriteWith finds every relative ref in files and names its /-form; with a write it rewrites the refs
+// whose target exists, text-surgically, handing each rewritten file to write (nil only reports). A
+// rewrite when the document-relative target exists; a repair when only the box-root reading of a bare
+// path does ("./" and "../" paths have no box-root reading). When both or neither exist the ref stays
+// byte for byte. ?query and #fragment survive; attach/… refs are canonical already; a second run changes
+// nothing. files are box paths; nil means every .md and .card file in the areas except _tmp (root files
+// like CLAUDE.md are left alone). Symlinked files are never read or written.
 func RewriteWith(root string, files []string, write Write) (Report, error) {
 	rep := Report{Items: []Item{}}
 	if files == nil {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"reflect"
 	"testing"
+
+	"github.com/boxmem/box/internal/layout"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -28,7 +30,7 @@ func TestCanonicalGolden(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, input)
 
-			rep, err := Canonical(root, nil, true)
+			rep, err := canonical(root, nil, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -52,7 +54,7 @@ func TestCanonicalGolden(t *testing.T) {
 			}
 			diffTrees(t, after, readTree(t, filepath.Join(dir, "expected")))
 
-			again, err := Canonical(root, nil, true)
+			again, err := canonical(root, nil, true)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -64,7 +66,7 @@ func TestCanonicalGolden(t *testing.T) {
 
 			dry := t.TempDir()
 			writeFiles(t, dry, input)
-			dryRep, err := Canonical(dry, nil, false)
+			dryRep, err := canonical(dry, nil, false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -85,7 +87,7 @@ func TestCanonicalFiles(t *testing.T) {
 	if err := os.Chmod(filepath.Join(root, "_content/a/doc.md"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Canonical(root, []string{"/_content/a/doc.md"}, true)
+	rep, err := canonical(root, []string{"/_content/a/doc.md"}, true)
 	if err != nil || rep.LinksRewritten != 1 || rep.FilesChanged != 1 {
 		t.Fatalf("%+v, %v", rep, err)
 	}
@@ -96,7 +98,7 @@ func TestCanonicalFiles(t *testing.T) {
 	if fi, err := os.Stat(filepath.Join(root, "_content/a/doc.md")); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("mode after rewrite: %v, %v", fi.Mode(), err)
 	}
-	rep, err = Canonical(root, nil, true) // the whole box: _tmp is scratch and left alone
+	rep, err = canonical(root, nil, true) // the whole box: _tmp is scratch and left alone
 	if err != nil || rep.LinksRewritten != 1 || readTree(t, root)["_tmp/x.md"] != "[b](../_content/a/b.md)\n" {
 		t.Errorf("%+v, %v", rep, err)
 	}
@@ -104,7 +106,7 @@ func TestCanonicalFiles(t *testing.T) {
 		t.Errorf("temp files left: %v", leftovers)
 	}
 	for _, bad := range []string{"/_content/none.md", "/../x.md", "/etc/passwd"} {
-		if _, err := Canonical(root, []string{bad}, false); err == nil {
+		if _, err := canonical(root, []string{bad}, false); err == nil {
 			t.Errorf("%s: want an error", bad)
 		}
 	}
@@ -114,10 +116,10 @@ func TestCanonicalFiles(t *testing.T) {
 func TestCanonicalSymlinkOut(t *testing.T) {
 	root := testBox(t)
 	before := readTree(t, filepath.Join(root, "../outside"))
-	if _, err := Canonical(root, []string{"/_content/leak.md"}, true); err == nil {
+	if _, err := canonical(root, []string{"/_content/leak.md"}, true); err == nil {
 		t.Error("a file symlinked out of the box: want an error")
 	}
-	if _, err := Canonical(root, nil, true); err != nil {
+	if _, err := canonical(root, nil, true); err != nil {
 		t.Fatal(err)
 	}
 	diffTrees(t, readTree(t, filepath.Join(root, "../outside")), before)
@@ -125,7 +127,7 @@ func TestCanonicalSymlinkOut(t *testing.T) {
 	// A symlink that stays inside is left a symlink: a rename over it would replace it with a copy.
 	writeTree(t, root, map[string]string{"_content/a/rel.md": "[b](b.md)\n"})
 	symlink(t, filepath.Join(root, "_content/a/rel.md"), filepath.Join(root, "_content/a/alias.md"))
-	rep, err := Canonical(root, []string{"/_content/a/alias.md"}, true)
+	rep, err := canonical(root, []string{"/_content/a/alias.md"}, true)
 	if err != nil || rep.FilesChanged != 0 {
 		t.Errorf("%+v, %v", rep, err)
 	}
@@ -187,4 +189,20 @@ func diffTrees(t *testing.T, got, want map[string]string) {
 			t.Errorf("missing file %s", p)
 		}
 	}
+}
+
+// canonical runs RewriteWith as validate's canonical pass does, with a Write that puts each rewritten
+// file on disk (in the box that is the transaction's Tx.Write); fix false is a dry run.
+func canonical(root string, files []string, fix bool) (Report, error) {
+	var w Write
+	if fix {
+		w = func(boxPath string, data []byte) error {
+			host, err := layout.Host(root, boxPath)
+			if err != nil {
+				return err
+			}
+			return os.WriteFile(host, data, 0o644)
+		}
+	}
+	return RewriteWith(root, files, w)
 }

@@ -19,11 +19,6 @@ const (
 
 // Check reports the refs of one file that fail closed or whose target is missing, all as warnings.
 // Malformed frontmatter is the card parser's finding, not repeated here; the body is still checked.
-func Check(root, boxPath string, data []byte) []finding.Finding {
-	return NewResolver(root).Check(boxPath, data)
-}
-
-// Check is the package-level Check with this Resolver's wikilink cache.
 func (rv *Resolver) Check(boxPath string, data []byte) []finding.Finding {
 	refs, _ := Extract(boxPath, data)
 	var out []finding.Finding

@@ -132,7 +132,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.from+" "+tt.target, func(t *testing.T) {
-			got, err := Resolve(root, tt.from, tt.target)
+			got, err := NewResolver(root).Resolve(tt.from, tt.target)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -148,10 +148,10 @@ func TestResolve(t *testing.T) {
 
 func TestResolveErrors(t *testing.T) {
 	root := testBox(t)
-	if _, err := Resolve(root, "/_content/../..", "b.md"); err == nil {
+	if _, err := NewResolver(root).Resolve("/_content/../..", "b.md"); err == nil {
 		t.Error("a from path above the root: want an error")
 	}
-	if _, err := Resolve(filepath.Join(root, "nope"), "/_content/a/doc.md", "b.md"); err == nil {
+	if _, err := NewResolver(filepath.Join(root, "nope")).Resolve("/_content/a/doc.md", "b.md"); err == nil {
 		t.Error("a box folder that does not exist: want an error")
 	}
 }
@@ -173,7 +173,7 @@ func TestResolveLink(t *testing.T) {
 		if len(refs) != 1 {
 			t.Fatalf("%s: %d refs", tt.body, len(refs))
 		}
-		got, err := ResolveRef(root, "/_content/a/doc.md", refs[0])
+		got, err := NewResolver(root).ResolveRef("/_content/a/doc.md", refs[0])
 		if err != nil || got != tt.want {
 			t.Errorf("%s: got %+v, %v; want %+v", tt.body, got, err, tt.want)
 		}
@@ -218,7 +218,7 @@ func TestWikilink(t *testing.T) {
 func TestSymlinkOutRefused(t *testing.T) {
 	root := testBox(t)
 	for _, target := range []string{"/_content/out/secret.md", "../out/secret.md", "/_content/leak.md", "../leak.md", "../out"} {
-		res, err := Resolve(root, "/_content/a/doc.md", target)
+		res, err := NewResolver(root).Resolve("/_content/a/doc.md", target)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestSymlinkOutRefused(t *testing.T) {
 	if err != nil || res.Exists {
 		t.Errorf("[[entity-mallory]] through a symlink out: %+v, %v", res, err)
 	}
-	fs := Check(root, "/_content/a/doc.md", []byte("[s](../leak.md)\n"))
+	fs := NewResolver(root).Check("/_content/a/doc.md", []byte("[s](../leak.md)\n"))
 	if len(fs) != 1 || fs[0].Code != CodeClosed || !strings.Contains(fs[0].Message, "symlink") {
 		t.Errorf("Check: %v", fs)
 	}
@@ -241,7 +241,7 @@ func TestCheck(t *testing.T) {
 	data := "---\nref: b.md\nrefs: [missing.md, \"#top\", /README.md]\n---\n" +
 		"[ok](sub/c.md) [gone](gone.md#x) [[entity-leo]] [[nobody]] [web](https://e.com)\n" +
 		"{% x ref=\"../../..\" /%} [empty]()\n"
-	got := Check(root, "/_content/a/doc.md", []byte(data))
+	got := NewResolver(root).Check("/_content/a/doc.md", []byte(data))
 	type row struct {
 		Line int
 		Code string
@@ -267,7 +267,7 @@ func TestCheck(t *testing.T) {
 			t.Errorf("message %q", f.Message)
 		}
 	}
-	if fs := Check(root, "/_content/a/doc.md", []byte("[b](b.md) [[Soup]] {% x ref=\"/_content/a/b.md\" /%}\n")); len(fs) != 0 {
+	if fs := NewResolver(root).Check("/_content/a/doc.md", []byte("[b](b.md) [[Soup]] {% x ref=\"/_content/a/b.md\" /%}\n")); len(fs) != 0 {
 		t.Errorf("clean file: %v", fs)
 	}
 }

@@ -141,8 +141,11 @@ func TestLogAndHealth(t *testing.T) {
 		"test": [{"tool": "t", "expect": "nonempty"}]}`
 	r := runner(t, Config{Bundle: bundle(t, m, index), Keys: map[string]string{"TOKEN": "sk-live-abcdef123456"}})
 	h := r.RunTests(context.Background())
-	if h.OK || !strings.Contains(h.Why, "no buses today") || len(h.TestOutputTail) > TailBytes {
+	if h.OK || !strings.Contains(h.Detail, "no buses today") || len(h.TestOutputTail) > TailBytes {
 		t.Fatalf("health %+v", h)
+	}
+	if strings.Contains(h.Why, "no buses") || !strings.Contains(h.Why, "test 1 (t): the call failed") {
+		t.Errorf("the why quotes the connector: %q", h.Why)
 	}
 	if !strings.Contains(h.TestOutputTail, "line 199 {\"i\":199}") || strings.Contains(h.TestOutputTail, "line 0 ") || !strings.Contains(h.TestOutputTail, "no buses today") {
 		t.Errorf("tail:\n%s", h.TestOutputTail)

@@ -2,7 +2,6 @@ package schema
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -31,20 +30,6 @@ const (
 	CodeTooLong        = "too-long"
 	CodeUndefinedTag   = "undefined-tag"
 )
-
-// CheckFile parses data as the card at boxPath and checks it; a card that does not parse is one
-// error finding at the line the parser names.
-func (r *Registry) CheckFile(boxPath string, data []byte) []finding.Finding {
-	c, err := card.Parse(boxPath, data)
-	if err != nil {
-		var ce *card.Error
-		if errors.As(err, &ce) {
-			return []finding.Finding{finding.Errorf(boxPath, ce.Line, CodeInvalidCard, "%s", ce.Msg)}
-		}
-		return []finding.Finding{finding.Errorf(boxPath, 0, CodeInvalidCard, "%v", err)}
-	}
-	return r.Check(c)
-}
 
 // Check checks a parsed card against its type: keys, values, body and Markdoc. Untyped Markdown
 // documents are not checked. Findings carry the card's box path and the lines of the keys.

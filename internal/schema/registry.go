@@ -21,11 +21,6 @@ type Registry struct {
 	findings []finding.Finding
 }
 
-// Builtin returns the registry of the schemas embedded in the binary.
-func Builtin() *Registry {
-	return &Registry{schemas: builtins(), broken: map[string]string{}}
-}
-
 // Load returns the built-in schemas overlaid with the box's own from <boxRoot>/_config/schemas/*.yaml.
 // A malformed schema file does not fail the load: it is in Findings, and cards of its type are
 // reported as unchecked. The error is only for a folder that cannot be read.
@@ -80,12 +75,6 @@ func yamlLine(err error) int {
 		return n
 	}
 	return 0
-}
-
-// Schema returns the schema of a type.
-func (r *Registry) Schema(typ string) (*Schema, bool) {
-	s, ok := r.schemas[typ]
-	return s, ok
 }
 
 // Types returns the known type names, sorted.

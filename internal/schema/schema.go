@@ -145,6 +145,3 @@ var builtins = sync.OnceValue(func() map[string]*Schema {
 	}
 	return out
 })
-
-// Types returns the built-in type names, sorted.
-func Types() []string { return Builtin().Types() }

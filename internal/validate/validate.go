@@ -620,7 +620,7 @@ func (v *Validator) Links(ctx context.Context) (Result, error) {
 	return res.done(), nil
 }
 
-// Canonical is the canonical-form pass over the whole box (ref.Canonical). With a box to write through
+// Canonical is the canonical-form pass over the whole box (ref.RewriteWith). With a box to write through
 // (the process's one handle) it rewrites: under the lock, one commit, a diary line, and an undo.
 func (v *Validator) Canonical(ctx context.Context, fix *box.Box) (ref.Report, error) {
 	rep, err := ref.RewriteWith(v.root, nil, nil)

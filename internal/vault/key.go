@@ -41,19 +41,11 @@ const (
 	RecoveryPhrase UnlockKind = 2 // the 12 words shown once when the box is locked
 )
 
-// Unlocker is one way to unlock and its secret: the PRF output, or a phrase made with PhraseSecret.
+// Unlocker is one way to unlock and its secret: the PRF output, or the recovery phrase's 12 words,
+// lowercased and joined by single spaces (docs/VAULT.md).
 type Unlocker struct {
 	Kind   UnlockKind
 	Secret []byte
-}
-
-// PhraseSecret normalises a recovery phrase (case, spaces) into its secret; it must be 12 words.
-func PhraseSecret(phrase string) ([]byte, error) {
-	words := strings.Fields(strings.ToLower(phrase))
-	if len(words) != 12 {
-		return nil, errs.E("vault.phrase", errs.Invalid, "A recovery phrase is 12 words; this one has %d.", len(words))
-	}
-	return []byte(strings.Join(words, " ")), nil
 }
 
 func (u Unlocker) check() error {

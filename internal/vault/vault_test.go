@@ -477,10 +477,7 @@ func TestLock(t *testing.T) {
 	v := openAt(t, dir)
 	v.Put("brain/openai", secret)
 	prf := bytes.Repeat([]byte{7}, 32)
-	phrase, err := vault.PhraseSecret("Apple banana cherry delta echo foxtrot golf hotel india juliet kilo lima")
-	if err != nil {
-		t.Fatal(err)
-	}
+	phrase := []byte("apple banana cherry delta echo foxtrot golf hotel india juliet kilo lima")
 	if err := v.Lock(vault.Unlocker{Kind: vault.PasskeyPRF, Secret: prf}, vault.Unlocker{Kind: vault.RecoveryPhrase, Secret: phrase}); err != nil {
 		t.Fatal(err)
 	}
@@ -497,10 +494,9 @@ func TestLock(t *testing.T) {
 			t.Errorf("%s: %v, want Unauthorized", name, err)
 		}
 	}
-	spaced, _ := vault.PhraseSecret("  apple BANANA cherry delta echo foxtrot\tgolf hotel india juliet kilo lima ")
 	for name, u := range map[string]vault.Unlocker{
 		"passkey": {Kind: vault.PasskeyPRF, Secret: prf},
-		"phrase":  {Kind: vault.RecoveryPhrase, Secret: spaced},
+		"phrase":  {Kind: vault.RecoveryPhrase, Secret: []byte(string(phrase))},
 	} {
 		w, err := vault.Open(vault.Options{BoxID: boxID, Dir: dir, BoxRoot: someBox, Unlock: &u})
 		if err != nil {
@@ -514,9 +510,6 @@ func TestLock(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(dir, "box.key"))
 	if data[0] != 1 || data[1] != 1 || data[2] != 2 || len(data) != 3+2*(1+16+12+32+16) {
 		t.Errorf("locked key file: % x", data[:3])
-	}
-	if _, err := vault.PhraseSecret("too few words"); !errs.Is(err, errs.Invalid) {
-		t.Errorf("short phrase: %v", err)
 	}
 	if err := v.Lock(vault.Unlocker{Kind: vault.PasskeyPRF, Secret: []byte("short")}); !errs.Is(err, errs.Invalid) {
 		t.Errorf("short PRF: %v", err)

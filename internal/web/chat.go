@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
 
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
@@ -134,9 +133,9 @@ func (w *Web) setBrain(rw http.ResponseWriter, r *http.Request, ss *session) {
 }
 
 func (w *Web) brainBudget(rw http.ResponseWriter, r *http.Request, _ *session) {
-	var usd float64
-	if _, err := fmt.Sscanf(strings.TrimPrefix(strings.TrimSpace(r.PostFormValue("budget")), "$"), "%g", &usd); err != nil {
-		back(rw, r, "/settings", "The budget is an amount in US dollars, like 20 or 7.50.")
+	usd, err := brain.ParseBudget(r.PostFormValue("budget"))
+	if err != nil {
+		back(rw, r, "/settings", errs.Sentence(err))
 		return
 	}
 	st, err := w.cfg.Brain.SetBudget(r.Context(), ownerActor, usd)
