@@ -240,6 +240,7 @@ func (a *App) Protective(ctx context.Context) error {
 // Freeze freezes or unfreezes the box for the owner and writes its diary line, the one way every surface
 // does it (box freeze, Settings → Safety). It is a protective act (Protective).
 func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, error) {
+	const op = "app.freeze"
 	if err := a.Protective(ctx); err != nil {
 		return box.Result{}, err
 	}
