@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/boxmem/box/internal/markdoc"
 )
 
 // A basic-memory project is a folder of Markdown notes (docs/IMPORTS.md names the version followed):
@@ -106,14 +108,15 @@ func isTask(cat string) bool { return cat == " " || cat == "x" || cat == "X" }
 // splitFront separates YAML frontmatter from the body; line0 is the body's first line number.
 func splitFront(data []byte) (front, body []byte, line0 int, err error) {
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	if !bytes.HasPrefix(data, []byte("---\n")) && !bytes.HasPrefix(data, []byte("---\r\n")) {
+	first, _, found := bytes.Cut(data, []byte("\n"))
+	if !found || !markdoc.IsFrontDelimiter(first) {
 		return nil, data, 1, nil
 	}
-	rest := data[bytes.IndexByte(data, '\n')+1:]
+	rest := data[len(first)+1:]
 	lines := bytes.SplitAfter(rest, []byte("\n"))
 	n := 0
 	for i, l := range lines {
-		if t := bytes.TrimRight(l, "\r\n"); string(t) == "---" {
+		if markdoc.IsFrontDelimiter(bytes.TrimSuffix(l, []byte("\n"))) {
 			return rest[:n], rest[n+len(l):], i + 3, nil
 		}
 		n += len(l)
