@@ -314,6 +314,16 @@ func TestKeys(t *testing.T) {
 	if s, err := v.Get(connectors.KeyName("bus-times", "API_KEY")); err != nil || s.Reveal() != connectors.SealKey("api.example.com", cityKey) {
 		t.Fatalf("the vault holds %v %v", s, err)
 	}
+	// A key whose diary line cannot be written (the caller gone before the commit) is not set: the vault
+	// keeps the key it had.
+	gone, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := f.a.Connectors.SetKey(gone, owner, "bus-times", "API_KEY", "sk-never-recorded-7f3a"); err == nil {
+		t.Fatal("a key was set without its diary line")
+	}
+	if s, err := v.Get(connectors.KeyName("bus-times", "API_KEY")); err != nil || s.Reveal() != connectors.SealKey("api.example.com", cityKey) {
+		t.Fatalf("after a key that was not recorded, the vault holds %v %v", s, err)
+	}
 	assertKeyNowhere(t, f, cityKey)
 }
 

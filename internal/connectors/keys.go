@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"unicode"
@@ -98,6 +99,15 @@ func (s *Service) SetKey(ctx context.Context, actor box.Actor, id, name, key str
 	if err != nil {
 		return KeyStatus{}, err
 	}
+	// A key without its diary line is not set: if the line cannot be written, the vault goes back to what
+	// it held (the key before, or none).
+	prev, prevErr := v.Get(KeyName(id, name))
+	undo := func() error {
+		if prevErr == nil {
+			return v.Put(KeyName(id, name), prev.Reveal())
+		}
+		return v.Delete(KeyName(id, name))
+	}
 	if err := v.Put(KeyName(id, name), SealKey(k.Host, key)); err != nil {
 		return KeyStatus{}, err
 	}
@@ -113,7 +123,7 @@ func (s *Service) SetKey(ctx context.Context, actor box.Actor, id, name, key str
 	if _, err := s.opts.Box.Do(ctx, box.Change{Actor: actor, Op: "connector-key", Permanent: true,
 		Summary: fmt.Sprintf("%s set the key %s of the connector %s (sealed in the vault)", who, name, b.Name),
 		Apply:   func(*box.Tx) error { return nil }}); err != nil {
-		return *k, err
+		return KeyStatus{}, errors.Join(err, undo())
 	}
 	return *k, nil
 }
