@@ -89,6 +89,9 @@ func (r *Builds) SetOn(ctx context.Context, actor box.Actor, id string, on bool)
 		return b, err
 	}
 	if b.Kind == KindConnector && on {
+		if r.SafeMode(ctx) {
+			return b, errs.E("builds.on", errs.Refused, "%s Nothing was switched on.", safeModeSentence(b))
+		}
 		return r.retest(ctx, actor, b, b.Version, "build-on", "Switching on "+describe(b)+": its tests run first")
 	}
 	was := clone(b)
@@ -158,6 +161,9 @@ func (r *Builds) Undo(ctx context.Context, actor box.Actor, id string, n int) (B
 	summary := fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b))
 	if b.Kind == KindConnector {
 		if b.Status != StatusOff {
+			if r.SafeMode(ctx) {
+				return b, errs.E("builds.undo", errs.Refused, "%s Nothing was changed.", safeModeSentence(b))
+			}
 			return r.retest(ctx, actor, b, n, "build-undo", summary+"; its tests run first")
 		}
 		bundle, err := r.Bundle(b, n)

@@ -318,6 +318,61 @@ func TestFailingTestsLeaveItFailed(t *testing.T) {
 	}
 }
 
+// Safe mode pauses every connector, its tests included (docs/CONNECTORS.md): an approved version is
+// written but stays pending, and switching it on or going back refuses, with nothing run, until safe
+// mode is off.
+func TestSafeModeRunsNoTests(t *testing.T) {
+	ctx := context.Background()
+	c := newCity(t)
+	a := openApp(t, c)
+	cs := client(t, a)
+	owner := box.Actor{Who: "owner", Via: "cli"}
+	if _, err := a.Gate.Approve(ctx, propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
+		t.Fatal(err)
+	}
+	calls := func() int { c.mu.Lock(); defer c.mu.Unlock(); return len(c.auth) }
+	before := calls()
+	if before == 0 {
+		t.Fatal("the first version's tests reached nothing")
+	}
+	if err := a.Builds.SetSafeMode(ctx, owner, true); err != nil {
+		t.Fatal(err)
+	}
+	up := bundle(t, map[string]any{"what": "The next buses, sooner."}, nil)
+	up["id"] = "bus-times"
+	done, err := a.Gate.Approve(ctx, propose(t, cs, "update_build", up), local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(done.Text, "safe mode is on, so its tests wait") {
+		t.Errorf("approval in safe mode said %q", done.Text)
+	}
+	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Version != 2 || b.Status != builds.StatusPending {
+		t.Errorf("approved in safe mode: version %d %s", b.Version, b.Status)
+	}
+	if _, err := a.Builds.SetOn(ctx, owner, "bus-times", true); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "Safe mode is on") {
+		t.Errorf("builds on in safe mode: %v", err)
+	}
+	if _, err := a.Builds.Undo(ctx, owner, "bus-times", 1); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "Safe mode is on") {
+		t.Errorf("builds undo in safe mode: %v", err)
+	}
+	if n := calls(); n != before {
+		t.Fatalf("the connector ran in safe mode: %d requests to its site", n-before)
+	}
+	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Version != 2 || b.Status != builds.StatusPending {
+		t.Errorf("after the refusals: version %d %s", b.Version, b.Status)
+	}
+
+	// Safe mode off, switching it on runs its tests and it turns on.
+	if err := a.Builds.SetSafeMode(ctx, owner, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.Builds.SetOn(ctx, owner, "bus-times", true)
+	if err != nil || b.Status != builds.StatusOn || b.Version != 2 || calls() == before {
+		t.Fatalf("on after safe mode: %v, version %d %s", err, b.Version, b.Status)
+	}
+}
+
 // The card binds the envelope hash and the files' SHA-256: a card whose files were changed after it was
 // made runs nothing and expires.
 func TestChangedFilesAreRefused(t *testing.T) {
