@@ -176,7 +176,7 @@ func connectorFacts(a connectorAction, by string) []string {
 	for _, t := range e.Tools {
 		verb := "reads"
 		if t.Effect == connector.Write {
-			verb = "writes (acts as you: it asks first when it runs)"
+			verb = "writes (acts as you: it follows your \"Send as me\" switch)"
 		}
 		out = append(out, fmt.Sprintf("Tool %s: %s", t.Name, verb))
 	}
