@@ -126,15 +126,5 @@ func (r *Builds) removeConnector(ctx context.Context, b Build, who gate.Asker, o
 	if err != nil || !any {
 		return out, err
 	}
-	prop, err := r.gate.Propose(ctx, a, who)
-	if err != nil {
-		return out, err
-	}
-	if prop.Card != nil {
-		out.Card = prop.Card
-		out.Text += " Its keys and data wait on a Delete for good card."
-	} else if prop.Decision.Verdict == gate.Refuse {
-		out.Text += " Its keys and data stay: " + prop.Decision.Reason
-	}
-	return out, nil
+	return r.offerForGood(ctx, a, who, "Its keys and data", out)
 }
