@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
-	"strings"
 
 	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/errs"
@@ -94,11 +93,7 @@ func (r *Builds) Bundle(b Build, n int) (*connector.Bundle, error) {
 	}
 	bundle, rep := connector.Validate(manifest, files, connector.Options{BoxCanBuild: true})
 	if !rep.OK {
-		why := make([]string, len(rep.Problems))
-		for i, p := range rep.Problems {
-			why[i] = p.Where + ": " + p.Why
-		}
-		return nil, errs.E("builds.bundle", errs.Invalid, "Version %d of %s no longer passes the checks (%s); send it again.", n, describe(b), clip(strings.Join(why, "; "), 400))
+		return nil, errs.E("builds.bundle", errs.Invalid, "Version %d of %s no longer passes the checks (%s); send it again.", n, describe(b), problemList(rep.Problems, 400))
 	}
 	if bundle.Manifest.ID != b.ID {
 		return nil, errs.E("builds.bundle", errs.Invalid, "Version %d of %s names the connector %q; send it again.", n, describe(b), bundle.Manifest.ID)

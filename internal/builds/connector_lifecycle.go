@@ -22,7 +22,7 @@ func (r *Builds) Runnable(ctx context.Context, id string) (Build, error) {
 	}
 	switch {
 	case r.SafeMode(ctx):
-		return b, errs.E("builds.runnable", errs.Refused, "Safe mode is on, so the connector %s is paused; the owner turns safe mode off in Settings → Safety.", b.Name)
+		return b, errs.E("builds.runnable", errs.Refused, "%s", safeModeSentence(b))
 	case b.Status == StatusOn:
 		return b, nil
 	case b.Status == StatusPending:
@@ -33,12 +33,23 @@ func (r *Builds) Runnable(ctx context.Context, id string) (Build, error) {
 	return b, errs.E("builds.runnable", errs.Refused, "The connector %s is switched off; the owner switches it on in Settings → Things I built.", b.Name)
 }
 
+// safeModeSentence says why a connector does not run, its tests included: safe mode pauses every
+// connector (docs/CONNECTORS.md, "Safe mode").
+func safeModeSentence(b Build) string {
+	return fmt.Sprintf("Safe mode is on, so the connector %s is paused; the owner turns safe mode off in Settings → Safety.", b.Name)
+}
+
+// testsWait is the outcome of a connector installed in safe mode: pending, its tests not run.
+func testsWait(b Build) string {
+	return fmt.Sprintf("safe mode is on, so its tests wait and it stays off; once safe mode is off, `box builds on %s` runs them.", b.ID)
+}
+
 // afterTests runs the tests of version n of the connector id, if it is still pending at n, and records
-// the outcome as one change: passed, it is on (or stays off if the owner switched it off meanwhile);
+// the outcome as one change (in safe mode it runs nothing and the version stays pending): passed, it is on (or stays off if the owner switched it off meanwhile);
 // failed, an update puts the version before back and a first version is failed, with its health.
 func (r *Builds) afterTests(ctx context.Context, actor box.Actor, id string, n int) (Build, error) {
 	b, err := r.Connector(ctx, id)
-	if err != nil || b.Version != n || b.Status != StatusPending {
+	if err != nil || b.Version != n || b.Status != StatusPending || r.SafeMode(ctx) {
 		return b, err
 	}
 	h := r.test(ctx, b, n)
@@ -115,15 +126,5 @@ func (r *Builds) removeConnector(ctx context.Context, b Build, who gate.Asker, o
 	if err != nil || !any {
 		return out, err
 	}
-	prop, err := r.gate.Propose(ctx, a, who)
-	if err != nil {
-		return out, err
-	}
-	if prop.Card != nil {
-		out.Card = prop.Card
-		out.Text += " Its keys and data wait on a Delete for good card."
-	} else if prop.Decision.Verdict == gate.Refuse {
-		out.Text += " Its keys and data stay: " + prop.Decision.Reason
-	}
-	return out, nil
+	return r.offerForGood(ctx, a, who, "Its keys and data", out)
 }

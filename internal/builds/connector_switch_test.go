@@ -1,6 +1,7 @@
 package builds
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/boxmem/box/internal/connector"
@@ -32,5 +33,20 @@ func TestConnectorCardSwitch(t *testing.T) {
 		if got.Kind != tc.kind || got.Switch != tc.sw {
 			t.Errorf("%s: %s under %s, want %s under %s", tc.name, got.Kind, got.Switch, tc.kind, tc.sw)
 		}
+	}
+}
+
+// A write tool's line on the card says what is true at every setting: it follows "Send as me", which may
+// be Just do it (docs/CONNECTORS.md, "Cards").
+func TestConnectorCardWriteTool(t *testing.T) {
+	a := connectorAction{What: "posts", Envelope: connector.Envelope{Tools: []connector.ToolUse{{Name: "post", Effect: connector.Write}}}}
+	var line string
+	for _, f := range connectorFacts(a, "Claude") {
+		if strings.HasPrefix(f, "Tool post:") {
+			line = f
+		}
+	}
+	if !strings.Contains(line, `follows your "Send as me" switch`) || strings.Contains(line, "asks first") {
+		t.Errorf("the write tool's line: %q", line)
 	}
 }

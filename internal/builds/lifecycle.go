@@ -89,6 +89,9 @@ func (r *Builds) SetOn(ctx context.Context, actor box.Actor, id string, on bool)
 		return b, err
 	}
 	if b.Kind == KindConnector && on {
+		if r.SafeMode(ctx) {
+			return b, errs.E("builds.on", errs.Refused, "%s Nothing was switched on.", safeModeSentence(b))
+		}
 		return r.retest(ctx, actor, b, b.Version, "build-on", "Switching on "+describe(b)+": its tests run first")
 	}
 	was := clone(b)
@@ -158,6 +161,9 @@ func (r *Builds) Undo(ctx context.Context, actor box.Actor, id string, n int) (B
 	summary := fmt.Sprintf("Went back from version %d to version %d of %s", from, n, describe(b))
 	if b.Kind == KindConnector {
 		if b.Status != StatusOff {
+			if r.SafeMode(ctx) {
+				return b, errs.E("builds.undo", errs.Refused, "%s Nothing was changed.", safeModeSentence(b))
+			}
 			return r.retest(ctx, actor, b, n, "build-undo", summary+"; its tests run first")
 		}
 		bundle, err := r.Bundle(b, n)
@@ -221,15 +227,21 @@ func (r *Builds) Remove(ctx context.Context, actor box.Actor, id string, who gat
 	if err != nil || len(notes) == 0 {
 		return out, err
 	}
-	prop, err := r.gate.Propose(ctx, notesAction(b, notes), who)
+	return r.offerForGood(ctx, notesAction(b, notes), who, "Its notes and data", out)
+}
+
+// offerForGood proposes the Delete for good card of what a removed build leaves (what, as the owner
+// reads it) and says on out what became of it: a card waits, or the switch refused and it stays.
+func (r *Builds) offerForGood(ctx context.Context, a gate.Action, who gate.Asker, what string, out Removed) (Removed, error) {
+	prop, err := r.gate.Propose(ctx, a, who)
 	if err != nil {
 		return out, err
 	}
 	if prop.Card != nil {
 		out.Card = prop.Card
-		out.Text += " Its notes and data wait on a Delete for good card."
+		out.Text += " " + what + " wait on a Delete for good card."
 	} else if prop.Decision.Verdict == gate.Refuse {
-		out.Text += " Its notes and data stay: " + prop.Decision.Reason
+		out.Text += " " + what + " stay: " + prop.Decision.Reason
 	}
 	return out, nil
 }

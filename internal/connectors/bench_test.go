@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
+	"github.com/boxmem/box/bench/benchkit"
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/builds"
@@ -58,17 +58,11 @@ func BenchmarkCall(b *testing.B) {
 		}
 		sandboxed = append(sandboxed, time.Since(began))
 	}
-	p50, p95 := percentile(whole, 50), percentile(whole, 95)
+	p50, p95 := benchkit.Percentile(whole, 50), benchkit.Percentile(whole, 95)
 	b.ReportMetric(ms(p50), "p50-ms")
 	b.ReportMetric(ms(p95), "p95-ms")
-	b.ReportMetric(ms(percentile(sandboxed, 50)), "sandbox-p50-ms")
-	b.ReportMetric(ms(p50-percentile(sandboxed, 50)), "service-overhead-ms")
-}
-
-func percentile(d []time.Duration, p int) time.Duration {
-	s := slices.Clone(d)
-	slices.Sort(s)
-	return s[len(s)*p/100]
+	b.ReportMetric(ms(benchkit.Percentile(sandboxed, 50)), "sandbox-p50-ms")
+	b.ReportMetric(ms(p50-benchkit.Percentile(sandboxed, 50)), "service-overhead-ms")
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

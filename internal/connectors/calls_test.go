@@ -36,15 +36,16 @@ type fx struct {
 	api   *connectortest.BusAPI
 	site  *connectortest.Site
 	vault string
+	clock *passkeytest.Clock // the box's clock, for a second root on the same box
 }
 
 // newFx is a box composed by the root whose connectors reach the city's API (a local server mapped in
 // as api.example.com), with the Bus times connector sent by Claude and approved by the owner.
 func newFx(t *testing.T) *fx {
 	t.Helper()
-	f := &fx{api: &connectortest.BusAPI{Key: cityKey}, vault: filepath.Join(t.TempDir(), "vault")}
+	f := &fx{api: &connectortest.BusAPI{Key: cityKey}, vault: filepath.Join(t.TempDir(), "vault"), clock: passkeytest.NewClock()}
 	f.site = connectortest.NewSite(t, f.api, connectortest.BusHost)
-	a := apptest.Open(t, app.Options{Now: passkeytest.NewClock().Now, VaultDir: f.vault, ConnectorNet: f.site.Net})
+	a := apptest.Open(t, app.Options{Now: f.clock.Now, VaultDir: f.vault, ConnectorNet: f.site.Net})
 	t.Cleanup(func() {
 		if d := f.site.Dials(); len(d) > 0 {
 			t.Errorf("connections were attempted to %v", d)
@@ -410,7 +411,7 @@ func TestCallsTakeTurns(t *testing.T) {
 	f := newFx(t)
 	f.on(t)
 	ctx := context.Background()
-	other, err := app.Open(ctx, f.a.Root, app.Options{VaultDir: f.vault, ConnectorNet: f.site.Net})
+	other, err := app.Open(ctx, f.a.Root, app.Options{Now: f.clock.Now, VaultDir: f.vault, ConnectorNet: f.site.Net})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,18 +77,30 @@ type Service struct {
 	mu    sync.Mutex
 	hosts []string // the box's own names, Options.BoxHosts and those learnt since (AddBoxHost)
 	probe struct {
-		once sync.Once
-		ok   bool
+		mu     sync.Mutex
+		ok     bool
+		failed time.Time // when the last probe failed
 	}
 }
 
-// CanBuild reports whether connectors run on this machine: one sandbox.Probe per process (an empty
-// connector run boxed), remembered.
+// probeRetry is how long a failed probe is believed: a failure may be passing (a fork refused under
+// load), so it is tried again after this, never remembered for the process's life.
+const probeRetry = time.Minute
+
+// CanBuild reports whether connectors run on this machine: a sandbox.Probe (an empty connector run
+// boxed), its success remembered for the process, a failure for probeRetry.
 func (s *Service) CanBuild(ctx context.Context) bool {
-	s.probe.once.Do(func() {
-		_, err := sandbox.Probe(context.WithoutCancel(ctx), s.opts.Exe)
-		s.probe.ok = err == nil
-	})
+	s.probe.mu.Lock()
+	defer s.probe.mu.Unlock()
+	now := s.opts.Now()
+	if s.probe.ok || (!s.probe.failed.IsZero() && now.Sub(s.probe.failed) < probeRetry) {
+		return s.probe.ok
+	}
+	_, err := sandbox.Probe(context.WithoutCancel(ctx), s.opts.Exe)
+	s.probe.ok = err == nil
+	if !s.probe.ok {
+		s.probe.failed = now
+	}
 	return s.probe.ok
 }
 

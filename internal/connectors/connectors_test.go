@@ -2,13 +2,9 @@ package connectors_test
 
 import (
 	"context"
-	"crypto/x509"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
-	"net/http/httptest"
-	"net/netip"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,9 +15,11 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connectors"
+	"github.com/boxmem/box/internal/connectortest"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
@@ -39,12 +37,12 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// city is the city's bus API, a local TLS server the tests map in as api.example.com (its certificate
-// names *.example.com). Every other dial is recorded and refused without connecting.
+// city is the city's bus API of the seed's Bus times connector (internal/connector/testdata), served by
+// connectortest.NewSite as api.example.com: what /stops/ answers can change, and it keeps the
+// Authorization header of every request. A dial anywhere else fails the test.
 type city struct {
-	net     *sandbox.TestNet
+	site    *connectortest.Site
 	mu      sync.Mutex
-	stray   []string
 	answers string // what /stops/12 answers; "" is a 500
 	auth    []string
 }
@@ -52,7 +50,7 @@ type city struct {
 func newCity(t testing.TB) *city {
 	t.Helper()
 	c := &city{answers: `[{"line": "7", "in": "3 min"}]`}
-	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	c.site = connectortest.NewSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		c.mu.Lock()
 		ans := c.answers
 		c.auth = append(c.auth, r.Header.Get("Authorization"))
@@ -63,28 +61,12 @@ func newCity(t testing.TB) *city {
 		}
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprint(w, ans)
-	}))
-	t.Cleanup(srv.Close)
-	pool := x509.NewCertPool()
-	pool.AddCert(srv.Certificate())
-	addr := srv.Listener.Addr().String()
-	c.net = &sandbox.TestNet{
-		Hosts:   map[string]string{"api.example.com": addr},
-		RootCAs: pool,
-		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
-			return nil, fmt.Errorf("no such host %s", host)
-		},
-		Dial: func(ctx context.Context, network, to string) (net.Conn, error) {
-			if to != addr {
-				c.mu.Lock()
-				c.stray = append(c.stray, to)
-				c.mu.Unlock()
-				return nil, fmt.Errorf("test dial hook: refused %s without connecting", to)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, network, to)
-		},
-	}
+	}), connectortest.BusHost)
+	t.Cleanup(func() {
+		if d := c.site.Dials(); len(d) > 0 {
+			t.Errorf("connections were attempted to %v", d)
+		}
+	})
 	return c
 }
 
@@ -94,15 +76,10 @@ func (c *city) set(answer string) {
 	c.mu.Unlock()
 }
 
+// openApp is a box composed by the root whose connectors reach only the city.
 func openApp(t testing.TB, c *city) *app.App {
 	t.Helper()
-	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", app.Options{Now: passkeytest.NewClock().Now,
-		VaultDir: filepath.Join(t.TempDir(), "vault"), ConnectorNet: c.net})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	return a
+	return apptest.Open(t, app.Options{Now: passkeytest.NewClock().Now, ConnectorNet: c.site.Net})
 }
 
 // bundle is the seed's Bus times connector (internal/connector/testdata), with manifest fields replaced.
@@ -211,8 +188,8 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 	if _, err := a.Builds.Runnable(ctx, "bus-times"); err != nil {
 		t.Errorf("runnable: %v", err)
 	}
-	if c.stray != nil {
-		t.Errorf("dialled %v", c.stray)
+	if d := c.site.Dials(); d != nil {
+		t.Errorf("dialled %v", d)
 	}
 	// The version file is one bundle, bound to the SHA-256 the registry keeps, and runs as approved.
 	bun, err := a.Builds.Bundle(b, 1)
@@ -321,6 +298,61 @@ func TestFailingTestsLeaveItFailed(t *testing.T) {
 	s := builds.Summarize(b)
 	if s.Problem == "" || s.Health.Why == "" {
 		t.Errorf("summary: %+v", s)
+	}
+}
+
+// Safe mode pauses every connector, its tests included (docs/CONNECTORS.md): an approved version is
+// written but stays pending, and switching it on or going back refuses, with nothing run, until safe
+// mode is off.
+func TestSafeModeRunsNoTests(t *testing.T) {
+	ctx := context.Background()
+	c := newCity(t)
+	a := openApp(t, c)
+	cs := client(t, a)
+	owner := box.Actor{Who: "owner", Via: "cli"}
+	if _, err := a.Gate.Approve(ctx, propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
+		t.Fatal(err)
+	}
+	calls := func() int { c.mu.Lock(); defer c.mu.Unlock(); return len(c.auth) }
+	before := calls()
+	if before == 0 {
+		t.Fatal("the first version's tests reached nothing")
+	}
+	if err := a.Builds.SetSafeMode(ctx, owner, true); err != nil {
+		t.Fatal(err)
+	}
+	up := bundle(t, map[string]any{"what": "The next buses, sooner."}, nil)
+	up["id"] = "bus-times"
+	done, err := a.Gate.Approve(ctx, propose(t, cs, "update_build", up), local)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(done.Text, "safe mode is on, so its tests wait") {
+		t.Errorf("approval in safe mode said %q", done.Text)
+	}
+	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Version != 2 || b.Status != builds.StatusPending {
+		t.Errorf("approved in safe mode: version %d %s", b.Version, b.Status)
+	}
+	if _, err := a.Builds.SetOn(ctx, owner, "bus-times", true); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "Safe mode is on") {
+		t.Errorf("builds on in safe mode: %v", err)
+	}
+	if _, err := a.Builds.Undo(ctx, owner, "bus-times", 1); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "Safe mode is on") {
+		t.Errorf("builds undo in safe mode: %v", err)
+	}
+	if n := calls(); n != before {
+		t.Fatalf("the connector ran in safe mode: %d requests to its site", n-before)
+	}
+	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Version != 2 || b.Status != builds.StatusPending {
+		t.Errorf("after the refusals: version %d %s", b.Version, b.Status)
+	}
+
+	// Safe mode off, switching it on runs its tests and it turns on.
+	if err := a.Builds.SetSafeMode(ctx, owner, false); err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.Builds.SetOn(ctx, owner, "bus-times", true)
+	if err != nil || b.Status != builds.StatusOn || b.Version != 2 || calls() == before {
+		t.Fatalf("on after safe mode: %v, version %d %s", err, b.Version, b.Status)
 	}
 }
 

@@ -181,7 +181,7 @@ func (g *Gate) Check(ctx context.Context, sw string, who Asker, what string) err
 	if err != nil || !never {
 		return err
 	}
-	reason := fmt.Sprintf("%q is set to Never, so this was not done; change it with `box switches %s ask-me` or in Settings → What I may do.", Label(sw), sw)
+	reason := neverReason(sw)
 	if err := g.refuse(ctx, who, sw, what, reason); err != nil {
 		return err
 	}

@@ -196,8 +196,9 @@ func Decide(sw Switches, a Action, who Asker) Decision {
 	return d
 }
 
+// neverReason is the one sentence of a refusal at Never, whether a card was asked for or not.
 func neverReason(sw string) string {
-	return fmt.Sprintf("%q is set to Never, so this was not done; the owner can change it in Settings → What I may do.", Label(sw))
+	return fmt.Sprintf("%q is set to Never, so this was not done; the owner can change it in Settings → What I may do (or `box switches %s ask-me`).", Label(sw), sw)
 }
 
 func askMeReason(sw string) string {

@@ -346,6 +346,10 @@ func TestApproveRefusesWhatChanged(t *testing.T) {
 	if es[0].Op != "refuse" || !strings.Contains(es[0].Reason, "Never") {
 		t.Fatalf("a refusal is in the diary: %+v", es[0])
 	}
+	// One sentence for one refusal, with a card asked for or not.
+	if err := f.g.Check(ctx, gate.Change, claude, "memory_remember"); errs.Sentence(err) != out.Decision.Reason || !strings.Contains(out.Decision.Reason, "`box switches change ask-me`") {
+		t.Errorf("Check said %q, Propose %q", errs.Sentence(err), out.Decision.Reason)
+	}
 }
 
 func TestRunFailureKeepsCard(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connector"
+	"github.com/boxmem/box/internal/gate"
 )
 
 // The connector tools of "Can build for my box" (docs/CONNECTORS.md, "Cards"): validate_build checks a
@@ -75,29 +76,29 @@ var connectorTools = []tool{
 	define(build, sdk.Tool{Name: "propose_connector", Annotations: additive,
 		Description: "Propose a connector: code that reaches one more site for the box, run boxed (ctx.fetch to its declared hosts only; keys as {{key:NAME}} placeholders the box fills in). Always a card the owner approves (Add a connector); refusals say \"Not proposed: <why>\"." + connectorNote},
 		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, _ bundleIn) (proposeOut, error) {
-			r, err := ss.builds()
-			if err != nil {
-				return proposeOut{}, err
-			}
-			opts := ss.checkOptions(ctx)
-			if err := canBuild(opts); err != nil {
-				return proposeOut{}, err
-			}
-			p, err := r.ProposeConnector(ctx, rawBundle(req), opts, ss.asker(req))
-			return proposed(p), notProposed(err)
+			return sendBundle(ctx, ss, req, (*builds.Builds).ProposeConnector)
 		}),
 	define(build, sdk.Tool{Name: "update_build", Annotations: additive,
 		Description: "Send a new version of an installed connector (the whole manifest and files again, same id): another card, \"Let a connector reach more\" when it reaches further. A version that fails its tests puts the previous one back." + connectorNote},
 		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in updateBundleIn) (proposeOut, error) {
-			r, err := ss.builds()
-			if err != nil {
-				return proposeOut{}, err
-			}
-			opts := ss.checkOptions(ctx)
-			if err := canBuild(opts); err != nil {
-				return proposeOut{}, err
-			}
-			p, err := r.UpdateConnector(ctx, in.ID, rawBundle(req), opts, ss.asker(req))
-			return proposed(p), notProposed(err)
+			return sendBundle(ctx, ss, req, func(r *builds.Builds, ctx context.Context, b builds.ConnectorInput, o connector.Options, who gate.Asker) (builds.Proposal, error) {
+				return r.UpdateConnector(ctx, in.ID, b, o, who)
+			})
 		}),
+}
+
+// sendBundle is propose_connector and update_build: refused at once on a box that cannot run
+// connectors, else the bundle as the client wrote it goes to send, which checks it and makes the card.
+func sendBundle(ctx context.Context, ss *session, req *sdk.CallToolRequest,
+	send func(*builds.Builds, context.Context, builds.ConnectorInput, connector.Options, gate.Asker) (builds.Proposal, error)) (proposeOut, error) {
+	r, err := ss.builds()
+	if err != nil {
+		return proposeOut{}, err
+	}
+	opts := ss.checkOptions(ctx)
+	if err := canBuild(opts); err != nil {
+		return proposeOut{}, err
+	}
+	p, err := send(r, ctx, rawBundle(req), opts, ss.asker(req))
+	return proposed(p), notProposed(err)
 }
