@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,6 +21,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/sandbox"
+	"github.com/boxmem/box/internal/say"
 )
 
 // Running an installed connector's tool for the owner (the CLI), the box's chat and a page
@@ -248,11 +250,44 @@ func callAction(b builds.Build, bundle *connector.Bundle, tool string, args json
 		return gate.Action{}, errs.Wrap("connectors.call", errs.Invalid, err, "The arguments are not a JSON object")
 	}
 	p := callPayload{Op: OpCall, ID: b.ID, Version: b.Version, SHA256: b.Current().SHA256, Tool: tool, Args: a}
-	shown, _ := json.Marshal(a) // it was just read from JSON
 	t := bundle.Manifest.Tool(tool)
+	// The summary names the call; every argument is shown whole beneath it (CallArgs), never cut, so
+	// the card shows exactly what its hash binds and approval runs (docs/SECURITY.md).
 	return gate.Action{Kind: "send", Switch: switchOf(bundle, t),
-		Summary: fmt.Sprintf("%s → %s %s", b.Name, tool, clip(string(shown), 300)),
+		Summary: fmt.Sprintf("%s → %s, with the %s shown in full below", b.Name, tool, say.Count(len(a), "argument")),
 		Payload: toMap(p)}, nil
+}
+
+// Arg is one argument of a connector call's card: its key and its whole value (a string as it is,
+// anything else as JSON).
+type Arg struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// CallArgs are the arguments of a "Send as you" card, one per key in key order, each value whole:
+// what the web card and `box cards list` show. Nil when a is not a connector call.
+func CallArgs(a gate.Action) []Arg {
+	p, ok := a.Payload.(map[string]any)
+	if !ok || gate.OpOf(a) != OpCall {
+		return nil
+	}
+	args, _ := p["args"].(map[string]any)
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]Arg, 0, len(keys))
+	for _, k := range keys {
+		v, ok := args[k].(string)
+		if !ok {
+			raw, _ := json.Marshal(args[k]) // read from JSON
+			v = string(raw)
+		}
+		out = append(out, Arg{Key: k, Value: v})
+	}
+	return out
 }
 
 // toMap is a payload as the card keeps it (JSON read back), so the hash made now is the hash checked

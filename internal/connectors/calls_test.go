@@ -181,7 +181,7 @@ func TestWriteToolGoesThroughTheGate(t *testing.T) {
 		t.Fatalf("at Ask me: %+v %v", ans, err)
 	}
 	c, err := f.a.Gate.Get(ctx, ans.Card)
-	if err != nil || c.Kind != "send" || c.Switch != gate.Send || !strings.Contains(c.Title, `Send as you: Bus times → report_delay {"line":"4"}`) {
+	if err != nil || c.Kind != "send" || c.Switch != gate.Send || !strings.Contains(c.Title, `Send as you: Bus times → report_delay, with the 1 argument shown in full below`) {
 		t.Fatalf("card: %+v %v", c, err)
 	}
 	if r := f.api.Reports(); len(r) != 0 {
