@@ -117,7 +117,7 @@ func (b *Brain) think(ctx context.Context, in ChatInput, text string, emit func(
 		return ChatResult{}, thinkErr // not the provider: the box could not run the turn; nothing to record
 	}
 	res := ChatResult{Chat: id, Turn: turnID, Brain: true, Model: th.Model, Tools: th.Tools, Cards: th.Cards,
-		Outside: th.Outside, Budget: th.Budget, Failed: th.Failure, Calls: len(th.Lines), CostKnown: true}
+		Outside: th.Outside || st.outside, Budget: th.Budget, Failed: th.Failure, Calls: len(th.Lines), CostKnown: true}
 	for _, l := range th.Lines {
 		res.TokensIn, res.TokensOut, res.Cost = res.TokensIn+l.TokensIn, res.TokensOut+l.TokensOut, res.Cost+l.Cost
 		res.CostKnown = res.CostKnown && l.CostFrom != usage.Unknown

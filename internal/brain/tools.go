@@ -192,6 +192,10 @@ func (b *Brain) chatTools(ctx context.Context, st *turnState) ([]Tool, error) {
 		return nil, err
 	}
 	for _, c := range cs {
+		if c.Words {
+			// Its schema's names carry its sender's words outside any fence (docs/CONNECTORS.md, "Calls").
+			st.outside = true
+		}
 		d := provider.Tool{Name: c.Name, Description: describeConnectorTool(c), Schema: c.Schema}
 		out = append(out, Tool{Tool: d, Run: func(ctx context.Context, in json.RawMessage) Outcome { return b.callConnector(ctx, st, c.Name, in) }})
 	}
@@ -212,7 +216,11 @@ func describeConnectorTool(c connectors.ChatTool) string {
 	if c.Write {
 		d += " It acts as the owner, so it waits on the owner's card unless their switch lets it run."
 	}
-	return d + " Its sender describes it: " + memory.Fence(c.Description+" (the connector: "+c.What+")")
+	said := c.Description + " (the connector: " + c.What + ")"
+	if len(c.Arguments) > 0 {
+		said += "\nIts arguments: " + strings.Join(c.Arguments, "\n")
+	}
+	return d + " Its sender describes it: " + memory.Fence(said)
 }
 
 // callConnector runs a connector's tool for the chat, as the owner's chat: a write goes through the

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/builds"
+	"github.com/boxmem/box/internal/connectors"
 	"github.com/boxmem/box/internal/gate"
 )
 
@@ -64,6 +66,10 @@ func runCardsList(ctx context.Context, g *Global) error {
 					by = "  (sent by " + c.ProposedBy.Who + ")"
 				}
 				_, _ = fmt.Fprintf(w, "%s  %s%s\n", c.ID, c.Title, by)
+				// A connector call's card shows every argument whole (docs/SECURITY.md).
+				for _, arg := range connectors.CallArgs(c.Action) {
+					_, _ = fmt.Fprintf(w, "    %s: %s\n", arg.Key, strings.ReplaceAll(arg.Value, "\n", "\n      "))
+				}
 			}
 		})
 	})

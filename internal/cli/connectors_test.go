@@ -106,6 +106,10 @@ func TestConnectorsVerbs(t *testing.T) {
 	if wait.Card == "" || wait.Value != nil || len(api.Reports()) != 0 {
 		t.Fatalf("a write at Ask me: %+v %v", wait, api.Reports())
 	}
+	// The card lists every argument whole beneath its title (docs/SECURITY.md).
+	if got := box(ExitOK, "", "cards", "list").stdout; !strings.Contains(got, wait.Card+"  Send as you: Bus times → report_delay") || !strings.Contains(got, "\n    line: 4\n") {
+		t.Fatalf("box cards list:\n%s", got)
+	}
 	box(ExitOK, "", "cards", "approve", wait.Card)
 	if r := api.Reports(); len(r) != 1 || r[0] != "4" {
 		t.Fatalf("the city heard %v", r)

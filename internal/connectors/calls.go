@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -20,6 +21,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/sandbox"
+	"github.com/boxmem/box/internal/say"
 )
 
 // Running an installed connector's tool for the owner (the CLI), the box's chat and a page
@@ -50,7 +52,8 @@ type Answer struct {
 // Call runs tool of the installed connector id with args (a JSON object; empty is {}). The connector
 // must be on and safe mode off; a read runs at once; a write goes through the gate under "Send as me"
 // (a connector that may reach any website: "Share outside my box"): Never refuses, a card waits for the
-// owner (Answer.Card), Just do it runs. One sandbox per call, with the connector's own store and the
+// owner (Answer.Card), Just do it runs. A read of a connector that may reach any website is refused at
+// Never, and goes through the gate like a write unless the owner asks in a turn with no outside content. One sandbox per call, with the connector's own store and the
 // owner's keys; every call's hosts go into the diary in one line, never its arguments, value or keys.
 func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args json.RawMessage) (Answer, error) {
 	const op = "connectors.call"
@@ -68,9 +71,20 @@ func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args js
 		return ans, err
 	}
 	sw := "" // a read runs under no switch
-	switch {
-	case t.Effect == connector.Write:
-		sw = switchOf(bundle, t)
+	gated := t.Effect == connector.Write
+	if !gated && bundle.Envelope.AnyWebsite() {
+		// Its every fetch may carry the owner's words anywhere: at Never, nothing of it runs; asked by
+		// anyone but the owner, or after outside content, a read is gated like a write (docs/CONNECTORS.md).
+		if who.Asker.Owner && who.Asker.Connection == "" && !who.Asker.OutsideRead {
+			if err := s.opts.Gate.Check(ctx, gate.Share, who.Asker, "a call of "+b.Name); err != nil {
+				return ans, err
+			}
+		} else {
+			gated = true
+		}
+	}
+	if gated {
+		sw = switchOf(bundle)
 		act, err := callAction(b, bundle, tool, args)
 		if err != nil {
 			return ans, err
@@ -89,19 +103,14 @@ func (s *Service) Call(ctx context.Context, who Caller, id, tool string, args js
 			ans.Card, ans.Text = out.Card.ID, out.Text
 			return ans, nil
 		}
-	case bundle.Envelope.AnyWebsite():
-		// Its every fetch may carry the owner's words anywhere: at Never, nothing of it runs.
-		if err := s.opts.Gate.Check(ctx, gate.Share, who.Asker, "a call of "+b.Name); err != nil {
-			return ans, err
-		}
 	}
 	return s.run(ctx, who.Actor, b, cfg, tool, args, sw)
 }
 
-// switchOf is the switch a write tool's call is under: "Send as me", or "Share outside my box" for a
-// connector that may reach any website (it sends the box's data somewhere new).
-func switchOf(bundle *connector.Bundle, t *connector.Tool) string {
-	if t.Effect == connector.Write && bundle.Envelope.AnyWebsite() {
+// switchOf is the switch a gated call is under: "Share outside my box" for any call of a connector that
+// may reach any website (it sends the box's data somewhere new), else "Send as me" (a write).
+func switchOf(bundle *connector.Bundle) string {
+	if bundle.Envelope.AnyWebsite() {
 		return gate.Share
 	}
 	return gate.Send
@@ -248,11 +257,43 @@ func callAction(b builds.Build, bundle *connector.Bundle, tool string, args json
 		return gate.Action{}, errs.Wrap("connectors.call", errs.Invalid, err, "The arguments are not a JSON object")
 	}
 	p := callPayload{Op: OpCall, ID: b.ID, Version: b.Version, SHA256: b.Current().SHA256, Tool: tool, Args: a}
-	shown, _ := json.Marshal(a) // it was just read from JSON
-	t := bundle.Manifest.Tool(tool)
-	return gate.Action{Kind: "send", Switch: switchOf(bundle, t),
-		Summary: fmt.Sprintf("%s → %s %s", b.Name, tool, clip(string(shown), 300)),
+	// The summary names the call; every argument is shown whole beneath it (CallArgs), never cut, so
+	// the card shows exactly what its hash binds and approval runs (docs/SECURITY.md).
+	return gate.Action{Kind: "send", Switch: switchOf(bundle),
+		Summary: fmt.Sprintf("%s → %s, with the %s shown in full below", b.Name, tool, say.Count(len(a), "argument")),
 		Payload: toMap(p)}, nil
+}
+
+// Arg is one argument of a connector call's card: its key and its whole value (a string as it is,
+// anything else as JSON).
+type Arg struct {
+	Key   string `json:"key"`
+	Value string `json:"value"`
+}
+
+// CallArgs are the arguments of a "Send as you" card, one per key in key order, each value whole:
+// what the web card and `box cards list` show. Nil when a is not a connector call.
+func CallArgs(a gate.Action) []Arg {
+	p, ok := a.Payload.(map[string]any)
+	if !ok || gate.OpOf(a) != OpCall {
+		return nil
+	}
+	args, _ := p["args"].(map[string]any)
+	keys := make([]string, 0, len(args))
+	for k := range args {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]Arg, 0, len(keys))
+	for _, k := range keys {
+		v, ok := args[k].(string)
+		if !ok {
+			raw, _ := json.Marshal(args[k]) // read from JSON
+			v = string(raw)
+		}
+		out = append(out, Arg{Key: k, Value: v})
+	}
+	return out
 }
 
 // toMap is a payload as the card keeps it (JSON read back), so the hash made now is the hash checked

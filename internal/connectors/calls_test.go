@@ -182,7 +182,7 @@ func TestWriteToolGoesThroughTheGate(t *testing.T) {
 		t.Fatalf("at Ask me: %+v %v", ans, err)
 	}
 	c, err := f.a.Gate.Get(ctx, ans.Card)
-	if err != nil || c.Kind != "send" || c.Switch != gate.Send || !strings.Contains(c.Title, `Send as you: Bus times → report_delay {"line":"4"}`) {
+	if err != nil || c.Kind != "send" || c.Switch != gate.Send || !strings.Contains(c.Title, `Send as you: Bus times → report_delay, with the 1 argument shown in full below`) {
 		t.Fatalf("card: %+v %v", c, err)
 	}
 	if r := f.api.Reports(); len(r) != 0 {
@@ -394,11 +394,35 @@ func TestAnyWebsiteCallsUnderShare(t *testing.T) {
 	if c, _ := a.Gate.Get(ctx, ans.Card); c.Switch != gate.Share {
 		t.Fatalf("the write of an any-website connector is under %q", c.Switch)
 	}
+	// A read after outside content, or asked by a page, carries whatever the turn was steered to put in
+	// its URL: at Ask me it waits on a card, which runs that very read on the owner's yes.
+	steered := `{"url": "https://api.example.com/stops/12?q=the-owners-notes"}`
+	afterOutside := connectors.Caller{Actor: owner, Asker: gate.Asker{Owner: true, Via: "chat", OutsideRead: true}}
+	page := connectors.Caller{Actor: builds.PageActor("trips"), Asker: gate.Asker{Connection: "page trips", Via: "page", Conn: "page:trips"}}
+	for _, who := range []connectors.Caller{afterOutside, page} {
+		ans, err := a.Connectors.Call(ctx, who, "reader", "read", json.RawMessage(steered))
+		if err != nil || ans.Card == "" || ans.Value != nil || len(ans.Hosts) != 0 {
+			t.Fatalf("a read by %s at Ask me: %+v %v", who.Asker.Who(), ans, err)
+		}
+		c, _ := a.Gate.Get(ctx, ans.Card)
+		if c.Switch != gate.Share || c.Kind != "send" || !slices.Contains(connectors.CallArgs(c.Action), connectors.Arg{Key: "url", Value: "https://api.example.com/stops/12?q=the-owners-notes"}) {
+			t.Fatalf("the read's card: %+v", c)
+		}
+		if who.Asker.Owner {
+			ok, err := a.Gate.Approve(ctx, ans.Card, gate.By{Via: "cli", Local: true})
+			if err != nil || !strings.Contains(ok.Text, "Reader → read ran") {
+				t.Fatalf("approve: %+v %v", ok, err)
+			}
+		}
+	}
 	if _, err := a.Gate.SetSwitch(ctx, owner, gate.Share, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	if err := read(); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "Share outside my box") {
 		t.Fatalf("a read at Never: %v", err)
+	}
+	if _, err := a.Connectors.Call(ctx, afterOutside, "reader", "read", json.RawMessage(steered)); !errs.Is(err, errs.Refused) {
+		t.Fatalf("a read after outside content at Never: %v", err)
 	}
 	if len(api.Reports()) != 0 {
 		t.Fatal(api.Reports())

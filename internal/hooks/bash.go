@@ -563,7 +563,8 @@ func isDuration(t string) bool {
 // ownerVerbs are the box verbs that decide for the owner: the first word, and the second ("" for any,
 // "*" for any but none and list).
 var ownerVerbs = [][2]string{{"cards", "approve"}, {"brain", "set"}, {"backup", "add"}, {"safe-mode", "off"}, {"unfreeze", ""},
-	{"switches", "*"}, {"keys", "*"}, {"builds", "on"}, {"routines", "add"}, {"routines", "on"}}
+	{"switches", "*"}, {"keys", "*"}, {"builds", "on"}, {"routines", "add"}, {"routines", "on"},
+	{"connectors", "call"}, {"connectors", "key"}} // a call runs as the owner; a key is the owner's account
 
 // ownerVerb returns the owner's decision a box command line makes ("box cards approve"), or "" when the
 // words after the binary decide nothing for the owner. Global flags may sit anywhere (--box DIR, --json).

@@ -335,6 +335,16 @@ func (w *Web) buildFacts(r *http.Request, c gate.ApprovalCard) []cardFact {
 	case builds.OpLayout:
 		return []cardFact{{Label: "What it changes", Text: str("what")}, {Label: "The arrangement", Text: str("source"), Pre: true},
 			{Text: "Settings always stays."}}
+	case connectors.OpCall:
+		// Every argument whole, one row per key: what the card's hash binds and approval runs.
+		var out []cardFact
+		for _, a := range connectors.CallArgs(c.Action) {
+			out = append(out, cardFact{Label: a.Key, Text: a.Value, Pre: true})
+		}
+		if len(out) == 0 {
+			out = append(out, cardFact{Text: "It sends no arguments."})
+		}
+		return out
 	case builds.OpConnector:
 		// The registry wrote the facts when it made the card, and the card's hash binds them.
 		facts, _ := p["facts"].([]any)

@@ -90,6 +90,10 @@ func TestPageCallsAConnector(t *testing.T) {
 	if st != 200 || out["result"] != nil || out["card"] == "" || len(api.Reports()) != 0 {
 		t.Fatalf("a write from a page: %d %v %v", st, out, api.Reports())
 	}
+	// Its "Send as you" card shows every argument whole, one row per key (docs/SECURITY.md).
+	if _, today := f.get(f.c, "/today"); !strings.Contains(today, "<dt>line</dt><dd><pre>4</pre></dd>") {
+		t.Errorf("the call's card does not show its arguments:\n%.4000s", today)
+	}
 	for body, want := range map[string]int{
 		`{"id": "bus-times", "tool": "next_buses", "args": {"stop": 12}}`: 400,
 		`{"id": "bus-times", "tool": "leave"}`:                            404,
