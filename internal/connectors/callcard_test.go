@@ -1,6 +1,7 @@
 package connectors
 
 import (
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -30,5 +31,30 @@ func TestCallCardShowsEveryArgumentWhole(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("arg %d: %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// A number past 2^53 (a message id) is shown and kept as it was sent, through the card's round trip
+// (the payload as the card file keeps it, read back on approval), never rounded.
+func TestCallCardKeepsBigNumbers(t *testing.T) {
+	b := builds.Build{ID: "mail", Name: "Mail", Version: 1, Versions: []builds.Version{{N: 1, SHA256: "x"}}}
+	bundle := &connector.Bundle{Manifest: connector.Manifest{Tools: []connector.Tool{{Name: "reply", Effect: connector.Write}}}}
+	a, err := callAction(b, bundle, "reply", []byte(`{"to": 12345678901234567891, "text": "ok"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := CallArgs(a); len(got) != 2 || got[1] != (Arg{"to", "12345678901234567891"}) {
+		t.Fatalf("card args: %+v", got)
+	}
+	raw, err := json.Marshal(a.Payload) // as the card file keeps it
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(raw, &back); err != nil {
+		t.Fatal(err)
+	}
+	if args, _ := back["args"].(string); args != `{"to":12345678901234567891,"text":"ok"}` {
+		t.Fatalf("the card keeps the arguments as %q", args)
 	}
 }

@@ -243,20 +243,26 @@ func clip(s string, n int) string {
 // callPayload is a write call waiting on its card: the connector at the version and bytes the owner
 // sees, the tool and its arguments. What runs on approval is exactly this.
 type callPayload struct {
-	Op      string         `json:"op"`
-	ID      string         `json:"id"`
-	Version int            `json:"version"`
-	SHA256  string         `json:"sha256"`
-	Tool    string         `json:"tool"`
-	Args    map[string]any `json:"args"`
+	Op      string `json:"op"`
+	ID      string `json:"id"`
+	Version int    `json:"version"`
+	SHA256  string `json:"sha256"`
+	Tool    string `json:"tool"`
+	// Args are the arguments as the caller sent them, compacted JSON: kept as text, not decoded, so a
+	// number past 2^53 (a message id) runs on approval exactly as it was asked for.
+	Args string `json:"args"`
 }
 
 func callAction(b builds.Build, bundle *connector.Bundle, tool string, args json.RawMessage) (gate.Action, error) {
-	var a map[string]any
-	if err := json.Unmarshal(args, &a); err != nil {
+	a, err := decodeArgs(args)
+	if err != nil {
 		return gate.Action{}, errs.Wrap("connectors.call", errs.Invalid, err, "The arguments are not a JSON object")
 	}
-	p := callPayload{Op: OpCall, ID: b.ID, Version: b.Version, SHA256: b.Current().SHA256, Tool: tool, Args: a}
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, args); err != nil {
+		return gate.Action{}, errs.Wrap("connectors.call", errs.Invalid, err, "The arguments are not a JSON object")
+	}
+	p := callPayload{Op: OpCall, ID: b.ID, Version: b.Version, SHA256: b.Current().SHA256, Tool: tool, Args: compact.String()}
 	// The summary names the call; every argument is shown whole beneath it (CallArgs), never cut, so
 	// the card shows exactly what its hash binds and approval runs (docs/SECURITY.md).
 	return gate.Action{Kind: "send", Switch: switchOf(bundle),
@@ -278,7 +284,8 @@ func CallArgs(a gate.Action) []Arg {
 	if !ok || gate.OpOf(a) != OpCall {
 		return nil
 	}
-	args, _ := p["args"].(map[string]any)
+	raw, _ := p["args"].(string)
+	args, _ := decodeArgs([]byte(raw))
 	keys := make([]string, 0, len(args))
 	for k := range args {
 		keys = append(keys, k)
@@ -294,6 +301,20 @@ func CallArgs(a gate.Action) []Arg {
 		out = append(out, Arg{Key: k, Value: v})
 	}
 	return out
+}
+
+// decodeArgs reads a call's arguments as an object, numbers kept as written (json.Number).
+func decodeArgs(raw []byte) (map[string]any, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var a map[string]any
+	if err := dec.Decode(&a); err != nil {
+		return nil, err
+	}
+	if a == nil {
+		return nil, errors.New("null is not an object")
+	}
+	return a, nil
 }
 
 // toMap is a payload as the card keeps it (JSON read back), so the hash made now is the hash checked
@@ -326,8 +347,7 @@ func (s *Service) CallOp() gate.Op {
 			if bundle.Manifest.Tool(p.Tool) == nil {
 				return gate.Action{}, errs.E("connectors.approve", errs.NotFound, "%s no longer has the tool %s; nothing ran.", b.Name, p.Tool)
 			}
-			args, _ := json.Marshal(p.Args)
-			now, err := callAction(b, bundle, p.Tool, args)
+			now, err := callAction(b, bundle, p.Tool, json.RawMessage(p.Args))
 			now.Summary = stored.Summary
 			return now, err
 		},
@@ -335,7 +355,8 @@ func (s *Service) CallOp() gate.Op {
 			p, _ := a.Payload.(map[string]any) // Current made it
 			id, _ := p["id"].(string)
 			tool, _ := p["tool"].(string)
-			args, _ := json.Marshal(p["args"])
+			raw, _ := p["args"].(string)
+			args := json.RawMessage(raw)
 			b, cfg, err := s.usable(ctx, id)
 			if err != nil {
 				return gate.Effect{}, err
