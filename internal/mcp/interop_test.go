@@ -92,7 +92,7 @@ func TestToolsThatCannotWorkAreNotListed(t *testing.T) {
 	if len(res.Tools) == 0 || len(res.Tools) >= len(catalog) {
 		t.Fatalf("%d tools listed of %d", len(res.Tools), len(catalog))
 	}
-	if out, isErr := text(t, cs, "whatsapp_recent", nil); !isErr || !strings.Contains(out, "isn't plugged into the box") {
+	if out, isErr := text(t, cs, "whatsapp_recent", nil); !isErr || !strings.Contains(out, "can't be plugged into this box yet") {
 		t.Errorf("whatsapp_recent: %v %q", isErr, out)
 	}
 }

@@ -320,7 +320,7 @@ func TestFrozenAndLockedOverStdio(t *testing.T) {
 
 func TestUnpluggedSourcesAndBuildsSayWhere(t *testing.T) {
 	cs := connect(t, newTestBox(t, nil).service(), Conn{Caps: keys.All}, "c")
-	if out, isErr := text(t, cs, "whatsapp_recent", nil); !isErr || !strings.HasPrefix(out, "WhatsApp isn't plugged into the box") || !strings.Contains(out, "Tell the owner") {
+	if out, isErr := text(t, cs, "whatsapp_recent", nil); !isErr || !strings.HasPrefix(out, "WhatsApp can't be plugged into this box yet") || strings.Contains(out, "Connectors tab") {
 		t.Errorf("whatsapp: %v %q", isErr, out)
 	}
 	if out, isErr := text(t, cs, "build_guide", nil); !isErr || !strings.HasPrefix(out, "Not proposed: building") {

@@ -31,10 +31,11 @@ type (
 	}
 )
 
-// unplugged answers that an account isn't plugged into the box, and where the owner plugs it in.
+// unplugged answers that an account can't be plugged into the box yet (keys.NoAccounts): nothing to read,
+// nothing for the owner to do.
 func unplugged[In any](s source) func(context.Context, *session, *sdk.CallToolRequest, In) (any, error) {
 	return func(context.Context, *session, *sdk.CallToolRequest, In) (any, error) {
-		return nil, refusal(s.label + " isn't plugged into the box, so there is nothing to read. Tell the owner: the Connectors tab → " + s.label + " plugs it in (read only).")
+		return nil, refusal(s.label + " can't be plugged into this box yet, so there is nothing to read; the owner has nothing to change.")
 	}
 }
 
