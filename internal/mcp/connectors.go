@@ -65,26 +65,28 @@ func canBuild(opts connector.Options) error {
 
 const connectorNote = " The owner sees who sent it, every host, the keys it needs and whether each tool reads or writes; approved, its tests run boxed on empty state and it turns on only if they pass (build_status)."
 
-var connectorTools = []tool{
-	define(build, sdk.Tool{Name: "validate_build", Annotations: readOnly,
-		Description: "Check a connector (manifest + files) without proposing it: {ok, boxCanBuild, problems: [{where, why}]} with every problem at once. A bad bundle is an answer, not an error."},
-		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, _ bundleIn) (connector.Report, error) {
-			in := rawBundle(req)
-			_, rep := builds.CheckConnector(in, ss.checkOptions(ctx))
-			return rep, nil
-		}),
-	define(build, sdk.Tool{Name: "propose_connector", Annotations: additive,
-		Description: "Propose a connector: code that reaches one more site for the box, run boxed (ctx.fetch to its declared hosts only; keys as {{key:NAME}} placeholders the box fills in). Always a card the owner approves (Add a connector); refusals say \"Not proposed: <why>\"." + connectorNote},
-		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, _ bundleIn) (proposeOut, error) {
-			return sendBundle(ctx, ss, req, (*builds.Builds).ProposeConnector)
-		}),
-	define(build, sdk.Tool{Name: "update_build", Annotations: additive,
-		Description: "Send a new version of an installed connector (the whole manifest and files again, same id): another card, \"Let a connector reach more\" when it reaches further. A version that fails its tests puts the previous one back." + connectorNote},
-		func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in updateBundleIn) (proposeOut, error) {
-			return sendBundle(ctx, ss, req, func(r *builds.Builds, ctx context.Context, b builds.ConnectorInput, o connector.Options, who gate.Asker) (builds.Proposal, error) {
-				return r.UpdateConnector(ctx, in.ID, b, o, who)
-			})
-		}),
+func connectorTools() []tool {
+	return []tool{
+		define(build, sdk.Tool{Name: "validate_build", Annotations: readOnly,
+			Description: "Check a connector (manifest + files) without proposing it: {ok, boxCanBuild, problems: [{where, why}]} with every problem at once. A bad bundle is an answer, not an error."},
+			func(ctx context.Context, ss *session, req *sdk.CallToolRequest, _ bundleIn) (connector.Report, error) {
+				in := rawBundle(req)
+				_, rep := builds.CheckConnector(in, ss.checkOptions(ctx))
+				return rep, nil
+			}),
+		define(build, sdk.Tool{Name: "propose_connector", Annotations: additive,
+			Description: "Propose a connector: code that reaches one more site for the box, run boxed (ctx.fetch to its declared hosts only; keys as {{key:NAME}} placeholders the box fills in). Always a card the owner approves (Add a connector); refusals say \"Not proposed: <why>\"." + connectorNote},
+			func(ctx context.Context, ss *session, req *sdk.CallToolRequest, _ bundleIn) (proposeOut, error) {
+				return sendBundle(ctx, ss, req, (*builds.Builds).ProposeConnector)
+			}),
+		define(build, sdk.Tool{Name: "update_build", Annotations: additive,
+			Description: "Send a new version of an installed connector (the whole manifest and files again, same id): another card, \"Let a connector reach more\" when it reaches further. A version that fails its tests puts the previous one back." + connectorNote},
+			func(ctx context.Context, ss *session, req *sdk.CallToolRequest, in updateBundleIn) (proposeOut, error) {
+				return sendBundle(ctx, ss, req, func(r *builds.Builds, ctx context.Context, b builds.ConnectorInput, o connector.Options, who gate.Asker) (builds.Proposal, error) {
+					return r.UpdateConnector(ctx, in.ID, b, o, who)
+				})
+			}),
+	}
 }
 
 // sendBundle is propose_connector and update_build: refused at once on a box that cannot run

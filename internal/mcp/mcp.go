@@ -95,6 +95,7 @@ type Conn struct {
 
 // New returns a service; the zero Version is "dev".
 func New(c Config) *Service {
+	loadCatalog()
 	if c.Version == "" {
 		c.Version = "dev"
 	}

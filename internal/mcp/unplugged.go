@@ -47,7 +47,7 @@ func messageTool[In any](name, desc string, s source) tool {
 	return t
 }
 
-var messageTools = func() []tool {
+func messageTools() []tool {
 	var ts []tool
 	for _, s := range sources[:3] {
 		ts = append(ts,
@@ -60,7 +60,7 @@ var messageTools = func() []tool {
 		messageTool[searchMsgIn]("email_search", "Search the owner's email for plain words.", mail),
 		messageTool[emailReadIn]("email_read", "Read one email by id.", mail),
 		messageTool[calendarIn]("calendar_events", "The owner's calendar events between two days.", cal))
-}()
+}
 
 type (
 	idIn struct {
@@ -130,10 +130,12 @@ func buildTool[In any](name, desc string, ro bool) tool {
 	return t
 }
 
-var buildTools = []tool{
-	buildTool[guideIn]("build_guide", "The full guide to building for the box: pages, the bridge, connectors, looks, layouts.", true),
-	buildTool[requestPageIn]("request_page", "Ask the box's own page factory to design, build and test a page; poll page_job.", false),
-	buildTool[jobIn]("page_job", "Where a page-factory job stands: stage, questions, checks, results, version.", true),
-	buildTool[answersIn]("answer_page_questions", "Answer the page factory's questions for a job, or let it pick.", false),
-	buildTool[pageChangeIn]("request_page_change", "Ask the page factory for a new version of an existing page.", false),
+func buildTools() []tool {
+	return []tool{
+		buildTool[guideIn]("build_guide", "The full guide to building for the box: pages, the bridge, connectors, looks, layouts.", true),
+		buildTool[requestPageIn]("request_page", "Ask the box's own page factory to design, build and test a page; poll page_job.", false),
+		buildTool[jobIn]("page_job", "Where a page-factory job stands: stage, questions, checks, results, version.", true),
+		buildTool[answersIn]("answer_page_questions", "Answer the page factory's questions for a job, or let it pick.", false),
+		buildTool[pageChangeIn]("request_page_change", "Ask the page factory for a new version of an existing page.", false),
+	}
 }
