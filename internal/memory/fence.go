@@ -110,6 +110,6 @@ var lookalike = map[rune]rune{
 	'п': 'n', 'η': 'n', 'Ν': 'n',
 }
 
-// OwnVias are the ways in that carry the owner's own words: the fallback for a memory log entry that
+// ownVias are the ways in that carry the owner's own words: the fallback for a memory log entry that
 // carries no trust (RecentItem.Outside decides by the entry's trust).
-var OwnVias = map[string]bool{"cli": true, "web": true, "chat": true, "": true}
+var ownVias = map[string]bool{"cli": true, "web": true, "chat": true, "": true}

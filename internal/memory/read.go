@@ -289,7 +289,7 @@ func (m *Memory) Recent(ctx context.Context, n int) ([]RecentItem, error) {
 func recentItem(e diary.Entry) RecentItem {
 	it := RecentItem{Who: e.Actor, Via: e.Via, Op: e.Op, Summary: e.Summary, Entry: e.ID, Outside: e.Trust != "own"}
 	if e.Trust == "" {
-		it.Outside = !OwnVias[e.Via] // an entry written before the diary kept its trust
+		it.Outside = !ownVias[e.Via] // an entry written before the diary kept its trust
 	}
 	it.Time, _ = time.Parse(time.RFC3339Nano, e.Time)
 	return it
