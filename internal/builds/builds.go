@@ -143,6 +143,9 @@ type Builds struct {
 	gate  *gate.Gate
 	now   func() time.Time
 	mu    sync.Mutex // one lifecycle change at a time, so a heartbeat and an error never cross
+	// bundles are the connector versions checked so far, by the SHA-256 of their installed bytes: a
+	// version's check (an esbuild transform) runs once per process, not on every call and chat turn.
+	bundles sync.Map // string → *connector.Bundle
 	// runner tests connectors and names what a removed one leaves (RunConnectorsWith); nil: none turns on.
 	runner ConnectorRunner
 }

@@ -87,6 +87,12 @@ func (r *Builds) Bundle(b Build, n int) (*connector.Bundle, error) {
 	if err != nil {
 		return nil, err
 	}
+	sum := Sum(data) // Source checked these bytes against the version's approved SHA-256
+	if cached, ok := r.bundles.Load(sum); ok {
+		if bundle := cached.(*connector.Bundle); bundle.Manifest.ID == b.ID {
+			return bundle, nil
+		}
+	}
 	manifest, files, err := DecodeBundle(data)
 	if err != nil {
 		return nil, err
@@ -98,6 +104,7 @@ func (r *Builds) Bundle(b Build, n int) (*connector.Bundle, error) {
 	if bundle.Manifest.ID != b.ID {
 		return nil, errs.E("builds.bundle", errs.Invalid, "Version %d of %s names the connector %q; send it again.", n, describe(b), bundle.Manifest.ID)
 	}
+	r.bundles.Store(sum, bundle)
 	return bundle, nil
 }
 

@@ -609,3 +609,37 @@ func TestKeyStaysWithItsHost(t *testing.T) {
 		t.Error("a key with no host was filled")
 	}
 }
+
+// A version's bundle is checked once per process and kept by the SHA-256 of its bytes; bytes changed on
+// disk since approval are still refused before anything kept is used.
+func TestBundleIsCheckedOnceAndChangedBytesStillRefused(t *testing.T) {
+	ctx := context.Background()
+	c := newCity(t)
+	a := openApp(t, c)
+	cs := client(t, a)
+	if _, err := a.Gate.Approve(ctx, propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
+		t.Fatal(err)
+	}
+	b, err := a.Builds.Connector(ctx, "bus-times")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := a.Builds.Bundle(b, b.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, err := a.Builds.Bundle(b, b.Version); err != nil || again != first {
+		t.Fatalf("checked again: %p %p %v", first, again, err)
+	}
+	p := filepath.Join(a.Root, filepath.FromSlash(builds.VersionPath(builds.KindConnector, "bus-times", b.Version)))
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, append(data, ' '), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Builds.Bundle(b, b.Version); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("changed bytes: %v", err)
+	}
+}
