@@ -52,7 +52,7 @@ func HasErrors(fs []Finding) bool {
 	return false
 }
 
-// Sort orders findings by path, line, then code, so output is stable.
+// Sort orders findings by path, line, code, then message, so output is the same on every run.
 func Sort(fs []Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
 		a, b := fs[i], fs[j]
@@ -62,6 +62,9 @@ func Sort(fs []Finding) {
 		if a.Line != b.Line {
 			return a.Line < b.Line
 		}
-		return a.Code < b.Code
+		if a.Code != b.Code {
+			return a.Code < b.Code
+		}
+		return a.Message < b.Message // findings found concurrently (links checked at once) come in any order
 	})
 }

@@ -194,14 +194,44 @@ func TestConformance(t *testing.T) {
 	go ps.Serve(ln)
 	defer ps.Close()
 	expected := filepath.Join(repoRoot(t), "internal", "mcp", "testdata", "conformance-expected-failures.yml")
-	args := []string{"conformance", "server", "--url", "http://" + ln.Addr().String() + "/mcp", "--expected-failures", expected}
+	results := t.TempDir()
+	args := []string{"conformance", "server", "--url", "http://" + ln.Addr().String() + "/mcp", "--expected-failures", expected,
+		"--output-dir", results}
 	if s := os.Getenv("BOX_CONFORMANCE_ARGS"); s != "" {
 		args = append(args, strings.Fields(s)...)
 	}
 	out, err := runNode(t, 150*time.Second, args...)
 	t.Logf("conformance:\n%s", tail(out, 60))
 	if err != nil {
+		logFailedChecks(t, results)
 		t.Fatalf("conformance: %v (scenarios outside %s failed, or an expected failure now passes)", err, expected)
+	}
+}
+
+// logFailedChecks logs every failed check the suite saved under dir (one checks.json per scenario), with
+// its message: the summary above names only the scenario.
+func logFailedChecks(t *testing.T, dir string) {
+	files, _ := filepath.Glob(filepath.Join(dir, "*", "checks.json"))
+	more, _ := filepath.Glob(filepath.Join(dir, "*", "*", "checks.json"))
+	for _, f := range append(files, more...) {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Logf("%s: %v", f, err)
+			continue
+		}
+		var checks []struct {
+			ID, Status, ErrorMessage string
+			Details                  json.RawMessage
+		}
+		if err := json.Unmarshal(b, &checks); err != nil {
+			t.Logf("%s: %v", f, err)
+			continue
+		}
+		for _, c := range checks {
+			if c.Status == "FAILURE" {
+				t.Logf("%s: %s: %s %s", filepath.Base(filepath.Dir(f)), c.ID, c.ErrorMessage, tail(string(c.Details), 5))
+			}
+		}
 	}
 }
 
