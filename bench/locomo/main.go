@@ -61,6 +61,7 @@ type question struct {
 func main() {
 	data := flag.String("data", "", "LoCoMo JSON file (default: shared/datasets/locomo-dev.json beside the repository or its worktree folder)")
 	verbose := flag.Bool("v", false, "print the questions the box search misses at 10")
+	flag.StringVar(&dumpPath, "dump", "", "write each question's box search list to this file, one JSON object a line (question, category, conversation, wanted and got paths)")
 	flag.Parse()
 	if *data == "" {
 		*data = defaultData()
@@ -81,6 +82,9 @@ func defaultData() string {
 	}
 	return "../shared/datasets/locomo-dev.json"
 }
+
+// dumpPath, when set, is where run writes every question's ranked list, for looking at misses.
+var dumpPath string
 
 func run(data string, verbose bool) error {
 	raw, err := os.ReadFile(data)
@@ -113,10 +117,25 @@ func run(data string, verbose bool) error {
 	// strict list is the full list without its partial hits.
 	bm := newBM25(sessions)
 	peer, strict, full := results{}, results{}, results{}
+	var dump *json.Encoder
+	if dumpPath != "" {
+		f, err := os.Create(dumpPath)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		dump = json.NewEncoder(f)
+	}
 	for _, q := range questions {
 		withPartials, rule, err := memorySearch(mem, q.text)
 		if err != nil {
 			return fmt.Errorf("%q: %w", q.text, err)
+		}
+		if dump != nil {
+			if err := dump.Encode(map[string]any{"question": q.text, "category": q.category, "conversation": q.conv,
+				"want": keys(q.want), "got": withPartials, "matches": len(rule)}); err != nil {
+				return err
+			}
 		}
 		peer.add(q, bm.search(q.text, 10))
 		strict.add(q, rule)
