@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -117,22 +118,15 @@ func run(data string, verbose bool) error {
 	// strict list is the full list without its partial hits.
 	bm := newBM25(sessions)
 	peer, strict, full := results{}, results{}, results{}
-	var dump *json.Encoder
-	if dumpPath != "" {
-		f, err := os.Create(dumpPath)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		dump = json.NewEncoder(f)
-	}
+	var dump bytes.Buffer // one JSON object a line, written once every question is searched
+	enc := json.NewEncoder(&dump)
 	for _, q := range questions {
 		withPartials, rule, err := memorySearch(mem, q.text)
 		if err != nil {
 			return fmt.Errorf("%q: %w", q.text, err)
 		}
-		if dump != nil {
-			if err := dump.Encode(map[string]any{"question": q.text, "category": q.category, "conversation": q.conv,
+		if dumpPath != "" {
+			if err := enc.Encode(map[string]any{"question": q.text, "category": q.category, "conversation": q.conv,
 				"want": keys(q.want), "got": withPartials, "matches": len(rule)}); err != nil {
 				return err
 			}
@@ -141,6 +135,11 @@ func run(data string, verbose bool) error {
 		strict.add(q, rule)
 		if !full.add(q, withPartials) && verbose && q.category != 5 {
 			fmt.Fprintf(os.Stderr, "miss cat%d %q want %v got %v\n", q.category, q.text, keys(q.want), first(withPartials, 3))
+		}
+	}
+	if dumpPath != "" {
+		if err := os.WriteFile(dumpPath, dump.Bytes(), 0o644); err != nil {
+			return err
 		}
 	}
 	head := func(q question) bool { return q.category != 5 }
