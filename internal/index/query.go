@@ -102,9 +102,9 @@ func IsStopword(w string) bool { return stopwords[w] }
 
 // stopwords is the English list queries drop: the NLTK list plus the question words and auxiliaries a
 // question adds ("would", "could", "likely", "ever"), less "won": NLTK has it for "won't", but it is the
-// past of "win" ("How many tournaments has Nate won?"; docs/SEARCH.md, "Words"). A query of stopwords alone matches nothing. It is
-// not secret.Stopwords on purpose: that list also drops forget's request words ("memory", "note"), which
-// a search must still find.
+// past of "win" ("How many tournaments has Nate won?"; docs/SEARCH.md, "Words"). A query of stopwords
+// alone matches nothing. It is not secret.Stopwords on purpose: that list also drops forget's request
+// words ("memory", "note"), which a search must still find.
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
