@@ -9,11 +9,12 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
@@ -39,7 +40,7 @@ const (
 	StatusExpired  = "expired"
 )
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$`)
+var idPattern = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$`)
 
 // ValidID reports whether id can name a card; anything else never reaches a path.
 func ValidID(id string) bool { return idPattern.MatchString(id) }

@@ -15,12 +15,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 
 	"golang.org/x/sys/unix"
 
@@ -144,7 +145,7 @@ func New(b *box.Box, o Options) *Runner {
 	return &Runner{b: b, opts: o, log: log, triggers: map[string]trigger{}, running: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
-var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+var nameRe = lazyregexp.New(`^[a-z0-9][a-z0-9-]{0,39}$`)
 
 // Register adds a job; a bad or taken name is an error.
 func (r *Runner) Register(j Job) error {

@@ -6,11 +6,12 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
@@ -137,7 +138,7 @@ func (m *Memory) linksOutside(data []byte) bool {
 	return false
 }
 
-var wikiLink = regexp.MustCompile(`\[\[([a-z0-9][a-z0-9-]*)\]\]`)
+var wikiLink = lazyregexp.New(`\[\[([a-z0-9][a-z0-9-]*)\]\]`)
 
 // resolveName maps a name to its file, refusing anything that would leave /_content/.
 func resolveName(name string) (string, error) {

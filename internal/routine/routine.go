@@ -8,11 +8,12 @@ package routine
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 
 	"go.yaml.in/yaml/v3"
 
@@ -47,8 +48,8 @@ type Routine struct {
 }
 
 var (
-	nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	atRe   = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	nameRe = lazyregexp.New(`^[a-z0-9][a-z0-9-]*$`)
+	atRe   = lazyregexp.New(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 )
 
 // CheckName says why name cannot name a routine (it is the file's name), or nil.

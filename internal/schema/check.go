@@ -4,11 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 
 	"go.yaml.in/yaml/v3"
 
@@ -108,7 +109,7 @@ func (ck *checker) mapping(m *yaml.Node, fields map[string]*Field, prefix string
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
-var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRE = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
 
 // value checks one non-null value against its field.
 func (ck *checker) value(line int, name string, f *Field, v *yaml.Node) {

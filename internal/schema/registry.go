@@ -5,10 +5,11 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/layout"
@@ -67,7 +68,7 @@ func Load(boxRoot string) (*Registry, error) {
 	return r, nil
 }
 
-var lineRE = regexp.MustCompile(`line (\d+)`)
+var lineRE = lazyregexp.New(`line (\d+)`)
 
 func yamlLine(err error) int {
 	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {

@@ -9,8 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 
 	"time"
 
@@ -213,7 +214,7 @@ func (o Options) Command(event string) string {
 }
 
 // ours recognises a hook command box wire wrote, whatever binary path or box it named.
-var ours = regexp.MustCompile(`^(?:'[^']*'|\S+)(?: --box (?:'[^']*'|\S+))? hook [A-Za-z]+$`)
+var ours = lazyregexp.New(`^(?:'[^']*'|\S+)(?: --box (?:'[^']*'|\S+))? hook [A-Za-z]+$`)
 
 func (o Options) isOurs(cmd string) bool {
 	if !ours.MatchString(cmd) {
