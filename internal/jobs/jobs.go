@@ -354,15 +354,6 @@ func (r *Runner) due(ctx context.Context, j Job) (string, bool) {
 	return WhySchedule, true
 }
 
-// LastRun is when the newest recorded run of name started; zero when it never ran.
-func (r *Runner) LastRun(name string) (time.Time, error) {
-	recs, err := Find(r.b.Root, Query{N: 1, Job: name})
-	if err != nil || len(recs) == 0 {
-		return time.Time{}, err
-	}
-	return recs[0].Start, nil
-}
-
 // Run runs the job name now, unless a run of it is already going on in any process (Busy), and returns
 // its record. The job's own error is in the record and returned too.
 func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
