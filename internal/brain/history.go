@@ -7,9 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // ChatsDir is where the chat history lives: one Markdown file per conversation, under _content so the

@@ -4,9 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/route"

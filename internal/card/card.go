@@ -11,11 +11,10 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/markdoc"
 )
 

@@ -11,9 +11,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Problem is one thing wrong with a bundle: where it is ("manifest.egress[2]", "files/index.mjs:3:7")

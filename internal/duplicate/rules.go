@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/secret"
 )

@@ -14,13 +14,12 @@ import (
 	"sync"
 	"time"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Limits per connection (docs/GATE.md, "Limits").

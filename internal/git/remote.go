@@ -11,9 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Off-machine backup (docs/BACKUP.md): the box pushes its branch, under its own name, to git remotes it

@@ -9,9 +9,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/validate"
 )
 

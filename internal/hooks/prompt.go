@@ -11,10 +11,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/memory"
 )
 

@@ -6,9 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/memory"
 )
 

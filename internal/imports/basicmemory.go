@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"go.yaml.in/yaml/v3"
 
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/markdoc"
 )
 

@@ -21,14 +21,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"golang.org/x/sys/unix"
 
 	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // RecordsDir is where the records of runs live, one file per run: /_bookkeeping/jobs/YYYY-MM-DD/HHMMSS-NAME-ID.json

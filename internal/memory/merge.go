@@ -13,14 +13,13 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/duplicate"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/ref"
 	"github.com/boxmem/box/internal/say"

@@ -5,11 +5,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/secret"
 )

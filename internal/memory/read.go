@@ -11,13 +11,12 @@ import (
 	"strings"
 	"time"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/note"
 )
 

@@ -7,9 +7,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/say"
 )
 

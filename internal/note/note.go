@@ -4,12 +4,10 @@ import (
 	"strings"
 	"unicode"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
-	"go.yaml.in/yaml/v3"
-
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/secret"
+	"go.yaml.in/yaml/v3"
 )
 
 // A note file, as NewNote writes it and tidy fills it:

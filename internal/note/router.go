@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/say"
 )
 

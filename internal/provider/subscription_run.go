@@ -12,9 +12,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // exitInfo is how a CLI run ended.

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/secret"
 	"github.com/boxmem/box/internal/usage"

@@ -13,12 +13,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Where routines and their reports live in the box.

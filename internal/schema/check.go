@@ -9,12 +9,11 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"go.yaml.in/yaml/v3"
 
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/markdoc"
 )
 

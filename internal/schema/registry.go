@@ -9,10 +9,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Registry is the set of schemas a box checks against. It is read-only once made.

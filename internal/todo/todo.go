@@ -14,12 +14,11 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/secret"
 )
 

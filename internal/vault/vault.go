@@ -21,10 +21,9 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Options say where a box's vault lives.

@@ -11,12 +11,11 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/boxmem/box/internal/lazyregexp"
-
 	"time"
 
 	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Options say what to wire: the folder, the binary the hooks call, and the owner's box.
