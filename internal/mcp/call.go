@@ -254,8 +254,12 @@ func sortedValue(data []byte, i int, out []byte, depth int) ([]byte, int, bool) 
 			if !ok || end >= len(data) || data[end] != ':' || bytes.IndexByte(data[i:end], '\\') >= 0 {
 				return out, i, false
 			}
-			key := data[i:end]
-			v, next, ok := sortedValue(data, end+1, nil, depth)
+			key, v, next, ok := data[i:end], []byte(nil), end+1, false
+			if next < len(data) && (data[next] == '{' || data[next] == '[') {
+				v, next, ok = sortedValue(data, next, nil, depth)
+			} else if next, ok = scalarEnd(data, next); ok {
+				v = data[end+1 : next] // as it is: only objects change
+			}
 			if !ok {
 				return out, i, false
 			}
@@ -297,13 +301,25 @@ func sortedValue(data []byte, i int, out []byte, depth int) ([]byte, int, bool) 
 			return out, i, false
 		}
 		return append(out, ']'), i + 1, true
+	}
+	end, ok := scalarEnd(data, i)
+	return append(out, data[i:end]...), end, ok
+}
+
+// scalarEnd returns where the string, true, false or number at data[i] ends, and false for null, an
+// integer of more than 15 digits (a float64 encoding/json wrote comes back the same; such an integer
+// might not) or anything else.
+func scalarEnd(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return i, false
+	}
+	switch c := data[i]; {
 	case c == '"':
-		end, ok := stringEnd(data, i)
-		return append(out, data[i:end]...), end, ok
+		return stringEnd(data, i)
 	case c == 't' && bytes.HasPrefix(data[i:], []byte("true")):
-		return append(out, "true"...), i + 4, true
+		return i + 4, true
 	case c == 'f' && bytes.HasPrefix(data[i:], []byte("false")):
-		return append(out, "false"...), i + 5, true
+		return i + 5, true
 	case c == '-' || '0' <= c && c <= '9':
 		end, digits, integer := i, 0, true
 		for ; end < len(data) && strings.IndexByte("-+.eE0123456789", data[end]) >= 0; end++ {
@@ -314,10 +330,9 @@ func sortedValue(data []byte, i int, out []byte, depth int) ([]byte, int, bool) 
 				integer = false
 			}
 		}
-		// A float64 encoding/json wrote comes back the same; an integer of more than 15 digits might not.
-		return append(out, data[i:end]...), end, !integer || digits <= 15
+		return end, !integer || digits <= 15
 	}
-	return out, i, false // null, or not JSON
+	return i, false
 }
 
 // stringEnd returns where the JSON string starting at data[i] ends (past its closing quote).
