@@ -193,13 +193,13 @@ func applySchema(data json.RawMessage, resolved *jsonschema.Resolved, forOutput 
 	return out, nil
 }
 
-// hasDefault reports whether s, or a schema within it, gives a default (or might: one it does not look into).
+// hasDefault reports whether s, or a schema of its properties or items, gives a default (the SDK's
+// ApplyDefaults looks at properties only, so this looks wider than it).
 func hasDefault(s *jsonschema.Schema) bool {
 	if s == nil {
 		return false
 	}
-	if s.Default != nil || s.Ref != "" || len(s.Defs) > 0 || len(s.Definitions) > 0 || len(s.AllOf) > 0 || len(s.AnyOf) > 0 ||
-		len(s.OneOf) > 0 || s.Not != nil || s.If != nil || len(s.PatternProperties) > 0 || len(s.DependentSchemas) > 0 {
+	if s.Default != nil {
 		return true
 	}
 	for _, p := range s.Properties {
