@@ -14,6 +14,7 @@ const module = "github.com/boxmem/box/"
 // package gets a place on purpose.
 var rank = map[string]int{
 	"internal/errs": 0, "internal/say": 0, "internal/mcptest": 0, "internal/finding": 0, "internal/passkeytest": 0, "internal/goldenfile": 0, "internal/testbin": 0,
+	"internal/lazyregexp": 0, "internal/sitetest": 0,
 	"internal/providertest": 0,
 	"internal/provider":     1, "internal/layout": 1, "internal/atomicfile": 1, "internal/secret": 1, "internal/markdoc": 1, "internal/egress": 1,
 	"internal/css": 1, "internal/js": 1, "internal/tabs": 1, "internal/connector": 1, "internal/sqlitefile": 1, "internal/httpjson": 1,

@@ -5,6 +5,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -61,6 +62,7 @@ type question struct {
 func main() {
 	data := flag.String("data", "", "LoCoMo JSON file (default: shared/datasets/locomo-dev.json beside the repository or its worktree folder)")
 	verbose := flag.Bool("v", false, "print the questions the box search misses at 10")
+	flag.StringVar(&dumpPath, "dump", "", "write each question's box search list to this file, one JSON object a line (question, category, conversation, wanted and got paths)")
 	flag.Parse()
 	if *data == "" {
 		*data = defaultData()
@@ -81,6 +83,9 @@ func defaultData() string {
 	}
 	return "../shared/datasets/locomo-dev.json"
 }
+
+// dumpPath, when set, is where run writes every question's ranked list, for looking at misses.
+var dumpPath string
 
 func run(data string, verbose bool) error {
 	raw, err := os.ReadFile(data)
@@ -113,15 +118,28 @@ func run(data string, verbose bool) error {
 	// strict list is the full list without its partial hits.
 	bm := newBM25(sessions)
 	peer, strict, full := results{}, results{}, results{}
+	var dump bytes.Buffer // one JSON object a line, written once every question is searched
+	enc := json.NewEncoder(&dump)
 	for _, q := range questions {
 		withPartials, rule, err := memorySearch(mem, q.text)
 		if err != nil {
 			return fmt.Errorf("%q: %w", q.text, err)
 		}
+		if dumpPath != "" {
+			if err := enc.Encode(map[string]any{"question": q.text, "category": q.category, "conversation": q.conv,
+				"want": keys(q.want), "got": withPartials, "matches": len(rule)}); err != nil {
+				return err
+			}
+		}
 		peer.add(q, bm.search(q.text, 10))
 		strict.add(q, rule)
 		if !full.add(q, withPartials) && verbose && q.category != 5 {
 			fmt.Fprintf(os.Stderr, "miss cat%d %q want %v got %v\n", q.category, q.text, keys(q.want), first(withPartials, 3))
+		}
+	}
+	if dumpPath != "" {
+		if err := os.WriteFile(dumpPath, dump.Bytes(), 0o644); err != nil {
+			return err
 		}
 	}
 	head := func(q question) bool { return q.category != 5 }

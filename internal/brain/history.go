@@ -4,11 +4,11 @@ import (
 	"bytes"
 	"crypto/rand"
 	"encoding/hex"
-	"regexp"
 	"strings"
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // ChatsDir is where the chat history lives: one Markdown file per conversation, under _content so the
@@ -16,7 +16,7 @@ import (
 const ChatsDir = "/_content/chats"
 
 // chatIDPattern is a conversation's id: the day it started and six random hex characters.
-var chatIDPattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}-[0-9a-f]{6}$`)
+var chatIDPattern = lazyregexp.New(`^\d{4}-\d{2}-\d{2}-[0-9a-f]{6}$`)
 
 // ValidChatID reports whether id names a conversation.
 func ValidChatID(id string) bool { return chatIDPattern.MatchString(id) }
@@ -53,10 +53,10 @@ type Message struct {
 //
 // A message line that starts with "###" or a backslash gets a backslash in front, so no message can
 // forge a heading; reading takes it off again. The format round-trips exactly (FuzzHistory).
-var headingPattern = regexp.MustCompile(`^### (You|Box) · (\d{2}:\d{2})((?: · [^\n]*)?)$`)
+var headingPattern = lazyregexp.New(`^### (You|Box) · (\d{2}:\d{2})((?: · [^\n]*)?)$`)
 
 // headingClock is a heading's time.
-var headingClock = regexp.MustCompile(`^\d{2}:\d{2}$`)
+var headingClock = lazyregexp.New(`^\d{2}:\d{2}$`)
 
 // outsideFront marks a conversation in which the box's answers were made after reading what others
 // wrote: its answers may quote them, so search and reads give the file the trust of others' words

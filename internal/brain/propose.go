@@ -2,10 +2,10 @@ package brain
 
 import (
 	"context"
-	"regexp"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/route"
@@ -92,7 +92,7 @@ Rules:
 - Never list passwords, codes, card numbers, keys or other secrets.
 - At most 20 lines. When there is nothing worth keeping, answer NONE.`
 
-var bullet = regexp.MustCompile(`^\s*(?:[-*•]|\d+[.)])\s+`)
+var bullet = lazyregexp.New(`^\s*(?:[-*•]|\d+[.)])\s+`)
 
 // parseFacts reads the model's list: one fact a line, bullets and numbering dropped, NONE for none.
 func parseFacts(text string) []string {

@@ -3,12 +3,12 @@ package brain
 import (
 	"context"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/memory"
 )
 
@@ -16,8 +16,8 @@ import (
 func (b *Brain) readBox(p string) ([]byte, error) { return layout.ReadFile(b.cfg.Box.Root, p) }
 
 var (
-	rememberRe = regexp.MustCompile(`(?is)^\s*(?:please\s+)?remember(?:\s+that)?[\s:,]+(.+)$`)
-	forgetRe   = regexp.MustCompile(`(?is)^\s*(?:please\s+)?forget(?:\s+about)?[\s:,]+(.+)$`)
+	rememberRe = lazyregexp.New(`(?is)^\s*(?:please\s+)?remember(?:\s+that)?[\s:,]+(.+)$`)
+	forgetRe   = lazyregexp.New(`(?is)^\s*(?:please\s+)?forget(?:\s+about)?[\s:,]+(.+)$`)
 )
 
 // NoBrain is what the chat says while no brain is set.

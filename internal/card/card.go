@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -15,6 +14,7 @@ import (
 	"go.yaml.in/yaml/v3"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/markdoc"
 )
 
@@ -171,7 +171,7 @@ func split(path string, data []byte) (*Card, error) {
 	return nil, invalid(path, 1, "the frontmatter is never closed: add a --- line after the YAML")
 }
 
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
+var yamlLineRE = lazyregexp.New(`^yaml: line (\d+): (.*)$`)
 
 // parseFront decodes the frontmatter into c.Node, a mapping whose node lines are file lines.
 func (c *Card) parseFront() (err error) {

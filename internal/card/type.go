@@ -2,15 +2,15 @@ package card
 
 import (
 	"path"
-	"regexp"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 var (
-	typeRE  = regexp.MustCompile(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
-	inboxRE = regexp.MustCompile(`^/_content/inbox/\d{4}-\d{2}-\d{2}(-([2-9]|[1-9]\d+))?\.md$`) // a day, or a later part of it
+	typeRE  = lazyregexp.New(`^[a-z][a-z0-9]*(-[a-z0-9]+)*$`)
+	inboxRE = lazyregexp.New(`^/_content/inbox/\d{4}-\d{2}-\d{2}(-([2-9]|[1-9]\d+))?\.md$`) // a day, or a later part of it
 )
 
 // IsCard reports whether a box path names a card or Markdown document the box checks (.card or .md).

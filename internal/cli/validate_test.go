@@ -10,11 +10,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/goldenfile"
@@ -476,6 +478,23 @@ func TestPreCommitRealGit(t *testing.T) {
 	mustGit(t, root, "add", "-A")
 	step("the binary listed in an attachments card", true)
 	golden(t, "pre-commit-git", tr.b.String())
+	waitPostCommitChecks(t, root, 3)
+}
+
+// waitPostCommitChecks waits until the post-commit hook's background link checks of n commits have ended
+// (each ends its log with a summary or a refusal): they outlive the commit, and must not outlive the test.
+func waitPostCommitChecks(t *testing.T, root string, n int) {
+	t.Helper()
+	log := filepath.Join(root, ".box", "logs", "post-commit.log")
+	ended := regexp.MustCompile(`(?m)^(\d+ errors?, |box: )`)
+	var b []byte
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		b, _ = os.ReadFile(log)
+		if len(ended.FindAll(b, -1)) >= n {
+			return
+		}
+	}
+	t.Fatalf("the post-commit link checks of %d commits did not end within 30 s; %s holds:\n%s", n, log, b)
 }
 
 func TestPreCommitInProcess(t *testing.T) {

@@ -5,7 +5,8 @@ package connector
 
 import (
 	"encoding/json"
-	"regexp"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Limits of a bundle (docs/CONNECTORS.md, "The manifest").
@@ -113,7 +114,7 @@ func (m *Manifest) egress() Egress {
 }
 
 // placeholderRE is a credential placeholder as code writes it: {{key:NAME}}.
-var placeholderRE = regexp.MustCompile(`\{\{key:([A-Za-z0-9_]*)\}\}`)
+var placeholderRE = lazyregexp.New(`\{\{key:([A-Za-z0-9_]*)\}\}`)
 
 // Placeholder is what connector code writes where a key goes; the sandbox swaps it for the key on
 // requests to the key's host (docs/CONNECTORS.md, "Keys").

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"path"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Problem is one thing wrong with a bundle: where it is ("manifest.egress[2]", "files/index.mjs:3:7")
@@ -99,10 +100,10 @@ var (
 	testKeys       = []string{"tool", "args", "expect"}
 	limitKeys      = []string{"timeoutS", "memory"}
 
-	idRE         = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-	toolNameRE   = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
-	keyNameRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
-	fileNameRE   = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(/[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)*\.(mjs|js|json)$`)
+	idRE         = lazyregexp.New(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	toolNameRE   = lazyregexp.New(`^[a-z][a-z0-9_]*$`)
+	keyNameRE    = lazyregexp.New(`^[A-Za-z][A-Za-z0-9_]*$`)
+	fileNameRE   = lazyregexp.New(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*(/[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*)*\.(mjs|js|json)$`)
 	maxIDLen     = 30 // c_<id>__<tool> stays within the 64 characters assistants allow a tool name
 	maxToolLen   = 30
 	maxKeyLen    = 40

@@ -6,101 +6,43 @@ package connectortest
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/boxmem/box/internal/builds"
 	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/sandbox"
+	"github.com/boxmem/box/internal/sitetest"
 )
 
 // Site is a local HTTPS server standing in for the public sites a connector reaches.
 type Site struct {
-	Net *sandbox.TestNet
-	srv *httptest.Server
-
-	mu    sync.Mutex
-	dials []string
+	Net  *sandbox.TestNet
+	site *sitetest.Site
 }
 
 // NewSite serves h over TLS on 127.0.0.1 under each of hosts; any other name does not resolve, and a
 // dial anywhere but the site is recorded and refused without connecting.
 func NewSite(t testing.TB, h http.Handler, hosts ...string) *Site {
 	t.Helper()
-	s := &Site{srv: httptest.NewUnstartedServer(h)}
-	cert, pool := selfSigned(t, hosts)
-	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	s.srv.StartTLS()
-	t.Cleanup(s.srv.Close)
-	addr := s.srv.Listener.Addr().String()
-	s.Net = &sandbox.TestNet{
-		Hosts:   map[string]string{},
-		RootCAs: pool,
+	site := sitetest.New(t, h, hosts...)
+	return &Site{site: site, Net: &sandbox.TestNet{
+		Hosts:   site.Hosts(),
+		RootCAs: site.Roots,
 		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			return nil, fmt.Errorf("no such host %s", host)
 		},
-		Dial: func(ctx context.Context, network, to string) (net.Conn, error) {
-			if to != addr {
-				s.mu.Lock()
-				s.dials = append(s.dials, to)
-				s.mu.Unlock()
-				return nil, fmt.Errorf("test dial hook: refused %s without connecting", to)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, network, to)
-		},
-	}
-	for _, host := range hosts {
-		s.Net.Hosts[host] = addr
-	}
-	return s
+		Dial: site.Dial,
+	}}
 }
 
 // Dials are the addresses a connection was attempted to that were not the site: none, in a sound box.
-func (s *Site) Dials() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return append([]string(nil), s.dials...)
-}
-
-func selfSigned(t testing.TB, hosts []string) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: hosts[0]}, DNSNames: hosts,
-		NotBefore: time.Unix(0, 0), NotAfter: time.Unix(1<<33, 0), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pool := x509.NewCertPool()
-	pool.AddCert(c)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
-}
+func (s *Site) Dials() []string { return s.site.Dials() }
 
 // BusHost is the city's API the Bus times connector reaches.
 const BusHost = "api.example.com"

@@ -3,10 +3,10 @@ package duplicate
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/secret"
 )
@@ -91,7 +91,7 @@ func newCatalogue(subjects []Subject) *catalogue {
 	return c
 }
 
-var inPlace = regexp.MustCompile(`\bin ((?:the )?\p{Lu}[\p{L}'’-]*(?: \p{Lu}[\p{L}'’-]*)*)`)
+var inPlace = lazyregexp.New(`\bin ((?:the )?\p{Lu}[\p{L}'’-]*(?: \p{Lu}[\p{L}'’-]*)*)`)
 
 func prepare(in *Subject) *subject {
 	s := &subject{Subject: in, class: classOf(in.Kind), nameSet: map[string]bool{}, maps: map[string]bool{},

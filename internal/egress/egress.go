@@ -77,7 +77,8 @@ type TestNet struct {
 }
 
 // WithTestNet returns a copy of c that resolves and connects through tn. It panics outside a test
-// binary, so the box itself can never enable it.
+// binary, so the box itself can never enable it; it is not in a _test.go file because other packages'
+// tests reach it (through egresstest).
 func (c *Client) WithTestNet(tn TestNet) *Client {
 	if !testing.Testing() {
 		panic("egress: WithTestNet is for tests only")

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -20,6 +19,7 @@ import (
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Limits per connection (docs/GATE.md, "Limits").
@@ -39,7 +39,7 @@ const (
 	StatusExpired  = "expired"
 )
 
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$`)
+var idPattern = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9_-]{0,80}$`)
 
 // ValidID reports whether id can name a card; anything else never reaches a path.
 func ValidID(id string) bool { return idPattern.MatchString(id) }

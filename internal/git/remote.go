@@ -8,11 +8,11 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Off-machine backup (docs/BACKUP.md): the box pushes its branch, under its own name, to git remotes it
@@ -55,7 +55,7 @@ func trackingRef(remote, branch string) string { return "refs/remotes/" + remote
 // never listed, pushed to or removed by the box.
 const backupKey = "boxbackup"
 
-var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+var nameRe = lazyregexp.New(`^[a-z0-9][a-z0-9-]{0,39}$`)
 
 // CheckName refuses a remote name the box would not manage: lower-case letters, digits and dashes.
 func CheckName(name string) error {
@@ -65,8 +65,8 @@ func CheckName(name string) error {
 	return nil
 }
 
-var schemeRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
-var helperRe = regexp.MustCompile(`^([A-Za-z][A-Za-z0-9+.-]*)::`)
+var schemeRe = lazyregexp.New(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
+var helperRe = lazyregexp.New(`^([A-Za-z][A-Za-z0-9+.-]*)::`)
 
 // CheckURL refuses a remote URL git would not be given: a form that runs a program (ext::, fd:: or any
 // remote helper), a transport the box does not use, a relative path, or a password inside the URL

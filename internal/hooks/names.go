@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Row is one line of the name index: a declared name, what declares it and where.
@@ -179,13 +180,13 @@ func langOf(name string) string {
 }
 
 var (
-	goFunc   = regexp.MustCompile(`^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`)
-	goDecl   = regexp.MustCompile(`^(type|var|const)\s+([A-Za-z_]\w*)`)
-	goGroup  = regexp.MustCompile(`^(type|var|const)\s*\($`)
-	goMember = regexp.MustCompile(`^\t([A-Za-z_]\w*)\b`)
-	tsDecl   = regexp.MustCompile(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(function\*?|class|interface|type|enum|const|let|var)\s+([A-Za-z_$][\w$]*)`)
-	pyDecl   = regexp.MustCompile(`^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)`)
-	pyAssign = regexp.MustCompile(`^([A-Z_][A-Z0-9_]*)\s*(?::[^=]*)?=`)
+	goFunc   = lazyregexp.New(`^func\s+(?:\([^)]*\)\s*)?([A-Za-z_]\w*)`)
+	goDecl   = lazyregexp.New(`^(type|var|const)\s+([A-Za-z_]\w*)`)
+	goGroup  = lazyregexp.New(`^(type|var|const)\s*\($`)
+	goMember = lazyregexp.New(`^\t([A-Za-z_]\w*)\b`)
+	tsDecl   = lazyregexp.New(`^(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(function\*?|class|interface|type|enum|const|let|var)\s+([A-Za-z_$][\w$]*)`)
+	pyDecl   = lazyregexp.New(`^(?:async\s+)?(def|class)\s+([A-Za-z_]\w*)`)
+	pyAssign = lazyregexp.New(`^([A-Z_][A-Z0-9_]*)\s*(?::[^=]*)?=`)
 )
 
 // declarations finds the top-level declarations of one source file, line by line (no parser: a

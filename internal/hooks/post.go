@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/validate"
 )
 
@@ -115,8 +115,8 @@ const (
 )
 
 var (
-	ansiRe  = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(?:\x07|\x1b\\)|\r`)
-	errorRe = regexp.MustCompile(`(?i)\b(error|fail(ed|ure)?|panic|fatal|exception|traceback|undefined|cannot|denied)\b`)
+	ansiRe  = lazyregexp.New(`\x1b\[[0-9;?]*[ -/]*[@-~]|\x1b\][^\x07]*(?:\x07|\x1b\\)|\r`)
+	errorRe = lazyregexp.New(`(?i)\b(error|fail(ed|ure)?|panic|fatal|exception|traceback|undefined|cannot|denied)\b`)
 )
 
 // Sieved is an oversized output reduced: ANSI scrubbed, repeated lines collapsed, then the head, the
@@ -166,7 +166,7 @@ func Sieve(text string) Sieved {
 	return sv
 }
 
-var repeatRe = regexp.MustCompile(`  \[×(\d+)\]$`)
+var repeatRe = lazyregexp.New(`  \[×(\d+)\]$`)
 
 func repeatMark(l string) string { return repeatRe.FindString(l) }
 

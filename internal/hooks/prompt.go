@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/memory"
 )
 
@@ -41,7 +41,7 @@ const (
 	regionSpan   = 12
 )
 
-var harnessTag = regexp.MustCompile(`^\s*<(task-notification|command-name|command-message|command-args|local-command-stdout|local-command-stderr|system-reminder|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)\b`)
+var harnessTag = lazyregexp.New(`^\s*<(task-notification|command-name|command-message|command-args|local-command-stdout|local-command-stderr|system-reminder|bash-input|bash-stdout|bash-stderr|user-prompt-submit-hook)\b`)
 
 // acks are replies that are never a task.
 var acks = map[string]bool{"ok": true, "okay": true, "yes": true, "no": true, "y": true, "n": true, "thanks": true,
@@ -91,7 +91,7 @@ func keywords(prompt string, n int) []string {
 	return words
 }
 
-var identRe = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+var identRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*`)
 
 // promptSubmit answers a waiting compaction, then, for a task, gives the located brief.
 func (s *session) promptSubmit(ctx context.Context) (Result, error) {

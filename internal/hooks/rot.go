@@ -4,10 +4,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/memory"
 )
 
@@ -15,10 +15,10 @@ import (
 const maxRot = 12
 
 var (
-	boxPathRe  = regexp.MustCompile("(?:^|[\\s(`\"'\\[])(/(?:_content|_config|_bookkeeping|_publish)/[^\\s)`\"'\\]]+)")
-	tickPathRe = regexp.MustCompile("`([A-Za-z0-9_.\\-]+(?:/[A-Za-z0-9_.\\-]+)+/?)`")
-	linkRe     = regexp.MustCompile(`\]\(([^)\s]+)\)`)
-	wikiRe     = regexp.MustCompile(`\[\[([^\]|#]+)`)
+	boxPathRe  = lazyregexp.New("(?:^|[\\s(`\"'\\[])(/(?:_content|_config|_bookkeeping|_publish)/[^\\s)`\"'\\]]+)")
+	tickPathRe = lazyregexp.New("`([A-Za-z0-9_.\\-]+(?:/[A-Za-z0-9_.\\-]+)+/?)`")
+	linkRe     = lazyregexp.New(`\]\(([^)\s]+)\)`)
+	wikiRe     = lazyregexp.New(`\[\[([^\]|#]+)`)
 )
 
 // rot lists lines of the router and of the agent guides that name a box path, a repo path or a note that

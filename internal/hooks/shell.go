@@ -1,8 +1,9 @@
 package hooks
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // search is one text search an agent is about to run.
@@ -19,7 +20,7 @@ var declKeywords = map[string]bool{"func": true, "type": true, "class": true, "d
 var declModifiers = map[string]bool{"export": true, "default": true, "async": true, "pub": true, "public": true,
 	"private": true, "static": true, "abstract": true, "declare": true}
 
-var escapeRe = regexp.MustCompile(`\\[A-Za-z]`)
+var escapeRe = lazyregexp.New(`\\[A-Za-z]`)
 
 // DeclName returns the name a search pattern looks for when the pattern is a declaration search
 // ("func ParseHook", `type\s+Box\b`, "def search", "(class|interface) Foo", `func \(.*\) Open`), else "".

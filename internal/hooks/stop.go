@@ -5,8 +5,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // LedgerFile is the declared ledger of gates, at the project root.
@@ -25,7 +26,7 @@ import (
 const LedgerFile = "GATES.md"
 
 var (
-	checkRe  = regexp.MustCompile(`^\s*[-*]\s*\[( |x|X)\]\s*(.*)$`)
+	checkRe  = lazyregexp.New(`^\s*[-*]\s*\[( |x|X)\]\s*(.*)$`)
 	metWords = map[string]bool{"met": true, "done": true, "pass": true, "passed": true, "ok": true, "yes": true, "✓": true, "✔": true, "[x]": true, "closed": true}
 )
 

@@ -3,11 +3,11 @@ package imports
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
 
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/markdoc"
 )
 
@@ -20,8 +20,8 @@ import (
 // its type: key for one of its own card types).
 
 var (
-	bmObservation = regexp.MustCompile(`^\s*[-*]\s+\[([^\[\]]+)\]\s+(.+)$`)
-	bmRelation    = regexp.MustCompile(`^\s*[-*]\s+([\p{L}_][\p{L}\p{N}_ -]*?)\s+\[\[([^\[\]]+)\]\](.*)$`)
+	bmObservation = lazyregexp.New(`^\s*[-*]\s+\[([^\[\]]+)\]\s+(.+)$`)
+	bmRelation    = lazyregexp.New(`^\s*[-*]\s+([\p{L}_][\p{L}\p{N}_ -]*?)\s+\[\[([^\[\]]+)\]\](.*)$`)
 )
 
 type bmFront struct {

@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Claude's data export (Settings → Privacy → Export data) is a zip holding conversations.json (a list
@@ -139,8 +140,8 @@ func (r *reader) claudeMemories(a *archive) error {
 }
 
 var (
-	sentenceEnd = regexp.MustCompile(`([.!?])\s+(\p{Lu}|\d)`)
-	listMark    = regexp.MustCompile(`^\s*(?:[-*+•]|\d+[.)])\s+`)
+	sentenceEnd = lazyregexp.New(`([.!?])\s+(\p{Lu}|\d)`)
+	listMark    = lazyregexp.New(`^\s*(?:[-*+•]|\d+[.)])\s+`)
 )
 
 // memoryText turns a Markdown memory into lines: each bullet or paragraph (with the lines that continue

@@ -64,6 +64,7 @@ func TestQueryRules(t *testing.T) {
 		note("/b", "Mia", "Mia runs marathons in Porto"),
 		note("/c", "Trip", "Leo and Mia visited Porto together"),
 		note("/d", "Cooking", "the best cellist recipes; running shoes"),
+		note("/e", "Chess", "Ana won the chess final"),
 	)
 	for _, tc := range []struct {
 		text string
@@ -78,6 +79,7 @@ func TestQueryRules(t *testing.T) {
 		{"leo mia porto lisbon cello marathons together plays", []string{"/a", "/c"}}, // eight: four
 		{"the and of it", nil},                                                        // stopwords only
 		{"the leo", []string{"/a", "/c"}},                                             // stopwords dropped
+		{"won", []string{"/e"}},                                                       // the past of win, not a stopword
 		{`"plays the cello"`, []string{"/a"}},                                         // phrase
 		{`"cello plays"`, nil},                                                        // phrase order matters
 		{`"the of"`, nil},                                                             // phrase of stopwords

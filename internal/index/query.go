@@ -101,9 +101,10 @@ func need(n int) int {
 func IsStopword(w string) bool { return stopwords[w] }
 
 // stopwords is the English list queries drop: the NLTK list plus the question words and auxiliaries a
-// question adds ("would", "could", "likely", "ever"). A query of stopwords alone matches nothing. It is
-// not secret.Stopwords on purpose: that list also drops forget's request words ("memory", "note"), which
-// a search must still find.
+// question adds ("would", "could", "likely", "ever"), less "won": NLTK has it for "won't", but it is the
+// past of "win" ("How many tournaments has Nate won?"; docs/SEARCH.md, "Words"). A query of stopwords
+// alone matches nothing. It is not secret.Stopwords on purpose: that list also drops forget's request
+// words ("memory", "note"), which a search must still find.
 var stopwords = func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`
@@ -113,7 +114,7 @@ had hadn has hasn have haven having he her here hers herself him himself his how
 its itself just ll m ma me mightn more most mustn my myself needn no nor not now o of off on once only or
 other our ours ourselves out over own re s same shan she should shouldn so some such t than that the
 their theirs them themselves then there these they this those through to too under until up ve very was
-wasn we were weren what when where which while who whom why will with won wouldn y you your yours
+wasn we were weren what when where which while who whom why will with wouldn y you your yours
 yourself yourselves
 would could might must shall may also ever likely yes
 `) {

@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -28,6 +27,7 @@ import (
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // RecordsDir is where the records of runs live, one file per run: /_bookkeeping/jobs/YYYY-MM-DD/HHMMSS-NAME-ID.json
@@ -144,7 +144,7 @@ func New(b *box.Box, o Options) *Runner {
 	return &Runner{b: b, opts: o, log: log, triggers: map[string]trigger{}, running: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
-var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,39}$`)
+var nameRe = lazyregexp.New(`^[a-z0-9][a-z0-9-]{0,39}$`)
 
 // Register adds a job; a bad or taken name is an error.
 func (r *Runner) Register(j Job) error {
@@ -351,15 +351,6 @@ func (r *Runner) due(ctx context.Context, j Job) (string, bool) {
 		return WhyMissed, true
 	}
 	return WhySchedule, true
-}
-
-// LastRun is when the newest recorded run of name started; zero when it never ran.
-func (r *Runner) LastRun(name string) (time.Time, error) {
-	recs, err := Find(r.b.Root, Query{N: 1, Job: name})
-	if err != nil || len(recs) == 0 {
-		return time.Time{}, err
-	}
-	return recs[0].Start, nil
 }
 
 // Run runs the job name now, unless a run of it is already going on in any process (Busy), and returns

@@ -25,15 +25,6 @@ const (
 	PrivateName                 // #name
 )
 
-var kindNames = [...]string{"", "identifier", "punctuator", "string", "template", "regex", "number", "private name"}
-
-func (k Kind) String() string {
-	if k > 0 && int(k) < len(kindNames) {
-		return kindNames[k]
-	}
-	return "kind(" + strconv.Itoa(int(k)) + ")"
-}
-
 // Token is one token. Value is decoded for identifiers (escapes resolved), strings and template pieces
 // (escapes resolved, quotes dropped); for the other kinds it is the source text.
 type Token struct {

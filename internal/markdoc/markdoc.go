@@ -21,10 +21,6 @@ const (
 	Function // name(args); Str holds the name, Items the arguments
 )
 
-var kindNames = [...]string{"string", "number", "bool", "null", "array", "hash", "variable", "function"}
-
-func (k Kind) String() string { return kindNames[k] }
-
 // Value is a typed attribute value. Start and End are byte offsets in the parsed source: for a
 // string, the raw text between the quotes (so a resolver can rewrite it in place); otherwise the
 // whole value.
@@ -64,14 +60,13 @@ const (
 	CodeStray      = "markdoc-stray-close"
 )
 
-// Error is a syntax or nesting problem at a 1-based line.
+// Error is a syntax or nesting problem at a 1-based line. It is a finding, not a Go error: the schema
+// check reports each by its Code and Msg.
 type Error struct {
 	Line int
 	Code string
 	Msg  string
 }
-
-func (e Error) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Msg) }
 
 // Doc is the result of parsing a body.
 type Doc struct {

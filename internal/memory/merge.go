@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +19,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/ref"
 	"github.com/boxmem/box/internal/say"
@@ -216,7 +216,7 @@ func (m *Memory) applyMerge(ctx context.Context, a Actor, pl *mergePlan, res Mer
 }
 
 // pairRe reads the pairs back from a merge's diary reason: "entity-leo → entity-leo-park (0.85: …)".
-var pairRe = regexp.MustCompile(`(?:^|; )([^\s;]+) → ([^\s;]+) \(`)
+var pairRe = lazyregexp.New(`(?:^|; )([^\s;]+) → ([^\s;]+) \(`)
 
 // keptApart is the pairs whose merge the owner undid and did not redo, each with the undone diary entry:
 // undo is the owner saying "these are two". Whether a merge is undone is box.Undone's answer, the one

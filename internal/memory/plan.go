@@ -2,13 +2,13 @@ package memory
 
 import (
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/note"
 	"github.com/boxmem/box/internal/secret"
 )
@@ -62,7 +62,7 @@ type Plan struct {
 }
 
 var (
-	mapNameRe  = regexp.MustCompile(`^moc-[a-z0-9][a-z0-9-]*$`)
+	mapNameRe  = lazyregexp.New(`^moc-[a-z0-9][a-z0-9-]*$`)
 	noteKinds  = []string{"person", "org", "place", "topic", "project", "event", "thing", "other"}
 	dropReason = []string{DropSecret, DropInstruction, DropChatter, DropGreeting, DropQuestion, DropSmallTalk}
 )

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/note"
 )
 
@@ -137,7 +137,7 @@ func (m *Memory) linksOutside(data []byte) bool {
 	return false
 }
 
-var wikiLink = regexp.MustCompile(`\[\[([a-z0-9][a-z0-9-]*)\]\]`)
+var wikiLink = lazyregexp.New(`\[\[([a-z0-9][a-z0-9-]*)\]\]`)
 
 // resolveName maps a name to its file, refusing anything that would leave /_content/.
 func resolveName(name string) (string, error) {

@@ -3,12 +3,12 @@ package note
 import (
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/say"
 )
 
@@ -43,7 +43,7 @@ func (e MapEntry) line() string {
 	return "- [[" + e.Target + "]] — " + e.Hook
 }
 
-var entryRe = regexp.MustCompile(`^- \[\[([^\[\]|#]+)\]\](?: — (.*))?$`)
+var entryRe = lazyregexp.New(`^- \[\[([^\[\]|#]+)\]\](?: — (.*))?$`)
 
 func parseEntry(l string) (MapEntry, bool) {
 	m := entryRe.FindStringSubmatch(l)

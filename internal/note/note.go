@@ -1,11 +1,11 @@
 package note
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/secret"
 	"go.yaml.in/yaml/v3"
 )
@@ -177,9 +177,9 @@ func NewNote(kind, title string, aliases, maps []string) []byte {
 }
 
 var (
-	idSuffix = regexp.MustCompile(` \^([A-Za-z0-9-]+)$`)
-	eventRe  = regexp.MustCompile(`^- (\d{4}-\d{2}-\d{2}) — (.+)$`)
-	linkRe   = regexp.MustCompile(`\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]`)
+	idSuffix = lazyregexp.New(` \^([A-Za-z0-9-]+)$`)
+	eventRe  = lazyregexp.New(`^- (\d{4}-\d{2}-\d{2}) — (.+)$`)
+	linkRe   = lazyregexp.New(`\[\[([^\[\]|#\n]+)(?:#[^\[\]|\n]*)?(?:\|[^\[\]\n]*)?\]\]`)
 )
 
 func parseFact(l string) (Fact, bool) {
@@ -309,7 +309,7 @@ func ReplaceFact(data []byte, old string, f Fact, date string) ([]byte, error) {
 	return nil, errs.E(op, errs.NotFound, "The note has no fact like that to replace.")
 }
 
-var dateRe = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRe = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
 
 // insertEvent keeps the timeline in date order: e goes after every line dated on or before it.
 func insertEvent(s *section, e Event) {

@@ -2,10 +2,10 @@ package note
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/say"
 )
 
@@ -61,11 +61,11 @@ type Router struct {
 }
 
 var (
-	coreRe    = regexp.MustCompile(`^- \[core\] (.+)$`)
-	mapLineRe = regexp.MustCompile(`^- \[\[([^\]|]+)\]\] — (.+) \((\d+) notes?\)$`)
-	waitingRe = regexp.MustCompile(`^(\d+) lines? waiting\.$`)              // an older router's line
-	inboxRe   = regexp.MustCompile(`^Inbox: (nothing|\d+ lines?) waiting$`) // "Inbox: 3 lines waiting"
-	untilRe   = regexp.MustCompile(` \(until (\d{4}-\d{2}-\d{2})\)$`)
+	coreRe    = lazyregexp.New(`^- \[core\] (.+)$`)
+	mapLineRe = lazyregexp.New(`^- \[\[([^\]|]+)\]\] — (.+) \((\d+) notes?\)$`)
+	waitingRe = lazyregexp.New(`^(\d+) lines? waiting\.$`)              // an older router's line
+	inboxRe   = lazyregexp.New(`^Inbox: (nothing|\d+ lines?) waiting$`) // "Inbox: 3 lines waiting"
+	untilRe   = lazyregexp.New(` \(until (\d{4}-\d{2}-\d{2})\)$`)
 )
 
 // WaitingLine is the router's inbox line, the same on every surface that shows the router (docs/MEMORY.md):

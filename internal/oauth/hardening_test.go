@@ -290,7 +290,7 @@ func TestIssuerIsTheOneTheClientDiscovered(t *testing.T) {
 	}
 }
 
-// PasskeyOrigin moves only a loopback number to localhost.
+// PasskeyOriginFor moves only a loopback number to localhost, or to the owner's name.
 func TestPasskeyOrigin(t *testing.T) {
 	for in, want := range map[string]string{
 		"http://127.0.0.1:7317":    "http://localhost:7317",
@@ -300,8 +300,8 @@ func TestPasskeyOrigin(t *testing.T) {
 		"https://box.example.com":  "https://box.example.com",
 		"http://192.168.1.10:7317": "http://192.168.1.10:7317",
 	} {
-		if got := oauth.PasskeyOrigin(in); got != want {
-			t.Errorf("PasskeyOrigin(%s) = %s, want %s", in, got, want)
+		if got := oauth.PasskeyOriginFor(in, ""); got != want {
+			t.Errorf("PasskeyOriginFor(%s, \"\") = %s, want %s", in, got, want)
 		}
 	}
 	// box serve's owner lives on box.localhost: a number and localhost itself move there, nothing else.

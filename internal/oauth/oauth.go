@@ -240,14 +240,11 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, PasskeyOriginFor(issuer, s.cfg.OwnerName)+ConsentPath+"?request="+url.QueryEscape(req.ID), http.StatusFound)
 }
 
-// PasskeyOrigin is where the owner's passkey works for a box reached at issuer: the same address, except
-// that a loopback IP (127.0.0.1, [::1]) becomes localhost, since a passkey's relying party is a name, never
-// a number. The request remembers the issuer it was sent to, so the redirect that answers it still carries
-// that issuer byte for byte (docs/OAUTH.md).
-func PasskeyOrigin(issuer string) string { return PasskeyOriginFor(issuer, "") }
-
-// PasskeyOriginFor is PasskeyOrigin for an owner whose passkey lives on name (box.localhost): a loopback
-// number, and localhost itself when name is another, become name with the same port. "" is localhost.
+// PasskeyOriginFor is where the owner's passkey works for a box reached at issuer, for an owner whose
+// passkey lives on name (box.localhost; "" is localhost): the same address, except that a loopback IP
+// (127.0.0.1, [::1]), and localhost itself when name is another, become name with the same port, since a
+// passkey's relying party is a name, never a number. The request remembers the issuer it was sent to, so
+// the redirect that answers it still carries that issuer byte for byte (docs/OAUTH.md).
 func PasskeyOriginFor(issuer, name string) string {
 	if name == "" {
 		name = "localhost"

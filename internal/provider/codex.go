@@ -3,9 +3,10 @@ package provider
 import (
 	"context"
 	"encoding/json"
-	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Codex in non-interactive mode: `codex exec --json` writes one JSON object a line: thread.started,
@@ -156,7 +157,7 @@ func (s *cxStream) finish(ex exitInfo, err error) (Reply, error) {
 	return reply, fail(op, codexFailure(s.sub, s.errors))
 }
 
-var tryAgain = regexp.MustCompile(`(?i)try again (at|in) ([A-Za-z0-9 :,/]{1,40}[A-Za-z0-9])`)
+var tryAgain = lazyregexp.New(`(?i)try again (at|in) ([A-Za-z0-9 :,/]{1,40}[A-Za-z0-9])`)
 
 // codexFailure classifies what Codex said went wrong. Codex passes the service's words on (a 401,
 // "You've hit your usage limit …"), and its turn.failed may only say the stream broke, so every

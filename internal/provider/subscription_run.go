@@ -8,12 +8,12 @@ import (
 	"io"
 	"io/fs"
 	"os/exec"
-	"regexp"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // exitInfo is how a CLI run ended.
@@ -153,10 +153,10 @@ func (t *tailBuffer) lines() string {
 }
 
 var (
-	bearer      = regexp.MustCompile(`(?i)\bbearer\s+[^\s"',;]+`)
-	secretAfter = regexp.MustCompile(`(?i)\b(token|api[_-]?key|key|secret|password|passwd|authorization|cookie)(["']?\s*[:=]\s*["']?)[^\s"',;]+`)
-	longToken   = regexp.MustCompile(`[A-Za-z0-9_\-+/=.~%]{20,}`)
-	email       = regexp.MustCompile(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
+	bearer      = lazyregexp.New(`(?i)\bbearer\s+[^\s"',;]+`)
+	secretAfter = lazyregexp.New(`(?i)\b(token|api[_-]?key|key|secret|password|passwd|authorization|cookie)(["']?\s*[:=]\s*["']?)[^\s"',;]+`)
+	longToken   = lazyregexp.New(`[A-Za-z0-9_\-+/=.~%]{20,}`)
+	email       = lazyregexp.New(`[A-Za-z0-9._%+\-]+@[A-Za-z0-9.\-]+\.[A-Za-z]{2,}`)
 )
 
 // hideSecrets removes what could be a secret from a CLI's own words before they reach a Detail: a

@@ -54,13 +54,6 @@ type Resolver struct {
 // NewResolver returns a Resolver for the box at root.
 func NewResolver(root string) *Resolver { return &Resolver{root: root, inside: map[string]bool{}} }
 
-// Resolve resolves a written target ("/_content/x.md#h", "attach/a.png", "../b.md?v=2") from the
-// file fromBoxPath. The error is for a bad fromBoxPath or an unreadable box, never for a bad target.
-func (rv *Resolver) Resolve(fromBoxPath, target string) (Resolution, error) {
-	r := newRef(Frontmatter, target, 0, 0)
-	return rv.resolve(fromBoxPath, r.Raw, r.Path)
-}
-
 // ResolveRef resolves an extracted ref from the file fromBoxPath: wikilinks by name, links after Markdown
 // and percent decoding.
 func (rv *Resolver) ResolveRef(fromBoxPath string, r Ref) (Resolution, error) {

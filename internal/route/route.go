@@ -5,10 +5,10 @@ package route
 
 import (
 	"encoding/json"
-	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/provider"
 	"github.com/boxmem/box/internal/secret"
 	"github.com/boxmem/box/internal/usage"
@@ -103,7 +103,7 @@ var careful = []struct {
 }
 
 // currency is an amount of money written with its sign: "$1,200", "€50", "£3.5k".
-var currency = regexp.MustCompile(`[$€£¥]\s?\d|\d\s?[$€£¥]`)
+var currency = lazyregexp.New(`[$€£¥]\s?\d|\d\s?[$€£¥]`)
 
 // Careful reports whether a message should start on the main model, and why.
 func Careful(message string) (string, bool) {

@@ -8,7 +8,6 @@ package routine
 import (
 	"bytes"
 	"fmt"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Where routines and their reports live in the box.
@@ -47,8 +47,8 @@ type Routine struct {
 }
 
 var (
-	nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9-]*$`)
-	atRe   = regexp.MustCompile(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
+	nameRe = lazyregexp.New(`^[a-z0-9][a-z0-9-]*$`)
+	atRe   = lazyregexp.New(`^([01][0-9]|2[0-3]):[0-5][0-9]$`)
 )
 
 // CheckName says why name cannot name a routine (it is the file's name), or nil.

@@ -47,9 +47,9 @@ func BenchmarkFetchOverhead(b *testing.B) {
 		}
 		return time.Since(began)
 	}
-	addr := s.srv.Listener.Addr().String()
+	addr := s.Addr
 	direct := &http.Client{Transport: &http.Transport{
-		TLSClientConfig:   &tls.Config{RootCAs: s.pool},
+		TLSClientConfig:   &tls.Config{RootCAs: s.Roots},
 		ForceAttemptHTTP2: true,
 		DialContext: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			var d net.Dialer

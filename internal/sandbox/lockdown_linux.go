@@ -67,12 +67,3 @@ func dataBytes() int64 {
 	pages, _ := strconv.ParseInt(string(f[5]), 10, 64)
 	return pages * int64(syscall.Getpagesize())
 }
-
-// landlockABI is the kernel's Landlock ABI version, 0 when it has none.
-func landlockABI() int {
-	v, err := llsys.LandlockGetABIVersion()
-	if err != nil {
-		return 0
-	}
-	return v
-}

@@ -2,25 +2,16 @@ package sandbox
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
 	"fmt"
-	"math/big"
-	"net"
 	"net/http"
-	"net/http/httptest"
 	"net/netip"
 	"os"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/boxmem/box/internal/connector"
+	"github.com/boxmem/box/internal/sitetest"
 )
 
 // The test binary is its own sandbox child, as the box binary is in production.
@@ -35,15 +26,13 @@ func TestMain(m *testing.M) {
 }
 
 // site is a local HTTPS server standing in for the public sites a connector reaches; its certificate
-// names every host the tests map to it.
+// names every host the tests map to it. Its Dials must stay empty, since the proxy refuses private
+// addresses before dialling.
 type site struct {
-	srv  *httptest.Server
-	pool *x509.CertPool
-	net  *TestNet
-	// dials records every address a test connection tried that was not the local site: it must stay
-	// empty, since the proxy refuses private addresses before dialling.
+	*sitetest.Site
+	net *TestNet
+	// resolved records every name the test resolver was asked for.
 	mu       sync.Mutex
-	dials    []string
 	resolved []string
 }
 
@@ -51,16 +40,10 @@ var siteHosts = []string{"api.example.com", "cdn.example.com", "other.example.ne
 
 func newSite(t testing.TB, h http.Handler) *site {
 	t.Helper()
-	s := &site{srv: httptest.NewUnstartedServer(h)}
-	cert, pool := selfSigned(t, siteHosts)
-	s.srv.TLS = &tls.Config{Certificates: []tls.Certificate{cert}}
-	s.srv.StartTLS()
-	t.Cleanup(s.srv.Close)
-	s.pool = pool
-	addr := s.srv.Listener.Addr().String()
+	s := &site{Site: sitetest.New(t, h, siteHosts...)}
 	s.net = &TestNet{
-		Hosts:   map[string]string{},
-		RootCAs: pool,
+		Hosts:   s.Hosts(),
+		RootCAs: s.Roots,
 		Resolve: func(ctx context.Context, host string) ([]netip.Addr, error) {
 			s.mu.Lock()
 			s.resolved = append(s.resolved, host)
@@ -70,19 +53,7 @@ func newSite(t testing.TB, h http.Handler) *site {
 			}
 			return nil, fmt.Errorf("no such host %s", host)
 		},
-		Dial: func(ctx context.Context, network, to string) (net.Conn, error) {
-			if to != addr {
-				s.mu.Lock()
-				s.dials = append(s.dials, to)
-				s.mu.Unlock()
-				return nil, fmt.Errorf("test dial hook: refused %s without connecting", to)
-			}
-			var d net.Dialer
-			return d.DialContext(ctx, network, to)
-		},
-	}
-	for _, h := range siteHosts {
-		s.net.Hosts[h] = addr
+		Dial: s.Dial,
 	}
 	return s
 }
@@ -97,32 +68,9 @@ var dnsAnswers = map[string][]netip.Addr{
 
 func (s *site) checkNoDials(t testing.TB) {
 	t.Helper()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.dials) > 0 {
-		t.Fatalf("connections were attempted to %v", s.dials)
+	if d := s.Dials(); len(d) > 0 {
+		t.Fatalf("connections were attempted to %v", d)
 	}
-}
-
-func selfSigned(t testing.TB, hosts []string) (tls.Certificate, *x509.CertPool) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: hosts[0]}, DNSNames: hosts,
-		NotBefore: time.Unix(0, 0), NotAfter: time.Unix(1<<33, 0), IsCA: true, BasicConstraintsValid: true,
-		KeyUsage: x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := x509.ParseCertificate(der)
-	pool := x509.NewCertPool()
-	pool.AddCert(c)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, pool
 }
 
 // bundle validates a manifest (as JSON text) and one index.mjs.

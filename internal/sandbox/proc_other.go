@@ -22,6 +22,4 @@ func lockdown(memoryMB int, timeout time.Duration) (int, error) {
 
 func killedBySignal(ps *os.ProcessState) bool { return false }
 
-func landlockABI() int { return 0 }
-
 func maxRSS(ps *os.ProcessState) int64 { return 0 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"maps"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/finding"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/markdoc"
 )
 
@@ -108,7 +108,7 @@ func (ck *checker) mapping(m *yaml.Node, fields map[string]*Field, prefix string
 
 func isNull(n *yaml.Node) bool { return n.Kind == yaml.ScalarNode && n.Tag == "!!null" }
 
-var dateRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
+var dateRE = lazyregexp.New(`^\d{4}-\d{2}-\d{2}$`)
 
 // value checks one non-null value against its field.
 func (ck *checker) value(line int, name string, f *Field, v *yaml.Node) {

@@ -5,13 +5,13 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/boxmem/box/internal/finding"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Registry is the set of schemas a box checks against. It is read-only once made.
@@ -67,7 +67,7 @@ func Load(boxRoot string) (*Registry, error) {
 	return r, nil
 }
 
-var lineRE = regexp.MustCompile(`line (\d+)`)
+var lineRE = lazyregexp.New(`line (\d+)`)
 
 func yamlLine(err error) int {
 	if m := lineRE.FindStringSubmatch(err.Error()); m != nil {

@@ -1,9 +1,10 @@
 package secret
 
 import (
-	"regexp"
 	"strings"
 	"unicode"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // The rules that keep chatter out of the notes (docs/SECRETS.md, "What tidy drops"): greetings, questions,
@@ -62,7 +63,7 @@ func Greeting(text string) bool {
 }
 
 // askOpen opens a question written without its question mark: "what time is it", "do you know …".
-var askOpen = regexp.MustCompile(`^(?:(?:what|when|where|who|why|how|which|whose|whom)\s+(?:is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|has|have|had|about|time|much|many|long|often|far|old|else)\b` +
+var askOpen = lazyregexp.New(`^(?:(?:what|when|where|who|why|how|which|whose|whom)\s+(?:is|are|was|were|do|does|did|can|could|should|would|will|shall|may|might|has|have|had|about|time|much|many|long|often|far|old|else)\b` +
 	`|(?:do|does|did|can|could|would|will|should|shall|is|are|was|were|have|has|may|might|am)\s+(?:you|i|we|they|he|she|it|there|anyone|anybody|someone|u)\b` +
 	`|(?:any|got any)\s+(?:ideas|idea|tips|thoughts|suggestions)\b)`)
 
@@ -91,13 +92,13 @@ func Question(text string) bool {
 }
 
 // openers are the words an assistant opens a reply with; chatter may follow them, or a fact.
-var openers = regexp.MustCompile(`^(?:(?:sure(?: thing)?|certainly|of course|absolutely|okay|ok|alright|all right|great|perfect|` +
+var openers = lazyregexp.New(`^(?:(?:sure(?: thing)?|certainly|of course|absolutely|okay|ok|alright|all right|great|perfect|` +
 	`excellent|wonderful|awesome|got it|noted|understood|no problem|will do|done|thanks|thank you|yes|yeah|right|` +
 	`hmm|ah|oh|well|gotcha|roger(?: that)?|cool|nice|lovely|amazing|fantastic|good|great question|good question)` +
 	`(?:\s*[,.!:;-]+\s*|\s+))+`)
 
 // chatterRe is an assistant speaking of itself, of the conversation, or offering more.
-var chatterRe = regexp.MustCompile(`^(?:` +
+var chatterRe = lazyregexp.New(`^(?:` +
 	`i(?:'ve| have) (?:saved|noted|added|stored|remembered|recorded|updated|filed|logged|captured|made a note of|written down|jotted down|put) (?:that|this|it|these|those|them|your|the (?:fact|note|info|information|details?))` +
 	`|i(?:'ll| will) (?:remember|keep|note|save|store|make a note|bear|keep that|remind|add that|add this|update|look into|check|get back|help)` +
 	`|i(?:'m| am) (?:an ai|a language model|an assistant|claude|chatgpt|gemini|copilot|here to|happy to|glad to|sorry to|sorry,|sorry but|sorry for|not able|unable|afraid|just an|always here|not sure i|not sure what)` +
@@ -142,7 +143,7 @@ var passing = set(`chat chatting chatted talk talking talked conversation convo 
 	going been ok okay yeah yes no nope sure thanks thank glad enjoyed enjoy enjoying loved love
 	laughed laugh laughing hilarious`)
 
-var laughRe = regexp.MustCompile(`^(?:ha|he|hi|ah|lo|l|ja|je|kk|rs)+l?$`)
+var laughRe = lazyregexp.New(`^(?:ha|he|hi|ah|lo|l|ja|je|kk|rs)+l?$`)
 
 // SmallTalk reports chatter with nothing to keep: thanks, acknowledgements, laughter, emoji, or a
 // passing remark about the talk, the mood or the weather now ("We had a nice chat today, lol", "so

@@ -2,8 +2,10 @@ package secret
 
 import (
 	_ "embed"
-	"regexp"
 	"strings"
+	"sync"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Codes that unlock things without a noun in front of them (docs/SECRETS.md, "Codes and phrases"): a
@@ -14,8 +16,9 @@ import (
 //go:embed bip39-english.txt
 var bip39Text string
 
-// bip39 is the BIP-39 English word list, the words of almost every wallet's seed phrase.
-var bip39 = set(bip39Text)
+// bip39 is the BIP-39 English word list, the words of almost every wallet's seed phrase; built on first
+// use, as the map of 2048 words is most of the package's start-up cost.
+var bip39 = sync.OnceValue(func() map[string]bool { return set(bip39Text) })
 
 // seedHints are words that, anywhere in the text, make a shorter run of list words a seed phrase.
 var seedHints = []string{"seed", "mnemonic", "recovery phrase", "wallet", "bip39", "bip-39", "metamask", "ledger", "trezor", "electrum", "bitcoin", "crypto", "phrase", "12 words", "24 words", "twelve words"}
@@ -38,7 +41,7 @@ func seedPhrase(ts []tok, n string) bool {
 func longestRun(ts []tok, lenient bool) int {
 	best := 0
 	for i := 0; i < len(ts); {
-		if !bip39[ts[i].w] {
+		if !bip39()[ts[i].w] {
 			i++
 			continue
 		}
@@ -48,7 +51,7 @@ func longestRun(ts []tok, lenient bool) int {
 			if isDigits(w) && len(w) <= 2 {
 				continue
 			}
-			if !bip39[w] {
+			if !bip39()[w] {
 				break
 			}
 			n++
@@ -72,7 +75,7 @@ func bipRun(ts []tok, j int, lenient bool) int {
 		if isDigits(w) && len(w) <= 2 {
 			continue
 		}
-		if !bip39[w] {
+		if !bip39()[w] {
 			break
 		}
 		n++
@@ -85,9 +88,9 @@ func bipRun(ts []tok, j int, lenient bool) int {
 
 var (
 	// recoveryRe is one GitHub-style recovery code: two groups of four to six letters and digits.
-	recoveryRe = regexp.MustCompile(`(?i)\b[a-z0-9]{4,6}-[a-z0-9]{4,6}\b`)
+	recoveryRe = lazyregexp.New(`(?i)\b[a-z0-9]{4,6}-[a-z0-9]{4,6}\b`)
 	// groupedKeyRe is a key written in equal groups: a BitLocker, Apple or product key.
-	groupedKeyRe = regexp.MustCompile(`\b([A-Za-z0-9]{4,6})(?:-[A-Za-z0-9]{4,6}){4,}\b`)
+	groupedKeyRe = lazyregexp.New(`\b([A-Za-z0-9]{4,6})(?:-[A-Za-z0-9]{4,6}){4,}\b`)
 )
 
 // recoveryCodes finds three or more recovery codes, or one key in five or more equal groups that mix

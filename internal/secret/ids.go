@@ -1,8 +1,9 @@
 package secret
 
 import (
-	"regexp"
 	"strings"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Numbers that identify a person or pay for things (docs/SECRETS.md, "Cards and national ids"): card
@@ -14,13 +15,13 @@ import (
 // instead ("my BSN is …"): without it they cannot be told from a phone number.
 
 var (
-	cardRe = regexp.MustCompile(`\d(?:[ -]?\d){12,18}`)
-	ssnRe  = regexp.MustCompile(`^(\d{3})-(\d{2})-(\d{4})$`)
-	ninoRe = regexp.MustCompile(`^([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z])(\d{2})(\d{2})(\d{2})([A-D])$`)
-	nirRe  = regexp.MustCompile(`^([12]) (\d{2}) (\d{2}) (\d{2}|2[AB]) (\d{3}) (\d{3}) (\d{2})$`)
-	dniRe  = regexp.MustCompile(`^([XYZ]-?)?(\d{7,8})-?([A-Z])$`)
-	cfRe   = regexp.MustCompile(`^[A-Z]{6}\d{2}[ABCDEHLMPRST]\d{2}[A-Z]\d{3}[A-Z]$`)
-	cpfRe  = regexp.MustCompile(`^(\d{3})\.(\d{3})\.(\d{3})-(\d{2})$`)
+	cardRe = lazyregexp.New(`\d(?:[ -]?\d){12,18}`)
+	ssnRe  = lazyregexp.New(`^(\d{3})-(\d{2})-(\d{4})$`)
+	ninoRe = lazyregexp.New(`^([A-CEGHJ-PR-TW-Z][A-CEGHJ-NPR-TW-Z])(\d{2})(\d{2})(\d{2})([A-D])$`)
+	nirRe  = lazyregexp.New(`^([12]) (\d{2}) (\d{2}) (\d{2}|2[AB]) (\d{3}) (\d{3}) (\d{2})$`)
+	dniRe  = lazyregexp.New(`^([XYZ]-?)?(\d{7,8})-?([A-Z])$`)
+	cfRe   = lazyregexp.New(`^[A-Z]{6}\d{2}[ABCDEHLMPRST]\d{2}[A-Z]\d{3}[A-Z]$`)
+	cpfRe  = lazyregexp.New(`^(\d{3})\.(\d{3})\.(\d{3})-(\d{2})$`)
 )
 
 // nationalID finds an id written in its own distinctive form. Each form is one word, or a few words

@@ -5,9 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"math"
-	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Machine-made secrets (docs/SECRETS.md, "Keys and tokens"): provider keys by their shape, private keys
@@ -19,40 +20,40 @@ import (
 // most text skips the regular expression.
 var providerKeys = []struct {
 	hint string
-	re   *regexp.Regexp
+	re   *lazyregexp.Regexp
 }{
-	{"sk-ant-", regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},                           // Anthropic
-	{"sk-", regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},         // OpenAI
-	{"A", regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`)}, // AWS access key id
-	{"gh", regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`)},                             // GitHub
-	{"github_pat_", regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{22,}`)},                    // GitHub fine-grained
-	{"glpat-", regexp.MustCompile(`\bglpat-[A-Za-z0-9_-]{20,}`)},                             // GitLab
-	{"AIza", regexp.MustCompile(`\bAIza[0-9A-Za-z_-]{35}`)},                                  // Google
-	{"xox", regexp.MustCompile(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},                          // Slack
-	{"k_", regexp.MustCompile(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},              // Stripe
-	{"whsec_", regexp.MustCompile(`\bwhsec_[A-Za-z0-9+/=]{20,}`)},                            // Stripe webhooks
-	{"mbx_", regexp.MustCompile(`\bmbx_[A-Za-z0-9_-]{16,}`)},                                 // the box's own keys
-	{"hf_", regexp.MustCompile(`\bhf_[A-Za-z0-9]{30,}`)},                                     // Hugging Face
-	{"npm_", regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}`)},                                    // npm
-	{"SG.", regexp.MustCompile(`\bSG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}`)},              // SendGrid
-	{"AGE-SECRET-KEY-", regexp.MustCompile(`AGE-SECRET-KEY-1[0-9A-Z]{50,}`)},                 // age
-	{"dop_v1_", regexp.MustCompile(`\bdop_v1_[a-f0-9]{40,}`)},                                // DigitalOcean
-	{"pypi-", regexp.MustCompile(`\bpypi-[A-Za-z0-9_-]{50,}`)},                               // PyPI
-	{"shp", regexp.MustCompile(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`)},                      // Shopify
-	{"ya29.", regexp.MustCompile(`\bya29\.[0-9A-Za-z_-]{20,}`)},                              // Google OAuth
-	{"EAA", regexp.MustCompile(`\bEAA[A-Za-z0-9]{30,}`)},                                     // Meta
-	{"SK", regexp.MustCompile(`\bSK[0-9a-fA-F]{32}\b`)},                                      // Twilio
-	{"-----", regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
+	{"sk-ant-", lazyregexp.New(`\bsk-ant-[A-Za-z0-9_-]{20,}`)},                           // Anthropic
+	{"sk-", lazyregexp.New(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}`)},         // OpenAI
+	{"A", lazyregexp.New(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b`)}, // AWS access key id
+	{"gh", lazyregexp.New(`\bgh[pousr]_[A-Za-z0-9]{30,}\b`)},                             // GitHub
+	{"github_pat_", lazyregexp.New(`\bgithub_pat_[A-Za-z0-9_]{22,}`)},                    // GitHub fine-grained
+	{"glpat-", lazyregexp.New(`\bglpat-[A-Za-z0-9_-]{20,}`)},                             // GitLab
+	{"AIza", lazyregexp.New(`\bAIza[0-9A-Za-z_-]{35}`)},                                  // Google
+	{"xox", lazyregexp.New(`\bxox[abposre]-[A-Za-z0-9-]{10,}`)},                          // Slack
+	{"k_", lazyregexp.New(`\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{16,}`)},              // Stripe
+	{"whsec_", lazyregexp.New(`\bwhsec_[A-Za-z0-9+/=]{20,}`)},                            // Stripe webhooks
+	{"mbx_", lazyregexp.New(`\bmbx_[A-Za-z0-9_-]{16,}`)},                                 // the box's own keys
+	{"hf_", lazyregexp.New(`\bhf_[A-Za-z0-9]{30,}`)},                                     // Hugging Face
+	{"npm_", lazyregexp.New(`\bnpm_[A-Za-z0-9]{36}`)},                                    // npm
+	{"SG.", lazyregexp.New(`\bSG\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_-]{20,}`)},              // SendGrid
+	{"AGE-SECRET-KEY-", lazyregexp.New(`AGE-SECRET-KEY-1[0-9A-Z]{50,}`)},                 // age
+	{"dop_v1_", lazyregexp.New(`\bdop_v1_[a-f0-9]{40,}`)},                                // DigitalOcean
+	{"pypi-", lazyregexp.New(`\bpypi-[A-Za-z0-9_-]{50,}`)},                               // PyPI
+	{"shp", lazyregexp.New(`\bshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}`)},                      // Shopify
+	{"ya29.", lazyregexp.New(`\bya29\.[0-9A-Za-z_-]{20,}`)},                              // Google OAuth
+	{"EAA", lazyregexp.New(`\bEAA[A-Za-z0-9]{30,}`)},                                     // Meta
+	{"SK", lazyregexp.New(`\bSK[0-9a-fA-F]{32}\b`)},                                      // Twilio
+	{"-----", lazyregexp.New(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
 }
 
 var (
-	privateKeyHeader = regexp.MustCompile(`begin (?:[a-z0-9]+ )*private key|private key-{3,}|putty-user-key-file`)
-	jwtRe            = regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
+	privateKeyHeader = lazyregexp.New(`begin (?:[a-z0-9]+ )*private key|private key-{3,}|putty-user-key-file`)
+	jwtRe            = lazyregexp.New(`\beyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]*`)
 	// connRe finds an address that carries a password: scheme://user:password@host.
-	connRe  = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/?#@:]*:([^\s/?#@]+)@`)
-	urlRe   = regexp.MustCompile(`(?i)\b[a-z][a-z0-9+.:-]{1,20}://[^\s"'<>]+`)
-	tokenRe = regexp.MustCompile(`[A-Za-z0-9_+/=-]{20,}`)
-	hexRe   = regexp.MustCompile(`[0-9a-fA-F]{32,}`)
+	connRe  = lazyregexp.New(`(?i)\b[a-z][a-z0-9+.-]{1,20}://[^\s/?#@:]*:([^\s/?#@]+)@`)
+	urlRe   = lazyregexp.New(`(?i)\b[a-z][a-z0-9+.:-]{1,20}://[^\s"'<>]+`)
+	tokenRe = lazyregexp.New(`[A-Za-z0-9_+/=-]{20,}`)
+	hexRe   = lazyregexp.New(`[0-9a-fA-F]{32,}`)
 )
 
 // keySecret finds machine-made secrets in text; depth counts the base64 layers already opened.

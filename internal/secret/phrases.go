@@ -2,6 +2,7 @@ package secret
 
 import (
 	"strings"
+	"sync"
 )
 
 // The phrase rules (docs/SECRETS.md, "Said in words"): a secret noun ("password", "PIN", "garage code",
@@ -26,8 +27,11 @@ const (
 	kSeed                     // a wallet's seed phrase: words of the BIP-39 list
 )
 
-// nouns maps each secret noun phrase, by its first word, to its kind. Phrases are normalised words.
-var nouns = nounTable(map[kind]string{
+// nouns maps each secret noun phrase, by its first word, to its kind. Phrases are normalised words. Built
+// on first use, like bip39: the table is a large part of the package's start-up cost.
+var nouns = sync.OnceValue(func() map[string][]nounPhrase { return nounTable(nounSource) })
+
+var nounSource = map[kind]string{
 	kPassword: `password|passwords|passwd|passwort|passworter|kennwort|passcode|passcodes|passphrase|
 		passphrases|pass phrase|pass-phrase|mot de passe|mots de passe|contrasena|contrasenas|senha|senhas|
 		palavra-passe|palavra passe|palavra-chave|parola d'ordine|parola chiave|wachtwoord|wachtwoorden|
@@ -81,7 +85,7 @@ var nouns = nounTable(map[kind]string{
 		wallet phrase|wallet words|backup phrase|seed-phrase|seedphrase|frase semilla|frase semente|
 		frase de recuperacion|frase de recuperacao|phrase de recuperation|phrase secrete|
 		wiederherstellungsphrase|herstelzin|frase di recupero`,
-})
+}
 
 type nounPhrase struct {
 	words []string
@@ -176,7 +180,7 @@ func nounAt(ts []tok, i int) (int, kind) {
 		return 0, 0
 	}
 	best, bk := 0, kind(0)
-	for _, p := range nouns[w] {
+	for _, p := range nouns()[w] {
 		if len(p.words) > best && i+len(p.words) <= len(ts) && matchWords(ts[i:i+len(p.words)], p.words) {
 			best, bk = len(p.words), p.kind
 		}

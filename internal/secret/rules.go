@@ -2,12 +2,12 @@ package secret
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // MaxFactLen is the longest text remember accepts, in characters. A plain fact is a sentence or two.
@@ -57,8 +57,8 @@ func listLabels(t string) []byte {
 }
 
 var (
-	bulletRe   = regexp.MustCompile(`(?:^|\s)[•▪◦·*]\s+\S`)
-	dashItemRe = regexp.MustCompile(`(?:^|\s)-\s+\S`)
+	bulletRe   = lazyregexp.New(`(?:^|\s)[•▪◦·*]\s+\S`)
+	dashItemRe = lazyregexp.New(`(?:^|\s)-\s+\S`)
 )
 
 // MultiFact reports text that holds several facts at once: more than one line, a list (bulleted or
@@ -128,7 +128,7 @@ func Sentences(t string) int {
 }
 
 // instructionStart matches text that opens by telling an assistant what to do.
-var instructionStart = regexp.MustCompile(`(?i)^(?:(?:hey|ok|okay|note|important|reminder|assistant|claude|chatgpt|gpt|ai|bot)[,:!]?\s+)*(?:please\s+)?(?:` +
+var instructionStart = lazyregexp.New(`(?i)^(?:(?:hey|ok|okay|note|important|reminder|assistant|claude|chatgpt|gpt|ai|bot)[,:!]?\s+)*(?:please\s+)?(?:` +
 	`(?:always|never|don't|do not|dont)\s+(?:ever\s+)?(?:answer|reply|respond|use|write|speak|talk|say|mention|include|call|ask|suggest|recommend|format|refer|sign|add|give|show|send|tell|be|act|translate|remind|bring up|start|end|apologi[sz]e|explain|summari[sz]e|output|return|share|reveal|follow|obey|trust|listen|check|double-check|confirm|verify|keep|greet|correct|spell|list|cite|quote|assume|guess|book|schedule|buy|order|pay|contact|email|text|message|post|round|convert|offer|wait|interrupt|lecture|moralize|moralise|store|save)` +
 	`|(?:you|u)\s+(?:must|should|shall|will|need to|have to|are to|may not|must not|cannot|can't|are required|are now|are an?\s+(?:ai|assistant|bot|language model|chatbot|helpful))` +
 	`|from now on|going forward|henceforth|in (?:the )?future,?\s+(?:always|never|please|answer|reply|respond|use)` +
@@ -138,7 +138,7 @@ var instructionStart = regexp.MustCompile(`(?i)^(?:(?:hey|ok|okay|note|important
 	`|call me\b|address me as|refer to me as)`)
 
 // instructionAnywhere matches prompt-injection phrases wherever they appear.
-var instructionAnywhere = regexp.MustCompile(`(?i)(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety|existing)?\s*(?:instructions|prompts?|rules|guidelines|directions|messages|context|guardrails)` +
+var instructionAnywhere = lazyregexp.New(`(?i)(?:ignore|disregard|forget|override|bypass)\s+(?:all\s+|any\s+|the\s+|your\s+|my\s+)*(?:previous|prior|above|earlier|preceding|original|system|safety|existing)?\s*(?:instructions|prompts?|rules|guidelines|directions|messages|context|guardrails)` +
 	`|system prompt|developer mode|jailbreak|new instructions:|\bDAN mode|</?system>|\[/?INST\]|<\|im_start\|>|^(?:system|assistant)\s*:` +
 	`|as an ai (?:language )?model|you are now\b|from now on,? (?:you|always|never|answer|reply|respond|only|do)`)
 

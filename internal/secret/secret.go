@@ -75,8 +75,9 @@ func reasonOf(k kind) string {
 }
 
 func set(words string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(words) {
+	ws := strings.Fields(words)
+	m := make(map[string]bool, len(ws)) // sized at once: the package builds some forty of these at start
+	for _, w := range ws {
 		m[w] = true
 	}
 	return m

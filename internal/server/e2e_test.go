@@ -2,9 +2,11 @@ package server_test
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"github.com/boxmem/box/internal/mcptest"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httputil"
@@ -180,19 +182,7 @@ func TestConformance(t *testing.T) {
 	// The suite fires its scenarios as fast as it can through one key, unpaced, against the default limit.
 	e := start(t)
 	_, key := e.key("Conformance", keys.Caps{Memory: true})
-	target, _ := url.Parse(e.base)
-	proxy := &httputil.ReverseProxy{Rewrite: func(r *httputil.ProxyRequest) {
-		r.SetURL(target)
-		r.Out.Host = r.In.Host
-		r.Out.Header.Set("Authorization", "Bearer "+key)
-	}}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps := &http.Server{Handler: proxy}
-	go ps.Serve(ln)
-	defer ps.Close()
+	ln := serveProxy(t, newKeyProxy(t, e.base, key))
 	expected := filepath.Join(repoRoot(t), "internal", "mcp", "testdata", "conformance-expected-failures.yml")
 	results := t.TempDir()
 	args := []string{"conformance", "server", "--url", "http://" + ln.Addr().String() + "/mcp", "--expected-failures", expected,
@@ -206,6 +196,151 @@ func TestConformance(t *testing.T) {
 		logFailedChecks(t, results)
 		t.Fatalf("conformance: %v (scenarios outside %s failed, or an expected failure now passes)", err, expected)
 	}
+}
+
+// keyProxy forwards every request to a box with its key added, keeping the Host and Origin it was sent.
+type keyProxy struct{ httputil.ReverseProxy }
+
+func newKeyProxy(t testing.TB, base, key string) *keyProxy {
+	target, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &keyProxy{}
+	p.Rewrite = func(r *httputil.ProxyRequest) {
+		r.SetURL(target)
+		r.Out.Host = r.In.Host
+		r.Out.Header.Set("Authorization", "Bearer "+key)
+	}
+	return p
+}
+
+// ServeHTTP reads the request's body whole before forwarding it. Streamed, the body would be read once more
+// by the transport after it was sent (to check it ended), and the server closes a body as soon as the answer
+// starts going out: a transport slow to make that read meets a closed body and drops the connection to the
+// box mid-answer.
+func (p *keyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, "the test's proxy could not read the request: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	p.ReverseProxy.ServeHTTP(w, r)
+}
+
+// TestKeyProxyAnswersWholeWhenItsRequestIsReadLate holds TestConformance's proxy to forwarding a long answer
+// whole when its transport is slow to finish sending the request, as on a loaded machine: the transport's
+// last read of the request's body (after the declared length, to check it ended) waits until the answer has
+// started going out, by events, not by time.
+func TestKeyProxyAnswersWholeWhenItsRequestIsReadLate(t *testing.T) {
+	e := start(t)
+	_, key := e.key("Proxy", keys.Caps{Memory: true})
+	p := newKeyProxy(t, e.base, key)
+	connClosed := make(chan struct{})
+	var once sync.Once
+	tr := &http.Transport{DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return closeSignal{c, func() { once.Do(func() { close(connClosed) }) }}, nil
+	}}
+	t.Cleanup(tr.CloseIdleConnections)
+	p.Transport = tr
+	started, lateRead := make(chan struct{}), make(chan struct{})
+	ln := serveProxy(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = &lateBody{ReadCloser: r.Body, wait: started, reading: lateRead}
+		p.ServeHTTP(&answerStart{ResponseWriter: w, started: started, lateRead: lateRead, connClosed: connClosed}, r)
+	}))
+	req, _ := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/mcp", strings.NewReader(listTools))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("the answer was cut after %d bytes: %v", len(body), err)
+	}
+	var got struct {
+		Result struct{ Tools []struct{ Name string } }
+	}
+	if err := json.Unmarshal(body, &got); err != nil || len(got.Result.Tools) != 9 {
+		t.Fatalf("tools/list through the proxy: %v\n%s", err, tail(string(body), 5))
+	}
+}
+
+// lateBody is a request body whose first read after its end waits until wait is closed (a second at most).
+type lateBody struct {
+	io.ReadCloser
+	wait, reading chan struct{}
+	ended, late   bool
+}
+
+func (b *lateBody) Read(p []byte) (int, error) {
+	if b.ended && !b.late {
+		b.late = true
+		close(b.reading)
+		select {
+		case <-b.wait:
+		case <-time.After(time.Second):
+		}
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.ended = b.ended || err == io.EOF
+	return n, err
+}
+
+// answerStart closes started once more of the answer was written than the server buffers (2 KiB: its
+// headers are on the wire and the request's body is closed); when a late read of the request was waiting
+// for that, it holds the write until the connection to the box is closed (a second at most).
+type answerStart struct {
+	http.ResponseWriter
+	started, lateRead, connClosed chan struct{}
+	n                             int
+}
+
+func (w *answerStart) Write(p []byte) (int, error) {
+	n, err := w.ResponseWriter.Write(p)
+	if w.n += n; w.n > 2048 && w.started != nil {
+		close(w.started)
+		w.started = nil
+		select {
+		case <-w.lateRead:
+			select {
+			case <-w.connClosed:
+			case <-time.After(time.Second):
+			}
+		default:
+		}
+	}
+	return n, err
+}
+
+func (w *answerStart) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// closeSignal is a connection that calls closed when it is closed.
+type closeSignal struct {
+	net.Conn
+	closed func()
+}
+
+func (c closeSignal) Close() error { c.closed(); return c.Conn.Close() }
+
+// serveProxy serves h on 127.0.0.1:0 until the test ends.
+func serveProxy(t testing.TB, h http.Handler) net.Listener {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps := &http.Server{Handler: h}
+	go ps.Serve(ln)
+	t.Cleanup(func() { ps.Close() })
+	return ln
 }
 
 // logFailedChecks logs every failed check the suite saved under dir (one checks.json per scenario), with

@@ -11,7 +11,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"regexp"
 	"sort"
 	"strings"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/secret"
 )
 
@@ -227,9 +227,9 @@ func find(lists []List, ref string) (Item, error) {
 }
 
 var (
-	itemLine  = regexp.MustCompile(`^\s*[-*] \[([ xX])\] (.*?)(?:\s+\^([a-z0-9-]+))?\s*$`)
-	titleLine = regexp.MustCompile(`(?m)^title:\s*(.+?)\s*$`)
-	validName = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
+	itemLine  = lazyregexp.New(`^\s*[-*] \[([ xX])\] (.*?)(?:\s+\^([a-z0-9-]+))?\s*$`)
+	titleLine = lazyregexp.New(`(?m)^title:\s*(.+?)\s*$`)
+	validName = lazyregexp.New(`^[a-z0-9][a-z0-9-]{0,63}$`)
 )
 
 // Parse reads one list file. Lines that are not items are kept in the file and ignored here.

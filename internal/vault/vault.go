@@ -17,13 +17,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"regexp"
 	"runtime"
 	"sort"
 	"strings"
 
 	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Options say where a box's vault lives.
@@ -45,7 +45,7 @@ type Vault struct {
 	key   []byte
 }
 
-var boxIDPattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var boxIDPattern = lazyregexp.New(`^[A-Za-z0-9_-]{1,64}$`)
 
 // DefaultDir is the vault folder of a box for this OS user: $XDG_DATA_HOME/box/<id>, else
 // ~/.local/share/box/<id> on Linux and the BSDs, else the OS's per-user config folder (macOS:
@@ -236,7 +236,7 @@ type Entry struct {
 	Broken bool   `json:"broken,omitempty"` // the sealed file could not be opened: set it again
 }
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$`)
+var namePattern = lazyregexp.New(`^[A-Za-z0-9][A-Za-z0-9._:/-]{0,127}$`)
 
 // maxSecret bounds one secret; keys and passwords are far smaller.
 const maxSecret = 64 << 10

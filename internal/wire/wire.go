@@ -9,13 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"regexp"
 	"strings"
 
 	"time"
 
 	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // Options say what to wire: the folder, the binary the hooks call, and the owner's box.
@@ -213,7 +213,7 @@ func (o Options) Command(event string) string {
 }
 
 // ours recognises a hook command box wire wrote, whatever binary path or box it named.
-var ours = regexp.MustCompile(`^(?:'[^']*'|\S+)(?: --box (?:'[^']*'|\S+))? hook [A-Za-z]+$`)
+var ours = lazyregexp.New(`^(?:'[^']*'|\S+)(?: --box (?:'[^']*'|\S+))? hook [A-Za-z]+$`)
 
 func (o Options) isOurs(cmd string) bool {
 	if !ours.MatchString(cmd) {
