@@ -299,3 +299,58 @@ func BenchmarkSearchBroad10k(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSearchLean10k is the index's part of bench/mcp's lean request path: 10,000 notes as that
+// harness writes them (a unique name, "<Name> likes <hobby> in <city>."), searched as memory.Search does
+// (partial matches on, 10 returned) for one name, a word no note holds, a city 1,429 notes hold and a
+// word every note holds.
+func BenchmarkSearchLean10k(b *testing.B) {
+	hobbies := []string{"gardening", "chess", "climbing", "baking", "cycling", "painting", "sailing", "pottery", "running", "fishing"}
+	cities := []string{"Lyon", "Porto", "Leeds", "Bergen", "Graz", "Ghent", "Turin"}
+	name := func(i int) string {
+		w := []byte("zoraaaa")
+		for k := len(w) - 1; k >= 3; k-- {
+			w[k] = byte('a' + i%26)
+			i /= 26
+		}
+		return string(w)
+	}
+	var files []FileDocs
+	for i := range 10_000 {
+		nm := name(i)
+		title := strings.ToUpper(nm[:1]) + nm[1:]
+		fact := fmt.Sprintf("%s likes %s in %s.", title, hobbies[i%len(hobbies)], cities[i%len(cities)])
+		p := "/_content/memory/notes/entity-" + nm + ".md"
+		d := Doc{Path: p, Kind: "note", Title: title, Description: fact, Who: "owner", Trust: "own",
+			Body: fmt.Sprintf("# %s\n\n## Snapshot\n%s\n\n## Key facts\n- Likes %s.\n- Lives in %s.\n", title, fact, hobbies[i%len(hobbies)], cities[i%len(cities)]),
+			Hash: nm}
+		files = append(files, FileDocs{Path: p, Stamp: FileStamp{Hash: nm}, Docs: []Doc{d}})
+	}
+	ix, err := Open(filepath.Join(b.TempDir(), "index.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ix.Close()
+	for chunk := range slices.Chunk(files, reconcileBatch) {
+		if err := ix.ReplaceFiles(chunk); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if err := ix.Optimize(ctx); err != nil { // as Reconcile leaves a rebuilt index
+		b.Fatal(err)
+	}
+	for _, q := range []struct{ label, words string }{{"one", name(5000)}, {"none", "xylophone"}, {"lyon", "lyon"}, {"likes", "likes"}} {
+		b.Run(q.label, func(b *testing.B) {
+			s := Query{Text: q.words, Limit: 10, Partial: true}
+			if _, err := ix.Search(ctx, s); err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := ix.Search(ctx, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

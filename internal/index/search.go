@@ -140,6 +140,8 @@ func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, erro
 // candidate is a document on its way to being a hit.
 type candidate struct {
 	id     int64
+	date   int64 // as the index holds it (0: none), for ordering like the statement
+	after  int64 // the horizon of the statement that found it (docs/SEARCH.md, "Cost"), or 0
 	hit    Hit
 	fields [nFields]string // the body cut to maxReadBytes characters
 	doc    *docText
@@ -200,7 +202,7 @@ func (ix *Index) partial(ctx context.Context, q Query, terms []term, depth int, 
 	}
 	list, _ := json.Marshal(keep)
 	out, err := ix.rank(ctx, fmt.Sprintf(`SELECT d.id, 0, d.path, d.kind, d.date, d.who, d.trust, f.title, f.aliases, f.description,
-substr(f.body, 1, %d) FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN (SELECT value FROM json_each(?))`, maxReadBytes), []any{string(list)})
+substr(f.body, 1, %d), 0 FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN (SELECT value FROM json_each(?))`, maxReadBytes), []any{string(list)})
 	for i := range out {
 		out[i].hit.Partial = true
 	}
@@ -278,34 +280,58 @@ func join(terms []term, sep string) string {
 // run executes one FTS5 expression with q's filters, best first. counted, when not nil, adds the "at
 // least half" rule for long queries: SQLite counts the terms each row matches (a UNION ALL of one MATCH
 // per term, grouped), and BM25 is computed only for rows that pass. Without it, an expression more than
-// broadPool documents match is ranked on a bounded pool (horizon).
+// broadPool documents match is ranked on a bounded pool (docs/SEARCH.md, "Cost"): the statement that
+// ranks finds the horizon itself, and only past one are the named documents looked up and ranked too.
 func (ix *Index) run(ctx context.Context, q Query, expr string, counted []term, terms []term) ([]candidate, error) {
 	var b strings.Builder
-	var broad *horizon
-	if counted == nil {
-		var err error
-		if broad, err = ix.horizon(ctx, q, expr, terms); err != nil {
-			return nil, err
-		}
+	args := ranked(&b, q, expr, counted, nil)
+	cands, err := ix.rank(ctx, b.String(), args)
+	if err != nil || counted != nil || len(cands) == 0 || cands[0].after == 0 {
+		return cands, err
 	}
-	args := ranked(&b, q, expr, counted, broad, nil)
-	b.WriteString("\nORDER BY 2 DESC, 5 DESC, 3")
-	return ix.rank(ctx, b.String(), args)
+	named, err := ix.ids(ctx, `SELECT rowid FROM names WHERE names MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`,
+		[]any{anyOf(terms), cands[0].after, broadPool})
+	if err != nil || len(named) == 0 {
+		return cands, err
+	}
+	b.Reset()
+	args = ranked(&b, q, expr, nil, &horizon{after: cands[0].after, named: named})
+	more, err := ix.rank(ctx, b.String(), args)
+	if err != nil {
+		return nil, err
+	}
+	// Both lists are best first; the best q.Limit of the two, in the order the statement gives (score, then
+	// the newer, then by path).
+	cands = append(cands, more...)
+	sort.SliceStable(cands, func(i, j int) bool {
+		a, b := &cands[i], &cands[j]
+		switch {
+		case a.hit.Score != b.hit.Score:
+			return a.hit.Score > b.hit.Score
+		case a.date != b.date:
+			return a.date > b.date
+		}
+		return a.hit.Path < b.hit.Path
+	})
+	return cands[:min(q.Limit, len(cands))], nil
 }
 
 // ranked writes one SELECT of the best q.Limit rows for expr, in two steps: rank every matching row on
-// cheap columns, then read the text of the rows kept only (the body's first maxReadBytes characters).
-// It returns the arguments, appended to args.
-func ranked(b *strings.Builder, q Query, expr string, counted []term, broad *horizon, args []any) []any {
+// cheap columns, then read the text of the rows kept only (the body's first maxReadBytes characters),
+// best first. It returns the arguments. With named nil and counted nil, it ranks the matches newer than
+// the horizon (every match when there is none) and gives the horizon as the last column (0 for none);
+// with named, the named documents at or before it.
+func ranked(b *strings.Builder, q Query, expr string, counted []term, named *horizon) []any {
+	var args []any
 	fmt.Fprintf(b, `SELECT r.id, -r.score, r.path, r.kind, r.date, r.who, r.trust, f.title, f.aliases, f.description,
-substr(f.body, 1, %d) FROM (`, maxReadBytes)
-	scored := fmt.Sprintf(`SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) AS score, d.path AS path, d.kind, d.date AS date, d.who, d.trust
-FROM fts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?`, weightTitle, weightAliases, weightDescription, weightBody)
+substr(f.body, 1, %d), r.after FROM (`, maxReadBytes)
+	scored := fmt.Sprintf(`SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) AS score, d.path AS path, d.kind, d.date AS date, d.who, d.trust, %%s AS after
+FROM %%sfts JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?`, weightTitle, weightAliases, weightDescription, weightBody)
 	switch {
 	case counted != nil:
 		// CROSS JOIN keeps the FTS5 scan as the outer loop: driven the other way, FTS5 would re-run the
 		// match once per candidate row id.
-		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path AS path, d.kind, d.date AS date, d.who, d.trust
+		fmt.Fprintf(b, `SELECT fts.rowid AS id, bm25(fts, %g, %g, %g, %g) * (1 + %g * c.n) AS score, d.path AS path, d.kind, d.date AS date, d.who, d.trust, 0 AS after
 FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, weightAliases, weightDescription, weightBody, coordination)
 		for i, t := range counted {
 			if i > 0 {
@@ -316,35 +342,40 @@ FROM fts CROSS JOIN (SELECT rowid AS id, count(*) AS n FROM (`, weightTitle, wei
 		}
 		b.WriteString(`) GROUP BY rowid HAVING count(*) >= ?) c ON c.id = fts.rowid JOIN docs d ON d.id = fts.rowid WHERE fts MATCH ?`)
 		args = filters(b, q, append(args, need(len(counted)), expr))
-	case broad == nil:
-		b.WriteString(scored)
+	case named == nil:
+		// The horizon, walked unscored, newest first: the newest match past the broadPool newest, or 0. A
+		// one-row table joined first, so FTS5 seeks to the row ids past it and scores no older match.
+		var h strings.Builder
+		h.WriteString(`(SELECT coalesce((SELECT fts.rowid FROM fts`)
+		if q.filtered() {
+			h.WriteString(` JOIN docs d ON d.id = fts.rowid`)
+		}
+		h.WriteString(` WHERE fts MATCH ?`)
+		args = filters(&h, q, []any{expr})
+		fmt.Fprintf(&h, ` ORDER BY fts.rowid DESC LIMIT 1 OFFSET %d), 0) AS after) h CROSS JOIN `, broadPool)
+		fmt.Fprintf(b, scored+` AND fts.rowid > h.after`, "h.after", h.String())
 		args = filters(b, q, append(args, expr))
 	default:
-		// Two row-id ranges FTS5 seeks to, so no older match is scored: the newest broadPool matches, then
-		// from the oldest of the named documents on, only those (the unary + keeps SQLite from driving
-		// FTS5 once per listed id).
-		b.WriteString(scored + ` AND fts.rowid > ?`)
-		args = filters(b, q, append(args, expr, broad.after))
-		if len(broad.named) > 0 {
-			list, _ := json.Marshal(broad.named)
-			b.WriteString("\nUNION ALL\n" + scored + ` AND fts.rowid BETWEEN ? AND ? AND +fts.rowid IN (SELECT value FROM json_each(?))`)
-			args = filters(b, q, append(args, expr, broad.named[len(broad.named)-1], broad.after, string(list)))
-		}
+		// From the oldest of the named documents to the horizon, only those (the unary + keeps SQLite from
+		// driving FTS5 once per listed id).
+		list, _ := json.Marshal(named.named)
+		fmt.Fprintf(b, scored+` AND fts.rowid BETWEEN ? AND ? AND +fts.rowid IN (SELECT value FROM json_each(?))`, "0", "")
+		args = filters(b, q, append(args, expr, named.named[len(named.named)-1], named.after, string(list)))
 	}
-	b.WriteString(` ORDER BY score, date DESC, path LIMIT ?) r JOIN fts f ON f.rowid = r.id`)
+	b.WriteString(` ORDER BY score, date DESC, path LIMIT ?) r JOIN fts f ON f.rowid = r.id
+ORDER BY 2 DESC, 5 DESC, 3`)
 	return append(args, q.Limit)
 }
 
-// rank runs a query of candidates: id, score, path, kind, date, who, trust and the four fields.
+// rank runs a query of candidates: id, score, path, kind, date, who, trust, the four fields and the horizon.
 func (ix *Index) rank(ctx context.Context, query string, args []any) ([]candidate, error) {
 	return scanAll(ctx, ix, query, args, func(r *sql.Rows, c *candidate) error {
-		var date int64
 		f := &c.fields
-		if err := r.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &date, &c.hit.Who, &c.hit.Trust, &f[0], &f[1], &f[2], &f[3]); err != nil {
+		if err := r.Scan(&c.id, &c.hit.Score, &c.hit.Path, &c.hit.Kind, &c.date, &c.hit.Who, &c.hit.Trust, &f[0], &f[1], &f[2], &f[3], &c.after); err != nil {
 			return err
 		}
-		if date != 0 {
-			c.hit.Date = time.Unix(date, 0).UTC()
+		if c.date != 0 {
+			c.hit.Date = time.Unix(c.date, 0).UTC()
 		}
 		return nil
 	})
@@ -423,27 +454,6 @@ const broadPool = 256
 type horizon struct {
 	after int64
 	named []int64
-}
-
-// horizon walks the matches of expr newest first, unscored, and returns nil when at most broadPool
-// documents match: then every match is ranked.
-func (ix *Index) horizon(ctx context.Context, q Query, expr string, terms []term) (*horizon, error) {
-	var b strings.Builder
-	b.WriteString(`SELECT fts.rowid FROM fts`)
-	if q.filtered() {
-		b.WriteString(` JOIN docs d ON d.id = fts.rowid`)
-	}
-	b.WriteString(` WHERE fts MATCH ?`)
-	args := filters(&b, q, []any{expr})
-	b.WriteString(` ORDER BY fts.rowid DESC LIMIT 1 OFFSET ?`)
-	ids, err := ix.ids(ctx, b.String(), append(args, broadPool))
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	h := &horizon{after: ids[0]}
-	h.named, err = ix.ids(ctx, `SELECT rowid FROM names WHERE names MATCH ? AND rowid <= ? ORDER BY rowid DESC LIMIT ?`,
-		[]any{anyOf(terms), h.after, broadPool})
-	return h, err
 }
 
 // ids runs a query of one integer column.

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -83,6 +85,10 @@ func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *s
 	if rt := reflect.TypeFor[Out](); rt.Kind() == reflect.Pointer {
 		elemZero = reflect.Zero(rt.Elem()).Interface()
 	}
+	// An output schema inferred from Out (define's schemaFor: no defaults, null nowhere) takes every
+	// object encoded from an Out that holds no null as it is: sortedJSON gives it as the SDK sends it
+	// without decoding and validating it (docs/ARCHITECTURE.md, "One request's path").
+	fits := out != nil && !hasDefault(out.Schema())
 	return func(ctx context.Context, ss *session, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		input, err := applySchema(req.Params.Arguments, in, false)
 		if err != nil {
@@ -122,7 +128,9 @@ func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *s
 		if err != nil {
 			return nil, fmt.Errorf("marshaling output: %w", err)
 		}
-		if data, err = applySchema(data, out, true); err != nil {
+		if sorted, ok := sortedJSON(data); ok && fits {
+			data = sorted
+		} else if data, err = applySchema(data, out, true); err != nil {
 			return nil, fmt.Errorf("validating tool output: %w", err)
 		}
 		res.StructuredContent = json.RawMessage(data)
@@ -183,6 +191,164 @@ func applySchema(data json.RawMessage, resolved *jsonschema.Resolved, forOutput 
 		return nil, fmt.Errorf("marshalling with defaults: %v", err)
 	}
 	return out, nil
+}
+
+// hasDefault reports whether s, or a schema of its properties or items, gives a default (the SDK's
+// ApplyDefaults looks at properties only, so this looks wider than it).
+func hasDefault(s *jsonschema.Schema) bool {
+	if s == nil {
+		return false
+	}
+	if s.Default != nil {
+		return true
+	}
+	for _, p := range s.Properties {
+		if hasDefault(p) {
+			return true
+		}
+	}
+	for _, p := range s.PrefixItems {
+		if hasDefault(p) {
+			return true
+		}
+	}
+	return hasDefault(s.Items) || hasDefault(s.AdditionalProperties)
+}
+
+// sortedJSON is data, an object as encoding/json writes it (compact, HTML escaped), with every object's
+// keys in order: byte for byte what decoding it into an any and marshalling that gives, the SDK's way
+// of applying an output schema, at a fraction of the cost. It reports false, for the caller to take that
+// way, when the answer might differ or the value might not fit its schema: data not an object, null
+// anywhere, an integer too long for a float64 to hold exactly, a key with an escape, nesting deeper than
+// the SDK decodes.
+func sortedJSON(data []byte) ([]byte, bool) {
+	if len(data) == 0 || data[0] != '{' {
+		return nil, false
+	}
+	out := make([]byte, 0, len(data))
+	out, end, ok := sortedValue(data, 0, out, 0)
+	return out, ok && end == len(data)
+}
+
+// sortedValue appends the value at data[i:] to out, its objects' keys sorted, and returns where it ends.
+func sortedValue(data []byte, i int, out []byte, depth int) ([]byte, int, bool) {
+	if i >= len(data) {
+		return out, i, false
+	}
+	switch c := data[i]; {
+	case c == '{':
+		if depth++; depth > maxDepth {
+			return out, i, false
+		}
+		type member struct{ key, value []byte }
+		var ms []member
+		i++
+		for i < len(data) && data[i] != '}' {
+			if len(ms) > 0 {
+				if data[i] != ',' {
+					return out, i, false
+				}
+				i++
+			}
+			end, ok := stringEnd(data, i)
+			if !ok || end >= len(data) || data[end] != ':' || bytes.IndexByte(data[i:end], '\\') >= 0 {
+				return out, i, false
+			}
+			key, v, next, ok := data[i:end], []byte(nil), end+1, false
+			if next < len(data) && (data[next] == '{' || data[next] == '[') {
+				v, next, ok = sortedValue(data, next, nil, depth)
+			} else if next, ok = scalarEnd(data, next); ok {
+				v = data[end+1 : next] // as it is: only objects change
+			}
+			if !ok {
+				return out, i, false
+			}
+			ms = append(ms, member{key, v})
+			i = next
+		}
+		if i >= len(data) {
+			return out, i, false
+		}
+		slices.SortFunc(ms, func(a, b member) int { return bytes.Compare(a.key[1:len(a.key)-1], b.key[1:len(b.key)-1]) })
+		out = append(out, '{')
+		for k, m := range ms {
+			if k > 0 {
+				out = append(out, ',')
+			}
+			out = append(append(append(out, m.key...), ':'), m.value...)
+		}
+		return append(out, '}'), i + 1, true
+	case c == '[':
+		if depth++; depth > maxDepth {
+			return out, i, false
+		}
+		out = append(out, '[')
+		i++
+		for n := 0; i < len(data) && data[i] != ']'; n++ {
+			if n > 0 {
+				if data[i] != ',' {
+					return out, i, false
+				}
+				out = append(out, ',')
+				i++
+			}
+			var ok bool
+			if out, i, ok = sortedValue(data, i, out, depth); !ok {
+				return out, i, false
+			}
+		}
+		if i >= len(data) {
+			return out, i, false
+		}
+		return append(out, ']'), i + 1, true
+	}
+	end, ok := scalarEnd(data, i)
+	return append(out, data[i:end]...), end, ok
+}
+
+// scalarEnd returns where the string, true, false or number at data[i] ends, and false for null, an
+// integer of more than 15 digits (a float64 encoding/json wrote comes back the same; such an integer
+// might not) or anything else.
+func scalarEnd(data []byte, i int) (int, bool) {
+	if i >= len(data) {
+		return i, false
+	}
+	switch c := data[i]; {
+	case c == '"':
+		return stringEnd(data, i)
+	case c == 't' && bytes.HasPrefix(data[i:], []byte("true")):
+		return i + 4, true
+	case c == 'f' && bytes.HasPrefix(data[i:], []byte("false")):
+		return i + 5, true
+	case c == '-' || '0' <= c && c <= '9':
+		end, digits, integer := i, 0, true
+		for ; end < len(data) && strings.IndexByte("-+.eE0123456789", data[end]) >= 0; end++ {
+			switch b := data[end]; {
+			case '0' <= b && b <= '9':
+				digits++
+			case b == '.' || b == 'e' || b == 'E':
+				integer = false
+			}
+		}
+		return end, !integer || digits <= 15
+	}
+	return i, false
+}
+
+// stringEnd returns where the JSON string starting at data[i] ends (past its closing quote).
+func stringEnd(data []byte, i int) (int, bool) {
+	if i >= len(data) || data[i] != '"' {
+		return i, false
+	}
+	for i++; i < len(data); i++ {
+		switch data[i] {
+		case '\\':
+			i++
+		case '"':
+			return i + 1, true
+		}
+	}
+	return i, false
 }
 
 // maxDepth is how deeply nested a JSON value the SDK decodes.

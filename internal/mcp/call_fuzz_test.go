@@ -3,6 +3,8 @@ package mcp
 import (
 	"bytes"
 	"encoding/json"
+	"math"
+	"slices"
 	"testing"
 )
 
@@ -35,4 +37,116 @@ func FuzzReadCall(f *testing.F) {
 			}
 		}
 	})
+}
+
+// FuzzSortedJSON: for JSON as encoding/json writes a Go value (compact, HTML escaped, an object's keys in
+// any order), sortedJSON gives, when it takes it, byte for byte what decoding and marshalling it again
+// gives (the SDK's way with an output), and it takes every object that holds no null, long integer or
+// escaped key.
+func FuzzSortedJSON(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":[{"z":"<x> & \u2028","y":1.5e-7}],"c":{"e":true,"d":false}}`, `{"n":null}`,
+		`{"big":123456789012345678}`, `{"k\"":1}`, `[1,2]`, `{"s":"é \ud83d\ude00 \\ \n"}`, `{"hits":[],"x":{}}`} {
+		f.Add([]byte(s), uint8(1))
+	}
+	f.Fuzz(func(t *testing.T, in []byte, order uint8) {
+		var v any
+		if json.Unmarshal(in, &v) != nil {
+			return
+		}
+		data := writeUnsorted(v, order)
+		got, ok := sortedJSON(data)
+		var back any
+		if err := decode(data, &back); err != nil {
+			if ok {
+				t.Fatalf("took %s, which does not decode: %v", data, err)
+			}
+			return
+		}
+		want, _ := json.Marshal(back)
+		if ok && !bytes.Equal(got, want) {
+			t.Fatalf("%s: got %s, want %s", data, got, want)
+		}
+		if !ok && data[0] == '{' && !holds(back, func(v any) bool { return v == nil || longInteger(v) || escapedKey(v) }) {
+			t.Fatalf("refused %s", data)
+		}
+	})
+}
+
+// writeUnsorted writes v as encoding/json writes a struct: compact, HTML escaped, with each object's keys
+// in an order order picks (reversed, or rotated).
+func writeUnsorted(v any, order uint8) []byte {
+	switch v := v.(type) {
+	case map[string]any:
+		keys := make([]string, 0, len(v))
+		for k := range v {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		if order%2 == 1 {
+			slices.Reverse(keys)
+		} else if len(keys) > 0 {
+			r := int(order) % len(keys)
+			keys = append(keys[r:], keys[:r]...)
+		}
+		b := []byte{'{'}
+		for i, k := range keys {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			kb, _ := json.Marshal(k)
+			b = append(append(append(b, kb...), ':'), writeUnsorted(v[k], order/2)...)
+		}
+		return append(b, '}')
+	case []any:
+		b := []byte{'['}
+		for i, e := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, writeUnsorted(e, order)...)
+		}
+		return append(b, ']')
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// holds reports whether v or a value within it is one that is.
+func holds(v any, is func(any) bool) bool {
+	if is(v) {
+		return true
+	}
+	switch v := v.(type) {
+	case map[string]any:
+		for _, e := range v {
+			if holds(e, is) {
+				return true
+			}
+		}
+	case []any:
+		for _, e := range v {
+			if holds(e, is) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// longInteger reports whether v is a whole number encoding/json writes with more than 15 digits.
+func longInteger(v any) bool {
+	f, ok := v.(float64)
+	b, _ := json.Marshal(f)
+	return ok && math.Abs(f) >= 1e15 && !bytes.ContainsAny(b, ".eE")
+}
+
+// escapedKey reports whether v is an object with a key that JSON writes with an escape.
+func escapedKey(v any) bool {
+	m, _ := v.(map[string]any)
+	for k := range m {
+		if b, _ := json.Marshal(k); bytes.IndexByte(b, '\\') >= 0 {
+			return true
+		}
+	}
+	return false
 }

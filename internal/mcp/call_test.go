@@ -2,6 +2,7 @@ package mcp
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -63,12 +64,12 @@ func TestTypedAnswersAsTheSDK(t *testing.T) {
 		return hs.URL
 	}
 	// The typed tool as define made it before typed existed: plain JSON as the text, the SDK for the rest.
-	both := func(name string, withOut bool, h func(typedIn) (any, error)) pair {
+	// out is the output schema, nil for none.
+	both := func(name string, out *jsonschema.Schema, h func(typedIn) (any, error)) pair {
 		in := schemaFor[typedIn]()
 		tool := sdk.Tool{Name: name, InputSchema: in}
-		var out *jsonschema.Schema
+		withOut := out != nil
 		if withOut {
-			out = schemaFor[*typedOut]()
 			tool.OutputSchema = out
 		}
 		sdkTool := tool
@@ -114,8 +115,18 @@ func TestTypedAnswersAsTheSDK(t *testing.T) {
 			}),
 		}
 	}
-	typedTool := both("typed", true, func(in typedIn) (any, error) { return typedAnswer(in) })
-	untyped := both("untyped", false, func(in typedIn) (any, error) {
+	typedTool := both("typed", schemaFor[*typedOut](), func(in typedIn) (any, error) { return typedAnswer(in) })
+	// An output schema with a default (define's never has one): the SDK's way, the default applied.
+	withDefault := schemaFor[*typedOut]()
+	withDefault.Properties["note"].Default = json.RawMessage(`"none"`)
+	defaulted := both("defaulted", withDefault, func(in typedIn) (any, error) {
+		o, err := typedAnswer(in)
+		if o != nil {
+			o.Note = ""
+		}
+		return o, err
+	})
+	untyped := both("untyped", nil, func(in typedIn) (any, error) {
 		if in.Words == "nothing" {
 			return nil, nil
 		}
@@ -148,7 +159,7 @@ func TestTypedAnswersAsTheSDK(t *testing.T) {
 		`{"words":"leo","extra":1}`, `{"words":"leo","tags":null}`, `{"words":"leo","limit":1.5}`, `{"words":"leo","tags":` + deep + `}`,
 		`{"words":"refuse"}`, `{"words":"rpc"}`, `{"words":"nilhits"}`, `{"words":"nothing"}`,
 	} {
-		for name, p := range map[string]pair{"typed": typedTool, "untyped": untyped} {
+		for name, p := range map[string]pair{"typed": typedTool, "defaulted": defaulted, "untyped": untyped} {
 			if ours, sdks := answer(p.ours, name, args), answer(p.sdks, name, args); ours != sdks {
 				t.Errorf("%s %s:\n ours: %s\n  SDK: %s", name, args, ours, sdks)
 			}
