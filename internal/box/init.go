@@ -245,6 +245,10 @@ func HookBinary() (string, string) {
 // hookMark identifies hooks the box wrote, so it replaces only its own.
 const hookMark = "# Installed by box"
 
+// LinkCheckEnded is the line the post-commit hook's background link check writes to its log when it has
+// ended, whatever its outcome.
+const LinkCheckEnded = "-- link check ended"
+
 // InstallHooks writes the pre-commit and post-commit hooks calling bin. A hook that is not the box's
 // own is left alone, and the returned note says so.
 func (b *Box) InstallHooks(bin string) (string, error) {
@@ -253,7 +257,7 @@ func (b *Box) InstallHooks(bin string) (string, error) {
 		"pre-commit": "#!/bin/sh\n" + hookMark + ": checks the staged cards before each commit.\nexec " + q + " validate --pre-commit\n",
 		"post-commit": "#!/bin/sh\n" + hookMark + ": checks new external links in the background; never blocks a commit.\n" +
 			"mkdir -p .box/logs\n" +
-			"( cd \"$(git rev-parse --show-toplevel)\" && nohup " + q + " validate --urls --urls-since HEAD~1 </dev/null >>.box/logs/post-commit.log 2>&1 & ) >/dev/null 2>&1\n" +
+			"( cd \"$(git rev-parse --show-toplevel)\" && BOX_BIN=" + q + " nohup sh -c '\"$BOX_BIN\" validate --urls --urls-since HEAD~1; echo \"" + LinkCheckEnded + "\"' </dev/null >>.box/logs/post-commit.log 2>&1 & ) >/dev/null 2>&1\n" +
 			"exit 0\n",
 	}
 	dir := filepath.Join(b.git.GitDir(), "hooks")

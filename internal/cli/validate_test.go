@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -482,15 +481,15 @@ func TestPreCommitRealGit(t *testing.T) {
 }
 
 // waitPostCommitChecks waits until the post-commit hook's background link checks of n commits have ended
-// (each ends its log with a summary or a refusal): they outlive the commit, and must not outlive the test.
+// (each ends its log with box.LinkCheckEnded once its process is done): they outlive the commit, and must
+// not outlive the test.
 func waitPostCommitChecks(t *testing.T, root string, n int) {
 	t.Helper()
 	log := filepath.Join(root, ".box", "logs", "post-commit.log")
-	ended := regexp.MustCompile(`(?m)^(\d+ errors?, |box: )`)
 	var b []byte
 	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		b, _ = os.ReadFile(log)
-		if len(ended.FindAll(b, -1)) >= n {
+		if bytes.Count(b, []byte(box.LinkCheckEnded+"\n")) >= n {
 			return
 		}
 	}

@@ -71,7 +71,11 @@ func keywords(prompt string, n int) []string {
 	}
 	var out []kw
 	seen := map[string]bool{}
-	for _, raw := range identRe.FindAllString(prompt, -1) {
+	for _, raw := range wordRe.FindAllString(prompt, -1) {
+		raw, after, _ := strings.Cut(strings.ReplaceAll(raw, "’", "'"), "'")
+		if after == "t" { // a negation: "won't" is not the word "won", "can't" not "can"
+			continue
+		}
 		w := strings.ToLower(raw)
 		if len(w) < 3 || seen[w] || index.IsStopword(w) || len(index.Words(w)) != 1 {
 			continue
@@ -92,6 +96,9 @@ func keywords(prompt string, n int) []string {
 }
 
 var identRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// wordRe is identRe with what follows an apostrophe kept on the word ("won't", "Leo's").
+var wordRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*(?:['’][A-Za-z]+)?`)
 
 // promptSubmit answers a waiting compaction, then, for a task, gives the located brief.
 func (s *session) promptSubmit(ctx context.Context) (Result, error) {

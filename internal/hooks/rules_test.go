@@ -53,6 +53,9 @@ func TestIsTask(t *testing.T) {
 		"why is it slow":                   false, // one content word
 		"Where does Leo swim on Tuesdays?": true,
 		"rename ParseThing":                true,
+		"it won't build":                   false, // one content word: "won" is a negation's, not "win"'s
+		"why can’t it start":               false,
+		"Leo's swim times":                 true,
 	} {
 		if got := IsTask(prompt); got != want {
 			t.Errorf("IsTask(%q) = %v, want %v", prompt, got, want)

@@ -1,6 +1,6 @@
 // Package lazyregexp owns regular expressions compiled on first use: a package-level pattern costs
 // nothing when the process never matches it. Every `box hook` call is a fresh process of the one binary
-// (docs/ARCHITECTURE.md), so a pattern compiled at package init is paid by every call of every verb.
+// (docs/HOOKS.md), so a pattern compiled at package init is paid by every call of every verb.
 // It knows nothing of the box.
 package lazyregexp
 
@@ -15,7 +15,8 @@ import (
 type Regexp struct{ rx func() *regexp.Regexp }
 
 // New returns the pattern str, compiled on first use; like regexp.MustCompile it panics on a bad pattern
-// (at once in a test binary, so a bad pattern fails every test of its package, not only the one using it).
+// (at once in a test binary, so a bad pattern fails every test binary that imports its package, not only
+// the test using it).
 func New(str string) *Regexp {
 	r := &Regexp{rx: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(str) })}
 	if testing.Testing() {

@@ -363,7 +363,7 @@ func logFailedChecks(t *testing.T, dir string) {
 			continue
 		}
 		for _, c := range checks {
-			if c.Status == "FAILURE" {
+			if c.Status == "FAILURE" || c.Status == "WARNING" { // the baseline check fails on either
 				t.Logf("%s: %s: %s %s", filepath.Base(filepath.Dir(f)), c.ID, c.ErrorMessage, tail(string(c.Details), 5))
 			}
 		}
