@@ -86,3 +86,23 @@ func sameLayerAllowed(pkg, dep string) bool {
 		(pkg == "internal/brain" && dep == "internal/connectors") ||
 		(pkg == "internal/routine" && dep == "internal/brain")
 }
+
+// testOnly are the packages that exist for tests: fake sites, servers and authenticators. None may be
+// built into the box binary, whatever its rank allows.
+var testOnly = []string{"internal/mcptest", "internal/passkeytest", "internal/goldenfile", "internal/testbin", "internal/sitetest",
+	"internal/providertest", "internal/egresstest", "internal/duplicatetest", "internal/connectortest", "internal/apptest"}
+
+func TestTestPackagesStayOutOfTheBinary(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"cmd/box").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	for _, p := range append(testOnly, "net/http/httptest") {
+		for _, d := range deps {
+			if d == p || d == module+p {
+				t.Errorf("the box binary includes the test-only package %s", p)
+			}
+		}
+	}
+}

@@ -18,11 +18,16 @@ type Regexp struct{ rx func() *regexp.Regexp }
 // (at once in a test binary, so a bad pattern fails every test binary that imports its package, not only
 // the test using it).
 func New(str string) *Regexp {
-	r := &Regexp{rx: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(str) })}
+	r := newLazy(str)
 	if testing.Testing() {
 		r.rx()
 	}
 	return r
+}
+
+// newLazy is New without compiling at once in a test binary: what the box binary runs.
+func newLazy(str string) *Regexp {
+	return &Regexp{rx: sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(str) })}
 }
 
 func (r *Regexp) MatchString(s string) bool { return r.rx().MatchString(s) }

@@ -4,6 +4,7 @@ import (
 	"reflect"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -42,4 +43,27 @@ func TestBadPatternPanicsInTests(t *testing.T) {
 		}
 	}()
 	New(`(`)
+}
+
+// TestFirstUseFromManyGoroutines: a first use made by many goroutines together (the box binary's path;
+// New compiles at once in tests) answers each of them; under -race, an unguarded compile shows.
+func TestFirstUseFromManyGoroutines(t *testing.T) {
+	r := newLazy(`^(\w+)@home$`)
+	var wg sync.WaitGroup
+	got := make([]string, 32)
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if m := r.FindStringSubmatch("ana@home"); len(m) == 2 {
+				got[i] = m[1]
+			}
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != "ana" {
+			t.Fatalf("goroutine %d got %q", i, g)
+		}
+	}
 }

@@ -84,9 +84,11 @@ func Question(text string) bool {
 	if strings.HasSuffix(t, "?") {
 		return true
 	}
-	if strings.HasSuffix(t, "?\"") || strings.HasSuffix(t, "?”") || strings.HasSuffix(t, "?'") || strings.HasSuffix(t, "?’") {
-		// A question in quotes at the end is a title or a quote, unless the whole line is the quote.
-		return strings.IndexAny(t[:len(t)-3], "\"“'‘") < 0
+	for _, end := range []string{"?\"", "?”", "?'", "?’"} {
+		if strings.HasSuffix(t, end) {
+			// A question in quotes at the end is a title or a quote, unless the whole line is the quote.
+			return strings.IndexAny(t[:len(t)-len(end)], "\"“'‘") < 0
+		}
 	}
 	return askOpen.MatchString(strings.ToLower(Fold(t)))
 }
