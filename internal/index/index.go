@@ -59,8 +59,9 @@ type Index struct {
 	wdb          *sql.DB // the writer: one connection, IMMEDIATE transactions
 	needsRebuild bool
 
-	stmts sync.Map // SQL text → *sql.Stmt on rdb
-	wmu   sync.Mutex
+	stmts  sync.Map // SQL text → *sql.Stmt on rdb
+	wmu    sync.Mutex
+	writes int // writes committed by this Index, under wmu: every mergeEvery, a merge
 
 	// readBytes counts the text searches have read in Go (docs/SEARCH.md, "Cost"), in steps of
 	// checkEvery; onRead, when set (tests only), runs after each step.
