@@ -163,9 +163,13 @@ func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	next.Start(cctx, 0)
-	deadline := time.Now().Add(10 * time.Second)
-	for runs.Load() == 0 && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	// Stop once the run again is recorded, not once it began: cancelled mid-run, its commit would
+	// rightly fail with "context canceled".
+	rerun := func(rec Record) bool { return rec.Why == WhyInterrupted }
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if recs, _ := Records(b.Root, 0, rerun); len(recs) > 0 {
+			break
+		}
 	}
 	cancel()
 	next.Wait()
