@@ -24,6 +24,12 @@ var watched = []string{"_content", "_config"}
 // temp files. A removed folder is reported as its own path: the caller drops whatever it indexed below a
 // path that no longer exists. onChange runs on the watcher's goroutine, one call at a time.
 func Watch(ctx context.Context, root string, onChange func(paths []string)) error {
+	return watch(ctx, root, onChange, nil)
+}
+
+// watch is Watch that calls ready, when not nil, once every folder is watched: a change made after it
+// is reported.
+func watch(ctx context.Context, root string, onChange func(paths []string), ready func()) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return errs.Wrap("index.watch", errs.Other, err, "The file watcher could not start")
@@ -38,6 +44,9 @@ func Watch(ctx context.Context, root string, onChange func(paths []string)) erro
 		if err := addTree(w, filepath.Join(root, area), nil); err != nil {
 			return errs.Wrap("index.watch", errs.Other, err, "The file watcher could not start")
 		}
+	}
+	if ready != nil {
+		ready()
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
