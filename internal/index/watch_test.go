@@ -88,7 +88,7 @@ const watchWait = 30 * time.Second
 func startWatch(t *testing.T, ctx context.Context, root string, got chan<- []string) <-chan error {
 	t.Helper()
 	ready, done := make(chan struct{}), make(chan error, 1)
-	go func() { done <- watch(ctx, root, func(p []string) { got <- p }, func() { close(ready) }) }()
+	go func() { done <- Watch(ctx, root, func(p []string) { got <- p }, func() { close(ready) }) }()
 	select {
 	case <-ready:
 	case err := <-done:
