@@ -62,7 +62,7 @@ func TestServePushesOtherProcessesCommitsAndResumesAfterBackupNow(t *testing.T) 
 
 	// A commit of another process is pushed by box serve.
 	todo("Call the plumber")
-	eventually(t, 15*time.Second, "box serve pushes the CLI's commit", func() bool {
+	eventually(t, 30*time.Second, "box serve pushes the CLI's commit", func() bool {
 		return remoteMain() != "" && remoteMain() == gitOut(t, root, "rev-parse", "HEAD")
 	})
 	good := remoteMain()
@@ -78,12 +78,12 @@ func TestServePushesOtherProcessesCommitsAndResumesAfterBackupNow(t *testing.T) 
 	gitOut(t, other, "-c", "user.name=O", "-c", "user.email=o@example.com", "commit", "-qm", "elsewhere")
 	gitOut(t, other, "push", "-q", "-f", "origin", "HEAD:main")
 	todo("Buy stamps")
-	eventually(t, 15*time.Second, "box backup status shows the stopped push", func() bool {
+	eventually(t, 30*time.Second, "box backup status shows the stopped push", func() bool {
 		s := status().Backups[0]
 		return s.Failing && s.Stopped && strings.Contains(s.Error, "changed from elsewhere")
 	})
 	// The job runner's warning reaches box serve's log (its stderr), not a discarded logger.
-	eventually(t, 5*time.Second, "the failed run in box serve's log", func() bool {
+	eventually(t, 30*time.Second, "the failed run in box serve's log", func() bool {
 		return strings.Contains(srv.stderr.String(), "jobs: a run failed") && strings.Contains(srv.stderr.String(), "job=backup")
 	})
 
@@ -96,7 +96,7 @@ func TestServePushesOtherProcessesCommitsAndResumesAfterBackupNow(t *testing.T) 
 		t.Fatalf("after backup now: %+v", s)
 	}
 	todo("Water the plants")
-	eventually(t, 15*time.Second, "box serve pushes again after box backup now", func() bool {
+	eventually(t, 30*time.Second, "box serve pushes again after box backup now", func() bool {
 		return remoteMain() == gitOut(t, root, "rev-parse", "HEAD")
 	})
 }

@@ -184,7 +184,7 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 
 	// Within the debounce (and the runner's quiet wait), with no box tidy: filed.
 	inbox := filepath.Join(root, "_content", "inbox")
-	eventually(t, debounce+15*time.Second, "the inbox filed by the job", func() bool {
+	eventually(t, debounce+30*time.Second, "the inbox filed by the job", func() bool {
 		ents, _ := os.ReadDir(inbox)
 		for _, e := range ents {
 			if strings.HasSuffix(e.Name(), ".md") {
@@ -201,7 +201,7 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 		t.Errorf("MEMORY.md after the job:\n%s", router)
 	}
 	// the files are in place a moment before the commit is acknowledged (and the index follows it)
-	eventually(t, 5*time.Second, "memory_overview after the tidy says nothing waits", func() bool {
+	eventually(t, 30*time.Second, "memory_overview after the tidy says nothing waits", func() bool {
 		over, _ := mcptest.Call(t, cs, "memory_overview", nil)
 		return strings.Contains(over, "Inbox: nothing waiting") && strings.Contains(over, "entity-mia")
 	})
@@ -210,7 +210,7 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 		t.Fatalf("tidy records: %+v %v", recs, err)
 	}
 	// The push follows the batch: the bare repository's main is the box's.
-	eventually(t, 15*time.Second, "the push to the bare repository", func() bool {
+	eventually(t, 30*time.Second, "the push to the bare repository", func() bool {
 		out, err := exec.Command("git", "-C", bare, "rev-parse", "refs/heads/main").Output()
 		return err == nil && strings.TrimSpace(string(out)) == gitOut(t, root, "rev-parse", "HEAD")
 	})
@@ -246,7 +246,7 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "_bookkeeping", "archive", "notes", "entity-leo-p.md")); err != nil {
 		t.Errorf("the merged note is not archived: %v", err)
 	}
-	eventually(t, 15*time.Second, "the push after the nightly jobs", func() bool {
+	eventually(t, 30*time.Second, "the push after the nightly jobs", func() bool {
 		out, err := exec.Command("git", "-C", bare, "rev-parse", "refs/heads/main").Output()
 		return err == nil && strings.TrimSpace(string(out)) == gitOut(t, root, "rev-parse", "HEAD")
 	})

@@ -22,8 +22,10 @@ var watched = []string{"_content", "_config"}
 // Watch reports changes made under root's _content/ and _config/ (new folders included) as sorted box
 // paths, debounced, until ctx ends; the caller reindexes them. It ignores .box/, .git/, _tmp/ and editor
 // temp files. A removed folder is reported as its own path: the caller drops whatever it indexed below a
-// path that no longer exists. onChange runs on the watcher's goroutine, one call at a time.
-func Watch(ctx context.Context, root string, onChange func(paths []string)) error {
+// path that no longer exists. onChange runs on the watcher's goroutine, one call at a time. ready, when
+// not nil, is called once every folder is watched: a change made after it is reported, so a scan of the
+// files that starts after it misses nothing.
+func Watch(ctx context.Context, root string, onChange func(paths []string), ready func()) error {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		return errs.Wrap("index.watch", errs.Other, err, "The file watcher could not start")
@@ -38,6 +40,9 @@ func Watch(ctx context.Context, root string, onChange func(paths []string)) erro
 		if err := addTree(w, filepath.Join(root, area), nil); err != nil {
 			return errs.Wrap("index.watch", errs.Other, err, "The file watcher could not start")
 		}
+	}
+	if ready != nil {
+		ready()
 	}
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()

@@ -19,9 +19,7 @@ func TestWatchReportsExternalEdits(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	got := make(chan []string, 16)
-	done := make(chan error, 1)
-	go func() { done <- Watch(ctx, root, func(p []string) { got <- p }) }()
-	time.Sleep(100 * time.Millisecond) // let the watcher register its folders
+	done := startWatch(t, ctx, root, got)
 
 	write := func(rel, text string) {
 		t.Helper()
@@ -32,7 +30,7 @@ func TestWatchReportsExternalEdits(t *testing.T) {
 	expect := func(want ...string) {
 		t.Helper()
 		seen := map[string]bool{}
-		deadline := time.After(time.Second)
+		deadline := time.After(watchWait)
 		for {
 			select {
 			case ps := <-got:
@@ -40,7 +38,7 @@ func TestWatchReportsExternalEdits(t *testing.T) {
 					seen[p] = true
 				}
 			case <-deadline:
-				t.Fatalf("within a second saw %v, want %v", seen, want)
+				t.Fatalf("within %v saw %v, want %v", watchWait, seen, want)
 			}
 			if allSeen(seen, want) {
 				for p := range seen {
@@ -80,6 +78,25 @@ func TestWatchReportsExternalEdits(t *testing.T) {
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
+}
+
+// watchWait bounds the wait for a report: far past the debounce, for a loaded machine.
+const watchWait = 30 * time.Second
+
+// startWatch runs the watcher until ctx ends, sending its reports to got, and returns once it watches
+// every folder; its error comes on the channel returned.
+func startWatch(t *testing.T, ctx context.Context, root string, got chan<- []string) <-chan error {
+	t.Helper()
+	ready, done := make(chan struct{}), make(chan error, 1)
+	go func() { done <- Watch(ctx, root, func(p []string) { got <- p }, func() { close(ready) }) }()
+	select {
+	case <-ready:
+	case err := <-done:
+		t.Fatalf("the watcher stopped before it watched: %v", err)
+	case <-time.After(watchWait):
+		t.Fatal("the watcher did not start")
+	}
+	return done
 }
 
 func allSeen(seen map[string]bool, want []string) bool {
@@ -122,25 +139,28 @@ func TestWatchNeverFollowsLinksOut(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	got := make(chan []string, 16)
-	go Watch(ctx, root, func(p []string) { got <- p })
-	time.Sleep(100 * time.Millisecond)
+	startWatch(t, ctx, root, got)
+	seen := map[string]bool{}
+	waitFor := func(p string) {
+		t.Helper()
+		for deadline := time.After(watchWait); !seen[p]; {
+			select {
+			case ps := <-got:
+				for _, p := range ps {
+					seen[p] = true
+				}
+			case <-deadline:
+				t.Fatalf("%s was not reported: %v", p, seen)
+			}
+		}
+	}
 	if err := os.Symlink(out, filepath.Join(root, "_content/docs/after")); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(3 * debounce)
+	waitFor("/_content/docs/after") // the watcher has met the link before anything is written through it
 	os.WriteFile(filepath.Join(out, "secret.md"), []byte("outside"), 0o644)
 	os.WriteFile(filepath.Join(root, "_content/docs/real.md"), []byte("inside"), 0o644)
-	seen := map[string]bool{}
-	for deadline := time.After(2 * time.Second); !seen["/_content/docs/real.md"]; {
-		select {
-		case ps := <-got:
-			for _, p := range ps {
-				seen[p] = true
-			}
-		case <-deadline:
-			t.Fatalf("the file written inside was not reported: %v", seen)
-		}
-	}
+	waitFor("/_content/docs/real.md")
 	for p := range seen {
 		if p != "/_content/docs/real.md" && p != "/_content/docs/after" {
 			t.Errorf("reported %s, which lies through a link out of the box", p)

@@ -44,6 +44,11 @@ func boxCmd(ctx context.Context, dir string, args ...string) *exec.Cmd {
 	return c
 }
 
+// hangGuard stops the many-process tests' writers if they hang. It is no speed bound (the benchmarks
+// measure that): the 400 remembers took 45 s on a loaded 2-core machine, so a tighter one fails
+// there while nothing is wrong.
+const hangGuard = 5 * time.Minute
+
 // TestManyProcessesRemember: 8 processes × 50 `box remember` at once; every line is in the inbox and in
 // the index the commit hook keeps (read without reconciling, so a missed update would show).
 func TestManyProcessesRemember(t *testing.T) {
@@ -52,7 +57,7 @@ func TestManyProcessesRemember(t *testing.T) {
 	}
 	dir := newBoxDir(t)
 	const workers, each = 8, 50
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	start := time.Now()
 	var wg sync.WaitGroup
@@ -75,13 +80,22 @@ func TestManyProcessesRemember(t *testing.T) {
 		t.Error(err)
 	}
 	t.Logf("%d remembers in %v", workers*each, time.Since(start))
-	data, err := os.ReadFile(filepath.Join(dir, "_content/inbox", time.Now().Format("2006-01-02")+".md"))
-	if err != nil {
-		t.Fatal(err)
+	// Every day file: the processes run on the wall clock, which may pass a local midnight meanwhile.
+	lines := 0
+	days, _ := filepath.Glob(filepath.Join(dir, "_content/inbox/*.md"))
+	for _, p := range days {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := inbox.ParseDay(data)
+		if err != nil {
+			t.Fatalf("%s: %v", p, err)
+		}
+		lines += len(d.Lines())
 	}
-	d, err := inbox.ParseDay(data)
-	if err != nil || len(d.Lines()) != workers*each {
-		t.Fatalf("the inbox holds %d lines (%v), want %d", len(d.Lines()), err, workers*each)
+	if lines != workers*each {
+		t.Fatalf("the inbox holds %d lines in %d day files, want %d", lines, len(days), workers*each)
 	}
 	ix, err := index.Open(filepath.Join(dir, ".box/index.db"))
 	if err != nil {
@@ -109,7 +123,7 @@ func TestKilledWriters(t *testing.T) {
 		t.Skip("separate processes")
 	}
 	dir := newBoxDir(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), hangGuard)
 	defer cancel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	var acked []string

@@ -91,9 +91,14 @@ func New(ctx context.Context, b *box.Box, opts Options) (*Memory, error) {
 		m.stop = cancel
 		m.indexing.Store(true)
 		m.fresh.Do(func() {}) // the background owns freshness
+		// The reconcile scans the files only once the watcher watches them: a hand edit made between
+		// the scan and the watch would be in neither.
+		watching := make(chan struct{})
+		var once sync.Once
+		ready := func() { once.Do(func() { close(watching) }) }
 		m.bg.Add(2)
-		go m.watchLoop(wctx)
-		go m.catchUp(wctx)
+		go m.watchLoop(wctx, ready)
+		go m.catchUp(wctx, watching)
 	}
 	return m, nil
 }
@@ -187,12 +192,13 @@ func (m *Memory) reconcile(ctx context.Context, progress func(done, total int)) 
 }
 
 // watchLoop follows the file watcher until Close; a watcher that fails (too many folders, say) is
-// retried, not given up.
-func (m *Memory) watchLoop(ctx context.Context) {
+// retried, not given up. ready is called once the watcher watches, or once it failed.
+func (m *Memory) watchLoop(ctx context.Context, ready func()) {
 	defer m.bg.Done()
 	for ctx.Err() == nil {
-		if err := index.Watch(ctx, m.root, m.onChange); err != nil {
+		if err := index.Watch(ctx, m.root, m.onChange, ready); err != nil {
 			m.missed.Store(true) // changes made while no watcher ran: the next read reconciles
+			ready()
 		}
 		select {
 		case <-ctx.Done():
@@ -202,9 +208,14 @@ func (m *Memory) watchLoop(ctx context.Context) {
 }
 
 // catchUp is the background reconcile of a watched memory; Indexing is true until it ends.
-func (m *Memory) catchUp(ctx context.Context) {
+func (m *Memory) catchUp(ctx context.Context, watching <-chan struct{}) {
 	defer m.bg.Done()
 	defer m.indexing.Store(false)
+	select {
+	case <-watching:
+	case <-ctx.Done():
+		return
+	}
 	if _, err := m.reconcile(ctx, m.opts.Progress); err != nil {
 		m.missed.Store(true) // the next read tries again
 	}

@@ -408,9 +408,10 @@ func TestWatcherFindsHandEdits(t *testing.T) {
 	waitFor(t, func() bool { return len(hits(t, m, SearchInput{Words: "kayak leaks"})) == 0 })
 }
 
+// waitFor polls ok until it holds, failing after a deadline generous enough for a loaded machine.
 func waitFor(t *testing.T, ok func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		if ok() {
 			return
 		}
