@@ -219,8 +219,8 @@ func hasDefault(s *jsonschema.Schema) bool {
 // keys in order: byte for byte what decoding it into an any and marshalling that gives, the SDK's way
 // of applying an output schema, at a fraction of the cost. It reports false, for the caller to take that
 // way, when the answer might differ or the value might not fit its schema: data not an object, null
-// anywhere, an integer too long for a float64 to hold exactly, a key with an escape, nesting deeper than
-// the SDK decodes.
+// anywhere, an integer too long for a float64 to hold exactly, a key with an escape, a string that held
+// invalid UTF-8, nesting deeper than the SDK decodes.
 func sortedJSON(data []byte) ([]byte, bool) {
 	if len(data) == 0 || data[0] != '{' {
 		return nil, false
@@ -343,6 +343,9 @@ func stringEnd(data []byte, i int) (int, bool) {
 	for i++; i < len(data); i++ {
 		switch data[i] {
 		case '\\':
+			if bytes.HasPrefix(data[i+1:], []byte("ufffd")) { // encoding/json's stand-in for invalid UTF-8, which the SDK's way writes raw
+				return i, false
+			}
 			i++
 		case '"':
 			return i + 1, true

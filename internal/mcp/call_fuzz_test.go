@@ -150,3 +150,30 @@ func escapedKey(v any) bool {
 	}
 	return false
 }
+
+// TestSortedJSONRefusesInvalidUTF8: a string that held invalid UTF-8 (a hand-edited Latin-1 note read
+// whole) is written by encoding/json as \ufffd, and by the SDK's way, decoded and marshalled again, as
+// the raw character: the fast path must leave it to the SDK's way, and a text that says \ufffd in so
+// many letters is not such a string.
+func TestSortedJSONRefusesInvalidUTF8(t *testing.T) {
+	for text, want := range map[string]bool{"caf\xe9 <b>": false, `the escape \ufffd, typed`: true, "café": true} {
+		data, err := json.Marshal(struct {
+			Text string `json:"text"`
+		}{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := sortedJSON(data)
+		if ok != want {
+			t.Errorf("%s: taken %v, want %v", data, ok, want)
+			continue
+		}
+		var back any
+		if err := decode(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		if sdk, _ := json.Marshal(back); ok && !bytes.Equal(got, sdk) {
+			t.Errorf("%s: %s, the SDK's way %s", data, got, sdk)
+		}
+	}
+}
