@@ -71,14 +71,10 @@ func keywords(prompt string, n int) []string {
 	}
 	var out []kw
 	seen := map[string]bool{}
-	for _, raw := range wordRe.FindAllString(prompt, -1) {
-		raw, after, _ := strings.Cut(strings.ReplaceAll(raw, "’", "'"), "'")
-		if after == "t" { // a negation: "won't" is not the word "won", "can't" not "can"
-			continue
-		}
+	add := func(raw string) {
 		w := strings.ToLower(raw)
 		if len(w) < 3 || seen[w] || index.IsStopword(w) || len(index.Words(w)) != 1 {
-			continue
+			return
 		}
 		seen[w] = true
 		score := len(w)
@@ -86,6 +82,20 @@ func keywords(prompt string, n int) []string {
 			score += 8
 		}
 		out = append(out, kw{w, score})
+	}
+	for _, raw := range wordRe.FindAllString(prompt, -1) {
+		before, after, cut := strings.Cut(strings.ReplaceAll(raw, "’", "'"), "'")
+		switch {
+		case !cut:
+			add(raw)
+		case strings.EqualFold(after, "t") && strings.HasSuffix(strings.ToLower(before), "n"):
+			// a negation: "won't" is not the word "won", "can't" not "can"
+		case clitics[strings.ToLower(after)]: // "Leo's", "we'll"
+			add(before)
+		default: // "O'Brien", "D'Angelo"
+			add(before)
+			add(after)
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].score > out[j].score })
 	var words []string
@@ -97,7 +107,10 @@ func keywords(prompt string, n int) []string {
 
 var identRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*`)
 
-// wordRe is identRe with what follows an apostrophe kept on the word ("won't", "Leo's").
+// clitics are the endings an apostrophe joins to a word ("Leo's", "we'll", "they're").
+var clitics = map[string]bool{"s": true, "ll": true, "re": true, "ve": true, "d": true, "m": true}
+
+// wordRe is identRe with what follows an apostrophe kept on the word ("won't", "Leo's", "O'Brien").
 var wordRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*(?:['’][A-Za-z]+)?`)
 
 // promptSubmit answers a waiting compaction, then, for a task, gives the located brief.

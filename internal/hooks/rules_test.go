@@ -56,6 +56,8 @@ func TestIsTask(t *testing.T) {
 		"it won't build":                   false, // one content word: "won" is a negation's, not "win"'s
 		"why can’t it start":               false,
 		"Leo's swim times":                 true,
+		"IT WON'T BUILD":                   false,
+		"call O'Brien":                     true, // "call" and "brien"
 	} {
 		if got := IsTask(prompt); got != want {
 			t.Errorf("IsTask(%q) = %v, want %v", prompt, got, want)

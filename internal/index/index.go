@@ -5,6 +5,7 @@ package index
 
 import (
 	"golang.org/x/sys/unix"
+	"strconv"
 
 	"context"
 	"database/sql"
@@ -61,7 +62,8 @@ type Index struct {
 
 	stmts  sync.Map // SQL text → *sql.Stmt on rdb
 	wmu    sync.Mutex
-	writes int // writes committed by this Index, under wmu: every mergeEvery, a merge
+	writes int  // writes committed by this Index, under wmu: every mergeEvery, a merge
+	merged bool // usermerge is set (once per Index, under wmu)
 
 	// readBytes counts the text searches have read in Go (docs/SEARCH.md, "Cost"), in steps of
 	// checkEvery; onRead, when set (tests only), runs after each step.
@@ -148,9 +150,12 @@ func removeDB(path string) {
 	}
 }
 
+// busyMillis is how long a statement waits for another connection's lock before it fails.
+const busyMillis = 10000
+
 func dsn(path string, writer bool) string {
 	q := url.Values{}
-	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "busy_timeout("+strconv.Itoa(busyMillis)+")")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "synchronous(NORMAL)")
 	if writer {

@@ -36,3 +36,41 @@ func TestSmallWritesKeepFewSegments(t *testing.T) {
 		t.Fatalf("after the merges a search finds %d of 50: %v", len(hits), err)
 	}
 }
+
+// TestReconcileLeavesWhatAnotherWriterIndexedSince: a file the reconcile loaded, then changed and indexed
+// again by another writer (the watcher) before the reconcile's batch was written, keeps the other
+// writer's newer text, and a file another writer added meanwhile stays.
+func TestReconcileLeavesWhatAnotherWriterIndexedSince(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(filepath.Join(t.TempDir(), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	doc := func(p, body string) []Doc {
+		return []Doc{{Path: p, Kind: "note", Title: "Garden", Body: body, Who: "owner", Trust: "own", Hash: body}}
+	}
+	const edited, other = "/_content/memory/notes/topic-garden.md", "/_content/memory/notes/topic-pond.md"
+	if err := ix.ReplaceFile(edited, doc(edited, "tomatoes")); err != nil {
+		t.Fatal(err)
+	}
+	current := map[string]FileStamp{edited: {Hash: "roses"}} // the scan: the garden note changed, the pond note is not there
+	_, err = ix.Reconcile(ctx, current, func(p string) ([]Doc, error) {
+		// Between the reconcile's read and its write, the owner edits both again and the watcher indexes them.
+		if err := ix.ReplaceFile(edited, doc(edited, "tulips")); err != nil {
+			return nil, err
+		}
+		if err := ix.ReplaceFile(other, doc(other, "frogs")); err != nil {
+			return nil, err
+		}
+		return doc(p, "roses"), nil
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for words, want := range map[string]int{"tulips": 1, "roses": 0, "frogs": 1} {
+		if hits, err := ix.Search(ctx, Query{Text: words, Limit: 5}); err != nil || len(hits) != want {
+			t.Errorf("%q finds %d, want %d (%v)", words, len(hits), want, err)
+		}
+	}
+}

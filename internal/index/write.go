@@ -3,7 +3,9 @@ package index
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -47,6 +49,46 @@ func (ix *Index) ReplaceFiles(files []FileDocs) error {
 func (ix *Index) DeleteFiles(paths []string) error {
 	return ix.write("index.delete", func(w *writer) error {
 		for _, p := range paths {
+			if err := w.deleteFile(p); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// replaceFilesSince is ReplaceFiles for Reconcile, whose scan saw the indexed stamps have: a file whose
+// stamp changed since was indexed by another writer (the watcher, a write's own refresh) from a later
+// read than the reconcile's, and is left as that writer left it.
+func (ix *Index) replaceFilesSince(files []FileDocs, have map[string]FileStamp) error {
+	return ix.write("index.replace", func(w *writer) error {
+		for _, f := range files {
+			same, err := w.stampIs(f.Path, have)
+			if err != nil {
+				return err
+			}
+			if !same {
+				continue
+			}
+			if err := w.replace(f); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// deleteFilesSince is DeleteFiles for Reconcile, on the same terms as replaceFilesSince.
+func (ix *Index) deleteFilesSince(paths []string, have map[string]FileStamp) error {
+	return ix.write("index.delete", func(w *writer) error {
+		for _, p := range paths {
+			same, err := w.stampIs(p, have)
+			if err != nil {
+				return err
+			}
+			if !same {
+				continue
+			}
 			if err := w.deleteFile(p); err != nil {
 				return err
 			}
@@ -129,7 +171,7 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 		progress(0, total)
 	}
 	if len(gone) > 0 {
-		if err := ix.DeleteFiles(gone); err != nil {
+		if err := ix.deleteFilesSince(gone, have); err != nil {
 			return 0, err
 		}
 	}
@@ -139,7 +181,7 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := ix.ReplaceFiles(batch); err != nil {
+		if err := ix.replaceFilesSince(batch, have); err != nil {
 			return err
 		}
 		done += len(batch)
@@ -179,7 +221,22 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 type writer struct {
 	tx                                                      *sql.Tx
 	idsOfFile, idOfPath, delDoc, delFTS, delNames, delStamp *sql.Stmt
-	insDoc, insFTS, insNames, putStamp                      *sql.Stmt
+	insDoc, insFTS, insNames, putStamp, getStamp            *sql.Stmt
+}
+
+// stampIs reports whether file's indexed stamp is still the one have holds for it (absent from have: not
+// indexed).
+func (w *writer) stampIs(file string, have map[string]FileStamp) (bool, error) {
+	seen, was := have[file]
+	var mt, size int64
+	var h string
+	switch err := w.getStamp.QueryRow(file).Scan(&mt, &size, &h); {
+	case errors.Is(err, sql.ErrNoRows):
+		return !was, nil
+	case err != nil:
+		return false, err
+	}
+	return was && seen.ModTime.Equal(fromNanos(mt)) && seen.Size == size && seen.Hash == h, nil
 }
 
 func (ix *Index) write(op string, fn func(*writer) error) error {
@@ -205,6 +262,7 @@ func (ix *Index) write(op string, fn func(*writer) error) error {
 		{&w.insFTS, `INSERT INTO fts(rowid, title, aliases, description, body) VALUES(?, ?, ?, ?, ?)`},
 		{&w.insNames, `INSERT INTO names(rowid, title, aliases) VALUES(?, ?, ?)`},
 		{&w.putStamp, `INSERT OR REPLACE INTO files(path, mtime, size, hash) VALUES(?, ?, ?, ?)`},
+		{&w.getStamp, `SELECT mtime, size, hash FROM files WHERE path = ?`},
 	} {
 		if *s.dst, err = tx.Prepare(s.q); err != nil {
 			return errs.Wrap(op, errs.Other, err, "")
@@ -232,13 +290,19 @@ const mergeEvery = 8
 const mergePages = 1000
 
 // merge merges the full-text tables' segments level by level, two or more at a time, up to mergePages;
-// the caller holds wmu. A merge that fails leaves every search right, only slower, and the next one
-// tries again, so its error is dropped.
+// the caller holds wmu. It waits for no other process's lock (a rebuild can hold it for seconds): a merge
+// that fails or is skipped leaves every search right, only slower, and the next one tries again, so its
+// errors are dropped.
 func (ix *Index) merge() {
+	_, _ = ix.wdb.Exec(`PRAGMA busy_timeout = 0`) // wdb is one connection, held under wmu
+	defer func() { _, _ = ix.wdb.Exec(`PRAGMA busy_timeout = ` + strconv.Itoa(busyMillis)) }()
 	for _, t := range []string{"fts", "names"} {
-		_, _ = ix.wdb.Exec(`INSERT INTO ` + t + `(` + t + `, rank) VALUES('usermerge', 2)`)
+		if !ix.merged { // a setting kept in the table: merge levels of two segments, not four
+			_, _ = ix.wdb.Exec(`INSERT INTO ` + t + `(` + t + `, rank) VALUES('usermerge', 2)`)
+		}
 		_, _ = ix.wdb.Exec(`INSERT INTO `+t+`(`+t+`, rank) VALUES('merge', ?)`, mergePages)
 	}
+	ix.merged = true
 }
 
 func (w *writer) deleteIDs(ids []int64) error {

@@ -3,12 +3,14 @@ package mcp
 import (
 	"bytes"
 	"context"
+	"encoding"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -88,7 +90,7 @@ func typed[In, Out any](in, out *jsonschema.Resolved, h func(context.Context, *s
 	// An output schema inferred from Out (define's schemaFor: no defaults, null nowhere) takes every
 	// object encoded from an Out that holds no null as it is: sortedJSON gives it as the SDK sends it
 	// without decoding and validating it (docs/ARCHITECTURE.md, "One request's path").
-	fits := out != nil && !hasDefault(out.Schema())
+	fits := out != nil && !hasDefault(out.Schema()) && plainType(reflect.TypeFor[Out]())
 	return func(ctx context.Context, ss *session, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 		input, err := applySchema(req.Params.Arguments, in, false)
 		if err != nil {
@@ -215,12 +217,56 @@ func hasDefault(s *jsonschema.Schema) bool {
 	return hasDefault(s.Items) || hasDefault(s.AdditionalProperties)
 }
 
+// plainType reports whether every value of t encodes as its inferred schema describes it, so that an
+// encoding holding no null fits that schema: no custom marshaller (time.Time aside: an RFC 3339 string),
+// interface, []byte, map keyed by other than strings, embedded pointer (a nil one drops its fields) or
+// ",string" field.
+func plainType(t reflect.Type) bool { return plain(t, map[reflect.Type]bool{}) }
+
+var (
+	marshalerType     = reflect.TypeFor[json.Marshaler]()
+	textMarshalerType = reflect.TypeFor[encoding.TextMarshaler]()
+)
+
+func plain(t reflect.Type, seen map[reflect.Type]bool) bool {
+	if t == reflect.TypeFor[time.Time]() || seen[t] {
+		return true
+	}
+	seen[t] = true
+	for _, m := range []reflect.Type{marshalerType, textMarshalerType} {
+		if t.Implements(m) || reflect.PointerTo(t).Implements(m) {
+			return false
+		}
+	}
+	switch t.Kind() {
+	case reflect.Pointer, reflect.Array:
+		return plain(t.Elem(), seen)
+	case reflect.Slice:
+		return t.Elem().Kind() != reflect.Uint8 && plain(t.Elem(), seen)
+	case reflect.Map:
+		return t.Key().Kind() == reflect.String && plain(t.Key(), seen) && plain(t.Elem(), seen)
+	case reflect.Interface, reflect.Func, reflect.Chan, reflect.Complex64, reflect.Complex128, reflect.UnsafePointer:
+		return false
+	case reflect.Struct:
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			switch {
+			case tag == "-" || !f.IsExported() && !f.Anonymous:
+			case strings.Contains(tag, ",string"), f.Anonymous && f.Type.Kind() == reflect.Pointer, !plain(f.Type, seen):
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // sortedJSON is data, an object as encoding/json writes it (compact, HTML escaped), with every object's
 // keys in order: byte for byte what decoding it into an any and marshalling that gives, the SDK's way
 // of applying an output schema, at a fraction of the cost. It reports false, for the caller to take that
 // way, when the answer might differ or the value might not fit its schema: data not an object, null
-// anywhere, an integer too long for a float64 to hold exactly, a key with an escape, nesting deeper than
-// the SDK decodes.
+// anywhere, an integer too long for a float64 to hold exactly, a key with an escape, a string that held
+// invalid UTF-8, nesting deeper than the SDK decodes.
 func sortedJSON(data []byte) ([]byte, bool) {
 	if len(data) == 0 || data[0] != '{' {
 		return nil, false
@@ -343,6 +389,9 @@ func stringEnd(data []byte, i int) (int, bool) {
 	for i++; i < len(data); i++ {
 		switch data[i] {
 		case '\\':
+			if bytes.HasPrefix(data[i+1:], []byte("ufffd")) { // encoding/json's stand-in for invalid UTF-8, which the SDK's way writes raw
+				return i, false
+			}
 			i++
 		case '"':
 			return i + 1, true

@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
+
+	"github.com/boxmem/box/internal/memory"
 )
 
 // FuzzReadCall: the direct path takes a body only when it is one plain tools/call, and then the name and
@@ -149,4 +152,60 @@ func escapedKey(v any) bool {
 		}
 	}
 	return false
+}
+
+// TestSortedJSONRefusesInvalidUTF8: a string that held invalid UTF-8 (a hand-edited Latin-1 note read
+// whole) is written by encoding/json as \ufffd, and by the SDK's way, decoded and marshalled again, as
+// the raw character: the fast path must leave it to the SDK's way, and a text that says \ufffd in so
+// many letters is not such a string.
+func TestSortedJSONRefusesInvalidUTF8(t *testing.T) {
+	for text, want := range map[string]bool{"caf\xe9 <b>": false, `the escape \ufffd, typed`: true, "café": true} {
+		data, err := json.Marshal(struct {
+			Text string `json:"text"`
+		}{text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := sortedJSON(data)
+		if ok != want {
+			t.Errorf("%s: taken %v, want %v", data, ok, want)
+			continue
+		}
+		var back any
+		if err := decode(data, &back); err != nil {
+			t.Fatal(err)
+		}
+		if sdk, _ := json.Marshal(back); ok && !bytes.Equal(got, sdk) {
+			t.Errorf("%s: %s, the SDK's way %s", data, got, sdk)
+		}
+	}
+}
+
+// TestPlainType: the answers the fast path takes are the box's plain output types; a type whose encoding
+// might not fit its inferred schema, or not as the SDK's way writes it, is left to the SDK's way.
+func TestPlainType(t *testing.T) {
+	type inner struct{ A string }
+	type (
+		embeddedPtr struct {
+			*inner
+			B int
+		}
+		raw      struct{ R json.RawMessage }
+		iface    struct{ V any }
+		asString struct {
+			N int `json:"n,string"`
+		}
+		byteSlice struct{ B []byte }
+		intKeys   struct{ M map[int]string }
+	)
+	for typ, want := range map[reflect.Type]bool{
+		reflect.TypeFor[memory.SearchResult](): true, reflect.TypeFor[readOut](): true, reflect.TypeFor[memory.Overview](): true,
+		reflect.TypeFor[recentOut](): true, reflect.TypeFor[todosListOut](): true, reflect.TypeFor[*todoOut](): true,
+		reflect.TypeFor[embeddedPtr](): false, reflect.TypeFor[raw](): false, reflect.TypeFor[iface](): false,
+		reflect.TypeFor[asString](): false, reflect.TypeFor[byteSlice](): false, reflect.TypeFor[intKeys](): false,
+	} {
+		if got := plainType(typ); got != want {
+			t.Errorf("plainType(%v) = %v, want %v", typ, got, want)
+		}
+	}
 }
