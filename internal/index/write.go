@@ -35,42 +35,30 @@ func (ix *Index) DeleteFile(filePath string) error { return ix.DeleteFiles([]str
 
 // ReplaceFiles replaces the documents of several files in one transaction.
 func (ix *Index) ReplaceFiles(files []FileDocs) error {
-	return ix.write("index.replace", func(w *writer) error {
-		for _, f := range files {
-			if err := w.replace(f); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return writeFiles(ix, "index.replace", files, nil, (*writer).replace)
 }
 
 // DeleteFiles removes the documents of several files in one transaction.
 func (ix *Index) DeleteFiles(paths []string) error {
-	return ix.write("index.delete", func(w *writer) error {
-		for _, p := range paths {
-			if err := w.deleteFile(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	return writeFiles(ix, "index.delete", paths, nil, (*writer).deleteFile)
 }
 
-// replaceFilesSince is ReplaceFiles for Reconcile, whose scan saw the indexed stamps have: a file whose
-// stamp changed since was indexed by another writer (the watcher, a write's own refresh) from a later
-// read than the reconcile's, and is left as that writer left it.
-func (ix *Index) replaceFilesSince(files []FileDocs, have map[string]FileStamp) error {
-	return ix.write("index.replace", func(w *writer) error {
+// writeFiles does each of one transaction's file writes. With have (Reconcile's scan of the indexed
+// stamps), a file whose stamp changed since the scan was indexed by another writer (the watcher, a write's
+// own refresh) from a later read than the reconcile's, and is left as that writer left it.
+func writeFiles[F FileDocs | string](ix *Index, op string, files []F, have map[string]FileStamp, do func(*writer, F) error) error {
+	return ix.write(op, func(w *writer) error {
 		for _, f := range files {
-			same, err := w.stampIs(f.Path, have)
-			if err != nil {
-				return err
+			if have != nil {
+				same, err := w.stampIs(pathOf(f), have)
+				if err != nil {
+					return err
+				}
+				if !same {
+					continue
+				}
 			}
-			if !same {
-				continue
-			}
-			if err := w.replace(f); err != nil {
+			if err := do(w, f); err != nil {
 				return err
 			}
 		}
@@ -78,23 +66,11 @@ func (ix *Index) replaceFilesSince(files []FileDocs, have map[string]FileStamp) 
 	})
 }
 
-// deleteFilesSince is DeleteFiles for Reconcile, on the same terms as replaceFilesSince.
-func (ix *Index) deleteFilesSince(paths []string, have map[string]FileStamp) error {
-	return ix.write("index.delete", func(w *writer) error {
-		for _, p := range paths {
-			same, err := w.stampIs(p, have)
-			if err != nil {
-				return err
-			}
-			if !same {
-				continue
-			}
-			if err := w.deleteFile(p); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+func pathOf[F FileDocs | string](f F) string {
+	if fd, ok := any(f).(FileDocs); ok {
+		return fd.Path
+	}
+	return any(f).(string)
 }
 
 // Files returns the stamp of every indexed file.
@@ -171,7 +147,7 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 		progress(0, total)
 	}
 	if len(gone) > 0 {
-		if err := ix.deleteFilesSince(gone, have); err != nil {
+		if err := writeFiles(ix, "index.delete", gone, have, (*writer).deleteFile); err != nil {
 			return 0, err
 		}
 	}
@@ -181,7 +157,7 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 		if len(batch) == 0 {
 			return nil
 		}
-		if err := ix.replaceFilesSince(batch, have); err != nil {
+		if err := writeFiles(ix, "index.replace", batch, have, (*writer).replace); err != nil {
 			return err
 		}
 		done += len(batch)
