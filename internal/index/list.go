@@ -98,5 +98,6 @@ func (ix *Index) Clear(ctx context.Context) error {
 	if err := tx.Commit(); err != nil {
 		return errs.Wrap("index.clear", errs.Other, err, "")
 	}
+	ix.merged = false // the new tables hold no merge setting
 	return nil
 }

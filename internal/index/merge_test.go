@@ -74,3 +74,28 @@ func TestReconcileLeavesWhatAnotherWriterIndexedSince(t *testing.T) {
 		}
 	}
 }
+
+// TestReconcileSinceKeepsWhatWasIndexedAfterHave: with the indexed stamps read before the scan, a note
+// another writer indexed after that read, which the scan missed (its folder walked already), is kept.
+func TestReconcileSinceKeepsWhatWasIndexedAfterHave(t *testing.T) {
+	ctx := context.Background()
+	ix, err := Open(filepath.Join(t.TempDir(), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ix.Close()
+	have, err := ix.Files(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const p = "/_content/memory/notes/topic-pond.md"
+	if err := ix.ReplaceFile(p, []Doc{{Path: p, Kind: "note", Title: "Pond", Body: "frogs", Who: "owner", Trust: "own", Hash: "h"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ix.ReconcileSince(ctx, have, map[string]FileStamp{}, func(string) ([]Doc, error) { return nil, nil }, nil); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := ix.Search(ctx, Query{Text: "frogs", Limit: 5}); err != nil || len(hits) != 1 {
+		t.Fatalf("the note indexed after the scan began is gone: %d hits, %v", len(hits), err)
+	}
+}

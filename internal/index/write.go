@@ -121,6 +121,13 @@ func (ix *Index) Reconcile(ctx context.Context, current map[string]FileStamp, lo
 	if err != nil {
 		return 0, err
 	}
+	return ix.ReconcileSince(ctx, have, current, load, progress)
+}
+
+// ReconcileSince is Reconcile with the indexed stamps have read before current was scanned: a file
+// another writer indexed or removed after have was read is left as that writer left it, so a scan that
+// raced a write (the watcher's, or a write's own refresh) undoes neither.
+func (ix *Index) ReconcileSince(ctx context.Context, have, current map[string]FileStamp, load func(path string) ([]Doc, error), progress func(done, total int)) (int, error) {
 	var gone []string
 	for p := range have {
 		if _, ok := current[p]; !ok {
@@ -272,13 +279,15 @@ const mergePages = 1000
 func (ix *Index) merge() {
 	_, _ = ix.wdb.Exec(`PRAGMA busy_timeout = 0`) // wdb is one connection, held under wmu
 	defer func() { _, _ = ix.wdb.Exec(`PRAGMA busy_timeout = ` + strconv.Itoa(busyMillis)) }()
+	set := true
 	for _, t := range []string{"fts", "names"} {
-		if !ix.merged { // a setting kept in the table: merge levels of two segments, not four
-			_, _ = ix.wdb.Exec(`INSERT INTO ` + t + `(` + t + `, rank) VALUES('usermerge', 2)`)
+		if !ix.merged { // a setting kept in the table (Clear drops it): merge levels of two segments, not four
+			_, err := ix.wdb.Exec(`INSERT INTO ` + t + `(` + t + `, rank) VALUES('usermerge', 2)`)
+			set = set && err == nil
 		}
 		_, _ = ix.wdb.Exec(`INSERT INTO `+t+`(`+t+`, rank) VALUES('merge', ?)`, mergePages)
 	}
-	ix.merged = true
+	ix.merged = set
 }
 
 func (w *writer) deleteIDs(ids []int64) error {

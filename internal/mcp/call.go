@@ -251,11 +251,29 @@ func plain(t reflect.Type, seen map[reflect.Type]bool) bool {
 		for i := range t.NumField() {
 			f := t.Field(i)
 			tag := f.Tag.Get("json")
+			name, _, _ := strings.Cut(tag, ",")
 			switch {
 			case tag == "-" || !f.IsExported() && !f.Anonymous:
-			case strings.Contains(tag, ",string"), f.Anonymous && f.Type.Kind() == reflect.Pointer, !plain(f.Type, seen):
+			case strings.Contains(tag, ",string"), f.Anonymous && (f.Type.Kind() == reflect.Pointer || name != ""), !plain(f.Type, seen):
+				return false // a named embedded struct is one member to encoding/json, its fields to the schema
+			}
+		}
+		// A name two fields share (one promoted from an embedded struct) is one field to encoding/json,
+		// the other to the schema.
+		names := map[string]bool{}
+		for _, f := range reflect.VisibleFields(t) {
+			tag := f.Tag.Get("json")
+			if tag == "-" || !f.IsExported() || f.Anonymous {
+				continue
+			}
+			name, _, _ := strings.Cut(tag, ",")
+			if name == "" {
+				name = f.Name
+			}
+			if names[name] {
 				return false
 			}
+			names[name] = true
 		}
 	}
 	return true

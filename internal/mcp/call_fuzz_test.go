@@ -197,12 +197,20 @@ func TestPlainType(t *testing.T) {
 		}
 		byteSlice struct{ B []byte }
 		intKeys   struct{ M map[int]string }
+		named     struct {
+			inner `json:"inner"`
+		}
+		clash struct {
+			S string `json:"A"`
+			inner
+		}
 	)
 	for typ, want := range map[reflect.Type]bool{
 		reflect.TypeFor[memory.SearchResult](): true, reflect.TypeFor[readOut](): true, reflect.TypeFor[memory.Overview](): true,
 		reflect.TypeFor[recentOut](): true, reflect.TypeFor[todosListOut](): true, reflect.TypeFor[*todoOut](): true,
 		reflect.TypeFor[embeddedPtr](): false, reflect.TypeFor[raw](): false, reflect.TypeFor[iface](): false,
 		reflect.TypeFor[asString](): false, reflect.TypeFor[byteSlice](): false, reflect.TypeFor[intKeys](): false,
+		reflect.TypeFor[named](): false, reflect.TypeFor[clash](): false,
 	} {
 		if got := plainType(typ); got != want {
 			t.Errorf("plainType(%v) = %v, want %v", typ, got, want)

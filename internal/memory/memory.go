@@ -175,6 +175,10 @@ func (m *Memory) ensureFresh(ctx context.Context) {
 func (m *Memory) reconcile(ctx context.Context, progress func(done, total int)) (int, error) {
 	var n int
 	err := m.withIndex(func(ix *index.Index) error {
+		have, err := ix.Files(ctx) // before the walk: what is indexed after it is another writer's, and kept
+		if err != nil {
+			return err
+		}
 		current, lines, err := m.stamps(ctx, ix)
 		if err != nil {
 			return err
@@ -185,7 +189,7 @@ func (m *Memory) reconcile(ctx context.Context, progress func(done, total int)) 
 			}
 			return m.load(p)
 		}
-		n, err = ix.Reconcile(ctx, current, load, progress)
+		n, err = ix.ReconcileSince(ctx, have, current, load, progress)
 		return err
 	})
 	return n, err
