@@ -15,15 +15,19 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/box" ./cmd/box
 export BOX_BIN="$tmp/box"
+commit="$(git rev-parse --short HEAD)$(git diff --quiet || echo ' with uncommitted changes')"
 for h in "${harnesses[@]}"; do
   echo "bench: running $h" >&2
   go run "./bench/$h" >"$tmp/$h.md"
+  # Each section says when and at which commit it was measured: a partial run keeps the others as they were.
+  when="_Measured $(date -u +%Y-%m-%dT%H:%MZ), commit ${commit}._"
+  awk -v w="$when" '/^<!-- bench:end -->/{print w; print ""} {print}' "$tmp/$h.md" >"$tmp/$h.stamped" && mv "$tmp/$h.stamped" "$tmp/$h.md"
 done
 {
   echo "# Benchmarks"
   echo
   echo "Written by \`bench/run.sh\` on $(date -u +%Y-%m-%dT%H:%MZ); machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $(free -g | awk '/Mem:/{print $2}') GiB;"
-  echo "commit $(git rev-parse --short HEAD)$(git diff --quiet || echo ' (with uncommitted changes)'). Reproduce with \`bench/run.sh\` (or \`bench/run.sh NAME\` for one section)."
+  echo "commit ${commit} (this run: ${harnesses[*]}; each section says when it was measured). Reproduce with \`bench/run.sh\` (or \`bench/run.sh NAME\` for one section)."
   echo
   # Keep sections of harnesses not run this time.
   for h in "${all[@]}"; do
