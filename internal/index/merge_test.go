@@ -11,11 +11,7 @@ import (
 // keeps its full-text index in a few segments, since every search reads every segment. Without the
 // merge every mergeEvery writes, FTS5's own merging leaves 16 after 320 writes.
 func TestSmallWritesKeepFewSegments(t *testing.T) {
-	ix, err := Open(filepath.Join(t.TempDir(), "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openIndex(t)
 	for i := range 320 {
 		p := fmt.Sprintf("/_content/memory/notes/entity-n%03d.md", i)
 		if err := ix.ReplaceFile(p, []Doc{{Path: p, Kind: "note", Title: fmt.Sprintf("N%03d", i), Body: fmt.Sprintf("fact %d about gardening", i), Who: "owner", Trust: "own"}}); err != nil {
@@ -42,11 +38,7 @@ func TestSmallWritesKeepFewSegments(t *testing.T) {
 // writer's newer text, and a file another writer added meanwhile stays.
 func TestReconcileLeavesWhatAnotherWriterIndexedSince(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(filepath.Join(t.TempDir(), "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openIndex(t)
 	doc := func(p, body string) []Doc {
 		return []Doc{{Path: p, Kind: "note", Title: "Garden", Body: body, Who: "owner", Trust: "own", Hash: body}}
 	}
@@ -55,7 +47,7 @@ func TestReconcileLeavesWhatAnotherWriterIndexedSince(t *testing.T) {
 		t.Fatal(err)
 	}
 	current := map[string]FileStamp{edited: {Hash: "roses"}} // the scan: the garden note changed, the pond note is not there
-	_, err = ix.Reconcile(ctx, current, func(p string) ([]Doc, error) {
+	_, err := ix.Reconcile(ctx, current, func(p string) ([]Doc, error) {
 		// Between the reconcile's read and its write, the owner edits both again and the watcher indexes them.
 		if err := ix.ReplaceFile(edited, doc(edited, "tulips")); err != nil {
 			return nil, err
@@ -79,11 +71,7 @@ func TestReconcileLeavesWhatAnotherWriterIndexedSince(t *testing.T) {
 // another writer indexed after that read, which the scan missed (its folder walked already), is kept.
 func TestReconcileSinceKeepsWhatWasIndexedAfterHave(t *testing.T) {
 	ctx := context.Background()
-	ix, err := Open(filepath.Join(t.TempDir(), "index.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ix.Close()
+	ix := openIndex(t)
 	have, err := ix.Files(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -98,4 +86,15 @@ func TestReconcileSinceKeepsWhatWasIndexedAfterHave(t *testing.T) {
 	if hits, err := ix.Search(ctx, Query{Text: "frogs", Limit: 5}); err != nil || len(hits) != 1 {
 		t.Fatalf("the note indexed after the scan began is gone: %d hits, %v", len(hits), err)
 	}
+}
+
+// openIndex is a new, empty index in the test's temp dir, closed when the test ends.
+func openIndex(t *testing.T) *Index {
+	t.Helper()
+	ix, err := Open(filepath.Join(t.TempDir(), "index.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ix.Close() })
+	return ix
 }
