@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/netip"
@@ -102,20 +103,9 @@ func (c *Client) Get(ctx context.Context, raw string, header http.Header) (*Resp
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
 		return nil, errs.E(op, errs.Invalid, "%q is not an https URL; the box fetches only https addresses.", raw)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
+	res, err := c.do(ctx, op, http.MethodGet, u, header, "The box could not fetch %s.")
 	if err != nil {
-		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("%q is not a URL the box can fetch.", raw))
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	res, err := c.hc.Do(req)
-	if err != nil {
-		var e *errs.Error
-		if errors.As(err, &e) {
-			return nil, e
-		}
-		return nil, errs.Wrap(op, errs.Other, err, fmt.Sprintf("The box could not fetch %s.", u.Redacted()))
+		return nil, err
 	}
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, c.opts.MaxBytes+1))
@@ -305,21 +295,29 @@ func (c *Client) Status(ctx context.Context, method, raw string, header http.Hea
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return 0, errs.E(op, errs.Invalid, "%q is not an http or https URL.", raw)
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
+	res, err := c.do(ctx, op, method, u, header, "The box could not reach %s.")
 	if err != nil {
-		return 0, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("%q is not a URL the box can ask.", raw))
-	}
-	for k, v := range header {
-		req.Header[k] = v
-	}
-	res, err := c.hc.Do(req)
-	if err != nil {
-		var e *errs.Error
-		if errors.As(err, &e) {
-			return 0, e
-		}
 		return 0, err
 	}
 	_ = res.Body.Close()
 	return res.StatusCode, nil
+}
+
+// do sends one request to u with header. A refusal of the address rule comes back as the dialer said it;
+// any other failure as fail, naming the address without its credentials, around the cause.
+func (c *Client) do(ctx context.Context, op, method string, u *url.URL, header http.Header, fail string) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
+	if err != nil {
+		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("%s is not a URL the box can ask.", u.Redacted()))
+	}
+	maps.Copy(req.Header, header)
+	res, err := c.hc.Do(req)
+	if err != nil {
+		var e *errs.Error
+		if errors.As(err, &e) {
+			return nil, e
+		}
+		return nil, errs.Wrap(op, errs.Other, err, fmt.Sprintf(fail, u.Redacted()))
+	}
+	return res, nil
 }
