@@ -204,7 +204,7 @@ func (ix *Index) ReconcileSince(ctx context.Context, have, current map[string]Fi
 type writer struct {
 	tx                                                      *sql.Tx
 	idsOfFile, idOfPath, delDoc, delFTS, delNames, delStamp *sql.Stmt
-	insDoc, insFTS, insNames, putStamp, getStamp            *sql.Stmt
+	insDoc, insFTS, insNames, putStamp                      *sql.Stmt
 }
 
 // stampIs reports whether file's indexed stamp is still the one have holds for it (absent from have: not
@@ -213,7 +213,7 @@ func (w *writer) stampIs(file string, have map[string]FileStamp) (bool, error) {
 	seen, was := have[file]
 	var mt, size int64
 	var h string
-	switch err := w.getStamp.QueryRow(file).Scan(&mt, &size, &h); {
+	switch err := w.tx.QueryRow(`SELECT mtime, size, hash FROM files WHERE path = ?`, file).Scan(&mt, &size, &h); { // Reconcile's only: not prepared for every write
 	case errors.Is(err, sql.ErrNoRows):
 		return !was, nil
 	case err != nil:
@@ -245,7 +245,6 @@ func (ix *Index) write(op string, fn func(*writer) error) error {
 		{&w.insFTS, `INSERT INTO fts(rowid, title, aliases, description, body) VALUES(?, ?, ?, ?, ?)`},
 		{&w.insNames, `INSERT INTO names(rowid, title, aliases) VALUES(?, ?, ?)`},
 		{&w.putStamp, `INSERT OR REPLACE INTO files(path, mtime, size, hash) VALUES(?, ?, ?, ?)`},
-		{&w.getStamp, `SELECT mtime, size, hash FROM files WHERE path = ?`},
 	} {
 		if *s.dst, err = tx.Prepare(s.q); err != nil {
 			return errs.Wrap(op, errs.Other, err, "")
