@@ -198,6 +198,24 @@ func (s *authStore) used(ctx context.Context, c *webauthn.Credential) error {
 }
 
 func (s *authStore) removePasskey(ctx context.Context, id string) error {
+	return s.withPasskeys(ctx, func(tx *sql.Tx, n int) error {
+		if n <= 1 {
+			return errs.E("web.passkey", errs.Refused, "This is your only passkey; add another before removing it, or you could not sign in.")
+		}
+		res, err := tx.ExecContext(ctx, `DELETE FROM web_passkeys WHERE id=?`, id)
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k == 0 {
+			return errs.E("web.passkey", errs.NotFound, "There is no such passkey.")
+		}
+		return nil
+	})
+}
+
+// withPasskeys runs fn in one transaction with the number of passkeys counted in it, and commits when fn
+// returns nil: a change that depends on how many there are cannot race another.
+func (s *authStore) withPasskeys(ctx context.Context, fn func(tx *sql.Tx, n int) error) error {
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
@@ -207,15 +225,8 @@ func (s *authStore) removePasskey(ctx context.Context, id string) error {
 	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil {
 		return err
 	}
-	if n <= 1 {
-		return errs.E("web.passkey", errs.Refused, "This is your only passkey; add another before removing it, or you could not sign in.")
-	}
-	res, err := tx.ExecContext(ctx, `DELETE FROM web_passkeys WHERE id=?`, id)
-	if err != nil {
+	if err := fn(tx, n); err != nil {
 		return err
-	}
-	if k, _ := res.RowsAffected(); k == 0 {
-		return errs.E("web.passkey", errs.NotFound, "There is no such passkey.")
 	}
 	return tx.Commit()
 }
@@ -253,31 +264,22 @@ var errSetupAfterPasskey = errs.E("web.setup", errs.Unauthorized, "This box alre
 // saveFirstPasskey spends the setup code hash and saves the first passkey, in one transaction that
 // refuses if a passkey exists by then (two setup links finishing at once make one passkey).
 func (s *authStore) saveFirstPasskey(ctx context.Context, hash, name string, c *webauthn.Credential) error {
-	tx, err := s.db.BeginTx(ctx, nil)
-	if err != nil {
+	return s.withPasskeys(ctx, func(tx *sql.Tx, n int) error {
+		if n > 0 {
+			return errSetupAfterPasskey
+		}
+		res, err := tx.ExecContext(ctx, `UPDATE web_setup SET used=? WHERE hash=? AND used=0 AND expires>=?`, s.now().Unix(), hash, s.now().Unix())
+		if err != nil {
+			return err
+		}
+		if k, _ := res.RowsAffected(); k != 1 {
+			return errs.E("web.setup", errs.Unauthorized, "This setup link was already used or has expired; run box serve again for a new one.")
+		}
+		raw, _ := json.Marshal(c)
+		_, err = tx.ExecContext(ctx, `INSERT INTO web_passkeys(id, name, cred, created) VALUES(?, ?, ?, ?)`,
+			base64.RawURLEncoding.EncodeToString(c.ID), name, string(raw), s.now().Unix())
 		return err
-	}
-	defer tx.Rollback()
-	var n int
-	if err := tx.QueryRowContext(ctx, `SELECT count(*) FROM web_passkeys`).Scan(&n); err != nil {
-		return err
-	}
-	if n > 0 {
-		return errSetupAfterPasskey
-	}
-	res, err := tx.ExecContext(ctx, `UPDATE web_setup SET used=? WHERE hash=? AND used=0 AND expires>=?`, s.now().Unix(), hash, s.now().Unix())
-	if err != nil {
-		return err
-	}
-	if k, _ := res.RowsAffected(); k != 1 {
-		return errs.E("web.setup", errs.Unauthorized, "This setup link was already used or has expired; run box serve again for a new one.")
-	}
-	raw, _ := json.Marshal(c)
-	if _, err := tx.ExecContext(ctx, `INSERT INTO web_passkeys(id, name, cred, created) VALUES(?, ?, ?, ?)`,
-		base64.RawURLEncoding.EncodeToString(c.ID), name, string(raw), s.now().Unix()); err != nil {
-		return err
-	}
-	return tx.Commit()
+	})
 }
 
 // session is a signed-in browser.
