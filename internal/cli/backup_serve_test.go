@@ -30,16 +30,7 @@ func TestServePushesOtherProcessesCommitsAndResumesAfterBackupNow(t *testing.T) 
 	if testing.Short() {
 		t.Skip("runs the real box serve for several seconds")
 	}
-	tmp := t.TempDir()
-	root := filepath.Join(tmp, "box")
-	if got := runBin(t, tmp, "init", root); got.code != 0 {
-		t.Fatalf("init: %s", got.stderr)
-	}
-	bare := filepath.Join(tmp, "backup.git")
-	gitOut(t, tmp, "init", "-q", "--bare", bare)
-	if got := runBin(t, tmp, "--box", root, "backup", "add", "usb", bare); got.code != 0 {
-		t.Fatalf("backup add: %s", got.stderr)
-	}
+	tmp, root, bare := boxWithBackup(t)
 	remoteMain := func() string {
 		out, _ := exec.Command("git", "-C", bare, "rev-parse", "-q", "--verify", "refs/heads/main").Output()
 		return strings.TrimSpace(string(out))

@@ -114,16 +114,7 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 	// the test takes never cross a local midnight).
 	base := time.Date(2030, 6, 12, 12, 0, 0, 0, time.Local)
 	t.Setenv("BOX_TEST_CLOCK", base.Format(time.RFC3339))
-	tmp := t.TempDir()
-	root := filepath.Join(tmp, "box")
-	if got := runBin(t, tmp, "init", root); got.code != 0 {
-		t.Fatalf("init: %s", got.stderr)
-	}
-	bare := filepath.Join(tmp, "backup.git")
-	gitOut(t, tmp, "init", "-q", "--bare", bare)
-	if got := runBin(t, tmp, "--box", root, "backup", "add", "usb", bare); got.code != 0 {
-		t.Fatalf("backup add: %s", got.stderr)
-	}
+	tmp, root, bare := boxWithBackup(t)
 	key := runBin(t, tmp, "--box", root, "--json", "keys", "new", "--name", "Claude Code", "--memory")
 	var k keysNewOutput
 	if err := json.Unmarshal([]byte(key.stdout), &k); err != nil || k.Key == "" {
@@ -273,4 +264,21 @@ func TestTheBoxOrganisesItself(t *testing.T) {
 	if !strings.Contains(buf.String(), "Inbox: nothing waiting") {
 		t.Errorf("restored router:\n%s", buf.String())
 	}
+}
+
+// boxWithBackup is a box made by the built binary with a bare repository added as its backup "usb": the
+// temp folder holding both, the box's root and the repository's path.
+func boxWithBackup(t *testing.T) (tmp, root, bare string) {
+	t.Helper()
+	tmp = t.TempDir()
+	root = filepath.Join(tmp, "box")
+	if got := runBin(t, tmp, "init", root); got.code != 0 {
+		t.Fatalf("init: %s", got.stderr)
+	}
+	bare = filepath.Join(tmp, "backup.git")
+	gitOut(t, tmp, "init", "-q", "--bare", bare)
+	if got := runBin(t, tmp, "--box", root, "backup", "add", "usb", bare); got.code != 0 {
+		t.Fatalf("backup add: %s", got.stderr)
+	}
+	return tmp, root, bare
 }
