@@ -46,12 +46,7 @@ func TestConnectorProposedOverMCPApprovedAtTheCLI(t *testing.T) {
 	}
 	proposals := map[string]string{}
 	for name, answer := range map[string]string{"Clock city": `"Vienna"`, "Wrong city": `"Graz"`} {
-		out, isErr := mcptest.Call(t, cs, "propose_connector", clockConnector(name, answer))
-		var p struct{ Proposal string }
-		if isErr || json.Unmarshal([]byte(out), &p) != nil || p.Proposal == "" {
-			t.Fatalf("propose_connector %s: %v %s", name, isErr, out)
-		}
-		proposals[name] = p.Proposal
+		proposals[name] = mcptest.Propose(t, cs, "propose_connector", clockConnector(name, answer))
 	}
 
 	approve := func(id string) cardDecision {

@@ -68,7 +68,7 @@ func TestPagesJourney(t *testing.T) {
 	cs := connectMCP(t, srv.mcp, key)
 
 	// The Garden page, proposed over MCP: a card that says who sent it, at the top.
-	p := proposeBuild(t, cs, "propose_section", map[string]any{"name": "Garden", "emoji": "🌱", "own": "garden", "read": []any{}, "uses": []any{},
+	p := mcptest.Propose(t, cs, "propose_section", map[string]any{"name": "Garden", "emoji": "🌱", "own": "garden", "read": []any{}, "uses": []any{},
 		"what": "What I planted where, what needs doing this week, and the harvest log.", "html": pageFile(t, "garden.html")})
 	step("the card", chromedp.Navigate(srv.owner+"/today"), chromedp.WaitVisible(chromedp.CSS(`#card-`+p)))
 	card := eval(`document.getElementById("card-` + p + `").textContent`)
@@ -105,7 +105,7 @@ func TestPagesJourney(t *testing.T) {
 	}
 
 	// An update that throws on load: approved, opened, and rolled back to version 1.
-	u := proposeBuild(t, cs, "update_section", map[string]any{"section": "garden", "html": pageFile(t, "broken.html"), "what": "Adds a watering list."})
+	u := mcptest.Propose(t, cs, "update_section", map[string]any{"section": "garden", "html": pageFile(t, "broken.html"), "what": "Adds a watering list."})
 	approve(u, "new version of the page Garden")
 	step("open the update", chromedp.Navigate(srv.owner+"/pages/garden"), chromedp.WaitVisible(chromedp.CSS("#pageframe")))
 	waitFor(t, "the rollback", func() bool {
@@ -114,7 +114,7 @@ func TestPagesJourney(t *testing.T) {
 	})
 
 	// A look change applies to the UI; ?plain=1 shows it without.
-	l := proposeBuild(t, cs, "propose_ui_change", map[string]any{"name": "Plum headings", "what": "Headings in plum.", "css": "h1 { color: #7a1f5c; }"})
+	l := mcptest.Propose(t, cs, "propose_ui_change", map[string]any{"name": "Plum headings", "what": "Headings in plum.", "css": "h1 { color: #7a1f5c; }"})
 	approve(l, "The look Plum headings is on")
 	plum := `getComputedStyle(document.querySelector("h1")).color === "rgb(122, 31, 92)"`
 	step("the look", chromedp.Navigate(srv.owner+"/memory"), passkeytest.Poll(plum))
@@ -128,7 +128,7 @@ func TestPagesJourney(t *testing.T) {
 	}
 
 	// A layout makes the page the home screen.
-	lay := proposeBuild(t, cs, "propose_layout", map[string]any{"what": "Garden first, as the home screen",
+	lay := mcptest.Propose(t, cs, "propose_layout", map[string]any{"what": "Garden first, as the home screen",
 		"layout": map[string]any{"items": []any{"page:garden", "today", "todo", "chat", "pages", "memory", "diary", "settings"}, "home": "page:garden"}})
 	approve(lay, "arrangement of the tabs is on")
 	step("home", chromedp.Navigate(srv.owner+"/"), chromedp.WaitVisible(chromedp.CSS("#pageframe")))
@@ -140,7 +140,7 @@ func TestPagesJourney(t *testing.T) {
 	}
 
 	// Attacks from inside a running page, each refused (docs/SECURITY.md, "Pages").
-	pr := proposeBuild(t, cs, "propose_section", map[string]any{"name": "Probe", "own": "probe", "what": "Tries every door.", "html": pageFile(t, "probe.html")})
+	pr := mcptest.Propose(t, cs, "propose_section", map[string]any{"name": "Probe", "own": "probe", "what": "Tries every door.", "html": pageFile(t, "probe.html")})
 	approve(pr, "Installed the page Probe")
 	step("open the probe", chromedp.Navigate(srv.owner+"/pages/probe"), chromedp.WaitVisible(chromedp.CSS("#pageframe")))
 	var probe map[string]any
@@ -177,7 +177,7 @@ func TestPagesJourney(t *testing.T) {
 	if loc := eval(`location.pathname`); loc != "/pages/garden" {
 		t.Fatalf("a message not from the frame moved the holder to %s", loc)
 	}
-	op := proposeBuild(t, cs, "propose_section", map[string]any{"name": "Opener", "own": "opener", "what": "Opens the diary.", "html": pageFile(t, "opener.html")})
+	op := mcptest.Propose(t, cs, "propose_section", map[string]any{"name": "Opener", "own": "opener", "what": "Opens the diary.", "html": pageFile(t, "opener.html")})
 	approve(op, "Installed the page Opener")
 	step("open the opener", chromedp.Navigate(srv.owner+"/pages/opener"))
 	waitFor(t, "box.ui.open moving the holder to the diary", func() bool {
@@ -206,20 +206,6 @@ func pageFile(t *testing.T, name string) string {
 		t.Fatal(err)
 	}
 	return string(data)
-}
-
-// propose calls a build tool that must make a card, and returns the proposal.
-func proposeBuild(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
-	t.Helper()
-	out, isErr := mcptest.Call(t, cs, tool, args)
-	var p struct {
-		OK       bool
-		Proposal string
-	}
-	if isErr || json.Unmarshal([]byte(out), &p) != nil || !p.OK || p.Proposal == "" {
-		t.Fatalf("%s: isError=%v %s", tool, isErr, out)
-	}
-	return p.Proposal
 }
 
 type buildStatus struct {

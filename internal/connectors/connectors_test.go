@@ -121,19 +121,6 @@ func client(t *testing.T, a *app.App) *sdk.ClientSession {
 	return cs
 }
 
-func propose(t *testing.T, cs *sdk.ClientSession, tool string, args map[string]any) string {
-	t.Helper()
-	out, isErr := mcptest.Call(t, cs, tool, args)
-	var p struct {
-		OK       bool
-		Proposal string
-	}
-	if isErr || json.Unmarshal([]byte(out), &p) != nil || !p.OK || p.Proposal == "" {
-		t.Fatalf("%s: %v %s", tool, isErr, out)
-	}
-	return p.Proposal
-}
-
 var local = gate.By{Via: "cli", Local: true}
 
 // The seed's Bus times connector end to end: checked over MCP, proposed, shown on a card that says
@@ -153,7 +140,7 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 	if isErr || json.Unmarshal([]byte(out), &rep) != nil || !rep.OK || !rep.BoxCanBuild || len(rep.Problems) != 0 {
 		t.Fatalf("validate_build: %v %s", isErr, out)
 	}
-	id := propose(t, cs, "propose_connector", bundle(t, nil, nil))
+	id := mcptest.Propose(t, cs, "propose_connector", bundle(t, nil, nil))
 	card, err := a.Gate.Get(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +211,7 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 
 	// A second version whose test fails puts version 1 back, with why; undo to it reruns the tests.
 	c.set("")
-	id2 := propose(t, cs, "update_build", func() map[string]any {
+	id2 := mcptest.Propose(t, cs, "update_build", func() map[string]any {
 		m := bundle(t, map[string]any{"what": "The next buses, sooner."}, nil)
 		m["id"] = "bus-times"
 		return m
@@ -248,7 +235,7 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 	// A version that reaches one more host is "Let a connector reach more", under Share, saying what it adds.
 	wider := bundle(t, map[string]any{"egress": []any{"api.example.com", "cdn.example.com"}}, nil)
 	wider["id"] = "bus-times"
-	card3, err := a.Gate.Get(ctx, propose(t, cs, "update_build", wider))
+	card3, err := a.Gate.Get(ctx, mcptest.Propose(t, cs, "update_build", wider))
 	if err != nil || card3.Title != "Let a connector reach more: Bus times" || card3.Switch != gate.Share ||
 		!strings.Contains(fmt.Sprint(card3.Action.Payload.(map[string]any)["facts"]), "What it adds: reaches cdn.example.com") {
 		t.Fatalf("a wider version: %v %q under %q: %v", err, card3.Title, card3.Switch, card3.Action.Payload.(map[string]any)["facts"])
@@ -276,7 +263,7 @@ func TestFailingTestsLeaveItFailed(t *testing.T) {
 	a := openApp(t, newCity(t))
 	cs := client(t, a)
 	files := map[string]string{"index.mjs": `export const tools = { next_buses: async ({ stop }, ctx) => { ctx.log("looking up stop " + stop); return []; } };`}
-	id := propose(t, cs, "propose_connector", bundle(t, map[string]any{"name": "Empty buses"}, files))
+	id := mcptest.Propose(t, cs, "propose_connector", bundle(t, map[string]any{"name": "Empty buses"}, files))
 	done, err := a.Gate.Approve(ctx, id, local)
 	if err != nil {
 		t.Fatal(err)
@@ -310,7 +297,7 @@ func TestSafeModeRunsNoTests(t *testing.T) {
 	a := openApp(t, c)
 	cs := client(t, a)
 	owner := box.Actor{Who: "owner", Via: "cli"}
-	if _, err := a.Gate.Approve(ctx, propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
+	if _, err := a.Gate.Approve(ctx, mcptest.Propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
 		t.Fatal(err)
 	}
 	calls := func() int { c.mu.Lock(); defer c.mu.Unlock(); return len(c.auth) }
@@ -323,7 +310,7 @@ func TestSafeModeRunsNoTests(t *testing.T) {
 	}
 	up := bundle(t, map[string]any{"what": "The next buses, sooner."}, nil)
 	up["id"] = "bus-times"
-	done, err := a.Gate.Approve(ctx, propose(t, cs, "update_build", up), local)
+	done, err := a.Gate.Approve(ctx, mcptest.Propose(t, cs, "update_build", up), local)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -362,7 +349,7 @@ func TestChangedFilesAreRefused(t *testing.T) {
 	ctx := context.Background()
 	a := openApp(t, newCity(t))
 	cs := client(t, a)
-	id := propose(t, cs, "propose_connector", bundle(t, nil, nil))
+	id := mcptest.Propose(t, cs, "propose_connector", bundle(t, nil, nil))
 	card, err := a.Gate.Get(ctx, id)
 	if err != nil {
 		t.Fatal(err)
@@ -424,7 +411,7 @@ func TestRemoveOffersItsKeysForGood(t *testing.T) {
 	cs := client(t, a)
 	keyed := bundle(t, map[string]any{"credentials": []any{map[string]any{"name": "API_KEY", "host": "api.example.com"}}},
 		map[string]string{"index.mjs": `export const tools = { next_buses: async ({ stop }, ctx) => { const r = await ctx.fetch('https://api.example.com/stops/' + stop, {headers: {Authorization: 'Bearer {{key:API_KEY}}'}}); return await r.json(); } };`})
-	id := propose(t, cs, "propose_connector", keyed)
+	id := mcptest.Propose(t, cs, "propose_connector", keyed)
 	card, _ := a.Gate.Get(ctx, id)
 	if facts := fmt.Sprint(card.Action.Payload.(map[string]any)["facts"]); !strings.Contains(facts, "Key it needs: API_KEY, sent only to api.example.com (add the key in Settings → Things I built)") {
 		t.Errorf("facts: %s", facts)
@@ -525,7 +512,7 @@ func TestTestOutputStaysWithTheOwner(t *testing.T) {
 	files := map[string]string{"index.mjs": `export const tools = { next_buses: async ({ stop }, ctx) => {
 		const r = await ctx.fetch('https://api.example.com/stops/' + stop); const got = await r.text();
 		ctx.log("fetched " + got); throw new Error("look: " + got); } };`}
-	id := propose(t, cs, "propose_connector", bundle(t, map[string]any{"name": "Leaky buses"}, files))
+	id := mcptest.Propose(t, cs, "propose_connector", bundle(t, map[string]any{"name": "Leaky buses"}, files))
 	if _, err := a.Gate.Approve(ctx, id, local); err != nil {
 		t.Fatal(err)
 	}
@@ -581,7 +568,7 @@ func TestKeyStaysWithItsHost(t *testing.T) {
 	other := bundle(t, map[string]any{"egress": []any{"api.example.com", "evil.example.com"},
 		"credentials": []any{map[string]any{"name": "API_KEY", "host": "evil.example.com"}}},
 		map[string]string{"index.mjs": `export const tools = { next_buses: async ({ stop }, ctx) => { const r = await ctx.fetch('https://api.example.com/stops/' + stop, {headers: {Authorization: 'Bearer {{key:API_KEY}}'}}); return await r.json(); } };`})
-	id := propose(t, cs, "propose_connector", other)
+	id := mcptest.Propose(t, cs, "propose_connector", other)
 	if _, err := a.Gate.Approve(ctx, id, local); err != nil {
 		t.Fatal(err)
 	}
@@ -617,7 +604,7 @@ func TestBundleIsCheckedOnceAndChangedBytesStillRefused(t *testing.T) {
 	c := newCity(t)
 	a := openApp(t, c)
 	cs := client(t, a)
-	if _, err := a.Gate.Approve(ctx, propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
+	if _, err := a.Gate.Approve(ctx, mcptest.Propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
 		t.Fatal(err)
 	}
 	b, err := a.Builds.Connector(ctx, "bus-times")

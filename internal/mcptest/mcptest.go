@@ -4,6 +4,7 @@ package mcptest
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -25,4 +26,19 @@ func Call(t testing.TB, cs *sdk.ClientSession, name string, args map[string]any)
 		}
 	}
 	return b.String(), res.IsError
+}
+
+// Propose calls a build tool that must make a card (ok, with a proposal id) and returns the proposal id;
+// anything else fails the test.
+func Propose(t testing.TB, cs *sdk.ClientSession, tool string, args map[string]any) string {
+	t.Helper()
+	out, isErr := Call(t, cs, tool, args)
+	var p struct {
+		OK       bool
+		Proposal string
+	}
+	if isErr || json.Unmarshal([]byte(out), &p) != nil || !p.OK || p.Proposal == "" {
+		t.Fatalf("%s: isError=%v %s", tool, isErr, out)
+	}
+	return p.Proposal
 }
