@@ -1,32 +1,54 @@
-// ts-lean.cjs URL KEY CALLS WORDS... — the official TypeScript SDK timing memory_search: one client connects
-// (initialize, tools/list), then for each WORDS makes 5 warm-up calls and CALLS timed calls, one at a time.
-// Prints one JSON line: {"WORDS": [ms, ...], ...}. Used by bench/mcp to compare box serve with a bare server.
+// ts-lean.cjs BOX_URL BARE_URL KEY CALLS WORDS... — the official TypeScript SDK timing memory_search on box
+// serve and on a bare server: one client connects to each (initialize, tools/list); then for each WORDS, CALLS
+// timed calls to each, one at a time, in blocks of BLOCK back-to-back calls to one server, the blocks
+// alternating between the two (and which goes first), so a busy moment of the machine falls on both alike
+// while each call still follows one to the same server at once. The first WARM calls of each block are
+// not timed. Prints one JSON line: {"box": {"WORDS": [ms, ...], ...}, "bare": {...}}. Used by bench/mcp.
 // Run through scripts/node.sh, which puts Node 22+ and the packages of clients/package.json on NODE_PATH.
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
 
-async function main() {
-  const [url, key, calls, ...queries] = process.argv.slice(2);
+async function connect(url, key) {
   const transport = new StreamableHTTPClientTransport(new URL(url), {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
   });
   const client = new Client({ name: 'ts-lean', version: '1.0.0' });
   await client.connect(transport);
   await client.listTools();
-  const out = {};
+  return client;
+}
+
+async function timed(client, words) {
+  const t = process.hrtime.bigint();
+  const r = await client.callTool({ name: 'memory_search', arguments: { words } });
+  const d = Number(process.hrtime.bigint() - t) / 1e6;
+  if (r.isError) throw new Error(`memory_search ${words}: ${r.content.map((c) => c.text).join('')}`);
+  return d;
+}
+
+const BLOCK = 20;
+const WARM = 2;
+
+async function main() {
+  const [boxURL, bareURL, key, calls, ...queries] = process.argv.slice(2);
+  const clients = { box: await connect(boxURL, key), bare: await connect(bareURL, key) };
+  const out = { box: {}, bare: {} };
   for (const words of queries) {
-    const lat = [];
-    for (let i = 0; i < Number(calls) + 5; i++) {
-      const t = process.hrtime.bigint();
-      const r = await client.callTool({ name: 'memory_search', arguments: { words } });
-      const d = Number(process.hrtime.bigint() - t) / 1e6;
-      if (r.isError) throw new Error(`memory_search ${words}: ${r.content.map((c) => c.text).join('')}`);
-      if (i >= 5) lat.push(d);
+    out.box[words] = [];
+    out.bare[words] = [];
+    for (let b = 0; out.box[words].length < Number(calls); b++) {
+      const order = b % 2 === 0 ? ['box', 'bare'] : ['bare', 'box'];
+      for (const name of order) {
+        for (let i = 0; i < BLOCK; i++) {
+          const d = await timed(clients[name], words);
+          if (i >= WARM && out[name][words].length < Number(calls)) out[name][words].push(d);
+        }
+      }
     }
-    out[words] = lat;
   }
   console.log(JSON.stringify(out));
-  await client.close();
+  await clients.box.close();
+  await clients.bare.close();
 }
 
 main().catch((e) => {

@@ -52,24 +52,22 @@ func (h *harness) leanRows(ctx context.Context, s *served) ([]string, error) {
 	for i, q := range qs {
 		words[i] = q.words
 	}
-	// Rounds alternate the two servers so a busy moment of the machine falls on both.
+	// Each round calls the two servers in short blocks, in turn, so a busy moment of the machine falls on both.
 	boxLat, bareLat := map[string][]time.Duration{}, map[string][]time.Duration{}
 	for round := range *leanRounds {
 		for i, w := range words {
 			// A key per query and round, each with its own rate bucket: one query's calls stay within the
 			// burst box serve allows one connection, so the limit is never what is measured.
 			key := s.keys[(round*len(words)+i)%len(s.keys)]
-			for _, t := range []struct {
-				url  string
-				into map[string][]time.Duration
-			}{{bareURL, bareLat}, {s.url, boxLat}} {
-				lat, err := h.tsLean(ctx, t.url, key, []string{w})
-				if err != nil {
-					return nil, err
-				}
-				for w, l := range lat {
-					t.into[w] = append(t.into[w], l...)
-				}
+			box, bare, err := h.tsLean(ctx, s.url, bareURL, key, []string{w})
+			if err != nil {
+				return nil, err
+			}
+			for w, l := range box {
+				boxLat[w] = append(boxLat[w], l...)
+			}
+			for w, l := range bare {
+				bareLat[w] = append(bareLat[w], l...)
 			}
 		}
 	}
@@ -100,27 +98,31 @@ func indexed(ctx context.Context, healthz string) error {
 	return fmt.Errorf("box serve was still indexing after two minutes")
 }
 
-// tsLean runs clients/ts-lean.cjs against url and returns each query's latencies.
-func (h *harness) tsLean(ctx context.Context, url, key string, words []string) (map[string][]time.Duration, error) {
-	args := append([]string{"node", filepath.Join(h.repo, "clients", "ts-lean.cjs"), url, key, strconv.Itoa(*leanCalls)}, words...)
+// tsLean runs clients/ts-lean.cjs against box serve and the bare server and returns each query's latencies
+// on each.
+func (h *harness) tsLean(ctx context.Context, boxURL, bareURL, key string, words []string) (box, bare map[string][]time.Duration, err error) {
+	args := append([]string{"node", filepath.Join(h.repo, "clients", "ts-lean.cjs"), boxURL, bareURL, key, strconv.Itoa(*leanCalls)}, words...)
 	out, err := exec.CommandContext(ctx, h.nodeSh, args...).Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
-			return nil, fmt.Errorf("ts-lean.cjs: %v: %s", err, ee.Stderr)
+			return nil, nil, fmt.Errorf("ts-lean.cjs: %v: %s", err, ee.Stderr)
 		}
-		return nil, fmt.Errorf("ts-lean.cjs: %w", err)
+		return nil, nil, fmt.Errorf("ts-lean.cjs: %w", err)
 	}
-	var ms map[string][]float64
+	var ms struct{ Box, Bare map[string][]float64 }
 	if err := json.Unmarshal(out, &ms); err != nil {
-		return nil, fmt.Errorf("ts-lean.cjs printed %q: %w", out, err)
+		return nil, nil, fmt.Errorf("ts-lean.cjs printed %q: %w", out, err)
 	}
-	lat := map[string][]time.Duration{}
-	for w, l := range ms {
-		for _, v := range l {
-			lat[w] = append(lat[w], time.Duration(v*float64(time.Millisecond)))
+	durations := func(m map[string][]float64) map[string][]time.Duration {
+		lat := map[string][]time.Duration{}
+		for w, l := range m {
+			for _, v := range l {
+				lat[w] = append(lat[w], time.Duration(v*float64(time.Millisecond)))
+			}
 		}
+		return lat
 	}
-	return lat, nil
+	return durations(ms.Box), durations(ms.Bare), nil
 }
 
 // canned answers JSON-RPC at once: initialize, tools/list and each search with the result box gave.
@@ -219,14 +221,15 @@ func record(ctx context.Context, url, key string, qs []leanQuery) (*canned, erro
 			return nil, fmt.Errorf("memory_search %q: %s", q.words, res)
 		}
 		c.results["tools/call "+q.words], c.hits[q.words] = res, len(r.StructuredContent.Hits)
+
 	}
 	return c, nil
 }
 
 func leanHeader() string {
 	return strings.Join([]string{
-		fmt.Sprintf("The lean request path: the official TypeScript SDK client (`clients/ts-lean.cjs`, one client, calls one at a time, %d per query after 5 warm-ups, %d rounds) "+
-			"calls memory_search on `box serve` with %d notes, and the same client calls a bare HTTP server in this harness that answers each JSON-RPC request at once "+
+		fmt.Sprintf("The lean request path: the official TypeScript SDK client (`clients/ts-lean.cjs`, calls one at a time, %d per query and server, %d rounds) "+
+			"calls memory_search on `box serve` with %d notes and, in blocks of 20 back-to-back calls in turn (the first 2 of each untimed), a bare HTTP server in this harness that answers each JSON-RPC request at once "+
 			"with a canned result (box's own answer to that request, recorded first): the floor, the client and HTTP alone. Target: box at most 1.5× the floor "+
 			"for one fact or nothing, 3× for a broad query (thousands of matches, 10 returned).", *leanCalls, *leanRounds, *notes),
 		"",
