@@ -10,6 +10,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
@@ -73,17 +76,18 @@ func keywords(prompt string, n int) []string {
 	seen := map[string]bool{}
 	add := func(raw string) {
 		w := strings.ToLower(raw)
-		if len(w) < 3 || seen[w] || index.IsStopword(w) || len(index.Words(w)) != 1 {
+		letters := utf8.RuneCountInString(w)
+		if letters < 3 || seen[w] || index.IsStopword(w) || len(index.Words(w)) != 1 {
 			return
 		}
 		seen[w] = true
-		score := len(w)
+		score := letters
 		if raw != w || strings.ContainsAny(raw, "_0123456789") {
 			score += 8
 		}
 		out = append(out, kw{w, score})
 	}
-	for _, raw := range wordRe.FindAllString(prompt, -1) {
+	for _, raw := range wordRe.FindAllString(norm.NFC.String(prompt), -1) {
 		before, after, cut := strings.Cut(strings.ReplaceAll(raw, "’", "'"), "'")
 		switch {
 		case !cut:
@@ -110,8 +114,9 @@ var identRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*`)
 // clitics are the endings an apostrophe joins to a word ("Leo's", "we'll", "they're").
 var clitics = map[string]bool{"s": true, "ll": true, "re": true, "ve": true, "d": true, "m": true}
 
-// wordRe is identRe with what follows an apostrophe kept on the word ("won't", "Leo's", "O'Brien").
-var wordRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*(?:['’][A-Za-z]+)?`)
+// wordRe is a word in any script (José, Zürich, Ångström), with what follows an apostrophe kept on it
+// ("won't", "Leo's", "O'Brien"). keywords reads the prompt composed (NFC), so a decomposed "é" is one letter.
+var wordRe = lazyregexp.New(`[\p{L}_][\p{L}\p{N}_]*(?:['’]\p{L}+)?`)
 
 // promptSubmit answers a waiting compaction, then, for a task, gives the located brief.
 func (s *session) promptSubmit(ctx context.Context) (Result, error) {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -61,6 +62,22 @@ func TestIsTask(t *testing.T) {
 	} {
 		if got := IsTask(prompt); got != want {
 			t.Errorf("IsTask(%q) = %v, want %v", prompt, got, want)
+		}
+	}
+}
+
+// The words a brief searches for are words in any script, composed or not: a name with an accent is the
+// name, not the letters before the accent.
+func TestKeywordsOfAnyScript(t *testing.T) {
+	for prompt, want := range map[string][]string{
+		"Book the table for José at Zürich":             {"zürich", "book", "josé", "table"},
+		"Book the table for Jose\u0301 at Zu\u0308rich": {"zürich", "book", "josé", "table"},
+		"Ask Zoë about the Ångström numbers":            {"ångström", "ask", "zoë", "numbers"},
+		"Передай Ивану отчёт":                           {"передай", "ивану", "отчёт"},
+		"Leo's swim times won't change":                 {"leo", "change", "times", "swim"},
+	} {
+		if got := keywords(prompt, 10); !slices.Equal(got, want) {
+			t.Errorf("keywords(%q) = %q, want %q", prompt, got, want)
 		}
 	}
 }
