@@ -1,9 +1,9 @@
-// ts-lean.cjs BOX_URL BARE_URL KEY CALLS WORDS... — the official TypeScript SDK timing memory_search on box
-// serve and on a bare server: one client connects to each (initialize, tools/list); then for each WORDS, CALLS
-// timed calls to each, one at a time, in blocks of BLOCK back-to-back calls to one server, the blocks
-// alternating between the two (and which goes first), so a busy moment of the machine falls on both alike
-// while each call still follows one to the same server at once. The first WARM calls of each block are
-// not timed. Prints one JSON line: {"box": {"WORDS": [ms, ...], ...}, "bare": {...}}. Used by bench/mcp.
+// ts-lean.cjs BOX_URL BARE_URL KEY CALLS BLOCK WARM WORDS... — the official TypeScript SDK timing
+// memory_search on box serve and on a bare server: one client connects to each (initialize, tools/list);
+// then for each WORDS, CALLS timed calls to each, one at a time, in blocks of BLOCK back-to-back calls to
+// one server, the blocks alternating between the two (and which goes first), so a busy moment of the
+// machine falls on both alike while each call still follows one to the same server at once. The first
+// WARM calls of each block are not timed. Prints one JSON line: {"box": {"WORDS": [ms, ...], ...}, "bare": {...}}. Used by bench/mcp.
 // Run through scripts/node.sh, which puts Node 22+ and the packages of clients/package.json on NODE_PATH.
 const { Client } = require('@modelcontextprotocol/sdk/client/index.js');
 const { StreamableHTTPClientTransport } = require('@modelcontextprotocol/sdk/client/streamableHttp.js');
@@ -26,11 +26,8 @@ async function timed(client, words) {
   return d;
 }
 
-const BLOCK = 20;
-const WARM = 2;
-
 async function main() {
-  const [boxURL, bareURL, key, calls, ...queries] = process.argv.slice(2);
+  const [boxURL, bareURL, key, calls, block, warm, ...queries] = process.argv.slice(2);
   const clients = { box: await connect(boxURL, key), bare: await connect(bareURL, key) };
   const out = { box: {}, bare: {} };
   for (const words of queries) {
@@ -39,9 +36,9 @@ async function main() {
     for (let b = 0; out.box[words].length < Number(calls); b++) {
       const order = b % 2 === 0 ? ['box', 'bare'] : ['bare', 'box'];
       for (const name of order) {
-        for (let i = 0; i < BLOCK; i++) {
+        for (let i = 0; i < Number(block); i++) {
           const d = await timed(clients[name], words);
-          if (i >= WARM && out[name][words].length < Number(calls)) out[name][words].push(d);
+          if (i >= Number(warm) && out[name][words].length < Number(calls)) out[name][words].push(d);
         }
       }
     }

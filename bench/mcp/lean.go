@@ -23,6 +23,9 @@ import (
 // answer to the same request, recorded first), so the difference is what box serve adds to the client and
 // HTTP alone. Targets: at most 1.5× for a query finding one fact or nothing, 3× for a broad one.
 
+// leanBlock is how many calls in a row go to one server before the other's turn.
+const leanBlock = 20
+
 // leanQuery is one measured search.
 type leanQuery struct{ label, words string }
 
@@ -101,7 +104,8 @@ func indexed(ctx context.Context, healthz string) error {
 // tsLean runs clients/ts-lean.cjs against box serve and the bare server and returns each query's latencies
 // on each.
 func (h *harness) tsLean(ctx context.Context, boxURL, bareURL, key string, words []string) (box, bare map[string][]time.Duration, err error) {
-	args := append([]string{"node", filepath.Join(h.repo, "clients", "ts-lean.cjs"), boxURL, bareURL, key, strconv.Itoa(*leanCalls)}, words...)
+	args := append([]string{"node", filepath.Join(h.repo, "clients", "ts-lean.cjs"), boxURL, bareURL, key, strconv.Itoa(*leanCalls),
+		strconv.Itoa(leanBlock), strconv.Itoa(*leanWarm)}, words...)
 	out, err := exec.CommandContext(ctx, h.nodeSh, args...).Output()
 	if err != nil {
 		if ee, ok := err.(*exec.ExitError); ok {
@@ -221,17 +225,16 @@ func record(ctx context.Context, url, key string, qs []leanQuery) (*canned, erro
 			return nil, fmt.Errorf("memory_search %q: %s", q.words, res)
 		}
 		c.results["tools/call "+q.words], c.hits[q.words] = res, len(r.StructuredContent.Hits)
-
 	}
 	return c, nil
 }
 
 func leanHeader() string {
 	return strings.Join([]string{
-		fmt.Sprintf("The lean request path: the official TypeScript SDK client (`clients/ts-lean.cjs`, calls one at a time, %d per query and server, %d rounds) "+
-			"calls memory_search on `box serve` with %d notes and, in blocks of 20 back-to-back calls in turn (the first 2 of each untimed), a bare HTTP server in this harness that answers each JSON-RPC request at once "+
+		fmt.Sprintf("The lean request path: the official TypeScript SDK client (`clients/ts-lean.cjs`, calls one at a time, %d per query, server and round, %d rounds) "+
+			"calls memory_search on `box serve` with %d notes and, in blocks of %d back-to-back calls in turn (the first %d of each untimed), a bare HTTP server in this harness that answers each JSON-RPC request at once "+
 			"with a canned result (box's own answer to that request, recorded first): the floor, the client and HTTP alone. Target: box at most 1.5× the floor "+
-			"for one fact or nothing, 3× for a broad query (thousands of matches, 10 returned).", *leanCalls, *leanRounds, *notes),
+			"for one fact or nothing, 3× for a broad query (thousands of matches, 10 returned).", *leanCalls, *leanRounds, *notes, leanBlock, *leanWarm),
 		"",
 		"| memory_search | bare p50 | bare p95 | box serve p50 | box serve p95 | box / bare (p50) |",
 		"|---|---|---|---|---|---|",

@@ -30,6 +30,7 @@ var (
 	notes  = flag.Int("notes", 10000, "notes in the box served to 32 HTTP clients and measured for RSS")
 
 	leanCalls  = flag.Int("lean", 200, "calls per query and round of the lean request path (0 skips it)")
+	leanWarm   = flag.Int("lean-warm", 2, "calls at the start of each block of the lean request path that are not timed")
 	leanRounds = flag.Int("lean-rounds", 3, "rounds of the lean request path (each calls box serve and the bare server in alternating blocks)")
 	broadWords = flag.String("broad", "lyon,likes", "the lean request path's broad queries: words in thousands of notes (comma-separated)")
 	serveOnly  = flag.Bool("serve-only", false, "measure only box serve (the lean path and the serve table), not the comparison with the reference")

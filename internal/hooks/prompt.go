@@ -65,8 +65,9 @@ func IsTask(prompt string) bool {
 	return len(keywords(p, 100)) >= 2
 }
 
-// keywords picks the prompt's words worth searching: not stopwords, three letters or more, those written
-// like names (capitals, digits, underscores) first, then the longest.
+// keywords picks the prompt's words worth searching: not stopwords, three to 64 letters (a longer run is a
+// hash or a paste, not a word), those written like names (capitals, digits, underscores) first, then the
+// longest.
 func keywords(prompt string, n int) []string {
 	type kw struct {
 		w     string
@@ -77,7 +78,7 @@ func keywords(prompt string, n int) []string {
 	add := func(raw string) {
 		w := strings.ToLower(raw)
 		letters := utf8.RuneCountInString(w)
-		if letters < 3 || seen[w] || index.IsStopword(w) || len(index.Words(w)) != 1 {
+		if letters < 3 || letters > 64 || seen[w] || index.IsStopword(w) || len(index.Words(w)) != 1 {
 			return
 		}
 		seen[w] = true
@@ -86,6 +87,9 @@ func keywords(prompt string, n int) []string {
 			score += 8
 		}
 		out = append(out, kw{w, score})
+	}
+	if len(prompt) > maxKeywordBytes { // a pasted log is not read whole for its key words
+		prompt = strings.ToValidUTF8(prompt[:maxKeywordBytes], "")
 	}
 	for _, raw := range wordRe.FindAllString(norm.NFC.String(prompt), -1) {
 		before, after, cut := strings.Cut(strings.ReplaceAll(raw, "’", "'"), "'")
@@ -114,8 +118,13 @@ var identRe = lazyregexp.New(`[A-Za-z_][A-Za-z0-9_]*`)
 // clitics are the endings an apostrophe joins to a word ("Leo's", "we'll", "they're").
 var clitics = map[string]bool{"s": true, "ll": true, "re": true, "ve": true, "d": true, "m": true}
 
-// wordRe is a word in any script (José, Zürich, Ångström), with what follows an apostrophe kept on it
-// ("won't", "Leo's", "O'Brien"). keywords reads the prompt composed (NFC), so a decomposed "é" is one letter.
+// maxKeywordBytes is how much of a prompt keywords reads.
+const maxKeywordBytes = 64 << 10
+
+// wordRe is a word of letters and digits in any alphabet (José, Zürich, Ивану), with what follows an
+// apostrophe kept on it ("won't", "Leo's", "O'Brien"). keywords reads the prompt composed (NFC), so a
+// decomposed "é" is one letter; a mark that composes with nothing ends the word, as it ends a token of the
+// index (index.Words, and FTS5's unicode61), so the two read the same words.
 var wordRe = lazyregexp.New(`[\p{L}_][\p{L}\p{N}_]*(?:['’]\p{L}+)?`)
 
 // promptSubmit answers a waiting compaction, then, for a task, gives the located brief.

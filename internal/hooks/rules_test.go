@@ -82,6 +82,15 @@ func TestKeywordsOfAnyScript(t *testing.T) {
 	}
 }
 
+// A pasted log is read for key words only as far as maxKeywordBytes, cut at a whole letter.
+func TestKeywordsReadTheStartOfALongPrompt(t *testing.T) {
+	long := "Check Zanzibar " + strings.Repeat("é", maxKeywordBytes) + " Quixotic"
+	got := keywords(long, 10)
+	if !slices.Equal(got, []string{"zanzibar", "check"}) {
+		t.Errorf("keywords of a %d-byte prompt = %q, want zanzibar and check: not the 64 KiB run of é, nor the words past %d bytes", len(long), got, maxKeywordBytes)
+	}
+}
+
 func TestDeclName(t *testing.T) {
 	for pattern, want := range map[string]string{
 		"func ParseHook":              "ParseHook",

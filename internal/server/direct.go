@@ -89,21 +89,24 @@ func directHeaders(h http.Header) bool {
 }
 
 // answer is the response to request id with result res, the bytes jsonrpc.EncodeMessage makes of it. The
-// SDK encodes the result with encoding/json and then the response around it, which compacts the result's
-// bytes twice more (for a broad search's answer of several kilobytes, a tenth of its server time); the
-// result's own encoding is compact already, so it goes in as it is.
+// SDK encodes a tool's result with the result's own marshaller, then the response around it, which
+// compacts the result's bytes twice more on the way (a broad search's answer is several kilobytes); that
+// marshaller's output is compact already, so it goes in as it is. Any other result goes through
+// EncodeMessage.
 func answer(id jsonrpc.ID, res sdk.Result) ([]byte, error) {
-	var result []byte
-	var err error
-	if m, ok := res.(json.Marshaler); ok {
-		result, err = m.MarshalJSON()
-	} else {
-		result, err = marshal(res)
+	r, ok := res.(*sdk.CallToolResult)
+	if !ok {
+		result, err := marshal(res)
+		if err != nil {
+			return nil, err
+		}
+		return jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Result: result})
 	}
+	result, err := r.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
-	idJSON, err := json.Marshal(id.Raw())
+	idJSON, err := marshal(id.Raw()) // as EncodeMessage writes it: without HTML escaping
 	if err != nil {
 		return nil, err
 	}

@@ -51,6 +51,7 @@ func TestDirectCallAnswersAsTheSDK(t *testing.T) {
 		{writer, call("2", "memory_search", `{"words":"lido"}`), nil, false},
 		{writer, call("3", "memory_search", `{"words":"xylophone"}`), nil, false},
 		{writer, call(`"abc"`, "memory_search", `{"words":"dentist","limit":1}`), nil, false},
+		{writer, call(`"<a&b> \u2028 \"q\""`, "memory_search", `{"words":"lido"}`), nil, false},
 		{writer, call("9007199254740993", "memory_search", `{"words":"dentist","kind":"note","trust":"outside","since":"2020-01-01"}`), nil, false},
 		{writer, call("4", "memory_search", `{"words":5}`), nil, false},
 		{writer, call("5", "memory_search", `{"words":"leo","limit":"x"}`), nil, false},
