@@ -114,13 +114,6 @@ func (a *App) Run(ctx context.Context, o ServeOptions) (err error) {
 	if err := a.startJobs(jctx, o.Jobs); err != nil {
 		return err
 	}
-	a.jobs.wg.Add(1)
-	go func() { // connectors whose tests a stop or a crash cut short run them now (docs/CONNECTORS.md)
-		defer a.jobs.wg.Done()
-		if err := a.Builds.ResumeTests(jctx); err != nil && jctx.Err() == nil && a.opts.Logger != nil {
-			a.opts.Logger.Warn("a connector's tests could not run at start", "err", err)
-		}
-	}()
 	if o.Ready != nil {
 		r := Ready{Base: "http://" + o.Listener.Addr().String()}
 		owner := r.Base

@@ -2,7 +2,6 @@ package builds
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -54,9 +53,6 @@ func (r *Builds) afterTests(ctx context.Context, actor box.Actor, id string, n i
 		return b, err
 	}
 	h := r.test(ctx, b, n)
-	if err := ctx.Err(); err != nil {
-		return b, err // cut short (box serve stopping): nothing is recorded, and the next start runs them again
-	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, err = r.Connector(ctx, id)
@@ -88,33 +84,6 @@ func (r *Builds) afterTests(ctx context.Context, actor box.Actor, id string, n i
 	}
 	b.Status, b.Previous = StatusFailed, 0
 	return b, r.change(ctx, actor, "connector-failed", fmt.Sprintf("The connector %s failed its tests%s, so it is off: %s", b.Name, reached, clip(oneLine(h.Why), 200)), was, b, nil)
-}
-
-// ResumeTests runs the tests of every connector still pending, as box serve starts: a stop or a crash
-// while its tests ran left it so, or safe mode held them and is off now (docs/CONNECTORS.md,
-// "Lifecycle"). In safe mode they keep waiting. A run that ctx ends records nothing, and the next start
-// runs it again.
-func (r *Builds) ResumeTests(ctx context.Context) error {
-	if r.runner == nil || r.SafeMode(ctx) {
-		return nil
-	}
-	list, err := r.Connectors(ctx)
-	if err != nil {
-		return err
-	}
-	var failed []error
-	for _, b := range list {
-		if b.Status != StatusPending {
-			continue
-		}
-		if _, err := r.afterTests(ctx, testActor, b.ID, b.Version); err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			failed = append(failed, err)
-		}
-	}
-	return errors.Join(failed...)
 }
 
 func (r *Builds) test(ctx context.Context, b Build, n int) Health {

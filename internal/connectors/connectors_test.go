@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -342,55 +340,6 @@ func TestSafeModeRunsNoTests(t *testing.T) {
 	b, err := a.Builds.SetOn(ctx, owner, "bus-times", true)
 	if err != nil || b.Status != builds.StatusOn || b.Version != 2 || calls() == before {
 		t.Fatalf("on after safe mode: %v, version %d %s", err, b.Version, b.Status)
-	}
-}
-
-// A connector still pending when box serve starts (its tests never ran: here safe mode held them, as a
-// stop or a crash during the run would leave it) has them run then, and turns on; in safe mode it waits.
-func TestPendingTestsRunAtStart(t *testing.T) {
-	ctx := context.Background()
-	c := newCity(t)
-	a := openApp(t, c)
-	cs := client(t, a)
-	owner := box.Actor{Who: "owner", Via: "cli"}
-	if err := a.Builds.SetSafeMode(ctx, owner, true); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := a.Gate.Approve(ctx, mcptest.Propose(t, cs, "propose_connector", bundle(t, nil, nil)), local); err != nil {
-		t.Fatal(err)
-	}
-	calls := func() int { c.mu.Lock(); defer c.mu.Unlock(); return len(c.auth) }
-	if err := a.Builds.ResumeTests(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := a.Builds.Connector(ctx, "bus-times"); b.Status != builds.StatusPending || calls() != 0 {
-		t.Fatalf("resumed in safe mode: %s, %d requests to its site", b.Status, calls())
-	}
-	if err := a.Builds.SetSafeMode(ctx, owner, false); err != nil {
-		t.Fatal(err)
-	}
-
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	runCtx, stop := context.WithCancel(ctx)
-	defer stop()
-	served := make(chan error, 1)
-	go func() { served <- a.Run(runCtx, app.ServeOptions{Listener: ln}) }()
-	// Stopping before the run records would cut it short (it records nothing then): wait for its change.
-	var b builds.Build
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if b, err = a.Builds.Connector(ctx, "bus-times"); err != nil || b.Status != builds.StatusPending || time.Now().After(deadline) {
-			break
-		}
-	}
-	stop()
-	if err := <-served; err != nil {
-		t.Fatalf("box serve: %v", err)
-	}
-	if b.Status != builds.StatusOn || b.Health == nil || !b.Health.OK || calls() == 0 {
-		t.Fatalf("box serve started with a pending connector: %s, health %+v, %d requests to its site (%v)", b.Status, b.Health, calls(), err)
 	}
 }
 
