@@ -174,9 +174,13 @@ func (r *Builds) Undo(ctx context.Context, actor box.Actor, id string, n int) (B
 		b.Envelope = &env
 	}
 	b.Version, b.Previous = n, 0
-	if v.Failed {
-		b.Status = StatusPending
-	} else if b.Status != StatusOff {
+	switch {
+	case b.Kind == KindConnector:
+		// An off connector (one in use was tested above) stays off, whatever its version did: switching it
+		// on runs the tests.
+	case v.Failed:
+		b.Status = StatusPending // a page waits for its first clean load again
+	case b.Status != StatusOff:
 		b.Status = StatusOn
 	}
 	return b, r.change(ctx, actor, "build-undo", summary, was, b, nil)

@@ -229,7 +229,26 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 	if rep, err := a.Connectors.LastTest("bus-times"); err != nil || !strings.Contains(rep.Detail, "500") {
 		t.Fatalf("the owner's report of a failing update: %+v %v", rep, err)
 	}
-	if b, err = a.Builds.Undo(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", 2); err != nil || b.Status != builds.StatusFailed || b.Version != 2 {
+	// Switched off, it goes back to the version that failed and stays off, nothing run: on runs the tests.
+	owner := box.Actor{Who: "owner", Via: "cli"}
+	calls := func() int { c.mu.Lock(); defer c.mu.Unlock(); return len(c.auth) }
+	before := calls()
+	if _, err := a.Builds.SetOn(ctx, owner, "bus-times", false); err != nil {
+		t.Fatal(err)
+	}
+	if b, err = a.Builds.Undo(ctx, owner, "bus-times", 2); err != nil || b.Status != builds.StatusOff || b.Version != 2 {
+		t.Fatalf("an off connector back to the version that failed: %v %s v%d", err, b.Status, b.Version)
+	}
+	if _, err := a.Builds.Runnable(ctx, "bus-times"); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "switched off") {
+		t.Errorf("runnable after going back while off: %v", err)
+	}
+	if b, err = a.Builds.Undo(ctx, owner, "bus-times", 1); err != nil || b.Status != builds.StatusOff || b.Version != 1 || calls() != before {
+		t.Fatalf("an off connector back to version 1: %v %s v%d, %d requests to its site", err, b.Status, b.Version, calls()-before)
+	}
+	if b, err = a.Builds.SetOn(ctx, owner, "bus-times", true); err != nil || b.Status != builds.StatusFailed || b.Version != 1 || calls() == before {
+		t.Fatalf("on again, the site still failing: %v %s v%d, %d requests to its site", err, b.Status, b.Version, calls()-before)
+	}
+	if b, err = a.Builds.Undo(ctx, owner, "bus-times", 2); err != nil || b.Status != builds.StatusFailed || b.Version != 2 {
 		t.Fatalf("undo to the failing version: %v %s v%d", err, b.Status, b.Version)
 	}
 	// A version that reaches one more host is "Let a connector reach more", under Share, saying what it adds.
