@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/boxmem/box/internal/mcptest"
 )
 
 type (
@@ -139,11 +141,7 @@ func TestTypedAnswersAsTheSDK(t *testing.T) {
 	deep := strings.Repeat("[", 1001) + strings.Repeat("]", 1001)
 	answer := func(url, name, args string) string {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":` + args + `}}`
-		req, _ := http.NewRequest("POST", url, strings.NewReader(body))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-		resp, err := http.DefaultClient.Do(req)
+		resp, err := http.DefaultClient.Do(mcptest.Post(url, body))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,12 @@
 // Package mcptest holds what tests that drive the box over MCP share: calling a tool and reading its
-// text. It is imported by tests only and knows nothing of the box.
+// text, and a raw request for tests that speak the protocol's HTTP themselves. It is imported by tests only
+// and knows nothing of the box.
 package mcptest
 
 import (
 	"context"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -41,4 +43,17 @@ func Propose(t testing.TB, cs *sdk.ClientSession, tool string, args map[string]a
 		t.Fatalf("%s: isError=%v %s", tool, isErr, out)
 	}
 	return p.Proposal
+}
+
+// Post is a raw JSON-RPC request to an MCP endpoint as a Streamable HTTP client sends it: POSTed JSON,
+// JSON or an event stream accepted, a protocol version.
+func Post(url, body string) *http.Request {
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		panic(err) // a test's own URL
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	return req
 }

@@ -253,11 +253,7 @@ func TestKeyProxyAnswersWholeWhenItsRequestIsReadLate(t *testing.T) {
 		r.Body = &lateBody{ReadCloser: r.Body, wait: started, reading: lateRead}
 		p.ServeHTTP(&answerStart{ResponseWriter: w, started: started, lateRead: lateRead, connClosed: connClosed}, r)
 	}))
-	req, _ := http.NewRequest(http.MethodPost, "http://"+ln.Addr().String()+"/mcp", strings.NewReader(listTools))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(mcptest.Post("http://"+ln.Addr().String()+"/mcp", listTools))
 	if err != nil {
 		t.Fatal(err)
 	}

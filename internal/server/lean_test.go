@@ -16,6 +16,7 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/keys"
+	"github.com/boxmem/box/internal/mcptest"
 	"github.com/boxmem/box/internal/server"
 )
 
@@ -87,11 +88,8 @@ func BenchmarkLeanSearch(b *testing.B) {
 		b.Run(q.name, func(b *testing.B) {
 			cpu := cpuTime()
 			for b.Loop() {
-				req, _ := http.NewRequest("POST", q.base+"/mcp", strings.NewReader(body))
-				req.Header.Set("Content-Type", "application/json")
-				req.Header.Set("Accept", "application/json, text/event-stream")
+				req := mcptest.Post(q.base+"/mcp", body)
 				req.Header.Set("Authorization", "Bearer "+key)
-				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
 				resp, err := http.DefaultClient.Do(req)
 				if err != nil {
 					b.Fatal(err)
