@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/metrics"
 	"slices"
 	"strings"
 	"testing"
@@ -125,4 +126,46 @@ func TestBroadSearchRanksABoundedPool(t *testing.T) {
 	if got := ranked("lyon"); len(got) != 3 || got[0] != "/old/title" || got[1] != "/old/body" {
 		t.Errorf("lyon with %d matches: %v, want /old/title, /old/body first", broadPool-8, got)
 	}
+}
+
+// TestShortSearchesRunUnwatched: the driver watches a statement's context with goroutines of its own,
+// which cost more than a small search; a search of one or two words runs its statements unwatched, a
+// longer one (whose statements can run long) watched, so that its statements stop as the context ends.
+// Both are still refused once the context has ended.
+func TestShortSearchesRunUnwatched(t *testing.T) {
+	ix := mustOpen(t)
+	for i := range 20 {
+		put(t, ix, note(fmt.Sprintf("/n/%d", i), "Note", fmt.Sprintf("Leo swims on day %d; Mia plays the cello.", i)))
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const searches = 50
+	for _, c := range []struct {
+		words   string
+		watched bool
+	}{{"cello", false}, {"leo cello", false}, {"leo swims cello", true}, {"cel*", true}} {
+		before := goroutinesCreated()
+		for range searches {
+			if hits, err := ix.Search(ctx, Query{Text: c.words, Partial: true}); err != nil || len(hits) == 0 {
+				t.Fatalf("%q: %d hits, %v", c.words, len(hits), err)
+			}
+		}
+		// Two goroutines a statement when watched (one a search is enough to tell); none when not.
+		n := goroutinesCreated() - before
+		if watched := n >= searches; watched != c.watched {
+			t.Errorf("%q: %d searches started %d goroutines; want watched %v", c.words, searches, n, c.watched)
+		}
+	}
+	cancel()
+	for _, words := range []string{"cello", "leo swims cello"} {
+		if _, err := ix.Search(ctx, Query{Text: words}); !errors.Is(err, context.Canceled) {
+			t.Errorf("%q with an ended context: got %v, want context.Canceled", words, err)
+		}
+	}
+}
+
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }

@@ -112,17 +112,27 @@ func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, erro
 	if len(terms) == 1 { // no pair of terms, so nothing for proximity to reorder
 		depth = q.Limit
 	}
-	cands, err := ix.strict(ctx, q, terms, depth)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	stmts := statements(ctx, terms)
+	cands, err := ix.strict(stmts, q, terms, depth)
 	if err != nil {
 		return nil, err
 	}
 	if q.Partial && len(cands) < q.Limit && len(terms) > 1 {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		// Read twice as many partial matches as the list has room for: enough for proximity to reorder.
-		more, err := ix.partial(ctx, q, terms, min(depth, 2*(q.Limit-len(cands))), cands)
+		more, err := ix.partial(stmts, q, terms, min(depth, 2*(q.Limit-len(cands))), cands)
 		if err != nil {
 			return nil, err
 		}
 		cands = append(cands, more...)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	if len(cands) == 0 {
 		return nil, nil
@@ -207,6 +217,24 @@ substr(f.body, 1, %d), 0 FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN 
 		out[i].hit.Partial = true
 	}
 	return out, err
+}
+
+// statements is the context a search's SQLite statements run under. The driver can interrupt a statement
+// when its context ends only by watching that context, with two goroutines per statement: more than a
+// small search's statement itself costs. A search of one or two words (no prefix) asks for documents that
+// hold all of them, so its statements' work is bounded by the documents holding those words (docs/SEARCH.md,
+// "Cost"): they run unwatched, and the search checks ctx before each step instead. Longer searches and
+// prefixes, whose statements can run far longer, are interrupted as ctx ends.
+func statements(ctx context.Context, terms []term) context.Context {
+	if len(terms) > 2 {
+		return ctx
+	}
+	for _, t := range terms {
+		if t.prefix {
+			return ctx
+		}
+	}
+	return context.WithoutCancel(ctx)
 }
 
 // partialPool is how many documents holding one term a partial search looks at.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/metrics"
 	"strings"
 	"syscall"
 	"testing"
@@ -87,6 +88,7 @@ func BenchmarkLeanSearch(b *testing.B) {
 		body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"memory_search","arguments":{"words":"` + q.words + `"}}}`
 		b.Run(q.name, func(b *testing.B) {
 			cpu := cpuTime()
+			g0 := goroutinesCreated()
 			for b.Loop() {
 				req := mcptest.Post(q.base+"/mcp", body)
 				req.Header.Set("Authorization", "Bearer "+key)
@@ -102,8 +104,15 @@ func BenchmarkLeanSearch(b *testing.B) {
 			}
 			// On a shared machine the process's CPU time (client and server) varies less than the wall clock.
 			b.ReportMetric(float64((cpuTime()-cpu).Microseconds())/float64(b.N), "cpu-µs/op")
+			b.ReportMetric(float64(goroutinesCreated()-g0)/float64(b.N), "goroutines/op")
 		})
 	}
+}
+
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 // cpuTime is the CPU time the process has used, user and system.
