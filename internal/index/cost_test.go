@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"runtime/metrics"
 	"slices"
 	"strings"
@@ -129,9 +130,9 @@ func TestBroadSearchRanksABoundedPool(t *testing.T) {
 }
 
 // TestShortSearchesRunUnwatched: the driver watches a statement's context with goroutines of its own,
-// which cost more than a small search; a search of one or two words runs its statements unwatched, a
-// longer one (whose statements can run long) watched, so that its statements stop as the context ends.
-// Both are still refused once the context has ended.
+// which cost more than a small search; a search of one or two single words with no filter runs its
+// statements unwatched (its matches and its partial matches), any other watched, so that its statements
+// stop as the context ends. Both are refused once the context has ended.
 func TestShortSearchesRunUnwatched(t *testing.T) {
 	ix := mustOpen(t)
 	for i := range 20 {
@@ -139,21 +140,30 @@ func TestShortSearchesRunUnwatched(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	const searches = 50
+	const searches = 200
 	for _, c := range []struct {
-		words   string
+		q       Query
 		watched bool
-	}{{"cello", false}, {"leo cello", false}, {"leo swims cello", true}, {"cel*", true}} {
+	}{
+		{Query{Text: "cello"}, false},
+		{Query{Text: "leo cello"}, false},
+		{Query{Text: "cello zebra", Partial: true}, false}, // no match: the partial matches' statements
+		{Query{Text: "leo swims cello"}, true},
+		{Query{Text: "cel*"}, true},
+		{Query{Text: `"plays the cello"`}, true},
+		{Query{Text: "cello", Kind: "note"}, true},
+	} {
+		runtime.GC() // no collection's workers counted below
 		before := goroutinesCreated()
 		for range searches {
-			if hits, err := ix.Search(ctx, Query{Text: c.words, Partial: true}); err != nil || len(hits) == 0 {
-				t.Fatalf("%q: %d hits, %v", c.words, len(hits), err)
+			if hits, err := ix.Search(ctx, c.q); err != nil || len(hits) == 0 {
+				t.Fatalf("%q: %d hits, %v", c.q.Text, len(hits), err)
 			}
 		}
-		// Two goroutines a statement when watched (one a search is enough to tell); none when not.
+		// Two goroutines a statement when watched; none when not.
 		n := goroutinesCreated() - before
 		if watched := n >= searches; watched != c.watched {
-			t.Errorf("%q: %d searches started %d goroutines; want watched %v", c.words, searches, n, c.watched)
+			t.Errorf("%q (kind %q): %d searches started %d goroutines; want watched %v", c.q.Text, c.q.Kind, searches, n, c.watched)
 		}
 	}
 	cancel()
@@ -168,4 +178,22 @@ func goroutinesCreated() uint64 {
 	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
 	metrics.Read(s)
 	return s[0].Value.Uint64()
+}
+
+// TestLongPhrasesAreCut: FTS5 walks the documents of every word of a phrase, so a phrase counts its words
+// against maxTerms and is cut where they end; a pasted page in quotes costs no more than 32 words.
+func TestLongPhrasesAreCut(t *testing.T) {
+	long := `"` + strings.Repeat("living in ", 800) + `"`
+	terms := parse(long)
+	if len(terms) != 1 || len(terms[0].words) != maxTerms {
+		t.Fatalf("a 1,600-word phrase: %d terms, the first of %d words; want one of %d", len(terms), len(terms[0].words), maxTerms)
+	}
+	var words string
+	for i := range 30 {
+		words += fmt.Sprintf("word%d ", i)
+	}
+	terms = parse(words + `"cello lessons in lisbon"`)
+	if len(terms) != 31 || strings.Join(terms[30].words, " ") != "cello lessons" {
+		t.Fatalf("30 words and a phrase: %d terms, the last %v; want 31, the phrase cut to its first two words", len(terms), terms[len(terms)-1].words)
+	}
 }

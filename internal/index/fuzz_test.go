@@ -26,12 +26,17 @@ func FuzzQuery(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		terms := parse(text)
+		words := 0
 		for _, tm := range terms {
+			words += len(tm.words)
 			for _, w := range tm.words {
 				if w == "" || strings.ContainsAny(w, "\"*() :^{}+-") {
 					t.Fatalf("unsafe word %q from %q", w, text)
 				}
 			}
+		}
+		if words > maxTerms {
+			t.Fatalf("%d words from %q, want at most %d", words, text, maxTerms)
 		}
 		if len(text) > maxTextBytes {
 			return

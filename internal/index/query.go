@@ -29,7 +29,9 @@ func (t term) key() string {
 	return k
 }
 
-// maxTerms bounds a query; words past it are ignored (a pasted page is not a query).
+// maxTerms bounds a query's words, each word of a phrase counted: words past it are ignored, and a phrase
+// is cut where they end (a pasted page is not a query). FTS5 walks the documents of every word of a phrase,
+// so a long phrase costs as much as as many terms.
 const maxTerms = 32
 
 // Words splits text into the lowercase alphanumeric words the query rules count, stopwords included.
@@ -44,12 +46,15 @@ func Words(text string) []string {
 func parse(text string) []term {
 	var out []term
 	seen := map[string]bool{}
+	words := 0
 	add := func(t term) {
-		if len(t.words) == 0 || len(out) >= maxTerms || seen[t.key()] {
+		t.words = t.words[:min(len(t.words), maxTerms-words)]
+		if len(t.words) == 0 || seen[t.key()] {
 			return
 		}
 		seen[t.key()] = true
 		out = append(out, t)
+		words += len(t.words)
 	}
 	for i, part := range strings.Split(text, `"`) {
 		if i%2 == 1 { // inside quotes (an unclosed quote runs to the end)

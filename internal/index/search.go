@@ -112,27 +112,18 @@ func (ix *Index) search(ctx context.Context, q Query, terms []term) ([]Hit, erro
 	if len(terms) == 1 { // no pair of terms, so nothing for proximity to reorder
 		depth = q.Limit
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	stmts := statements(ctx, terms)
-	cands, err := ix.strict(stmts, q, terms, depth)
+	ctx = statements(ctx, q, terms)
+	cands, err := ix.strict(ctx, q, terms, depth)
 	if err != nil {
 		return nil, err
 	}
 	if q.Partial && len(cands) < q.Limit && len(terms) > 1 {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
 		// Read twice as many partial matches as the list has room for: enough for proximity to reorder.
-		more, err := ix.partial(stmts, q, terms, min(depth, 2*(q.Limit-len(cands))), cands)
+		more, err := ix.partial(ctx, q, terms, min(depth, 2*(q.Limit-len(cands))), cands)
 		if err != nil {
 			return nil, err
 		}
 		cands = append(cands, more...)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
 	}
 	if len(cands) == 0 {
 		return nil, nil
@@ -219,23 +210,27 @@ substr(f.body, 1, %d), 0 FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN 
 	return out, err
 }
 
-// statements is the context a search's SQLite statements run under. The driver can interrupt a statement
-// when its context ends only by watching that context, with two goroutines per statement: more than a
-// small search's statement itself costs. A search of one or two words (no prefix) asks for documents that
-// hold all of them, so its statements' work is bounded by the documents holding those words (docs/SEARCH.md,
-// "Cost"): they run unwatched, and the search checks ctx before each step instead. Longer searches and
-// prefixes, whose statements can run far longer, are interrupted as ctx ends.
-func statements(ctx context.Context, terms []term) context.Context {
-	if len(terms) > 2 {
+// statements marks the context of a search whose SQLite statements may run unwatched. The driver can
+// interrupt a statement when its context ends only by watching that context, with two goroutines per
+// statement: more than a small search's statement itself costs. A search of one or two single words with
+// no filter asks for the documents that hold all of them, so its statements' work is bounded by the
+// documents holding those words (docs/SEARCH.md, "Cost"): they run unwatched, and scanAll checks ctx
+// before each one instead. Longer searches, phrases (a walk per word), prefixes (which stand for many
+// words) and filtered searches (which walk every document holding the words to find those that pass) can
+// run far longer: their statements are interrupted as ctx ends.
+func statements(ctx context.Context, q Query, terms []term) context.Context {
+	if len(terms) > 2 || q.filtered() {
 		return ctx
 	}
 	for _, t := range terms {
-		if t.prefix {
+		if t.prefix || len(t.words) > 1 {
 			return ctx
 		}
 	}
-	return context.WithoutCancel(ctx)
+	return context.WithValue(ctx, unwatchedKey{}, true)
 }
+
+type unwatchedKey struct{}
 
 // partialPool is how many documents holding one term a partial search looks at.
 const partialPool = 50
@@ -245,13 +240,21 @@ func (ix *Index) pairs(ctx context.Context, query string, args []any) ([][2]int6
 	return scanAll(ctx, ix, query, args, func(r *sql.Rows, p *[2]int64) error { return r.Scan(&p[0], &p[1]) })
 }
 
-// scanAll runs a query on the reader pool (prepared once) and scans each row into a T.
+// scanAll runs a query on the reader pool (prepared once) and scans each row into a T; unwatched when
+// statements says so.
 func scanAll[T any](ctx context.Context, ix *Index, query string, args []any, scan func(*sql.Rows, *T) error) ([]T, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	s, err := ix.stmt(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.QueryContext(ctx, args...)
+	run := ctx
+	if ctx.Value(unwatchedKey{}) != nil {
+		run = context.WithoutCancel(ctx)
+	}
+	rows, err := s.QueryContext(run, args...)
 	if err != nil {
 		return nil, err
 	}

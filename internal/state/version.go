@@ -35,7 +35,8 @@ func (s *Store) Version(ctx context.Context) (int64, error) {
 		s.watch.conn, s.watch.stmt = c, st
 	}
 	// The pragma reads a counter, and a statement run under a context that can end costs the driver two
-	// goroutines to watch it: more than the pragma, on every request that checks a key.
+	// goroutines to watch it: more than the pragma, on every request that checks a key. In WAL mode it
+	// waits for no writer; only another process's recovery of the file could hold it (busy_timeout).
 	var v int64
 	if err := s.watch.stmt.QueryRowContext(context.WithoutCancel(ctx)).Scan(&v); err != nil {
 		return 0, errs.Wrap("state.version", errs.Other, errors.Join(err, s.closeWatchLocked()), "")
