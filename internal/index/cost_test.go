@@ -167,7 +167,7 @@ func TestShortSearchesRunUnwatched(t *testing.T) {
 		}
 	}
 	cancel()
-	for _, words := range []string{"cello", "leo swims cello"} {
+	for _, words := range []string{"cello", "zebra", "leo swims cello"} { // zebra: no match, nothing to read
 		if _, err := ix.Search(ctx, Query{Text: words}); !errors.Is(err, context.Canceled) {
 			t.Errorf("%q with an ended context: got %v, want context.Canceled", words, err)
 		}
@@ -191,6 +191,9 @@ func TestLongPhrasesAreCut(t *testing.T) {
 	var words string
 	for i := range 30 {
 		words += fmt.Sprintf("word%d ", i)
+	}
+	if terms := parse(words + `extra "the cello"`); len(terms) != 31 {
+		t.Fatalf("a phrase cut to a stopword: %d terms, want it dropped", len(terms))
 	}
 	terms = parse(words + `"cello lessons in lisbon"`)
 	if len(terms) != 31 || strings.Join(terms[30].words, " ") != "cello lessons" {

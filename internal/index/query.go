@@ -2,7 +2,6 @@ package index
 
 import (
 	"strings"
-	"unicode"
 )
 
 // term is one unit of a query: a word, a word prefix (word*) or a quoted phrase.
@@ -34,11 +33,10 @@ func (t term) key() string {
 // so a long phrase costs as much as as many terms.
 const maxTerms = 32
 
-// Words splits text into the lowercase alphanumeric words the query rules count, stopwords included.
+// Words splits text into the lowercase words the query rules count, stopwords included: where the index's
+// tokenizer splits it.
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsNumber(r)
-	})
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isWordRune(r) })
 }
 
 // parse turns user text into distinct terms: "quoted phrases" (kept whole, stopwords and all, dropped
@@ -49,7 +47,7 @@ func parse(text string) []term {
 	words := 0
 	add := func(t term) {
 		t.words = t.words[:min(len(t.words), maxTerms-words)]
-		if len(t.words) == 0 || seen[t.key()] {
+		if len(t.words) == 0 || (!t.prefix && allStop(t.words)) || seen[t.key()] { // a phrase cut to stopwords too
 			return
 		}
 		seen[t.key()] = true
@@ -58,10 +56,7 @@ func parse(text string) []term {
 	}
 	for i, part := range strings.Split(text, `"`) {
 		if i%2 == 1 { // inside quotes (an unclosed quote runs to the end)
-			ws := Words(part)
-			if !allStop(ws) {
-				add(term{words: ws})
-			}
+			add(term{words: Words(part)})
 			continue
 		}
 		for _, field := range strings.Fields(part) {
