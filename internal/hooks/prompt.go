@@ -123,8 +123,9 @@ const maxKeywordBytes = 64 << 10
 
 // wordRe is a word of letters and digits in any alphabet (José, Zürich, Ивану), with what follows an
 // apostrophe kept on it ("won't", "Leo's", "O'Brien"). keywords reads the prompt composed (NFC), so a
-// decomposed "é" is one letter; a mark that composes with nothing ends the word, as it ends a token of the
-// index (index.Words, and FTS5's unicode61), so the two read the same words.
+// decomposed "é" is one letter; a mark that composes with nothing ends the word, as most marks end a token
+// of the index (index.Words and FTS5's unicode61 keep 25 combining accents in a word instead, and drop them:
+// a keyword cut at one of those finds less, never more).
 var wordRe = lazyregexp.New(`[\p{L}_][\p{L}\p{N}_]*(?:['’]\p{L}+)?`)
 
 // promptSubmit answers a waiting compaction, then, for a task, gives the located brief.

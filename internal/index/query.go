@@ -34,9 +34,9 @@ func (t term) key() string {
 const maxTerms = 32
 
 // Words splits text into the lowercase words the query rules count, stopwords included: where the index's
-// tokenizer splits it.
+// tokenizer splits it (a combining accent stays in its word, which FTS5 reads without it).
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isWordRune(r) })
+	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isWordRune(r) && !isDiacritic(r) })
 }
 
 // parse turns user text into distinct terms: "quoted phrases" (kept whole, stopwords and all, dropped

@@ -15,6 +15,19 @@ func isWordRune(r rune) bool {
 	return (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r)) && !unicode.Is(ftsBreaks, r)
 }
 
+// isDiacritic is a combining accent unicode61 keeps in a word and remove_diacritics drops: 25 of
+// U+0300–U+0331, as SQLite's sqlite3Fts5UnicodeIsdiacritic sets them. Any other combining mark ends a word.
+func isDiacritic(r rune) bool {
+	const mask0, mask1 = 0x08029FDF, 0x000361F8
+	switch {
+	case r < 0x300 || r > 0x331:
+		return false
+	case r < 0x320:
+		return mask0&(1<<(r-0x300)) != 0
+	}
+	return mask1&(1<<(r-0x320)) != 0
+}
+
 // ftsBreaks are the characters Go's Unicode tables call letters and unicode61 breaks words at (New Tai Lue
 // vowel signs, two Vedic signs). Counted as letters, one query word could stand for thousands of the
 // index's words ("a" and one of them, repeated). TestWordRunesAreTheTokenizers checks the list against
@@ -81,7 +94,7 @@ func scanWords(s string, fn func(word []byte, start, end int) bool) {
 			}
 			r, n := utf8.DecodeRuneInString(s[i:])
 			if !isWordRune(r) {
-				if !unicode.Is(unicode.Mn, r) { // a combining mark is dropped, not a break
+				if !isDiacritic(r) { // a combining accent is dropped, not a break
 					break
 				}
 				i += n
