@@ -123,9 +123,9 @@ const maxKeywordBytes = 64 << 10
 
 // wordRe is a word of letters and digits in any alphabet (José, Zürich, Ивану), with what follows an
 // apostrophe kept on it ("won't", "Leo's", "O'Brien"). keywords reads the prompt composed (NFC), so a
-// decomposed "é" is one letter; a mark that composes with nothing ends the word, as most marks end a token
-// of the index (index.Words and FTS5's unicode61 keep 25 combining accents in a word instead, and drop them:
-// a keyword cut at one of those finds less, never more).
+// decomposed "é" is one letter; a mark that composes with nothing ends the word, as most marks end a word
+// of the index (index.Words and FTS5's unicode61 drop 25 combining accents from a word instead: a keyword
+// cut at one of those is a shorter word than the index holds, docs/SEARCH.md, "Words").
 var wordRe = lazyregexp.New(`[\p{L}_][\p{L}\p{N}_]*(?:['’]\p{L}+)?`)
 
 // promptSubmit answers a waiting compaction, then, for a task, gives the located brief.

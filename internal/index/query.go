@@ -34,9 +34,15 @@ func (t term) key() string {
 const maxTerms = 32
 
 // Words splits text into the lowercase words the query rules count, stopwords included: where the index's
-// tokenizer splits it (a combining accent stays in its word, which FTS5 reads without it).
+// tokenizer splits it, without the combining accents it drops ("the" and a combining acute is "the").
 func Words(text string) []string {
-	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool { return !isWordRune(r) && !isDiacritic(r) })
+	text = strings.Map(func(r rune) rune {
+		if isDiacritic(r) {
+			return -1
+		}
+		return r
+	}, strings.ToLower(text))
+	return strings.FieldsFunc(text, func(r rune) bool { return !isWordRune(r) })
 }
 
 // parse turns user text into distinct terms: "quoted phrases" (kept whole, stopwords and all, dropped
