@@ -152,6 +152,7 @@ func TestShortSearchesRunUnwatched(t *testing.T) {
 		{Query{Text: "cel*"}, true},
 		{Query{Text: `"plays the cello"`}, true},
 		{Query{Text: "cello", Kind: "note"}, true},
+		{Query{Text: "cello", Limit: DefaultLimit + 1}, true},
 	} {
 		runtime.GC() // no collection's workers counted below
 		before := goroutinesCreated()

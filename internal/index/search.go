@@ -213,14 +213,14 @@ substr(f.body, 1, %d), 0 FROM docs d JOIN fts f ON f.rowid = d.id WHERE d.id IN 
 // statements marks the context of a search whose SQLite statements may run unwatched. The driver can
 // interrupt a statement when its context ends only by watching that context, with goroutines (two or
 // three per statement, database/sql's included): more than a small search's statement itself costs. A
-// search of one or two single words with no filter asks for the documents that hold all of them, so its
-// statements' work is bounded by the documents holding those words (docs/SEARCH.md, "Cost"): they run
-// unwatched, and scanAll checks ctx before each one and between rows instead. Longer searches, phrases (a
-// walk per word), prefixes (which stand for many words) and filtered searches (which walk every document
-// holding the words to find those that pass) can run far longer: their statements are interrupted as ctx
-// ends.
+// search of one or two single words with no filter and at most DefaultLimit results asks for the documents
+// that hold all of them, so its statements' work is bounded by the documents holding those words and the
+// bodies of the few it returns (docs/SEARCH.md, "Cost"): they run unwatched, and scanAll checks ctx before
+// each one and between rows instead. Longer searches, phrases (a walk per word), prefixes (which stand for
+// many words), filtered searches (which walk every document holding the words to find those that pass) and
+// longer lists (a body read for each) can run far longer: their statements are interrupted as ctx ends.
 func statements(ctx context.Context, q Query, terms []term) context.Context {
-	if len(terms) > 2 || q.filtered() {
+	if len(terms) > 2 || q.filtered() || q.Limit > DefaultLimit {
 		return ctx
 	}
 	for _, t := range terms {
