@@ -218,7 +218,7 @@ func open(path string) (*Index, error) {
 	return ix, nil
 }
 
-// check trusts an existing file only if it is a readable SQLite database of this Version.
+// check trusts an existing file only if it is a readable SQLite database of this Version and tokenizer.
 func (ix *Index) check() error {
 	var v int
 	if err := ix.wdb.QueryRow(`PRAGMA user_version`).Scan(&v); err != nil {
@@ -233,6 +233,16 @@ func (ix *Index) check() error {
 	}
 	if stored != fmt.Sprint(Version) {
 		return errs.E("index.check", errs.Invalid, "The search index says it is of version %s; this box writes %d, so it is rebuilt", stored, Version)
+	}
+	// The tokenizer decides the words the index holds: a file made with other separators (a list kept by
+	// hand, which a Go upgrade may change) is rebuilt too.
+	var same int
+	if err := ix.wdb.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('fts', 'names') AND instr(sql, ?) > 0`,
+		`tokenize="`+tokenizerArgs+`"`).Scan(&same); err != nil {
+		return err
+	}
+	if same != 2 {
+		return errs.E("index.check", errs.Invalid, "The search index reads words with another tokenizer than this box, so it is rebuilt")
 	}
 	var n int
 	return ix.wdb.QueryRow(`SELECT count(*) FROM fts WHERE rowid = 0`).Scan(&n)
