@@ -47,22 +47,7 @@ func TestWordRunesAreTheTokenizers(t *testing.T) {
 		t.Fatal(err)
 	}
 	// "z" alone is a word of the row only where the tokenizer broke the word at its character.
-	rows, err := db.Query(`SELECT rowid FROM t WHERE t MATCH '"z"'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	breaks := map[rune]bool{}
-	for rows.Next() {
-		var r int64
-		if err := rows.Scan(&r); err != nil {
-			t.Fatal(err)
-		}
-		breaks[rune(r)] = true
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	breaks := matching(t, db, `"z"`)
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if !tried(r) {
 			continue
@@ -86,22 +71,7 @@ func TestWordRunesAreTheTokenizers(t *testing.T) {
 	}
 
 	// The accents the readers drop inside a word are exactly those the tokenizer drops.
-	rows, err = db.Query(`SELECT rowid FROM t WHERE t MATCH '"zz"'`)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rows.Close()
-	dropped := map[rune]bool{}
-	for rows.Next() {
-		var r int64
-		if err := rows.Scan(&r); err != nil {
-			t.Fatal(err)
-		}
-		dropped[rune(r)] = true
-	}
-	if err := rows.Err(); err != nil {
-		t.Fatal(err)
-	}
+	dropped := matching(t, db, `"zz"`)
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		if unicode.Is(unicode.Mn, r) && dropped[r] != isDiacritic(r) {
 			t.Errorf("%U: the tokenizer drops it from a word: %v; isDiacritic: %v", r, dropped[r], isDiacritic(r))
@@ -115,4 +85,26 @@ func TestWordRunesAreTheTokenizers(t *testing.T) {
 	if got := strings.Join(read, " "); got != "naive \u0939 \u0928 \u0926" {
 		t.Errorf("scanWords read %q, want the tokenizer's naive and, of Hindi, the letters the vowel signs and virama part", got)
 	}
+}
+
+// matching is the characters (row ids) of the rows of table t that match the FTS5 query q.
+func matching(t *testing.T, db *sql.DB, q string) map[rune]bool {
+	t.Helper()
+	rows, err := db.Query(`SELECT rowid FROM t WHERE t MATCH ?`, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	m := map[rune]bool{}
+	for rows.Next() {
+		var r int64
+		if err := rows.Scan(&r); err != nil {
+			t.Fatal(err)
+		}
+		m[rune(r)] = true
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
