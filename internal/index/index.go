@@ -25,8 +25,8 @@ import (
 )
 
 // Version is the schema version. An index of any other version is deleted and rebuilt, never trusted.
-// 2: the names table. 3: the tokenizer's separators (ftsSeparators).
-const Version = 3
+// 2: the names table.
+const Version = 2
 
 // Doc is one searchable document. Path is its key (a box path, with a "#id" fragment for a document
 // inside a file such as one inbox line or one core fact); every doc belongs to exactly one source file.
@@ -71,7 +71,7 @@ type Index struct {
 	onRead    func()
 }
 
-var schema = `
+const schema = `
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS files(path TEXT PRIMARY KEY, mtime INTEGER NOT NULL, size INTEGER NOT NULL, hash TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS docs(
@@ -86,36 +86,17 @@ CREATE TABLE IF NOT EXISTS docs(
 );
 CREATE INDEX IF NOT EXISTS docs_file ON docs(file);
 CREATE VIRTUAL TABLE IF NOT EXISTS fts USING fts5(title, aliases, description, body,
-	tokenize="` + tokenizerArgs + `");
+	tokenize='` + tokenizerArgs + `');
 -- names holds again the titles and aliases of the documents that have one: a broad search ranks the
 -- older documents named by its words without walking every match (docs/SEARCH.md, "Cost").
 CREATE VIRTUAL TABLE IF NOT EXISTS names USING fts5(title, aliases,
-	tokenize="` + tokenizerArgs + `");
+	tokenize='` + tokenizerArgs + `');
 `
 
-// tokenizerArgs configure FTS5's tokenizer: Porter's stemmer over unicode61, accents dropped, and as
-// separators the characters unicode61 would keep inside a word where the Go readers end one
-// (ftsSeparators). They are given in descending order: unicode61 inserts each into a sorted list, and in
-// that order every insertion is at its head (a connection's first search took 0.3 ms more than without
-// them, against 2 ms in ascending order).
-var tokenizerArgs = func() string {
-	var b strings.Builder
-	b.WriteString("porter unicode61 remove_diacritics 2 separators '")
-	for i := len(ftsSeparators.R32) - 1; i >= 0; i-- {
-		r := ftsSeparators.R32[i]
-		for c := r.Hi; c >= r.Lo; c -= r.Stride {
-			b.WriteRune(rune(c))
-		}
-	}
-	for i := len(ftsSeparators.R16) - 1; i >= 0; i-- {
-		r := ftsSeparators.R16[i]
-		for c := int(r.Hi); c >= int(r.Lo); c -= int(r.Stride) {
-			b.WriteRune(rune(c))
-		}
-	}
-	b.WriteString("'")
-	return b.String()
-}()
+// tokenizerArgs configure FTS5's tokenizer: Porter's stemmer over unicode61, accents dropped.
+// docs/SEARCH.md, "Words", says where the Go readers of text and it still differ, and why the characters
+// it keeps inside a word are not given to it as separators.
+const tokenizerArgs = "porter unicode61 remove_diacritics 2"
 
 // Open opens or creates the index at path. A file of another version, or one that cannot be read, is
 // deleted and recreated empty; NeedsRebuild then reports true, as it does for a new file.
@@ -234,11 +215,10 @@ func (ix *Index) check() error {
 	if stored != fmt.Sprint(Version) {
 		return errs.E("index.check", errs.Invalid, "The search index says it is of version %s; this box writes %d, so it is rebuilt", stored, Version)
 	}
-	// The tokenizer decides the words the index holds: a file made with other separators (a list kept by
-	// hand, which a Go upgrade may change) is rebuilt too.
+	// The tokenizer decides the words the index holds: a file made with another is rebuilt too.
 	var same int
 	if err := ix.wdb.QueryRow(`SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN ('fts', 'names') AND instr(sql, ?) > 0`,
-		`tokenize="`+tokenizerArgs+`"`).Scan(&same); err != nil {
+		`tokenize='`+tokenizerArgs+`'`).Scan(&same); err != nil {
 		return err
 	}
 	if same != 2 {

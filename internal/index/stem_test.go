@@ -23,7 +23,7 @@ func sqliteTerms(t *testing.T, texts []string) [][]string {
 	defer db.Close()
 	ctx := context.Background()
 	for _, q := range []string{
-		`CREATE VIRTUAL TABLE f USING fts5(body, tokenize="` + tokenizerArgs + `")`,
+		`CREATE VIRTUAL TABLE f USING fts5(body, tokenize='` + tokenizerArgs + `')`,
 		`CREATE VIRTUAL TABLE v USING fts5vocab(f, instance)`,
 	} {
 		if _, err := db.ExecContext(ctx, q); err != nil {
