@@ -1,6 +1,7 @@
 package brain
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -88,11 +89,13 @@ func (b *Brain) think(ctx context.Context, in ChatInput, text string, emit func(
 	} else if err := checkChatID(id); err != nil {
 		return ChatResult{}, err
 	}
-	history, err := b.history(id)
+	history, outside, err := b.history(id)
 	if err != nil {
 		return ChatResult{}, err
 	}
-	st := &turnState{message: text, askedSave: asked(text, saveWords), askedForgt: asked(text, forgetWords), askedTodo: asked(text, todoWords)}
+	// A conversation that once read others' words replays answers that may quote them, unfenced: every
+	// later turn of it starts as having read outside content (docs/BRAIN.md, "The chat's history").
+	st := &turnState{message: text, outside: outside, askedSave: asked(text, saveWords), askedForgt: asked(text, forgetWords), askedTodo: asked(text, todoWords)}
 	tools, err := b.chatTools(ctx, st)
 	if err != nil {
 		return ChatResult{}, err
@@ -136,16 +139,17 @@ func (b *Brain) think(ctx context.Context, in ChatInput, text string, emit func(
 	return res, thinkErr
 }
 
-// history reads a conversation's messages; a new one has none.
-func (b *Brain) history(id string) ([]Message, error) {
+// history reads a conversation's messages, and whether its file has the trust of others' words; a new
+// one has no messages.
+func (b *Brain) history(id string) ([]Message, bool, error) {
 	data, err := b.readBox(chatPath(id))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		return nil, false, nil
 	}
 	if err != nil {
-		return nil, errs.Wrap("brain.chat", errs.Other, err, "The conversation cannot be read")
+		return nil, false, errs.Wrap("brain.chat", errs.Other, err, "The conversation cannot be read")
 	}
-	return parseHistory(data), nil
+	return parseHistory(data), bytes.HasPrefix(data, []byte(outsideFront)), nil
 }
 
 // History returns a conversation's messages, oldest first.
@@ -153,7 +157,8 @@ func (b *Brain) History(id string) ([]Message, error) {
 	if err := checkChatID(id); err != nil {
 		return nil, err
 	}
-	return b.history(id)
+	ms, _, err := b.history(id)
+	return ms, err
 }
 
 // recordTurn writes the turn in one commit: the owner's message and the reply appended to the
@@ -194,7 +199,7 @@ func (b *Brain) recordTurn(ctx context.Context, in ChatInput, text string, now t
 			}
 			data = append(data, formatMessage(Message{Owner: true, Time: clock, Text: text})...)
 			data = append(data, formatMessage(answer)...)
-			if th.Outside {
+			if res.Outside {
 				data = markOutside(data)
 			}
 			if err := tx.Write(p, data); err != nil {

@@ -2,6 +2,7 @@ package connector
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -168,6 +169,7 @@ func TestValidateFiles(t *testing.T) {
 	cases := []struct{ name, files, where, why string }{
 		{"not json", `{`, "files", "not valid JSON"},
 		{"duplicate", `{"index.mjs": "a", "index.mjs": "b"}`, "files", `"index.mjs" is written twice`},
+		{"duplicate among many", manyFiles(40, "f3.mjs"), "files", `"f3.mjs" is written twice`},
 		{"no entry", `{"lib.mjs": "export const x = 1"}`, "files", "has no index.mjs"},
 		{"syntax error", `{"index.mjs": "export const tools = {\n  next_buses: async ( => 1 };"}`, "files/index.mjs:2:", ""},
 		{"imports a package", `{"index.mjs": "import fs from 'fs'; export const tools = {};"}`, "files/index.mjs:1:", `"fs" is not a file of the bundle`},
@@ -191,6 +193,16 @@ func TestValidateFiles(t *testing.T) {
 			}
 		})
 	}
+}
+
+// manyFiles is a files object of n small files, and then again a file named again.
+func manyFiles(n int, again string) string {
+	var b strings.Builder
+	b.WriteString(`{"index.mjs": "export const tools = {};"`)
+	for i := range n {
+		fmt.Fprintf(&b, `, "f%d.mjs": "export const x = 1;"`, i)
+	}
+	return b.String() + `, "` + again + `": ""}`
 }
 
 func TestValidateImportsOwnFiles(t *testing.T) {

@@ -77,14 +77,24 @@ func parseValue(dec *json.Decoder, depth int) (*node, error) {
 		switch t {
 		case '{':
 			n := &node{kind: 'o'}
+			var seen map[string]bool // past a few keys: a search of the keys per key would be quadratic
 			for dec.More() {
 				kt, err := dec.Token()
 				if err != nil {
 					return nil, jsonError(err)
 				}
 				k, _ := kt.(string)
-				if n.get(k) != nil {
+				if seen == nil && len(n.keys) >= 16 {
+					seen = make(map[string]bool, 2*len(n.keys))
+					for _, k := range n.keys {
+						seen[k] = true
+					}
+				}
+				if (seen != nil && seen[k]) || (seen == nil && n.get(k) != nil) {
 					return nil, fmt.Errorf("the key %q is written twice in one object", k)
+				}
+				if seen != nil {
+					seen[k] = true
 				}
 				v, err := parseValue(dec, depth+1)
 				if err != nil {

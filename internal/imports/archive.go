@@ -165,11 +165,13 @@ type limited struct {
 	where string
 }
 
+// Read reads at most one byte past what is left, so a stream of exactly the limit ends well and one byte
+// more is the error.
 func (l *limited) Read(p []byte) (int, error) {
-	if l.left <= 0 {
-		return 0, l.r.limit(l.where, "it inflates past what an import reads from one file (over %d times its compressed size, or %d MiB): a zip bomb or a damaged archive", l.r.opts.MaxRatio, l.r.opts.MaxEntry>>20)
+	if l.left < 0 {
+		return 0, l.bomb()
 	}
-	if int64(len(p)) > l.left {
+	if int64(len(p)) > l.left+1 {
 		p = p[:l.left+1]
 	}
 	n, err := l.rd.Read(p)
@@ -178,7 +180,14 @@ func (l *limited) Read(p []byte) (int, error) {
 	if l.r.total > l.r.opts.MaxTotal {
 		return n, l.r.limit(l.where, "the import would read more than %d MiB in all", l.r.opts.MaxTotal>>20)
 	}
+	if l.left < 0 {
+		return n, l.bomb()
+	}
 	return n, err
+}
+
+func (l *limited) bomb() error {
+	return l.r.limit(l.where, "it inflates past what an import reads from one file (over %d times its compressed size, or %d MiB): a zip bomb or a damaged archive", l.r.opts.MaxRatio, l.r.opts.MaxEntry>>20)
 }
 
 func (l *limited) Close() error { return l.rc.Close() }

@@ -3,6 +3,7 @@ package imports
 import (
 	"archive/zip"
 	"bytes"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -111,6 +112,24 @@ func TestDetect(t *testing.T) {
 	} {
 		if got := Detect(p); got != want {
 			t.Errorf("Detect(%s) = %q, want %q", filepath.Base(p), got, want)
+		}
+	}
+}
+
+// A file of exactly the size an import reads from one file is read; one byte more is refused.
+func TestEntryOfExactlyTheLimit(t *testing.T) {
+	dir := t.TempDir()
+	const limit = 4096
+	for _, size := range []int{limit, limit + 1} {
+		text := "# a\n\n" + strings.Repeat("word ", limit)
+		p := filepath.Join(dir, fmt.Sprint(size)+".zip")
+		writeZip(t, p, map[string]string{"notes/a.md": text[:size-1] + "\n"})
+		c, err := read(t, Markdown, p, Options{MaxEntry: limit})
+		switch {
+		case size == limit && (err != nil || len(c.docs) != 1):
+			t.Errorf("%d bytes: %v, %d documents", size, err, len(c.docs))
+		case size > limit && errs.KindOf(err) != errs.Limited:
+			t.Errorf("%d bytes: %v", size, err)
 		}
 	}
 }

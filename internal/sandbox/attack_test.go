@@ -184,6 +184,11 @@ func TestAttackPrivateAddresses(t *testing.T) {
 		"https://private.example.com/":             "resolves to 10.0.0.7",
 		"https://mixed.example.com/":               "resolves to",
 		"https://meta.example.com/":                "cloud metadata",
+		// The transport would dial another name for these (IDNA: api.example.com, localhost) than the
+		// one the checks and the diary see.
+		"https://ａｐｉ.example.com/":       "not plain ASCII",
+		"https://api\u00ad.example.com/": "not plain ASCII",
+		"http://ｌｏｃａｌｈｏｓｔ/":              "not plain ASCII",
 	}
 	out := callTryAll(t, r, slices.Collect(maps.Keys(want)), nil)
 	for u, why := range want {
@@ -195,15 +200,26 @@ func TestAttackPrivateAddresses(t *testing.T) {
 }
 
 func TestAttackRedirects(t *testing.T) {
-	var cdnAuth atomic.Value
+	var cdnAuth, bouncedAuth atomic.Value
 	cdnAuth.Store("")
+	bouncedAuth.Store("")
 	s := newSite(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Host == "cdn.example.com" && r.URL.Path == "/back" {
+			http.Redirect(w, r, "https://api.example.com/after-bounce", http.StatusTemporaryRedirect)
+			return
+		}
 		if r.Host == "cdn.example.com" {
 			cdnAuth.Store(r.Header.Get("Authorization") + r.Header.Get("X-Key") + r.URL.RawQuery)
 			w.Write([]byte("landed"))
 			return
 		}
+		if r.URL.Path == "/after-bounce" {
+			bouncedAuth.Store(r.Header.Get("Authorization") + r.Header.Get("X-Key"))
+			w.Write([]byte("bounced"))
+			return
+		}
 		to := map[string]string{
+			"/bounce":      "https://cdn.example.com/back",
 			"/to-loopback": "http://127.0.0.1/admin", "/to-private": "https://10.0.0.1/", "/to-metadata": "http://169.254.169.254/latest/meta-data/",
 			"/to-rebind": "https://rebind.example.com/", "/to-undeclared": "https://other.example.net/", "/to-cdn": "https://cdn.example.com/landing",
 			"/loop": "/loop", "/to-http": "http://api.example.com/plain", "/to-ipv6": "http://[::1]/",
@@ -229,6 +245,7 @@ func TestAttackRedirects(t *testing.T) {
 		"https://api.example.com/loop":          "redirected more than 5 times",
 		"https://api.example.com/to-http":       "sent only over https",
 		"https://api.example.com/to-cdn":        "sent 200 landed",
+		"https://api.example.com/bounce":        "sent 200 bounced",
 	}
 	out := callTryAll(t, r, slices.Collect(maps.Keys(want)), map[string]any{"headers": map[string]string{"Authorization": "Bearer {{key:TOKEN}}", "X-Key": "{{key:TOKEN}}"}})
 	for u, why := range want {
@@ -239,6 +256,11 @@ func TestAttackRedirects(t *testing.T) {
 	// Following a redirect to another declared host, the key stayed behind.
 	if got := cdnAuth.Load().(string); got != "" {
 		t.Errorf("cdn.example.com got %q", got)
+	}
+	// Nor did it come back when the other host sent the request on to the key's own host: that host
+	// chose the path.
+	if got := bouncedAuth.Load().(string); got != "" {
+		t.Errorf("api.example.com got %q after a redirect through cdn.example.com", got)
 	}
 	s.checkNoDials(t)
 }

@@ -16,6 +16,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/boxmem/box/internal/connector"
 	"github.com/boxmem/box/internal/egress"
@@ -103,6 +104,10 @@ func (p *proxy) target(raw string) (*url.URL, string, error) {
 	}
 	host := connector.NormalizeHost(u.Hostname())
 	switch {
+	case !ascii(host):
+		// The transport would map it (IDNA: fullwidth letters, a soft hyphen) to another name than the
+		// one these checks and the diary see.
+		return nil, "", &refusal{why: fmt.Sprintf("%q has a host name that is not plain ASCII; write it as the xn-- name", clip(raw))}
 	case u.User != nil:
 		return nil, host, &refusal{host, fmt.Sprintf("the address for %s carries a user name or password; send credentials as declared keys", host)}
 	case u.Port() != "" && !(u.Scheme == "https" && u.Port() == "443") && !(u.Scheme == "http" && u.Port() == "80"):
@@ -147,7 +152,7 @@ func (p *proxy) fetch(ctx context.Context, fr *fetchRequest, reads bool) (*fetch
 	}
 	cur, method := fr.URL, fr.Method
 	body := fr.Body
-	firstHost := ""
+	firstHost, left := "", false
 	for hop := 0; ; hop++ {
 		u, host, err := p.target(cur)
 		if err != nil {
@@ -156,9 +161,12 @@ func (p *proxy) fetch(ctx context.Context, fr *fetchRequest, reads bool) (*fetch
 		if hop == 0 {
 			firstHost = host
 		}
-		// Keys go in only where the code wrote their placeholders, on the first hop or a same-host redirect.
-		// A redirect to another host keeps no header that carried a key, nor credentials of any kind.
-		sameHost := host == firstHost
+		// Keys go in only where the code wrote their placeholders, on the first hop or a redirect that has
+		// never left its host. A redirect to another host keeps no header that carried a key, nor
+		// credentials of any kind, and neither does any hop after it, back on the first host or not: the
+		// other host chose where it sends the request.
+		left = left || host != firstHost
+		sameHost := !left
 		hdrs := fr.Headers
 		if !sameHost {
 			hdrs = slices.DeleteFunc(slices.Clone(hdrs), func(h [2]string) bool {
@@ -503,4 +511,13 @@ func clip(s string) string {
 		return s[:80] + "…"
 	}
 	return s
+}
+
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

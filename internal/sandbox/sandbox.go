@@ -113,7 +113,11 @@ func (r *Runner) Call(ctx context.Context, tool string, args json.RawMessage) (*
 	if err := r.cfg.Bundle.CheckArgs(tool, args); err != nil {
 		return &Result{}, err
 	}
+	data, dirty := r.store.snapshot()
 	res, err := r.run(ctx, tool, args, r.store)
+	if err != nil {
+		r.store.restore(data, dirty)
+	}
 	if ferr := r.store.flush(); ferr != nil && err == nil {
 		err = errs.Wrap("sandbox.call", errs.Other, ferr, "the connector's store could not be saved")
 	}

@@ -121,6 +121,18 @@ func TestStore(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(dir, "store.json")); !strings.Contains(string(b), `"count":3`) {
 		t.Errorf("the health run touched the kept store: %s", b)
 	}
+	// A call that fails keeps none of its writes: not half an update.
+	half := `export const tools = { t: async (args, ctx) => { await ctx.store.set("count", 100); await ctx.store.set("step", "one"); throw new Error("failed half way"); } };`
+	r4 := runner(t, Config{Bundle: bundle(t, manifest(`[]`, ""), half), StoreDir: dir})
+	if _, err := r4.Call(context.Background(), "t", nil); err == nil || !strings.Contains(err.Error(), "failed half way") {
+		t.Fatalf("the failing call: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "store.json")); !strings.Contains(string(b), `"count":3`) || strings.Contains(string(b), "step") {
+		t.Errorf("a failed call's writes were kept: %s", b)
+	}
+	if data, _ := r4.store.snapshot(); string(data["count"]) != "3" || data["step"] != nil {
+		t.Errorf("a failed call's writes stay in memory: %v", data)
+	}
 	// Limits of the store.
 	big := `export const tools = { t: async (args, ctx) => { try { await ctx.store.set("k", "x".repeat(70000)); } catch (e) { return String(e.message); } return "stored"; } };`
 	r3 := runner(t, Config{Bundle: bundle(t, manifest(`[]`, ""), big)})

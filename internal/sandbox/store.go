@@ -22,7 +22,8 @@ const (
 )
 
 // store is one connector's ctx.store: in memory while calls run, kept in dir/store.json after a call
-// that changed it. A store without a folder is fresh and kept nowhere (tests run on such a one).
+// that changed it and ended well; a call that failed (threw, ran out of time or memory) leaves it as it
+// was. A store without a folder is fresh and kept nowhere (tests run on such a one).
 type store struct {
 	mu    sync.Mutex
 	dir   string
@@ -97,6 +98,20 @@ func (s *store) size() int {
 		n += len(v)
 	}
 	return n
+}
+
+// snapshot is the store as it is, for restore to put back; values are never changed in place.
+func (s *store) snapshot() (map[string]json.RawMessage, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return maps.Clone(s.data), s.dirty
+}
+
+// restore puts back what snapshot took: a failed call's writes are dropped, not half kept.
+func (s *store) restore(data map[string]json.RawMessage, dirty bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.data, s.dirty = data, dirty
 }
 
 // flush keeps the store on disk when a call changed it.
