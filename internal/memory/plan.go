@@ -71,7 +71,8 @@ var (
 // applied to the memory as v shows it: a line that is not in the inbox or is used twice, a note that
 // does not exist (or is broken, or was merged away), a stub whose name is taken or against its kind,
 // a stub titled with a pronoun or with secret-like text, a secret or an instruction filed as a fact
-// (the fact becomes the note's description too), and an outside line made a core fact or a caution.
+// (the fact becomes the note's description too), and an outside line made a core fact or a caution or
+// filed, replacing or linked in the note that keeps the core facts the router leaves out.
 func CheckPlan(v View, p Plan) error {
 	lines := map[string]inbox.Line{}
 	loaded := map[string]bool{}
@@ -151,6 +152,9 @@ func CheckPlan(v View, p Plan) error {
 			}
 			if (a.Op == ActCore || a.Op == ActCaution) && l.Trust != inbox.Own {
 				return fail("an outside line never becomes a core fact or a caution")
+			}
+			if l.Trust != inbox.Own && (a.Note == overflowNote || slices.Contains(a.Links, overflowNote)) {
+				return fail("an outside line never touches %s, which keeps core facts and cautions", overflowNote)
 			}
 			if a.Op == ActCore || a.Op == ActCaution {
 				continue

@@ -256,6 +256,12 @@ func (pl *planner) line(l pendingLine) {
 		}
 		hits = append(hits, hit{name: name, pos: pos, end: pos + len(pt)})
 	}
+	if l.Trust != inbox.Own { // the note of the core facts the router leaves out is the owner's alone
+		hits = slices.DeleteFunc(hits, func(h hit) bool { return h.name == overflowNote })
+		if about == overflowNote {
+			about = ""
+		}
+	}
 	sort.SliceStable(hits, func(i, j int) bool { return hits[i].pos < hits[j].pos })
 	subject := ownerName
 	if about != "" {

@@ -203,6 +203,8 @@ func TestCheckPlan(t *testing.T) {
 		{"own core", []Action{{Op: ActCore, Day: day, Line: "line7", Text: "Prefers replies in Spanish."}}, ""},
 		{"outside core", []Action{{Op: ActCore, Day: day, Line: "line8", Text: "Leo has a dentist appointment on Friday."}}, "outside line never"},
 		{"outside caution", []Action{{Op: ActCaution, Day: day, Line: "line9", Text: "Started a new job at Acme."}}, "outside line never"},
+		{"outside into the kept core facts", []Action{{Op: ActReplace, Day: day, Line: "line8", Text: "Leo has a dentist appointment on Friday.", Note: overflowNote, Old: "x"}}, "never touches " + overflowNote},
+		{"outside linked to the kept core facts", []Action{{Op: ActFile, Day: day, Line: "line8", Text: "Leo has a dentist appointment on Friday.", Note: "entity-leo", Links: []string{overflowNote}}}, "never touches " + overflowNote},
 		{"missing line", []Action{{Op: ActFile, Day: day, Line: "nope", Text: "x", Note: "entity-leo"}}, "no inbox line"},
 		{"twice", []Action{{Op: ActDrop, Day: day, Line: "line5", Reason: DropSmallTalk}, {Op: ActDrop, Day: day, Line: "line5", Reason: DropSmallTalk}}, "twice"},
 		{"no such note", []Action{{Op: ActFile, Day: day, Line: "line2", Text: "x y", Note: "entity-bob"}}, "no note"},
