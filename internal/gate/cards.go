@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -337,8 +338,8 @@ func (g *Gate) overLimit(tx *box.Tx, who Asker) (*overLimitError, error) {
 		if err != nil {
 			return nil, errs.Wrap("gate.limits", errs.Other, err, "The waiting cards cannot be read to count them, so no card was made")
 		}
-		c, err := parseCard(p, data)
-		if err == nil && c.Status == StatusWaiting && c.ProposedBy.limitKey() == key {
+		c, _ := parseCard(p, data) // a card whose action cannot be read still counts
+		if c.Status == StatusWaiting && c.ProposedBy.limitKey() == key {
 			n++
 		}
 	}
@@ -463,10 +464,16 @@ const actionFence = "```json box-action"
 // buildCard writes the card file: the schema's fields, then a body the owner reads, ending with the exact
 // action as canonical JSON (what the hash covers, so anyone can check it).
 func buildCard(c ApprovalCard) ([]byte, error) {
-	action, err := json.MarshalIndent(c.Action, "", "  ")
-	if err != nil {
+	// Not HTML-escaped: a page's < would take six bytes of the card's megabyte (the hash covers the
+	// action's canonical JSON, not this text).
+	var ab bytes.Buffer
+	enc := json.NewEncoder(&ab)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(c.Action); err != nil {
 		return nil, errs.Wrap("gate.card", errs.Invalid, err, "The action cannot be written on a card")
 	}
+	action := bytes.TrimSuffix(ab.Bytes(), []byte("\n"))
 	by := []card.Field{{Key: "who", Value: c.ProposedBy.Who}}
 	if c.ProposedBy.Via != "" {
 		by = append(by, card.Field{Key: "via", Value: c.ProposedBy.Via})
@@ -488,7 +495,8 @@ func buildCard(c ApprovalCard) ([]byte, error) {
 	var body strings.Builder
 	fmt.Fprintf(&body, "%s\n\n", oneLine(c.Summary))
 	if !c.FromOwner() {
-		fmt.Fprintf(&body, "Sent by %s%s.\n\n", c.ProposedBy.Who, paren(c.ProposedBy.Host))
+		// A sender names itself: on one line, its name can never start a paragraph or an action of its own.
+		fmt.Fprintf(&body, "Sent by %s%s.\n\n", oneLine(c.ProposedBy.Who), paren(oneLine(c.ProposedBy.Host)))
 	}
 	fmt.Fprintf(&body, "Why a card: %s\n\n", oneLine(c.Reason))
 	fmt.Fprintf(&body, "## The exact action\n\n%s\n%s\n```\n", actionFence, action)
@@ -500,7 +508,7 @@ func sentBy(c ApprovalCard) string {
 	if c.FromOwner() {
 		return ""
 	}
-	return " (sent by " + c.ProposedBy.Who + ")"
+	return " (sent by " + oneLine(c.ProposedBy.Who) + ")"
 }
 
 func paren(s string) string {
@@ -523,20 +531,23 @@ func parseCard(p string, data []byte) (ApprovalCard, error) {
 		return ApprovalCard{}, errs.Wrap("gate.card", errs.Invalid, err, "cannot read the card "+p)
 	}
 	c.Path = p
+	// The box writes the reason and then the action last; what comes before them (the summary, the
+	// sender's name) may be others' words, so both are read from the end.
 	body := string(cd.Body)
-	if i := strings.Index(body, actionFence+"\n"); i >= 0 {
+	if i := strings.LastIndex(body, actionFence+"\n"); i >= 0 {
 		rest := body[i+len(actionFence)+1:]
 		if j := strings.Index(rest, "\n```"); j >= 0 {
 			if err := json.Unmarshal([]byte(rest[:j]), &c.Action); err != nil {
-				return ApprovalCard{}, errs.Wrap("gate.card", errs.Invalid, err, "the card's action cannot be read")
+				// The fields alone still count the card against its sender's limits.
+				return c, errs.Wrap("gate.card", errs.Invalid, err, "the card's action cannot be read")
 			}
 		}
 		body = body[:i]
 	}
 	parts := strings.SplitN(strings.TrimSpace(body), "\n\n", 2)
 	c.Summary = parts[0]
-	if k := strings.Index(body, "Why a card: "); k >= 0 {
-		c.Reason = strings.TrimSpace(strings.SplitN(body[k+len("Why a card: "):], "\n", 2)[0])
+	if k := strings.LastIndex(body, "\nWhy a card: "); k >= 0 { // a line of its own: every other is one line
+		c.Reason = strings.TrimSpace(strings.SplitN(body[k+len("\nWhy a card: "):], "\n", 2)[0])
 	}
 	return c, nil
 }
