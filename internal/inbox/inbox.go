@@ -266,6 +266,12 @@ func RemoveLines(data []byte, ids []string) ([]byte, []Line) {
 	for _, id := range ids {
 		want[id] = true
 	}
+	return RemoveLinesFunc(data, func(l Line) bool { return want[l.ID] })
+}
+
+// RemoveLinesFunc is RemoveLines for the lines drop says: an id alone does not name one line of a file
+// edited by hand, which may hold two lines with one id.
+func RemoveLinesFunc(data []byte, drop func(Line) bool) ([]byte, []Line) {
 	var out []byte
 	var removed []Line
 	rest := data
@@ -276,7 +282,7 @@ func RemoveLines(data []byte, ids []string) ([]byte, []Line) {
 		}
 		raw := rest[:n]
 		rest = rest[n:]
-		if l, ok := ParseLine(strings.TrimSuffix(string(raw), "\n")); ok && want[l.ID] {
+		if l, ok := ParseLine(strings.TrimSuffix(string(raw), "\n")); ok && drop(l) {
 			next := bytes.IndexByte(rest, '\n') + 1
 			if next == 0 {
 				next = len(rest)

@@ -357,14 +357,8 @@ func forgetApply(tx *box.Tx, want matchKeys, date string, a Actor, now string) (
 		var out []byte
 		switch typ {
 		case "inbox-day":
-			var ids []string
-			for _, l := range inbox.LinesOf(data) {
-				if planned(note.Fact{ID: l.ID, Text: l.Text}) {
-					ids = append(ids, l.ID)
-				}
-			}
 			var removed []inbox.Line
-			out, removed = inbox.RemoveLines(data, ids)
+			out, removed = inbox.RemoveLinesFunc(data, func(l inbox.Line) bool { return planned(note.Fact{ID: l.ID, Text: l.Text}) })
 			for _, l := range removed {
 				rec(p, "inbox", note.Fact{ID: l.ID, Text: l.Text}, l.String())
 			}

@@ -159,7 +159,7 @@ func exists(m *Memory, p string) bool {
 
 func inboxLines(tb testing.TB, m *Memory) []inbox.Line {
 	tb.Helper()
-	ls, err := m.inboxNow()
+	ls, _, err := m.inboxNow()
 	if err != nil {
 		tb.Fatal(err)
 	}

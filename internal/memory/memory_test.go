@@ -475,7 +475,7 @@ func TestInboxDayGoesOnInParts(t *testing.T) {
 	if r2 := remember(t, m, own, "Leo has swim practice Wednesdays at 5:30."); r2.Path != r.Path {
 		t.Fatalf("a later line went to %s, before the part %s that holds an earlier one", r2.Path, r.Path)
 	}
-	lines, err := m.inboxNow()
+	lines, _, err := m.inboxNow()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -499,6 +499,20 @@ func TestForgetRemovesOnlyWhatItListed(t *testing.T) {
 	day := read(t, m, first.Path)
 	if strings.Contains(day, "^"+first.ID) || !strings.Contains(day, "^"+later.ID) {
 		t.Errorf("want the listed line gone and the later one kept:\n%s", day)
+	}
+}
+
+// An inbox day edited by hand may hold two lines with one id: forget removes the line it listed, by its
+// id and its text, never the other.
+func TestForgetLeavesALineSharingTheId(t *testing.T) {
+	m := mustOpen(t, map[string]string{"/_content/inbox/2026-11-28.md": "---\ntype: inbox-day\ndate: 2026-11-28\n---\n# Inbox 2026-11-28\n" +
+		"- 09:00:01 · owner · cli · own · Zara paints murals. ^yhescawb\n- 09:00:02 · owner · cli · own · Omar bakes bread. ^yhescawb\n"})
+	res, err := m.Forget(context.Background(), own, ForgetInput{Words: "zara murals"})
+	if err != nil || res.Removed != 1 || len(res.Matched) != 1 {
+		t.Fatalf("forget: %+v %v", res, err)
+	}
+	if day := read(t, m, "/_content/inbox/2026-11-28.md"); strings.Contains(day, "Zara") || !strings.Contains(day, "Omar bakes bread.") {
+		t.Errorf("want Zara's line gone and Omar's kept:\n%s", day)
 	}
 }
 

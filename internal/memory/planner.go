@@ -119,7 +119,7 @@ func (m *Memory) tidyPlanned(ctx context.Context, a Actor, pl Planner, also *Als
 		if err != nil {
 			return TidyResult{}, err
 		}
-		lines, err := m.inboxNow()
+		lines, _, err := m.inboxNow() // the lines it leaves out are in the rules' Skipped
 		if err != nil {
 			return TidyResult{}, err
 		}

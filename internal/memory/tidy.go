@@ -154,11 +154,12 @@ type pendingLine struct {
 	inbox.Line
 }
 
-// inboxNow lists the inbox lines on disk, oldest day first, in file order.
-func (m *Memory) inboxNow() ([]pendingLine, error) {
+// inboxNow lists the inbox lines on disk, oldest day first, in file order, and says which stay where
+// they are: lines of a day that share an id (a file edited by hand), which no action could name apart.
+func (m *Memory) inboxNow() ([]pendingLine, []string, error) {
 	ents, err := os.ReadDir(m.host(layout.InboxDir))
 	if err != nil && !os.IsNotExist(err) {
-		return nil, errs.Wrap("memory.tidy", errs.Other, err, "")
+		return nil, nil, errs.Wrap("memory.tidy", errs.Other, err, "")
 	}
 	// Oldest first: by date, then a day's parts in order (by name, 2026-11-29-2.md would come first).
 	slices.SortStableFunc(ents, func(a, b os.DirEntry) int {
@@ -167,6 +168,7 @@ func (m *Memory) inboxNow() ([]pendingLine, error) {
 		return cmp.Or(cmp.Compare(da, db), cmp.Compare(na, nb), cmp.Compare(a.Name(), b.Name()))
 	})
 	var out []pendingLine
+	var skipped []string
 	for _, d := range ents {
 		if d.IsDir() || !strings.HasSuffix(d.Name(), ".md") || hidden(d.Name()) {
 			continue
@@ -176,11 +178,22 @@ func (m *Memory) inboxNow() ([]pendingLine, error) {
 		if err != nil {
 			continue
 		}
-		for _, l := range inbox.LinesOf(data) {
-			out = append(out, pendingLine{day: p, Line: l})
+		ls := inbox.LinesOf(data)
+		count := map[string]int{}
+		for _, l := range ls {
+			count[l.ID]++
+		}
+		for _, l := range ls {
+			switch n := count[l.ID]; {
+			case n == 1:
+				out = append(out, pendingLine{day: p, Line: l})
+			case n > 1:
+				skipped = append(skipped, fmt.Sprintf("%s holds %d lines with the id %s; they stay in the inbox until one is given another id.", p, n, l.ID))
+				count[l.ID] = -1 // said once
+			}
 		}
 	}
-	return out, nil
+	return out, skipped, nil
 }
 
 // PlanTidy proposes the deterministic filing of the inbox as it is on disk now.
@@ -189,11 +202,11 @@ func (m *Memory) PlanTidy(ctx context.Context) (Plan, error) {
 	if err != nil {
 		return Plan{}, err
 	}
-	lines, err := m.inboxNow()
+	lines, shared, err := m.inboxNow()
 	if err != nil {
 		return Plan{}, err
 	}
-	pl := &planner{cat: cat, today: m.now().Format("2006-01-02"), plan: Plan{Skipped: skipped}}
+	pl := &planner{cat: cat, today: m.now().Format("2006-01-02"), plan: Plan{Skipped: append(skipped, shared...)}}
 	for _, trust := range []string{inbox.Own, inbox.Outside} { // outside lines are their own batch
 		for _, l := range lines {
 			if (l.Trust == inbox.Own) == (trust == inbox.Own) {

@@ -318,3 +318,19 @@ func TestTidyHookFollowsReplacedFact(t *testing.T) {
 		t.Errorf("a hand-written description was replaced:\n%s", n)
 	}
 }
+
+// Two lines of a day with one id (a file edited by hand) cannot be named apart by a tidy's actions: they
+// stay in the inbox, said in Skipped, and the rest of the inbox is filed.
+func TestTidyLeavesLinesSharingAnId(t *testing.T) {
+	day := "/_content/inbox/2026-11-28.md"
+	m := mustOpen(t, map[string]string{day: "---\ntype: inbox-day\ndate: 2026-11-28\n---\n# Inbox 2026-11-28\n" +
+		"- 09:00:01 · owner · cli · own · Zara paints murals. ^yhescawb\n- 09:00:02 · owner · cli · own · Omar bakes bread. ^yhescawb\n" +
+		"- 09:00:03 · owner · cli · own · Ana rows on the lake. ^abcdefgh\n"})
+	res, err := m.Tidy(context.Background(), own)
+	if err != nil || res.Filed != 1 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0], "2 lines with the id yhescawb") {
+		t.Fatalf("tidy: %+v %v", res, err)
+	}
+	if text := read(t, m, day); !strings.Contains(text, "Zara paints murals.") || !strings.Contains(text, "Omar bakes bread.") || strings.Contains(text, "Ana") {
+		t.Errorf("the inbox after the tidy:\n%s", text)
+	}
+}
