@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
@@ -30,6 +31,15 @@ func (a *App) Erase(ctx context.Context, who box.Actor) (memory.EraseResult, err
 	// An erase once begun runs to the end, the backups' forced push too, whoever stops waiting for it: a
 	// half-done erase would leave the erased history on the backups.
 	ctx = context.WithoutCancel(ctx)
+	// A worktree of the box's repository elsewhere keeps the history its HEAD names, which no prune
+	// reaches: the erase starts only without one.
+	wts, err := a.Box.Git().LinkedWorktrees(ctx)
+	if err != nil {
+		return memory.EraseResult{}, errs.Wrap(op, errs.Other, err, "The box's repository could not be read; nothing was erased")
+	}
+	if len(wts) > 0 {
+		return memory.EraseResult{}, errs.E(op, errs.Conflict, "The box's history is also checked out in %s (a git worktree), which would keep what the erase removes; remove it first (git worktree remove PATH). Nothing was erased.", strings.Join(wts, ", "))
+	}
 	var all []error
 	if err := a.State.EndSessions(ctx); err != nil {
 		all = append(all, err)

@@ -16,6 +16,7 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
@@ -298,5 +299,35 @@ func TestEraseReportsALogItCannotEmpty(t *testing.T) {
 	}
 	if msg := err.Error(); !strings.Contains(msg, "state file") {
 		t.Errorf("the error does not name the state file: %q", msg)
+	}
+}
+
+// A worktree of the box's repository elsewhere would keep the erased history reachable: the erase
+// refuses before it ends a connection or removes a file, and names the folder.
+func TestEraseRefusesWithALinkedWorktree(t *testing.T) {
+	ctx := context.Background()
+	a := apptest.Open(t, app.Options{Now: leapNight})
+	if _, err := a.Memory.Remember(ctx, memory.Actor{Who: "owner", Via: "cli", Trust: "own"}, memory.RememberInput{Text: "Leo met " + planted + " in Lisbon."}); err != nil {
+		t.Fatal(err)
+	}
+	wt := filepath.Join(t.TempDir(), "wt")
+	if out, err := exec.Command("git", "-C", a.Root, "worktree", "add", "-q", "--detach", wt, "HEAD").CombinedOutput(); err != nil {
+		t.Fatalf("git worktree add: %v\n%s", err, out)
+	}
+	_, err := a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"})
+	if !errs.Is(err, errs.Conflict) || !strings.Contains(err.Error(), wt) {
+		t.Fatalf("erase with a worktree at %s: %v", wt, err)
+	}
+	if hits, _ := a.Memory.Search(ctx, memory.SearchInput{Words: planted}); len(hits.Hits) == 0 {
+		t.Error("the refused erase removed the memory")
+	}
+	if out, err := exec.Command("git", "-C", a.Root, "worktree", "remove", "--force", wt).CombinedOutput(); err != nil {
+		t.Fatalf("git worktree remove: %v\n%s", err, out)
+	}
+	if _, err := a.Erase(ctx, box.Actor{Who: "owner", Via: "web", Trust: "own"}); err != nil {
+		t.Fatalf("erase without the worktree: %v", err)
+	}
+	if where := findPhrase(t, a.Root); len(where) > 0 {
+		t.Fatalf("after erase the phrase can still be read back from:\n%s", strings.Join(where, "\n"))
 	}
 }

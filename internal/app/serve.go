@@ -83,7 +83,7 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst, OwnerName: owner,
 	}
 	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Connectors: a.Connectors, Routines: a.Routines,
-		Erase: a.Erase, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"), OwnerName: owner,
+		Erase: a.Erase, Backups: a.BackupNames, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"), OwnerName: owner,
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			if o.Export == nil {
 				return errs.E("app.export", errs.Other, "This server was started without exports.")
@@ -134,3 +134,13 @@ func (a *App) Run(ctx context.Context, o ServeOptions) (err error) {
 
 // indexing reports whether the memory's index is still catching up.
 func (a *App) indexing(context.Context) bool { return a.Memory.Indexing() }
+
+// BackupNames names the box's backup remotes, for the erase's warning on the settings page.
+func (a *App) BackupNames(ctx context.Context) ([]string, error) {
+	rs, err := a.Box.Git().Remotes(ctx)
+	var names []string
+	for _, r := range rs {
+		names = append(names, r.Name)
+	}
+	return names, err
+}

@@ -63,3 +63,19 @@ func (r *Repo) Restart(ctx context.Context) (string, error) {
 	}
 	return root, nil
 }
+
+// LinkedWorktrees lists the folders where the repository is also checked out (git worktree add): their
+// HEADs keep the history they name reachable, out of Restart's sight.
+func (r *Repo) LinkedWorktrees(ctx context.Context) ([]string, error) {
+	out, err := r.Run(ctx, nil, "worktree", "list", "--porcelain", "-z")
+	if err != nil {
+		return nil, err
+	}
+	var dirs []string
+	for i, rec := range strings.Split(string(out), "\x00") {
+		if dir, ok := strings.CutPrefix(rec, "worktree "); ok && i > 0 { // the first is the repository's own
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs, nil
+}

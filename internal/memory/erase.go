@@ -66,15 +66,16 @@ func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
 		return EraseResult{}, err
 	}
 	res := EraseResult{Files: len(paths), Entry: r.EntryID}
+	var all []error // every step runs even when one fails: a stuck folder must not keep the index
 	for _, h := range scratch { // never committed, so not the transaction's to remove
 		if err := os.RemoveAll(h); err != nil {
-			return res, errs.Wrap(op, errs.Other, err, "The files were erased, but a scratch folder could not be removed: "+h)
+			all = append(all, errs.Wrap(op, errs.Other, err, "The files were erased, but a scratch folder could not be removed: "+h))
 		}
 	}
 	if err := m.eraseIndex(ctx); err != nil {
-		return res, errs.Wrap(op, errs.Other, err, "The files and their history were erased, but the search index could not be rebuilt; run box reindex")
+		all = append(all, errs.Wrap(op, errs.Other, err, "The files and their history were erased, but the search index could not be rebuilt; run box reindex"))
 	}
-	return res, nil
+	return res, errors.Join(all...)
 }
 
 // erasable lists the files erase removes (the diary aside), and the scratch folders (_tmp) among them.

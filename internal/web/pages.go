@@ -148,6 +148,7 @@ type (
 		Passkeys    []Passkey
 		Address     string
 		Phrase      string
+		Backups     []string // the backup remotes an erase replaces with its fresh start
 		Brain       brainData
 		Routines    routinesData
 	}
@@ -525,6 +526,12 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 	data := &settingsData{Address: w.origin(r) + "/mcp", Phrase: ErasePhrase, Brain: w.brainStatus(r), Routines: w.routinesView(r)}
 	for _, n := range gate.SwitchNames {
 		data.Switches = append(data.Switches, switchView{Name: n, Current: sw.Of(n)})
+	}
+	if w.cfg.Backups != nil {
+		if data.Backups, err = w.cfg.Backups(ctx); err != nil {
+			w.fail(rw, r, err)
+			return
+		}
 	}
 	conns, err := w.cfg.Keys.List(ctx)
 	if err != nil {

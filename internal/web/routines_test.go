@@ -3,6 +3,8 @@ package web_test
 import (
 	"context"
 	"net/url"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,4 +77,23 @@ func section(body, attr string) string {
 	}
 	s, _, _ = strings.Cut(s, "</section>")
 	return s
+}
+
+// Settings names the backups before the owner erases: the erase pushes its fresh start over them.
+func TestEraseNamesTheBackups(t *testing.T) {
+	f := newFx(t)
+	f.signedIn()
+	if _, body := f.get(f.c, "/settings"); strings.Contains(body, `id="erase-backups"`) {
+		t.Fatal("a box without backups is warned about them")
+	}
+	bare := filepath.Join(t.TempDir(), "usb.git")
+	if out, err := exec.Command("git", "init", "-q", "--bare", bare).CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if err := f.a.Backups.Add(context.Background(), "usb", bare, ""); err != nil {
+		t.Fatal(err)
+	}
+	if _, body := f.get(f.c, "/settings"); !strings.Contains(section(body, `id="erase-backups"`), "your backup holds (usb)") {
+		t.Fatalf("the erase does not name the backup:\n%s", section(body, `class="danger"`))
+	}
 }

@@ -79,6 +79,8 @@ type Config struct {
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
 	Erase func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
+	// Backups names the box's backup remotes, which an erase pushes its fresh start to; nil: none.
+	Backups func(ctx context.Context) ([]string, error)
 	// Freeze freezes or unfreezes the box with its diary line (the composition root's, as box freeze's).
 	Freeze func(ctx context.Context, who box.Actor, on bool) (box.Result, error)
 	Now    func() time.Time // the process's clock

@@ -60,7 +60,7 @@ func newFxWith(t *testing.T, opts app.Options) *fx {
 	}
 	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
 	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
-		Connectors: a.Connectors, Routines: a.Routines, Erase: a.Erase, Freeze: a.Freeze, Now: f.clock.Now})
+		Connectors: a.Connectors, Routines: a.Routines, Erase: a.Erase, Backups: a.BackupNames, Freeze: a.Freeze, Now: f.clock.Now})
 	if err != nil {
 		t.Fatal(err)
 	}
