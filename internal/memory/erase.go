@@ -66,7 +66,7 @@ func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
 		return EraseResult{}, err
 	}
 	res := EraseResult{Files: len(paths), Entry: r.EntryID}
-	var all []error // every step runs even when one fails: a stuck folder must not keep the index
+	var all []error             // every step runs even when one fails: a stuck folder must not keep the index
 	for _, h := range scratch { // never committed, so not the transaction's to remove
 		if err := os.RemoveAll(h); err != nil {
 			all = append(all, errs.Wrap(op, errs.Other, err, "The files were erased, but a scratch folder could not be removed: "+h))
