@@ -2,6 +2,7 @@ package imports
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -38,6 +39,10 @@ func (r *reader) basicMemory() error {
 		}
 		where := r.src.Name + "/" + f.rel
 		data, err := readAll(f)
+		if f.size > MaxFolderFile || errors.Is(err, errTooBig) {
+			r.skip(where, "the note is over %d MiB", MaxFolderFile>>20)
+			return nil
+		}
 		if err != nil {
 			return r.jsonFail(where, "it cannot be read", err)
 		}

@@ -2,6 +2,7 @@ package imports
 
 import (
 	"archive/zip"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
@@ -214,12 +215,22 @@ func (r *reader) unfit(rel string) string {
 	return ""
 }
 
-// readAll reads a folder file whole (a Markdown note is one document; its size is bounded by MaxEntry).
+// errTooBig is a folder file past MaxFolderFile, whatever its size said (a zip entry's header may lie).
+var errTooBig = errors.New("the file is bigger than an import reads")
+
+// readAll reads a folder file whole (a Markdown note is one document), at most MaxFolderFile bytes.
 func readAll(f folderFile) ([]byte, error) {
+	if f.size > MaxFolderFile {
+		return nil, errTooBig
+	}
 	rc, err := f.open()
 	if err != nil {
 		return nil, err
 	}
 	defer rc.Close()
-	return io.ReadAll(rc)
+	data, err := io.ReadAll(io.LimitReader(rc, MaxFolderFile+1))
+	if err == nil && len(data) > MaxFolderFile {
+		return nil, errTooBig
+	}
+	return data, err
 }

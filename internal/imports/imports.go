@@ -102,8 +102,9 @@ const (
 	DefaultMaxDoc   = 1 << 20
 	DefaultMaxFiles = 50000
 	DefaultMaxRatio = 200
-	// MaxAttachment bounds one attachment of a Markdown folder; bigger ones are skipped and reported.
-	MaxAttachment = 20 << 20
+	// MaxFolderFile bounds one file of a Markdown folder, a note or an attachment: bigger ones are skipped
+	// and reported. An import holds its documents until its one commit, so a note is not a gigabyte.
+	MaxFolderFile = 20 << 20
 )
 
 func (o Options) withDefaults() Options {

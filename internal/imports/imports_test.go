@@ -331,11 +331,11 @@ func TestMarkdownVault(t *testing.T) {
 	os.WriteFile(outside, []byte("# secret diary outside the vault\n"), 0o644)
 	must(t, os.Symlink(outside, filepath.Join(vault, "linked.md")))
 	must(t, os.Symlink(dir, filepath.Join(vault, "Daily", "up")))
-	for _, p := range []string{"Projects/_config/x.md", "_tmp/scratch.md", "notes/_publish/y.md", "big.bin", "Box.note.card"} {
+	for _, p := range []string{"Projects/_config/x.md", "_tmp/scratch.md", "notes/_publish/y.md", "big.bin", "big.md", "Box.note.card"} {
 		must(t, os.MkdirAll(filepath.Dir(filepath.Join(vault, p)), 0o755))
 		data := []byte("# x\n")
-		if p == "big.bin" {
-			data = make([]byte, MaxAttachment+1)
+		if strings.HasPrefix(p, "big.") {
+			data = bytes.Repeat([]byte("x"), MaxFolderFile+1)
 		}
 		must(t, os.WriteFile(filepath.Join(vault, p), data, 0o644))
 	}
@@ -346,7 +346,7 @@ func TestMarkdownVault(t *testing.T) {
 	}
 	for p, why := range map[string]string{
 		"linked.md": "symlink", "Daily/up": "symlink", "Projects/_config": "reserves the name _config",
-		"notes/_publish": "reserves the name _publish", "_tmp": "scratch", "big.bin": "over 20 MiB", "Box.note.card": "box card",
+		"notes/_publish": "reserves the name _publish", "_tmp": "scratch", "big.bin": "over 20 MiB", "big.md": "over 20 MiB", "Box.note.card": "box card",
 	} {
 		if !strings.Contains(skipped[p], why) {
 			t.Errorf("%s: skipped for %q, want %q (all: %v)", p, skipped[p], why, skipped)
