@@ -101,7 +101,11 @@ func (c *Client) Get(ctx context.Context, raw string, header http.Header) (*Resp
 	const op = "egress.get"
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
-		return nil, errs.E(op, errs.Invalid, "%q is not an https URL; the box fetches only https addresses.", raw)
+		shown := "The address" // one that does not parse is not repeated: it may carry a password
+		if err == nil {
+			shown = fmt.Sprintf("%q", u.Redacted())
+		}
+		return nil, errs.E(op, errs.Invalid, "%s is not an https URL without a user name; the box fetches only https addresses.", shown)
 	}
 	res, err := c.do(ctx, op, http.MethodGet, u, header, "The box could not fetch %s.")
 	if err != nil {

@@ -126,7 +126,7 @@ func TestGet(t *testing.T) {
 		}
 	}
 	for _, u := range []string{"http://example.com/doc", "ftp://example.com/", "https://user:pw@example.com/doc", "/doc"} {
-		if _, err := c.Get(ctx, u, nil); errs.KindOf(err) != errs.Invalid {
+		if _, err := c.Get(ctx, u, nil); errs.KindOf(err) != errs.Invalid || strings.Contains(err.Error(), ":pw@") {
 			t.Errorf("%s: %v", u, err)
 		}
 	}
