@@ -133,6 +133,12 @@ func (w *Web) servePage(rw http.ResponseWriter, r *http.Request) {
 		plain(http.StatusUnauthorized, "Only the owner's signed-in browser can open this page.")
 		return
 	}
+	// Opened as a tab of its own (a link, "open frame in new tab"), a page could send itself anywhere:
+	// only the holder page's frame-src keeps its navigations on the box, so it is shown in the holder.
+	if r.Header.Get("Sec-Fetch-Dest") == "document" {
+		http.Redirect(rw, r, "/pages/"+url.PathEscape(r.PathValue("slug")), http.StatusSeeOther)
+		return
+	}
 	ctx := r.Context()
 	b, err := w.cfg.Builds.Page(ctx, r.PathValue("slug"))
 	if err != nil {

@@ -107,6 +107,22 @@ func TestPageServedBoxed(t *testing.T) {
 	if !strings.Contains(body, "<title>Garden</title>") || strings.Index(body, "<script>") > strings.Index(body, "<title>") {
 		t.Errorf("the bridge is not the first thing in <head>: %.200s", body)
 	}
+	// Opened as a tab of its own, the page is shown in its holder instead (whose frame-src keeps it on
+	// the box); in a frame, it is served.
+	for dest, want := range map[string]int{"document": http.StatusSeeOther, "iframe": http.StatusOK} {
+		req, _ := http.NewRequest("GET", f.base+"/s/garden/", nil)
+		req.Header.Set("Sec-Fetch-Dest", dest)
+		nav := *f.c
+		nav.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+		res, err := nav.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if res.StatusCode != want || (want == http.StatusSeeOther && res.Header.Get("Location") != "/pages/garden") {
+			t.Errorf("Sec-Fetch-Dest %s: %d %q", dest, res.StatusCode, res.Header.Get("Location"))
+		}
+	}
 	// The box's own screens still refuse to be framed.
 	_, _ = f.get(f.c, "/today")
 	r2, _ := f.c.Get(f.base + "/pages/garden")
