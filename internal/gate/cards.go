@@ -720,7 +720,8 @@ func (g *Gate) archive(c ApprovalCard, status, op, reason string, by By) box.Cha
 		Apply: func(tx *box.Tx) error {
 			data, err := tx.Read(c.Path)
 			if err != nil {
-				return errs.E("gate.archive", errs.Conflict, "The card %s was decided already.", c.ID)
+				// Another decision got there first: the card is not waiting, as Get says of it (exit 5).
+				return errs.E("gate.archive", errs.NotFound, "There is no waiting card %s; it was decided already.", c.ID)
 			}
 			if data, err = card.SetField(data, []string{"status"}, status); err != nil {
 				return err

@@ -283,7 +283,7 @@ func TestApproveRunsAndArchivesTogether(t *testing.T) {
 				Apply: func(tx *box.Tx) error { return tx.Write("/_content/forgot-mia.md", []byte("# gone\n")) }}}, nil
 		},
 	})
-	if _, err := f.g.Approve(ctx, c.ID, web); !errs.Is(err, errs.Conflict) {
+	if _, err := f.g.Approve(ctx, c.ID, web); !errs.Is(err, errs.NotFound) {
 		t.Fatalf("archiving a card that went away: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(f.b.Root, "_content/forgot-mia.md")); err == nil {
