@@ -114,6 +114,23 @@ func TestPageLifecycle(t *testing.T) {
 	if d, _ := r.Data(ctx, "garden"); len(d) != 1 {
 		t.Fatal("removing a page deleted its data before the Delete for good card")
 	}
+	// The delete checks each file again inside its own change: one written since the card's check (here,
+	// a card listing other bytes) stops it whole.
+	listed, _ := rm.Card.Action.Payload.(map[string]any)["files"].([]any)
+	var stale []any
+	for _, f := range listed {
+		stale = append(stale, map[string]any{"path": f.(map[string]any)["path"], "sha256": strings.Repeat("0", 64)})
+	}
+	eff, err := r.NotesOp().Run(ctx, *rm.Card, gate.Action{Kind: "delete", Switch: gate.Delete, Payload: map[string]any{"op": builds.OpPageNotes, "slug": "garden", "name": "Garden", "files": stale}})
+	if err != nil || len(stale) == 0 {
+		t.Fatalf("run: %v (%d files listed)", err, len(stale))
+	}
+	if _, err := a.Box.Do(ctx, *eff.Change); !errs.Is(err, errs.Conflict) {
+		t.Fatalf("a delete of files that changed since the card: %v", err)
+	}
+	if d, _ := r.Data(ctx, "garden"); len(d) != 1 {
+		t.Fatal("a delete of changed files went ahead")
+	}
 	if _, err := a.Gate.Approve(ctx, rm.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
 		t.Fatal(err)
 	}

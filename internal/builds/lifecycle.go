@@ -324,18 +324,25 @@ func (r *Builds) NotesOp() gate.Op {
 		Run: func(ctx context.Context, c gate.ApprovalCard, a gate.Action) (gate.Effect, error) {
 			p, _ := a.Payload.(map[string]any)
 			list, _ := p["files"].([]any)
-			var paths []string
+			var paths, sums []string
 			for _, f := range list {
 				m, _ := f.(map[string]any)
 				if s, _ := m["path"].(string); strings.HasPrefix(s, "/_content/pages/") {
-					paths = append(paths, s)
+					sum, _ := m["sha256"].(string)
+					paths, sums = append(paths, s), append(sums, sum)
 				}
 			}
 			name, _ := p["name"].(string)
 			ch := box.Change{Actor: c.Proposer(), Op: "page-notes-delete", Switch: gate.Delete,
 				Summary: fmt.Sprintf("Deleted for good the notes and data of the page %s", name),
 				Apply: func(tx *box.Tx) error {
-					for _, p := range paths {
+					for i, p := range paths {
+						// Checked again inside the change: a file written since the approval's own check is
+						// not the one the owner saw.
+						data, err := tx.Read(p)
+						if err != nil || Sum(data) != sums[i] {
+							return errs.E("builds.notes", errs.Conflict, "%s changed since the card listed it; nothing was deleted.", p)
+						}
 						if err := tx.Remove(p); err != nil {
 							return err
 						}
