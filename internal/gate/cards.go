@@ -432,7 +432,7 @@ func (g *Gate) writeCard(ctx context.Context, a Action, who Asker, reason string
 	if err != nil {
 		return ApprovalCard{}, err
 	}
-	now := g.now().UTC().Truncate(time.Second)
+	now := g.now().UTC() // to the nanosecond: ids name the second only, and the list is oldest first
 	c := ApprovalCard{ID: diary.NewID(now), Kind: a.Kind, Title: Title(a), ActionHash: hash, Switch: a.Switch,
 		Status: StatusWaiting, Created: now, Summary: a.Summary, Reason: reason, Action: a,
 		ProposedBy: Proposer{Who: who.Who(), Via: who.Via, Host: who.Host, Conn: who.Conn, Owner: who.Owner && who.Connection == ""}}
@@ -573,7 +573,12 @@ func (g *Gate) Waiting(ctx context.Context) ([]ApprovalCard, error) {
 		}
 		out = append(out, c)
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	sort.Slice(out, func(i, j int) bool {
+		if !out[i].Created.Equal(out[j].Created) {
+			return out[i].Created.Before(out[j].Created)
+		}
+		return out[i].ID < out[j].ID
+	})
 	return out, nil
 }
 

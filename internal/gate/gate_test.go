@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -586,5 +587,27 @@ func TestHoldFollowsTheChangeSwitch(t *testing.T) {
 	}
 	if es, _ := f.b.Diary(ctx, 1, nil); es[0].Op != "refuse" || es[0].Actor != "Claude" {
 		t.Fatalf("the refusal's diary line: %+v", es[0])
+	}
+}
+
+// Cards made within one second (ids name the second only) are listed in the order they were made.
+func TestWaitingIsOldestFirst(t *testing.T) {
+	f := newFixture(t)
+	f.now = time.Date(2028, 2, 29, 10, 0, 0, 0, time.UTC)
+	var made []string
+	for i := range gate.MaxWaiting {
+		f.now = f.now.Add(time.Millisecond)
+		made = append(made, f.propose(t, fmt.Sprint("w", i), 6, claude).ID)
+	}
+	cards, err := f.g.Waiting(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var listed []string
+	for _, c := range cards {
+		listed = append(listed, c.ID)
+	}
+	if !slices.Equal(listed, made) {
+		t.Fatalf("listed %v, made %v", listed, made)
 	}
 }
