@@ -48,6 +48,13 @@ func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
 	r, err := m.box.Restart(ctx, box.Change{Actor: a, Op: "erase", Switch: gate.Delete,
 		Summary: fmt.Sprintf("%s erased the box (%d %s)", a.Who, len(paths), say.Plural(len(paths), "file", "files")),
 		Apply: func(tx *box.Tx) error {
+			// Listed again under the box's lock: a file another process wrote since the first listing is
+			// erased too.
+			again, more, err := m.erasable()
+			if err != nil {
+				return err
+			}
+			paths, scratch = again, more
 			for _, p := range paths {
 				if err := tx.Remove(p); err != nil && !errs.Is(err, errs.NotFound) {
 					return err
