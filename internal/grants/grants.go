@@ -266,6 +266,9 @@ func checkRedirect(raw string) error {
 	}
 	host := strings.ToLower(u.Hostname())
 	switch {
+	case strings.HasSuffix(host, "."):
+		// claude.ai. is claude.ai to DNS, and to no comparison here (the pinned hosts, the box's own).
+		return fmt.Errorf("%q names its host with a final dot; write it without one", raw)
 	case slices.Contains(pinnedHosts, host) && !knownCallback(raw):
 		return fmt.Errorf("%q is on %s but is not its published OAuth callback; only %s (or ChatGPT's %s…) may be used there", raw, host,
 			strings.Join(knownCallbacks, ", "), chatGPTConnector)

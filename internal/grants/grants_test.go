@@ -77,6 +77,11 @@ func TestRegisterRedirects(t *testing.T) {
 		"https://chatgpt.com/connector/oauth/../x":              false,
 		"https://chatgpt.com/backend-api/x":                     false,
 		"https://claude.com/x":                                  false,
+		// A final dot names the same host to DNS and another to every comparison.
+		"https://claude.ai./evil":                  false,
+		"https://claude.ai./api/mcp/auth_callback": false,
+		"https://chatgpt.com./g/g-evil":            false,
+		"https://x.example./cb":                    false,
 	} {
 		_, err := s.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: []string{uri}}, "test")
 		if (err == nil) != ok {
