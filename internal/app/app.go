@@ -244,6 +244,7 @@ func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, er
 	if err := a.Protective(ctx); err != nil {
 		return box.Result{}, err
 	}
+	set := time.Now() // the other processes' flag caches run on the wall clock
 	if err := a.State.SetFrozen(ctx, on); err != nil {
 		return box.Result{}, err
 	}
@@ -253,6 +254,12 @@ func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, er
 	}
 	res, err := a.Box.Do(ctx, box.Change{Actor: by, Op: map[bool]string{true: "freeze", false: "unfreeze"}[on], Switch: "change",
 		Summary: by.Who + " " + verb + " the box", Permanent: true, Apply: func(*box.Tx) error { return nil }})
+	if err == nil && on {
+		err = state.SeenEverywhere(ctx, set) // a freeze holds everywhere once it is said
+		if err != nil {
+			return res, errs.Wrap(op, errs.Other, err, "The box is frozen; another box process may answer for a moment more")
+		}
+	}
 	if err == nil {
 		return res, nil
 	}

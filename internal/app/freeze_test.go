@@ -10,6 +10,7 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/state"
 )
 
 // Freezing and unfreezing write a diary line (docs/GATE.md). When that line cannot be committed (here
@@ -51,5 +52,30 @@ func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 	}
 	if frozen, _ := a.State.Frozen(ctx); !frozen {
 		t.Fatal("a freeze did not hold")
+	}
+}
+
+// Once a freeze returns, every other process of the box sees it: a running box serve has read the flag
+// just before (its cache is warm), and still reads the box frozen right after.
+func TestFreezeHoldsEverywhereOnceSaid(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	other, err := state.Open(a.Root, state.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	if err := other.Quiet(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Freeze(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Quiet(ctx); !errs.Is(err, errs.Frozen) {
+		t.Fatalf("another process right after the freeze: %v", err)
 	}
 }

@@ -54,6 +54,19 @@ func (s *Store) Flag(ctx context.Context, name string) (bool, error) {
 	return flags[name], nil
 }
 
+// SeenEverywhere waits until a flag set at set is seen by every process: a flag read is reused for
+// flagTTL. A freeze's "nothing reads any more" is true once it returns.
+func SeenEverywhere(ctx context.Context, set time.Time) error {
+	t := time.NewTimer(time.Until(set.Add(flagTTL)))
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // SetFlag sets or clears a flag; this Store sees it at once, other processes within flagTTL.
 func (s *Store) SetFlag(ctx context.Context, name string, on bool) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO flags(name,value) VALUES(?,?) ON CONFLICT(name) DO UPDATE SET value=excluded.value`, name, on)
