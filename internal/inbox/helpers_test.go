@@ -9,11 +9,7 @@ func (d *Day) Render() []byte {
 		if i > 0 {
 			b.WriteByte('\n')
 		}
-		if e.Line != nil {
-			b.WriteString(e.Line.String())
-		} else {
-			b.WriteString(e.Raw)
-		}
+		b.WriteString(e.Raw)
 	}
 	if len(d.Entries) > 0 && !d.noEOL {
 		b.WriteByte('\n')

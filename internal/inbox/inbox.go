@@ -58,7 +58,7 @@ type Line struct {
 // blank lines, anything hand-edited that is not exactly in the line format).
 type Entry struct {
 	Line *Line
-	Raw  string
+	Raw  string // the text as read: a line's with its Source sub-line and any \r
 }
 
 // Day is a parsed day file. Render gives back the bytes it was parsed from.
@@ -126,6 +126,7 @@ func (l Line) String() string {
 // RemoveLines attach that). It succeeds only when the line is exactly in the format, so that rendering
 // the result gives the same text back.
 func ParseLine(s string) (Line, bool) {
+	s = strings.TrimSuffix(s, "\r") // a day file saved with Windows line ends: the \r ends the line, it is not the id's
 	rest, ok := strings.CutPrefix(s, "- ")
 	if !ok {
 		return Line{}, false
@@ -192,18 +193,20 @@ func ParseDay(data []byte) (*Day, error) {
 	}
 	body := lines[start:]
 	for i := 0; i < len(body); i++ {
-		l, ok := ParseLine(body[i])
+		raw := body[i]
+		l, ok := ParseLine(raw)
 		if !ok {
-			d.Entries = append(d.Entries, Entry{Raw: body[i]})
+			d.Entries = append(d.Entries, Entry{Raw: raw})
 			continue
 		}
 		if i+1 < len(body) {
 			if src, ok := ParseSource(body[i+1]); ok {
 				l.Source = src
+				raw += "\n" + body[i+1]
 				i++
 			}
 		}
-		d.Entries = append(d.Entries, Entry{Line: &l})
+		d.Entries = append(d.Entries, Entry{Line: &l, Raw: raw})
 	}
 	return d, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"reflect"
 	"regexp"
 	"strings"
 	"testing"
@@ -195,6 +196,24 @@ func TestRemoveLines(t *testing.T) {
 	// Text that merely mentions an id is not removed.
 	if _, r := RemoveLines([]byte("- see ^k3f9a2qd\n"), []string{"k3f9a2qd"}); len(r) != 0 {
 		t.Error("removed a raw line")
+	}
+}
+
+// A day file saved with Windows line ends reads as the same lines (the \r is no part of an id), and a
+// removal keeps every other byte, \r included.
+func TestWindowsLineEnds(t *testing.T) {
+	data, _ := os.ReadFile("testdata/hand-edited.md")
+	crlf := []byte(strings.ReplaceAll(string(data), "\n", "\r\n"))
+	want, got := LinesOf(data), LinesOf(crlf)
+	if len(got) == 0 || !reflect.DeepEqual(got, want) {
+		t.Fatalf("CRLF lines %+v, want %+v", got, want)
+	}
+	out, removed := RemoveLines(crlf, []string{want[0].ID})
+	if len(removed) != 1 || removed[0].ID != want[0].ID || !strings.Contains(string(crlf), removed[0].String()) && !bytes.Contains(crlf, []byte(strings.ReplaceAll(removed[0].String(), "\n", "\r\n"))) {
+		t.Fatalf("removed %+v", removed)
+	}
+	if strings.Count(string(out), "\r\n") != strings.Count(string(out), "\n") || len(LinesOf(out)) != len(want)-1 {
+		t.Errorf("after the removal:\n%q", out)
 	}
 }
 

@@ -63,7 +63,7 @@ func (s Source) Validate() error {
 // ParseSource parses a provenance sub-line (without newline); like ParseLine it succeeds only when
 // rendering the result gives the same text back.
 func ParseSource(s string) (Source, bool) {
-	rest, ok := strings.CutPrefix(s, SourcePrefix)
+	rest, ok := strings.CutPrefix(strings.TrimSuffix(s, "\r"), SourcePrefix)
 	if !ok {
 		return Source{}, false
 	}
