@@ -334,3 +334,23 @@ func TestTidyLeavesLinesSharingAnId(t *testing.T) {
 		t.Errorf("the inbox after the tidy:\n%s", text)
 	}
 }
+
+// A note some editor saved with a byte-order mark first keeps its frontmatter: found with the trust it
+// says (mixed once the owner's line joins), and a tidy files into it without writing a second one above it.
+func TestNoteWithAByteOrderMark(t *testing.T) {
+	p := "/_content/memory/notes/entity-ana.md"
+	m := mustOpen(t, map[string]string{p: "\uFEFF---\ntype: note\nkind: person\ntitle: Ana\nsource: outside\n---\n# Ana\n\n## Key facts\n- Ana likes milk.\n"})
+	ctx := context.Background()
+	res, err := m.Search(ctx, SearchInput{Words: "ana milk"})
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].Trust != "outside" {
+		t.Fatalf("search: %+v %v", res.Hits, err)
+	}
+	remember(t, m, own, "Ana prefers green tea now.")
+	if _, err := m.Tidy(ctx, own); err != nil {
+		t.Fatal(err)
+	}
+	text := read(t, m, p)
+	if !strings.HasPrefix(text, "\uFEFF---\n") || strings.Count(text, "---\n") != 2 || !strings.Contains(text, "source: mixed") || !strings.Contains(text, "green tea") {
+		t.Errorf("the note after a tidy:\n%q", text)
+	}
+}
