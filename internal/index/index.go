@@ -140,8 +140,23 @@ func Open(path string) (*Index, error) {
 		_ = ix.Close()
 		return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be created")
 	}
+	if !ix.needsRebuild {
+		// A reconcile of several batches that never finished (a hook killed at its time budget) left the
+		// file half filled: the caller should reconcile it whatever its mode.
+		var v string
+		switch err := ix.wdb.QueryRow(`SELECT value FROM meta WHERE key = ?`, metaIncomplete).Scan(&v); {
+		case err == nil:
+			ix.needsRebuild = true
+		case !errors.Is(err, sql.ErrNoRows):
+			_ = ix.Close()
+			return nil, errs.Wrap("index.open", errs.Other, err, "The search index could not be read")
+		}
+	}
 	return ix, nil
 }
+
+// metaIncomplete is the meta key a reconcile of several batches holds while it runs.
+const metaIncomplete = "incomplete"
 
 func busy(err error) bool {
 	msg := err.Error()
@@ -246,8 +261,8 @@ func (ix *Index) init() error {
 	return tx.Commit()
 }
 
-// NeedsRebuild reports whether Open found no usable index and started an empty one: the caller should
-// index every file (Reconcile does).
+// NeedsRebuild reports whether Open found no usable index and started an empty one, or one a reconcile
+// left half filled: the caller should index every file (Reconcile does).
 func (ix *Index) NeedsRebuild() bool { return ix.needsRebuild }
 
 // Path is the database file.

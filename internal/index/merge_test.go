@@ -2,9 +2,11 @@ package index
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestSmallWritesKeepFewSegments: a box that only grows by small writes (a line remembered at a time)
@@ -97,4 +99,48 @@ func openIndex(t *testing.T) *Index {
 	}
 	t.Cleanup(func() { ix.Close() })
 	return ix
+}
+
+// A reconcile of several batches that stops half way (a hook killed at its time budget, a file it could
+// not read) leaves the index saying so: the next opener is told to reconcile, until one finishes.
+func TestHalfDoneReconcileIsRebuiltNextTime(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "index.db")
+	ix, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	current := map[string]FileStamp{}
+	for i := range reconcileBatch + 10 {
+		current[fmt.Sprintf("/_content/memory/notes/topic-n%04d.md", i)] = FileStamp{ModTime: time.Unix(int64(i), 0), Size: 1}
+	}
+	load := func(fail string) func(string) ([]Doc, error) {
+		return func(p string) ([]Doc, error) {
+			if p == fail {
+				return nil, errors.New("gone")
+			}
+			return []Doc{{Path: p, Kind: "note", Title: "n", Body: "frogs", Who: "owner", Trust: "own", Hash: "h"}}, nil
+		}
+	}
+	last := fmt.Sprintf("/_content/memory/notes/topic-n%04d.md", reconcileBatch+5)
+	if _, err := ix.ReconcileSince(ctx, map[string]FileStamp{}, current, load(last), nil); err == nil {
+		t.Fatal("the reconcile read a file it could not")
+	}
+	if n, _ := ix.Count(ctx); n != reconcileBatch {
+		t.Fatalf("%d documents after the first batch, want %d", n, reconcileBatch)
+	}
+	ix.Close()
+	for round, want := range []bool{true, false} {
+		if ix, err = Open(path); err != nil {
+			t.Fatal(err)
+		}
+		if ix.NeedsRebuild() != want {
+			t.Fatalf("round %d: NeedsRebuild %v, want %v", round, ix.NeedsRebuild(), want)
+		}
+		have, _ := ix.Files(ctx)
+		if _, err := ix.ReconcileSince(ctx, have, current, load(""), nil); err != nil {
+			t.Fatal(err)
+		}
+		ix.Close()
+	}
 }

@@ -153,6 +153,14 @@ func (ix *Index) ReconcileSince(ctx context.Context, have, current map[string]Fi
 	if progress != nil {
 		progress(0, total)
 	}
+	// Several batches are several commits: until the last, the file says it is half filled, so a process
+	// killed on the way leaves the next opener reconciling (NeedsRebuild).
+	several := len(todo) > reconcileBatch
+	if several {
+		if _, err := ix.wdb.ExecContext(ctx, `INSERT OR REPLACE INTO meta(key, value) VALUES(?, '1')`, metaIncomplete); err != nil {
+			return 0, errs.Wrap("index.reconcile", errs.Other, err, "")
+		}
+	}
 	if len(gone) > 0 {
 		if err := writeFiles(ix, "index.delete", gone, have, (*writer).deleteFile); err != nil {
 			return 0, err
@@ -191,6 +199,11 @@ func (ix *Index) ReconcileSince(ctx context.Context, have, current map[string]Fi
 	}
 	if err := flush(); err != nil {
 		return done, err
+	}
+	if several || ix.needsRebuild { // this one, or the one whose half this finished
+		if _, err := ix.wdb.ExecContext(ctx, `DELETE FROM meta WHERE key = ?`, metaIncomplete); err != nil {
+			return done, errs.Wrap("index.reconcile", errs.Other, err, "")
+		}
 	}
 	if len(todo) >= optimizeAfter {
 		if err := ix.Optimize(ctx); err != nil {
