@@ -308,16 +308,18 @@ func (r *Repo) HasCommits(ctx context.Context) bool {
 	return err == nil
 }
 
-// Change is one staged path: Status is A, M, D or R (a rename, with OldPath), or another letter git uses.
+// Change is one staged path: Status is A, M, D or R (a rename, with OldPath), or another letter git uses;
+// Mode is the staged file's mode as git writes it (100644, 100755, 120000 for a symlink, 000000 deleted).
 type Change struct {
 	Status  string `json:"status"`
 	Path    string `json:"path"`
 	OldPath string `json:"oldPath,omitempty"`
+	Mode    string `json:"mode,omitempty"`
 }
 
 // Staged lists the staged changes against HEAD, renames detected.
 func (r *Repo) Staged(ctx context.Context) ([]Change, error) {
-	args := []string{"diff", "--cached", "--name-status", "-z", "-M"}
+	args := []string{"diff", "--cached", "--raw", "-z", "-M"}
 	if !r.HasCommits(ctx) {
 		args = append(args, emptyTree)
 	}
@@ -325,20 +327,22 @@ func (r *Repo) Staged(ctx context.Context) ([]Change, error) {
 	if err != nil {
 		return nil, err
 	}
-	return parseNameStatus(out), nil
+	return parseRaw(out), nil
 }
 
 const emptyTree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
 
-func parseNameStatus(out []byte) []Change {
+// parseRaw reads `git diff --raw -z`: ":oldmode newmode oldsha newsha status" then the path (two paths for a
+// rename or a copy), each ended by NUL.
+func parseRaw(out []byte) []Change {
 	f := strings.Split(string(out), "\x00")
 	var cs []Change
 	for i := 0; i+1 < len(f); {
-		st := f[i]
-		if st == "" {
+		meta := strings.Fields(strings.TrimPrefix(f[i], ":"))
+		if len(meta) < 5 || meta[4] == "" {
 			break
 		}
-		c := Change{Status: st[:1]}
+		c := Change{Status: meta[4][:1], Mode: meta[1]}
 		if (c.Status == "R" || c.Status == "C") && i+2 < len(f) {
 			c.OldPath, c.Path = f[i+1], f[i+2]
 			i += 3

@@ -8,6 +8,8 @@ import (
 	"io"
 	"net/url"
 	"path"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -85,7 +87,7 @@ func (v *Validator) staged(ctx context.Context) ([]git.Change, error) {
 // card, and the reserved names of every staged path. It also returns the staged blobs it read.
 func (v *Validator) stagedCards(ctx context.Context, changes []git.Change, sizesToo bool) (Result, map[string]blob, error) {
 	var res Result
-	var cards, others []string
+	var cards, others, links []string
 	for _, c := range changes {
 		if c.Status == "D" {
 			continue
@@ -99,15 +101,25 @@ func (v *Validator) stagedCards(ctx context.Context, changes []git.Change, sizes
 		if off, bad := layout.ReservedOffender(bp); bad {
 			res.add(reservedFinding(off))
 		}
-		if card.IsCard(bp) {
+		switch {
+		case c.Mode == symlinkMode:
+			links = append(links, c.Path)
+		case card.IsCard(bp):
 			cards = append(cards, c.Path)
-		} else if sizesToo {
+		case sizesToo:
 			others = append(others, c.Path)
 		}
 	}
-	blobs, err := v.indexBlobs(ctx, cards, others)
+	blobs, err := v.indexBlobs(ctx, append(slices.Clip(cards), links...), others)
 	if err != nil {
 		return res, nil, err
+	}
+	// A staged symlink's blob is its target: the commit would carry a link out of the box even when the
+	// working tree has since changed.
+	for _, p := range links {
+		if b := blobs[p]; !b.missing {
+			res.add(v.stagedLink("/"+p, string(b.data))...)
+		}
 	}
 	reg, err := v.registry()
 	if err != nil {
@@ -305,4 +317,20 @@ func refBase(r ref.Ref) string {
 		}
 	}
 	return strings.ToLower(path.Base(strings.TrimSpace(p)))
+}
+
+// symlinkMode is git's mode of a symbolic link.
+const symlinkMode = "120000"
+
+// stagedLink checks a staged symlink's target, relative to the link's folder or absolute, as
+// layout.FromHost does for a path on disk: it must stay inside the box.
+func (v *Validator) stagedLink(bp, target string) []finding.Finding {
+	host := filepath.Join(v.root, filepath.FromSlash(bp)) // the link itself, as the commit holds it
+	if !filepath.IsAbs(target) {
+		target = filepath.Join(filepath.Dir(host), target)
+	}
+	if _, err := layout.FromHost(v.root, target); err != nil {
+		return []finding.Finding{finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)}
+	}
+	return nil
 }

@@ -144,6 +144,33 @@ func TestStagedReadsIndex(t *testing.T) {
 	}
 }
 
+// A staged symlink is checked by its staged target: one leading out of the box is an error for --staged
+// and pre-commit alike, whatever the working tree holds since; one inside is fine.
+func TestStagedSymlinks(t *testing.T) {
+	root := newBox(t)
+	write(t, root, "_content/in.md", "---\ntitle: in\n---\n")
+	for name, target := range map[string]string{"_content/out.md": "/etc/passwd", "_content/up.md": "../../x.md", "_content/ok.md": "in.md"} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, root, "add", "-A")
+	if err := os.Remove(filepath.Join(root, "_content", "out.md")); err != nil { // the working tree moves on
+		t.Fatal(err)
+	}
+	write(t, root, "_content/out.md", "---\ntitle: now a file\n---\n")
+	v := New(root, Options{})
+	for name, check := range map[string]func(context.Context) (Result, error){"staged": v.Staged, "pre-commit": v.PreCommit} {
+		res, err := check(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := codes(res.Findings), "/_content/out.md:0:error:symlink-out /_content/up.md:0:error:symlink-out"; got != want {
+			t.Errorf("%s: %q, want %q", name, got, want)
+		}
+	}
+}
+
 // Pre-commit walks the box only for a delete or rename: a broken unstaged card elsewhere is silent.
 func TestPreCommitNoWalk(t *testing.T) {
 	root := newBox(t)
