@@ -208,8 +208,24 @@ func newKeyProxy(t testing.TB, base, key string) *keyProxy {
 	}
 	p := &keyProxy{}
 	p.Rewrite = func(r *httputil.ProxyRequest) {
+		// The Host and Origin the client sent (the conformance suite checks the box's answers to them), on
+		// the box's port where they name the proxy's: another port of this machine is another server to the
+		// box, and the proxy stands for the box.
 		r.SetURL(target)
 		r.Out.Host = r.In.Host
+		if la, ok := r.In.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
+			_, own, _ := net.SplitHostPort(la.String())
+			swap := func(v string) string {
+				if rest, ok := strings.CutSuffix(v, ":"+own); ok {
+					return rest + ":" + target.Port()
+				}
+				return v
+			}
+			r.Out.Host = swap(r.In.Host)
+			if o := r.In.Header.Get("Origin"); o != "" {
+				r.Out.Header.Set("Origin", swap(o))
+			}
+		}
 		r.Out.Header.Set("Authorization", "Bearer "+key)
 	}
 	return p

@@ -21,4 +21,12 @@ func TestRemoteHostTrustsOnlyTheProxysEntry(t *testing.T) {
 	if got := s.remoteHost(direct); got != "127.0.0.1" {
 		t.Errorf("without the proxy, remoteHost = %q, want the peer", got)
 	}
+	// A client elsewhere that reaches the listener itself names the allowed host in vain: the proxy runs
+	// on this machine.
+	spoof := httptest.NewRequest("POST", "http://box.example.com/mcp", nil)
+	spoof.RemoteAddr = "198.51.100.7:4242"
+	spoof.Header.Set("X-Forwarded-For", "203.0.113.9")
+	if got := s.remoteHost(spoof); got != "198.51.100.7" {
+		t.Errorf("a direct client with the allowed host: remoteHost = %q, want its own address", got)
+	}
 }

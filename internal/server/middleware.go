@@ -138,18 +138,35 @@ func (s *Server) checkHost(next http.Handler) http.Handler {
 }
 
 func (s *Server) hostAllowed(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
+	host, port := hostport, "80"
+	if h, p, err := net.SplitHostPort(hostport); err == nil {
+		host, port = h, p
 	}
 	host = strings.ToLower(strings.Trim(host, "[]"))
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if s.isAllowedHost(host) { // the owner named it (a reverse proxy's), on whatever port it answers
 		return true
 	}
-	if ip, err := netip.ParseAddr(host); err == nil && ip.IsLoopback() {
-		return true
+	ip, err := netip.ParseAddr(host)
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") || (err == nil && ip.IsLoopback()) {
+		// This machine's names, on this server's own port only: another port is another local server,
+		// whose pages would pass for the box's (a passkey asked on box.localhost:8000, a request sent
+		// with the owner's cookie, which browsers share across a host's ports).
+		own := s.ownPort()
+		return own == "" || port == own
 	}
-	return s.isAllowedHost(host)
+	return false
+}
+
+// ownPort is the port the server listens on; "" when it has no listener yet.
+func (s *Server) ownPort() string {
+	if s.Listener == nil {
+		return ""
+	}
+	_, p, err := net.SplitHostPort(s.Listener.Addr().String())
+	if err != nil {
+		return ""
+	}
+	return p
 }
 
 func (s *Server) isAllowedHost(host string) bool {
@@ -161,13 +178,20 @@ func (s *Server) isAllowedHost(host string) bool {
 	return false
 }
 
-// viaProxy reports whether a request came through a configured reverse proxy (its Host is an allowed one).
+// viaProxy reports whether a request came through a configured reverse proxy: its Host is an allowed one
+// and it came from this machine. The Host alone is the client's to choose: a client reaching the listener
+// directly (box serve --addr 0.0.0.0) would pick its own X-Forwarded-For, and so its place in the limits.
 func (s *Server) viaProxy(r *http.Request) bool {
 	host := r.Host
 	if h, _, err := net.SplitHostPort(host); err == nil {
 		host = h
 	}
-	return s.isAllowedHost(strings.ToLower(host))
+	peer, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip, err := netip.ParseAddr(peer)
+	return err == nil && ip.IsLoopback() && s.isAllowedHost(strings.ToLower(host))
 }
 
 // BaseURL is the box's address as the client sees it: the configured public URL, else the request's. It

@@ -332,17 +332,28 @@ func TestLockedBoxAnswers503(t *testing.T) {
 
 func TestHostAndOriginChecks(t *testing.T) {
 	e := start(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com"} })
+	port := e.base[strings.LastIndex(e.base, ":")+1:]
+	other := "7317"
+	if port == other {
+		other = "7318"
+	}
 	for _, tc := range []struct {
 		headers map[string]string
 		want    int
 	}{
-		{map[string]string{"Host": "evil.example"}, http.StatusForbidden},                 // DNS rebinding: the attacker's own name
-		{map[string]string{"Host": "evil.example:7317"}, http.StatusForbidden},            // with a port
-		{map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},        // a web page calling across origins
-		{map[string]string{"Host": "box.example.com"}, http.StatusUnauthorized},           // the reverse proxy's name gets in (then needs a key)
-		{map[string]string{"Host": "localhost:7317"}, http.StatusUnauthorized},            // loopback names
-		{map[string]string{"Origin": "http://127.0.0.1:7317"}, http.StatusUnauthorized},   // a loopback origin
-		{map[string]string{"Host": "[::1]:7317", "Origin": "null"}, http.StatusForbidden}, // an opaque origin
+		{map[string]string{"Host": "evil.example"}, http.StatusForbidden},                    // DNS rebinding: the attacker's own name
+		{map[string]string{"Host": "evil.example:7317"}, http.StatusForbidden},               // with a port
+		{map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},           // a web page calling across origins
+		{map[string]string{"Host": "box.example.com"}, http.StatusUnauthorized},              // the reverse proxy's name gets in (then needs a key)
+		{map[string]string{"Host": "localhost:" + port}, http.StatusUnauthorized},            // loopback names
+		{map[string]string{"Host": "box.localhost:" + port}, http.StatusUnauthorized},        // the owner's own name
+		{map[string]string{"Origin": "http://127.0.0.1:" + port}, http.StatusUnauthorized},   // a loopback origin
+		{map[string]string{"Host": "[::1]:" + port, "Origin": "null"}, http.StatusForbidden}, // an opaque origin
+		// Another port of this machine is another server: its pages are not the box's, though browsers
+		// send them the box's cookie, and a passkey asked there would pass for the box's.
+		{map[string]string{"Host": "box.localhost:" + other}, http.StatusForbidden},
+		{map[string]string{"Host": "localhost"}, http.StatusForbidden},
+		{map[string]string{"Origin": "http://localhost:" + other}, http.StatusForbidden},
 	} {
 		if got := e.post(listTools, tc.headers).StatusCode; got != tc.want {
 			t.Errorf("%v: %d, want %d", tc.headers, got, tc.want)
