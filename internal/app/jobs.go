@@ -100,6 +100,7 @@ func (a *App) startJobs(ctx context.Context, o JobOptions) error {
 	nightly := jobs.Nightly(hh, mm)
 	a.jobs.nightly.Store(&nightly)
 	a.jobs.serving.Store(true)
+	a.armBackups(ctx, o)
 	a.Jobs.Start(ctx, o.Tick)
 	a.jobs.wg.Add(1)
 	go func() {
@@ -107,6 +108,22 @@ func (a *App) startJobs(ctx context.Context, o JobOptions) error {
 		a.watchInbox(ctx, o)
 	}()
 	return nil
+}
+
+// armBackups arms, at start, the pushes box serve would have made had it been running: commits made
+// while it was down (a backup behind that is not waiting for the owner) are pushed after BackupAfter, and
+// a retry that came due meanwhile, or comes later, is armed for its time.
+func (a *App) armBackups(ctx context.Context, o JobOptions) {
+	st, err := a.Backups.Status(ctx)
+	for _, s := range st {
+		if s.Behind > 0 && !s.Stopped {
+			a.Jobs.TriggerOnce("backup", "new commits", o.BackupAfter)
+		}
+	}
+	if err != nil {
+		a.Jobs.TriggerOnce("backup", "new commits", o.BackupAfter) // the run says what could not be read
+	}
+	a.armRetry(ctx)
 }
 
 // watchInbox arms the tidy for lines another process committed (a `box remember` at the CLI), and the
