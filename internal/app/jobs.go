@@ -47,12 +47,13 @@ func (a *App) composeJobs() error {
 	a.jobs.nightly.Store(&def)
 	nightly := func(_ context.Context, now time.Time) time.Time { return (*a.jobs.nightly.Load())(now) }
 	// The passes that change the memory wait while the box is frozen or locked, as the owner's own
-	// writes do (docs/GATE.md); the backup push changes nothing and goes on.
+	// writes do (docs/GATE.md); the backup push changes nothing and goes on, beside the other jobs, so a
+	// remote that is slow or silent never holds the tidy back.
 	for _, j := range []jobs.Job{
 		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob, Hold: a.Writable},
 		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob, Hold: a.Writable},
 		{Name: "cautions", About: "moves cautions whose last day has passed to their note's timeline, nightly", Due: nightly, Run: a.cautionsJob, Hold: a.Writable},
-		{Name: "backup", About: "pushes the box to its backups after each batch of commits (--backup-after)", Quiet: true, Run: a.backupJob},
+		{Name: "backup", About: "pushes the box to its backups after each batch of commits (--backup-after)", Quiet: true, Apart: true, Run: a.backupJob},
 		a.routinesJob(),
 	} {
 		if err := a.Jobs.Register(j); err != nil {

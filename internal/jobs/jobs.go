@@ -69,6 +69,9 @@ type Job struct {
 	// run now. It is then not due, its trigger and its schedule wait, and Run refuses with that error
 	// and writes no record (a record is a commit, itself a write). nil: the job may always run.
 	Hold func(ctx context.Context) error
+	// Apart, when true, runs the scheduler's runs of the job beside the others: a run that waits on
+	// the network (a push to a slow remote) holds no other job back. It still never overlaps itself.
+	Apart bool
 }
 
 // Result is what one run did.
@@ -291,11 +294,13 @@ func (r *Runner) pass(ctx context.Context) passed {
 		if !ok {
 			continue
 		}
-		if j.Hold != nil && j.Hold(ctx) != nil {
+		if j.Hold != nil && j.Hold(ctx) != nil || j.Apart && r.IsRunning(j.Name) {
 			if p.held == nil {
 				p.held = map[string]bool{}
 			}
-			p.held[j.Name] = true // frozen or locked: its trigger and schedule wait, looked at every tick
+			// frozen or locked: its trigger and schedule wait, looked at every tick; a run apart still
+			// going on: its end wakes the scheduler
+			p.held[j.Name] = true
 			continue
 		}
 		if r.yielding() {
@@ -305,21 +310,41 @@ func (r *Runner) pass(ctx context.Context) passed {
 		r.mu.Lock()
 		_, triggered := r.triggers[j.Name]
 		delete(r.triggers, j.Name)
-		r.mu.Unlock()
-		_, err := r.Run(ctx, j.Name, why)
-		var held *heldError
-		switch {
-		case errors.As(err, &held) && triggered:
-			r.TriggerOnce(j.Name, why, 0) // held since it was found due: the next pass sees it held
-		case errs.Is(err, errs.Busy) && triggered:
-			// running in another process (box jobs run): that run may have read its work before the
-			// lines that armed this trigger came, so the trigger waits and tries again
-			r.TriggerOnce(j.Name, why, r.opts.Quiet)
-		case err != nil && !errs.Is(err, errs.Busy) && held == nil:
-			r.log.Warn("jobs: a run failed", "job", j.Name, "err", err)
+		if j.Apart {
+			r.running[j.Name] = true // taken before the run starts, so the next pass does not start another
 		}
+		r.mu.Unlock()
+		if !j.Apart {
+			r.ran(ctx, j, why, triggered)
+			continue
+		}
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.ran(ctx, j, why, triggered)
+			r.mu.Lock()
+			delete(r.running, j.Name) // also when the run did not start (held, busy)
+			r.mu.Unlock()
+			r.poke() // its trigger, waiting while it ran, may be due
+		}()
 	}
 	return p
+}
+
+// ran runs j for the scheduler, and keeps its trigger when the run could not start.
+func (r *Runner) ran(ctx context.Context, j Job, why string, triggered bool) {
+	_, err := r.Run(ctx, j.Name, why)
+	var held *heldError
+	switch {
+	case errors.As(err, &held) && triggered:
+		r.TriggerOnce(j.Name, why, 0) // held since it was found due: the next pass sees it held
+	case errs.Is(err, errs.Busy) && triggered:
+		// running in another process (box jobs run): that run may have read its work before the
+		// lines that armed this trigger came, so the trigger waits and tries again
+		r.TriggerOnce(j.Name, why, r.opts.Quiet)
+	case err != nil && !errs.Is(err, errs.Busy) && held == nil:
+		r.log.Warn("jobs: a run failed", "job", j.Name, "err", err)
+	}
 }
 
 // minWait keeps the scheduler from waking at once again when a time has just passed.

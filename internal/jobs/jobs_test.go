@@ -535,3 +535,54 @@ func TestTheSchedulerSleepsUntilTheWritesAreQuiet(t *testing.T) {
 		t.Errorf("sleeps %v with the writes quiet in 1.5 s", w)
 	}
 }
+
+// A job that runs apart (a push waiting on a slow remote) holds no other job back: the tidy triggered
+// with it runs while the push is still going on, and the push is not started twice meanwhile.
+func TestARunApartHoldsNoOtherJobBack(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	release := make(chan struct{})
+	var pushes, runs atomic.Int32
+	r := New(b, Options{Now: c.Now, Tick: time.Hour})
+	if err := r.Register(Job{Name: "backup", Apart: true, Quiet: true, Run: func(context.Context, *Run) (Result, error) {
+		pushes.Add(1)
+		<-release
+		return Result{Nothing: true}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(writeJob("tidy", &runs)); err != nil {
+		t.Fatal(err)
+	}
+	r.Trigger("backup", "new commits", 0)
+	r.Trigger("tidy", WhyTrigger, 0)
+	done := make(chan passed, 1)
+	go func() { done <- r.pass(ctx) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute): // a bound for a pass held by the push, which never ends here
+		close(release)
+		t.Fatal("the pass waited for the push")
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("the tidy ran %d times beside the push", runs.Load())
+	}
+	r.Trigger("backup", "new commits", 0) // a commit while the push is going on
+	if p := r.pass(ctx); !p.held["backup"] {
+		t.Errorf("the push going on was not held: %+v", p)
+	}
+	close(release)
+	r.Wait()
+	if pushes.Load() != 1 {
+		t.Fatalf("%d pushes at once", pushes.Load())
+	}
+	if _, _, ok := r.Pending("backup"); !ok {
+		t.Fatal("the commit's trigger was lost while the push went on")
+	}
+	r.pass(ctx)
+	r.Wait()
+	if pushes.Load() != 2 {
+		t.Fatalf("the waiting trigger did not push after the first: %d pushes", pushes.Load())
+	}
+}
