@@ -34,8 +34,8 @@ func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error)
 	if err != nil {
 		return jobs.Result{}, err
 	}
-	if t := a.Backups.NextRetry(); !t.IsZero() && a.jobs.serving.Load() {
-		a.Jobs.Trigger("backup", "retry", t.Sub(a.Now()))
+	if a.jobs.serving.Load() {
+		a.armRetry(ctx)
 	}
 	res := jobs.Result{Details: round, Changed: []string{}}
 	var failed []string
@@ -59,6 +59,18 @@ func (a *App) backupJob(ctx context.Context, run *jobs.Run) (jobs.Result, error)
 	}
 	res.Summary += " The backups work again."
 	return res, nil
+}
+
+// retryFloor is the least delay a retry is armed with: a retry time already past (a clock moved, a
+// health file another process wrote) runs the job soon, never in a loop.
+const retryFloor = backup.MinBackoff
+
+// armRetry arms the backup job for the first remote's retry time. The earlier trigger wins (TriggerOnce):
+// a push after new commits is never held back by a failing remote's retry an hour off.
+func (a *App) armRetry(ctx context.Context) {
+	if t := a.Backups.NextRetry(ctx); !t.IsZero() {
+		a.Jobs.TriggerOnce("backup", "retry", max(t.Sub(a.Now()), retryFloor))
+	}
 }
 
 // Restored is what box restore made.

@@ -46,11 +46,14 @@ func (a *App) composeJobs() error {
 	def := jobs.Nightly(3, 0)
 	a.jobs.nightly.Store(&def)
 	nightly := func(_ context.Context, now time.Time) time.Time { return (*a.jobs.nightly.Load())(now) }
+	// The passes that change the memory wait while the box is frozen or locked, as the owner's own
+	// writes do (docs/GATE.md); the backup push changes nothing and goes on, beside the other jobs, so a
+	// remote that is slow or silent never holds the tidy back.
 	for _, j := range []jobs.Job{
-		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob},
-		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob},
-		{Name: "cautions", About: "moves cautions whose last day has passed to their note's timeline, nightly", Due: nightly, Run: a.cautionsJob},
-		{Name: "backup", About: "pushes the box to its backups after each batch of commits (--backup-after)", Quiet: true, Run: a.backupJob},
+		{Name: "tidy", About: "files the inbox into notes, a few minutes after new lines and nightly", Due: nightly, Quiet: true, Run: a.tidyJob, Hold: a.Writable},
+		{Name: "merge", About: "joins likely duplicate notes, nightly after the tidy (docs/MERGE.md)", Due: nightly, Run: a.mergeJob, Hold: a.Writable},
+		{Name: "cautions", About: "moves cautions whose last day has passed to their note's timeline, nightly", Due: nightly, Run: a.cautionsJob, Hold: a.Writable},
+		{Name: "backup", About: "pushes the box to its backups after each batch of commits (--backup-after)", Quiet: true, Apart: true, Run: a.backupJob},
 		a.routinesJob(),
 	} {
 		if err := a.Jobs.Register(j); err != nil {
@@ -98,6 +101,7 @@ func (a *App) startJobs(ctx context.Context, o JobOptions) error {
 	nightly := jobs.Nightly(hh, mm)
 	a.jobs.nightly.Store(&nightly)
 	a.jobs.serving.Store(true)
+	a.armBackups(ctx, o)
 	a.Jobs.Start(ctx, o.Tick)
 	a.jobs.wg.Add(1)
 	go func() {
@@ -105,6 +109,22 @@ func (a *App) startJobs(ctx context.Context, o JobOptions) error {
 		a.watchInbox(ctx, o)
 	}()
 	return nil
+}
+
+// armBackups arms, at start, the pushes box serve would have made had it been running: commits made
+// while it was down (a backup behind that is not waiting for the owner) are pushed after BackupAfter, and
+// a retry that came due meanwhile, or comes later, is armed for its time.
+func (a *App) armBackups(ctx context.Context, o JobOptions) {
+	st, err := a.Backups.Status(ctx)
+	for _, s := range st {
+		if s.Behind > 0 && !s.Stopped {
+			a.Jobs.TriggerOnce("backup", "new commits", o.BackupAfter)
+		}
+	}
+	if err != nil {
+		a.Jobs.TriggerOnce("backup", "new commits", o.BackupAfter) // the run says what could not be read
+	}
+	a.armRetry(ctx)
 }
 
 // watchInbox arms the tidy for lines another process committed (a `box remember` at the CLI), and the

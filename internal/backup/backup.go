@@ -11,6 +11,8 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -33,7 +35,16 @@ type Config struct {
 	// HasVault reports whether the vault exists, so a box without one never makes its folder to find no
 	// token; nil: it is opened.
 	HasVault func() bool
+	// PushTimeout bounds one push, so a remote that trickles or hangs cannot hold the job runner (and
+	// box backup now) for ever; 0 is DefaultPushTimeout. Stall is how long a remote may send nothing
+	// before git gives up (git.Auth.Stall); 0 is git.DefaultStall.
+	PushTimeout time.Duration
+	Stall       time.Duration
 }
+
+// DefaultPushTimeout is how long one push may take: a box is text, and a first push of years of it
+// over a slow line still fits; a push that stalls gives up sooner (git.DefaultStall).
+const DefaultPushTimeout = 10 * time.Minute
 
 // Backups are the box's backup remotes. Safe for concurrent use.
 type Backups struct {
@@ -55,6 +66,9 @@ type health struct {
 func New(cfg Config) *Backups {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
+	}
+	if cfg.PushTimeout <= 0 {
+		cfg.PushTimeout = DefaultPushTimeout
 	}
 	return &Backups{cfg: cfg, mem: map[string]health{}}
 }
@@ -108,6 +122,22 @@ func (b *Backups) update(name string, f func(h *health) bool) error {
 		m[name] = h
 	} else {
 		delete(m, name)
+	}
+	return b.save(m)
+}
+
+// forget drops what is kept of remotes no longer listed (a git remote remove, or a Remove that failed
+// after the remote went): a retry time of theirs would re-arm the backup job for nothing, at once and
+// again when it is in the past. b.mu is held; m is saved when anything went.
+func (b *Backups) forget(m map[string]health, rs []git.Remote) error {
+	n := len(m)
+	for name := range m {
+		if !slices.ContainsFunc(rs, func(r git.Remote) bool { return r.Name == name }) {
+			delete(m, name)
+		}
+	}
+	if len(m) == n {
+		return nil
 	}
 	return b.save(m)
 }
@@ -251,6 +281,15 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 	if err != nil {
 		return Round{}, err
 	}
+	b.mu.Lock()
+	m, err := b.load()
+	if err == nil {
+		err = b.forget(m, rs)
+	}
+	b.mu.Unlock()
+	if err != nil {
+		return Round{}, err
+	}
 	round := Round{Pushed: []Pushed{}}
 	for _, r := range rs {
 		now := b.cfg.Now()
@@ -277,11 +316,7 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 			round.Pushed = append(round.Pushed, Pushed{Remote: r.Name, Commit: r.Pushed, Unchanged: true})
 			continue
 		}
-		auth, err := b.auth(r.Name)
-		var res git.PushResult
-		if err == nil {
-			res, err = b.cfg.Repo.Push(ctx, r.Name, force, auth)
-		}
+		res, err := b.push(ctx, r.Name, force)
 		var p Pushed
 		if uerr := b.update(r.Name, func(h *health) bool {
 			if err == nil {
@@ -292,10 +327,11 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 			if msg == "" {
 				msg = err.Error()
 			}
-			p = Pushed{Remote: r.Name, Error: msg, New: msg != h.LastErr}
+			p = Pushed{Remote: r.Name, Error: msg, New: reason(msg) != reason(h.LastErr)}
 			h.Failures++
 			h.LastErr, h.Stopped = msg, stops(errs.KindOf(err))
-			h.NotUntil = now.Add(Backoff(h.Failures))
+			// From the end of the attempt: a push that took minutes to fail is not tried again at once.
+			h.NotUntil = b.cfg.Now().Add(Backoff(h.Failures))
 			return true
 		}); uerr != nil {
 			return round, uerr
@@ -305,10 +341,36 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 	return round, nil
 }
 
+// push makes one push to name within PushTimeout.
+func (b *Backups) push(ctx context.Context, name string, force bool) (git.PushResult, error) {
+	auth, err := b.auth(name)
+	if err != nil {
+		return git.PushResult{}, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, b.cfg.PushTimeout)
+	defer cancel()
+	res, err := b.cfg.Repo.Push(pctx, name, force, auth)
+	if err != nil && ctx.Err() == nil && errors.Is(pctx.Err(), context.DeadlineExceeded) {
+		return res, errs.Wrap("backup.push", errs.Other, err, fmt.Sprintf("The push to %s did not finish within %s, so it was stopped; it is tried again later", name, b.cfg.PushTimeout))
+	}
+	return res, err
+}
+
+// reason is a failure's sentence without its numbers (curl's "after 0 ms", a port, a count): two
+// failures with the same reason are one outage, news once and not at every retry.
+func reason(msg string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, msg)
+}
+
 // auth is how a push to name proves itself: its token from the vault, when it has one (ssh remotes use
 // the owner's agent and need none).
 func (b *Backups) auth(name string) (git.Auth, error) {
-	a := git.Auth{Askpass: b.cfg.Askpass}
+	a := git.Auth{Askpass: b.cfg.Askpass, Stall: b.cfg.Stall}
 	v, err := b.vault()
 	if err != nil {
 		return a, errs.Wrap("backup.auth", errs.Other, err, "The vault that holds the backups' tokens does not open, so nothing was pushed")
@@ -337,23 +399,34 @@ func stops(k errs.Kind) bool {
 	return false
 }
 
+// MinBackoff is the first and shortest wait after a failed push.
+const MinBackoff = 30 * time.Second
+
 // Backoff is how long a remote waits before the next try after n failures in a row: 30 s, doubling,
 // at most an hour.
 func Backoff(n int) time.Duration {
-	d := 30 * time.Second
+	d := MinBackoff
 	for i := 1; i < n && d < time.Hour; i++ {
 		d *= 2
 	}
 	return min(d, time.Hour)
 }
 
-// NextRetry is the earliest time a backing-off remote may be tried again; zero when none waits.
-func (b *Backups) NextRetry() time.Time {
+// NextRetry is the earliest time a backing-off remote may be tried again; zero when none waits. Only
+// the listed remotes count: what is kept of another is dropped (forget).
+func (b *Backups) NextRetry(ctx context.Context) time.Time {
+	rs, err := b.cfg.Repo.Remotes(ctx)
+	if err != nil {
+		return time.Time{} // the next commit's push reads them again and fails with the sentence
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m, err := b.load()
+	if err == nil {
+		err = b.forget(m, rs)
+	}
 	if err != nil {
-		return time.Time{} // the next commit's push reads it again and fails with the sentence
+		return time.Time{}
 	}
 	var t time.Time
 	for _, h := range m {

@@ -87,19 +87,36 @@ func backupStatusCmd(g *Global) *cobra.Command {
 						_, _ = fmt.Fprintln(w, "No backups yet: add one with `box backup add NAME URL`.")
 					}
 					for _, s := range st {
-						state := "up to date"
-						switch {
-						case s.Pushed == "":
-							state = fmt.Sprintf("never pushed (%s to send)", say.Count(s.Behind, "commit"))
-						case s.Behind > 0:
-							state = say.Count(s.Behind, "commit") + " behind"
-						}
-						_, _ = fmt.Fprintf(w, "%-12s %s  %s\n", s.Name, s.URL, state)
+						_, _ = fmt.Fprint(w, backupStatusLines(s))
 					}
 				})
 			})
 		},
 	}
+}
+
+// backupStatusLines is one backup as box backup status prints it: how far behind it is and, when its
+// last push failed, the failure and what happens next, as --json says (failing, error, stopped, nextRetry).
+func backupStatusLines(s backup.Status) string {
+	state := "up to date"
+	switch {
+	case s.Pushed == "":
+		state = fmt.Sprintf("never pushed (%s to send)", say.Count(s.Behind, "commit"))
+	case s.Behind > 0:
+		state = say.Count(s.Behind, "commit") + " behind"
+	}
+	out := fmt.Sprintf("%-12s %s  %s\n", s.Name, s.URL, state)
+	if !s.Failing {
+		return out
+	}
+	next := "tried again at the next commit"
+	switch {
+	case s.Stopped:
+		next = "stopped until you act (`box backup now` tries it again)"
+	case !s.NextRetry.IsZero():
+		next = "retry at " + s.NextRetry.Local().Format("2 Jan 15:04:05")
+	}
+	return out + fmt.Sprintf("%-12s failing: %s\n%-12s %s\n", "", s.Error, "", next)
 }
 
 func backupNowCmd(g *Global) *cobra.Command {

@@ -116,6 +116,11 @@ func TestBackupToAMissingRepositoryStops(t *testing.T) {
 	if err := json.Unmarshal([]byte(st.stdout), &s); err != nil || len(s.Backups) != 1 || !s.Backups[0].Stopped {
 		t.Fatalf("status after a missing repository: %v %s", err, st.stdout)
 	}
+	// The text says it too: the failure and that it waits for the owner.
+	if st := runKeyed(t, data, "", "--box", root, "backup", "status"); st.code != 0 || !strings.Contains(st.stdout, "failing: "+s.Backups[0].Error) ||
+		!strings.Contains(st.stdout, "stopped until you act") {
+		t.Fatalf("status text after a missing repository: exit %d\n%s%s", st.code, st.stdout, st.stderr)
+	}
 	if got := runKeyed(t, data, "", "--box", root, "backup", "remove", "usb"); got.code != 0 {
 		t.Fatalf("backup remove: %s", got.stderr)
 	}

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/lazyregexp"
@@ -46,6 +47,26 @@ type Auth struct {
 	// URL is the address the token was given for. A token goes only there: a push or clone to any
 	// other address (a remote whose URL .git/config now names differently) is refused, never sent.
 	URL string
+	// Stall is how long a remote may send nothing before git gives up: ssh's connect timeout and
+	// keep-alives, http's low-speed limit (less than a byte a second). 0 is DefaultStall.
+	Stall time.Duration
+}
+
+// DefaultStall is how long a remote that stopped answering is waited for: a server that accepts and
+// never answers would otherwise hold a push, and the job runner behind it, forever.
+const DefaultStall = time.Minute
+
+// stallEnv bounds how long git waits on a remote that sends nothing: curl's low-speed limit for http(s),
+// and for ssh a connect timeout (it covers the handshake) and keep-alives that end a dead connection.
+// The ssh is the box's own (BatchMode, no prompt) with these options added.
+func stallEnv(d time.Duration) []string {
+	if d <= 0 {
+		d = DefaultStall
+	}
+	secs := max(int(d.Round(time.Second)/time.Second), 1)
+	alive := max(secs/4, 1)
+	return []string{"GIT_HTTP_LOW_SPEED_LIMIT=1", "GIT_HTTP_LOW_SPEED_TIME=" + strconv.Itoa(secs),
+		fmt.Sprintf("GIT_SSH_COMMAND=%s -o ConnectTimeout=%d -o ServerAliveInterval=%d -o ServerAliveCountMax=%d", sshCommand, secs, alive, max(secs/alive, 1))}
 }
 
 // trackingRef is where the box keeps what a remote last received of branch.
@@ -142,10 +163,11 @@ func isHTTP(u string) (scheme string, ok bool) {
 	return "", false
 }
 
-// transport is the environment and secret of a push, fetch or clone to u: the owner's ssh agent, and
-// for http(s) with a token, the box's askpass and the token for that origin only.
+// transport is the environment and secret of a push, fetch or clone to u: the limits on a remote that
+// stops answering (stallEnv), the owner's ssh agent, and for http(s) with a token, the box's askpass and
+// the token for that origin only.
 func transport(u string, a Auth) (call, error) {
-	var c call
+	c := call{env: stallEnv(a.Stall)}
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
 		c.env = append(c.env, "SSH_AUTH_SOCK="+sock)
 	}

@@ -3,6 +3,7 @@ package git
 import (
 	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/cgi"
 	"net/http/httptest"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/errs"
 )
@@ -522,6 +524,10 @@ exec sh -c "$last"
 	if n := strings.Count(string(rec), "agent=/run/agent.sock token= "); n != 2 {
 		t.Errorf("ssh ran %d times with the agent and no token:\n%s", n, rec)
 	}
+	// ssh gives up on a server that stops answering: a connect timeout (the handshake too) and keep-alives.
+	if n := strings.Count(string(rec), "-o BatchMode=yes -o ConnectTimeout=60 -o ServerAliveInterval=15 -o ServerAliveCountMax=4 "); n != 2 {
+		t.Errorf("ssh ran %d times with its stall limits:\n%s", n, rec)
+	}
 	if data, _ := os.ReadFile(marker); len(data) > 0 {
 		t.Errorf("the repository's receive-pack or ssh command ran: %s", data)
 	}
@@ -644,5 +650,54 @@ func TestPushToALocalRepositoryRunsNoHook(t *testing.T) {
 	}
 	if data, err := os.ReadFile(marker); err == nil {
 		t.Errorf("the local repository's hooks ran:\n%s", data)
+	}
+}
+
+// A push to a server that accepts the connection and never answers gives up once it has sent nothing
+// for Stall (curl's low-speed limit), with a failure worth retrying, instead of holding the job runner.
+func TestPushToASilentServerGivesUp(t *testing.T) {
+	ctx := context.Background()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var conns []net.Conn
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c) // held open, never answered
+			mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		ln.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	r := mustRepo(t)
+	commit(t, r, "a.md", "one\n")
+	if err := r.AddRemote(ctx, "silent", "http://"+ln.Addr().String()+"/box.git"); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Push(ctx, "silent", false, Auth{Stall: time.Second})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if errs.KindOf(err) != errs.Other || !strings.Contains(err.Error(), "too slow") {
+			t.Fatalf("a push to a silent server: %v", err)
+		}
+	case <-time.After(2 * time.Minute): // a bound for a push that never gives up, far beyond its Stall
+		t.Fatal("the push to a silent server did not give up")
 	}
 }

@@ -65,6 +65,13 @@ type Job struct {
 	// Quiet, when true, writes no record for a triggered run that changed nothing and failed in nothing
 	// (a trigger that found the work already done); a scheduled or asked run is always recorded.
 	Quiet bool
+	// Hold, when set, is asked before every run: an error (a frozen or locked box) means the job may not
+	// run now. It is then not due, its trigger and its schedule wait, and Run refuses with that error
+	// and writes no record (a record is a commit, itself a write). nil: the job may always run.
+	Hold func(ctx context.Context) error
+	// Apart, when true, runs the scheduler's runs of the job beside the others: a run that waits on
+	// the network (a push to a slow remote) holds no other job back. It still never overlaps itself.
+	Apart bool
 }
 
 // Result is what one run did.
@@ -191,15 +198,25 @@ func (r *Runner) Trigger(name, why string, delay time.Duration) {
 	r.poke()
 }
 
-// TriggerOnce is Trigger that keeps an earlier waiting trigger's time: the run comes at most delay
-// after the first trigger (a batch window, as backups use).
+// TriggerOnce is Trigger that keeps the earlier of a waiting trigger's time and the new one: the run
+// comes at most delay after the first trigger (a batch window, as backups use), and a trigger waiting
+// far off (a backup's retry in an hour) never holds back one asked for sooner.
 func (r *Runner) TriggerOnce(name, why string, delay time.Duration) {
+	at := r.opts.Now().Add(delay)
 	r.mu.Lock()
-	if _, ok := r.triggers[name]; !ok {
-		r.triggers[name] = trigger{at: r.opts.Now().Add(delay), why: why}
+	if t, ok := r.triggers[name]; !ok || at.Before(t.at) {
+		r.triggers[name] = trigger{at: at, why: why}
 	}
 	r.mu.Unlock()
 	r.poke()
+}
+
+// Pending reports when the waiting trigger of name fires, and why; false when none waits.
+func (r *Runner) Pending(name string) (at time.Time, why string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.triggers[name]
+	return t.at, t.why, ok
 }
 
 // Wrote tells the runner a commit with paths happened: unless it carries a run's record (the runner's
@@ -249,20 +266,7 @@ func (r *Runner) Wait() { r.wg.Wait() }
 
 func (r *Runner) loop(ctx context.Context) {
 	for ctx.Err() == nil {
-		r.pass(ctx)
-		wait := r.opts.Tick
-		r.mu.Lock()
-		now := r.opts.Now()
-		for _, t := range r.triggers {
-			if d := t.at.Sub(now); d < wait {
-				wait = max(d, 10*time.Millisecond)
-			}
-		}
-		if q := r.lastWrite.Add(r.opts.Quiet).Sub(now); q > 0 && len(r.triggers) > 0 && q < wait {
-			wait = q
-		}
-		r.mu.Unlock()
-		t := time.NewTimer(wait)
+		t := time.NewTimer(r.wait(r.pass(ctx)))
 		select {
 		case <-ctx.Done():
 		case <-r.wake:
@@ -272,33 +276,98 @@ func (r *Runner) loop(ctx context.Context) {
 	}
 }
 
+// passed is what a pass left undone: the jobs held (their triggers wait for the next tick) and whether
+// it stopped to yield to the owner's writes.
+type passed struct {
+	held    map[string]bool
+	yielded bool
+}
+
 // pass runs, in registration order, every job whose trigger fired or whose schedule is due.
-func (r *Runner) pass(ctx context.Context) {
+func (r *Runner) pass(ctx context.Context) passed {
+	var p passed
 	for _, j := range r.Jobs() {
 		if ctx.Err() != nil {
-			return
+			return p
 		}
 		why, ok := r.due(ctx, j)
 		if !ok {
 			continue
 		}
+		if j.Hold != nil && j.Hold(ctx) != nil || j.Apart && r.IsRunning(j.Name) {
+			if p.held == nil {
+				p.held = map[string]bool{}
+			}
+			// frozen or locked: its trigger and schedule wait, looked at every tick; a run apart still
+			// going on: its end wakes the scheduler
+			p.held[j.Name] = true
+			continue
+		}
 		if r.yielding() {
-			return // the owner is writing: come back when it has been quiet a while
+			p.yielded = true
+			return p // the owner is writing: come back when it has been quiet a while
 		}
 		r.mu.Lock()
 		_, triggered := r.triggers[j.Name]
 		delete(r.triggers, j.Name)
+		if j.Apart {
+			r.running[j.Name] = true // taken before the run starts, so the next pass does not start another
+		}
 		r.mu.Unlock()
-		_, err := r.Run(ctx, j.Name, why)
-		switch {
-		case errs.Is(err, errs.Busy) && triggered:
-			// running in another process (box jobs run): that run may have read its work before the
-			// lines that armed this trigger came, so the trigger waits and tries again
-			r.TriggerOnce(j.Name, why, r.opts.Quiet)
-		case err != nil && !errs.Is(err, errs.Busy):
-			r.log.Warn("jobs: a run failed", "job", j.Name, "err", err)
+		if !j.Apart {
+			r.ran(ctx, j, why, triggered)
+			continue
+		}
+		r.wg.Add(1)
+		go func() {
+			defer r.wg.Done()
+			r.ran(ctx, j, why, triggered)
+			r.mu.Lock()
+			delete(r.running, j.Name) // also when the run did not start (held, busy)
+			r.mu.Unlock()
+			r.poke() // its trigger, waiting while it ran, may be due
+		}()
+	}
+	return p
+}
+
+// ran runs j for the scheduler, and keeps its trigger when the run could not start.
+func (r *Runner) ran(ctx context.Context, j Job, why string, triggered bool) {
+	_, err := r.Run(ctx, j.Name, why)
+	var held *heldError
+	switch {
+	case errors.As(err, &held) && triggered:
+		r.TriggerOnce(j.Name, why, 0) // held since it was found due: the next pass sees it held
+	case errs.Is(err, errs.Busy) && triggered:
+		// running in another process (box jobs run): that run may have read its work before the
+		// lines that armed this trigger came, so the trigger waits and tries again
+		r.TriggerOnce(j.Name, why, r.opts.Quiet)
+	case err != nil && !errs.Is(err, errs.Busy) && held == nil:
+		r.log.Warn("jobs: a run failed", "job", j.Name, "err", err)
+	}
+}
+
+// minWait keeps the scheduler from waking at once again when a time has just passed.
+const minWait = 10 * time.Millisecond
+
+// wait is how long the scheduler sleeps after a pass: until the next tick, or the first trigger that
+// can fire, and never before the owner's writes have been quiet for Quiet (a trigger due while they
+// are not would only wake it to yield again). A held job's trigger waits for the tick.
+func (r *Runner) wait(p passed) time.Duration {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now := r.opts.Now()
+	quiet := r.lastWrite.Add(r.opts.Quiet)
+	wait := r.opts.Tick
+	for name, t := range r.triggers {
+		if !p.held[name] {
+			wait = min(wait, max(t.at.Sub(now), quiet.Sub(now)))
 		}
 	}
+	if p.yielded {
+		wait = min(wait, quiet.Sub(now))
+	}
+	return max(wait, minWait)
 }
 
 // yielding reports whether a commit the runner did not make came less than Quiet ago.
@@ -353,12 +422,17 @@ func (r *Runner) due(ctx context.Context, j Job) (string, bool) {
 	return WhySchedule, true
 }
 
-// Run runs the job name now, unless a run of it is already going on in any process (Busy), and returns
-// its record. The job's own error is in the record and returned too.
+// Run runs the job name now, unless a run of it is already going on in any process (Busy) or its Hold
+// refuses (that error, and no record), and returns its record. The job's own error is in the record and returned too.
 func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 	j, err := r.job(name)
 	if err != nil {
 		return Record{}, err
+	}
+	if j.Hold != nil {
+		if err := j.Hold(ctx); err != nil {
+			return Record{}, &heldError{err}
+		}
 	}
 	unlock, err := r.lockJob(name)
 	if err != nil {
@@ -394,6 +468,12 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 	r.unmark(name)
 	return rec, jerr
 }
+
+// heldError is a run its job's Hold refused: the hold's own error (Frozen, Locked), unchanged for errs.
+type heldError struct{ err error }
+
+func (e *heldError) Error() string { return e.err.Error() }
+func (e *heldError) Unwrap() error { return e.err }
 
 // commitRecord writes a record in a commit of its own: a run that committed nothing, or failed.
 func (r *Runner) commitRecord(ctx context.Context, run *Run, rec Record) error {

@@ -441,3 +441,148 @@ func TestWritesDuringARunAreHeard(t *testing.T) {
 		t.Fatal("still yielding after the quiet time")
 	}
 }
+
+// A job whose Hold refuses (a frozen or locked box) is not run by a trigger nor asked for, writes no
+// record, and its trigger waits without waking the scheduler before the next tick; once the hold is
+// lifted, the trigger runs.
+func TestAHeldJobWaitsForItsHold(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	var frozen atomic.Bool
+	frozen.Store(true)
+	j := writeJob("tidy", &runs)
+	j.Hold = func(context.Context) error {
+		if frozen.Load() {
+			return errs.E("test", errs.Frozen, "The box is frozen.")
+		}
+		return nil
+	}
+	r := New(b, Options{Now: c.Now, Tick: 30 * time.Second})
+	if err := r.Register(j); err != nil {
+		t.Fatal(err)
+	}
+	head, _ := b.Git().Head(ctx)
+	r.Trigger("tidy", WhyTrigger, 0)
+	p := r.pass(ctx)
+	if runs.Load() != 0 || !p.held["tidy"] {
+		t.Fatalf("a held job ran (%d runs, held %v)", runs.Load(), p.held)
+	}
+	if _, _, ok := r.Pending("tidy"); !ok {
+		t.Fatal("the held job's trigger was dropped")
+	}
+	if w := r.wait(p); w != 30*time.Second {
+		t.Errorf("the scheduler sleeps %v with a held trigger due, want the tick", w)
+	}
+	if _, err := r.Run(ctx, "tidy", WhyAsked); !errs.Is(err, errs.Frozen) {
+		t.Errorf("an asked run of a held job: %v", err)
+	}
+	if now, _ := b.Git().Head(ctx); now != head || runs.Load() != 0 {
+		t.Fatalf("a held job committed (%d runs)", runs.Load())
+	}
+	frozen.Store(false)
+	c.Advance(30 * time.Second)
+	r.pass(ctx)
+	if runs.Load() != 1 {
+		t.Fatalf("the trigger did not run once the hold was lifted: %d runs", runs.Load())
+	}
+}
+
+// TriggerOnce keeps the earlier of a waiting trigger and the new one: a retry waiting an hour off does
+// not hold back a push asked for in 30 s, and a later trigger does not move an earlier one.
+func TestTriggerOnceKeepsTheEarlierTime(t *testing.T) {
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	r := New(newBox(t, c.Now), Options{Now: c.Now})
+	r.TriggerOnce("backup", "retry", time.Hour)
+	r.TriggerOnce("backup", "new commits", 30*time.Second)
+	if at, why, ok := r.Pending("backup"); !ok || !at.Equal(c.Now().Add(30*time.Second)) || why != "new commits" {
+		t.Fatalf("pending: %v %q %v", at, why, ok)
+	}
+	r.TriggerOnce("backup", "retry", time.Hour)
+	if at, why, _ := r.Pending("backup"); !at.Equal(c.Now().Add(30*time.Second)) || why != "new commits" {
+		t.Fatalf("a later trigger moved the earlier one: %v %q", at, why)
+	}
+}
+
+// While the owner's writes are not yet quiet, the scheduler sleeps until they are (or the trigger's own
+// time, if later), never waking every few milliseconds to find it must yield again.
+func TestTheSchedulerSleepsUntilTheWritesAreQuiet(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	var runs atomic.Int32
+	r := New(b, Options{Now: c.Now, Tick: 30 * time.Second, Quiet: 2 * time.Second})
+	if err := r.Register(writeJob("tidy", &runs)); err != nil {
+		t.Fatal(err)
+	}
+	r.Wrote([]string{"/_content/inbox/2026-03-02.md"})
+	r.Trigger("tidy", WhyTrigger, 0)
+	p := r.pass(ctx)
+	if runs.Load() != 0 || !p.yielded {
+		t.Fatalf("ran while the owner wrote: %d runs, yielded %v", runs.Load(), p.yielded)
+	}
+	if w := r.wait(p); w != 2*time.Second {
+		t.Errorf("sleeps %v with a due trigger and writes quiet in 2 s", w)
+	}
+	r.Trigger("tidy", WhyTrigger, 5*time.Second) // a trigger later than the quiet: its own time
+	if w := r.wait(r.pass(ctx)); w != 5*time.Second {
+		t.Errorf("sleeps %v with the trigger in 5 s", w)
+	}
+	c.Advance(500 * time.Millisecond)
+	r.Trigger("tidy", WhyTrigger, 0)
+	if w := r.wait(r.pass(ctx)); w != 1500*time.Millisecond {
+		t.Errorf("sleeps %v with the writes quiet in 1.5 s", w)
+	}
+}
+
+// A job that runs apart (a push waiting on a slow remote) holds no other job back: the tidy triggered
+// with it runs while the push is still going on, and the push is not started twice meanwhile.
+func TestARunApartHoldsNoOtherJobBack(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	release := make(chan struct{})
+	var pushes, runs atomic.Int32
+	r := New(b, Options{Now: c.Now, Tick: time.Hour})
+	if err := r.Register(Job{Name: "backup", Apart: true, Quiet: true, Run: func(context.Context, *Run) (Result, error) {
+		pushes.Add(1)
+		<-release
+		return Result{Nothing: true}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(writeJob("tidy", &runs)); err != nil {
+		t.Fatal(err)
+	}
+	r.Trigger("backup", "new commits", 0)
+	r.Trigger("tidy", WhyTrigger, 0)
+	done := make(chan passed, 1)
+	go func() { done <- r.pass(ctx) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute): // a bound for a pass held by the push, which never ends here
+		close(release)
+		t.Fatal("the pass waited for the push")
+	}
+	if runs.Load() != 1 {
+		t.Fatalf("the tidy ran %d times beside the push", runs.Load())
+	}
+	r.Trigger("backup", "new commits", 0) // a commit while the push is going on
+	if p := r.pass(ctx); !p.held["backup"] {
+		t.Errorf("the push going on was not held: %+v", p)
+	}
+	close(release)
+	r.Wait()
+	if pushes.Load() != 1 {
+		t.Fatalf("%d pushes at once", pushes.Load())
+	}
+	if _, _, ok := r.Pending("backup"); !ok {
+		t.Fatal("the commit's trigger was lost while the push went on")
+	}
+	r.pass(ctx)
+	r.Wait()
+	if pushes.Load() != 2 {
+		t.Fatalf("the waiting trigger did not push after the first: %d pushes", pushes.Load())
+	}
+}
