@@ -887,8 +887,12 @@ options: // git's own options, before its subcommand
 // spellsBox reports whether a command's words name the box's folder or a .box/.git path: how a path built
 // at run time is judged.
 func (s *session) spellsBox(w []word) bool {
+	real, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		real = s.root
+	}
 	for _, x := range w {
-		if strings.Contains(x.text, s.root) || strings.Contains(x.text, "BOX") {
+		if strings.Contains(x.text, s.root) || strings.Contains(x.text, real) || strings.Contains(x.text, "BOX") {
 			return true
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/boxmem/box/internal/layout"
 )
 
 // session is one hook call: the payload, the owner's box, the project the agent works in, and the
@@ -66,6 +68,11 @@ func openSession(in Input, env Env) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The session's folder is read with its links followed, as the kernel reads a relative path from it:
+	// a cwd reached through a link to the box is the box (docs/HOOKS.md, "The Bash guard").
+	if real, err := filepath.EvalSymlinks(in.Cwd); err == nil && in.Cwd != "" {
+		in.Cwd = real
+	}
 	s := &session{in: in, env: env, root: root, now: env.Now, settings: loadSettings(root)}
 	s.id = safeID(in.SessionID)
 	s.dir = filepath.Join(root, ".box", "sessions", s.id)
@@ -106,11 +113,21 @@ func projectRoot(dir string) string {
 	}
 }
 
-// within reports whether path is root or lies below it.
+// within reports whether path is root or lies below it: by its text, or with the links of both followed
+// (layout.FromHost), so a box named through a link, or a path through one, is still the box.
 func within(root, path string) bool {
 	if root == "" || path == "" {
 		return false
 	}
+	if lexWithin(root, path) {
+		return true
+	}
+	_, err := layout.FromHost(root, path)
+	return err == nil
+}
+
+// lexWithin is within by the paths' text alone.
+func lexWithin(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
@@ -273,13 +290,19 @@ func (s *session) appendLine(name string, v any) error {
 // display shows a host path as the agent knows it: a box path inside the box, else relative to the
 // project, else as is.
 func (s *session) display(host string) string {
-	if within(s.root, host) {
+	if lexWithin(s.root, host) {
 		rel, _ := filepath.Rel(s.root, host)
 		return "/" + filepath.ToSlash(rel)
 	}
-	if within(s.project, host) {
+	if bp, err := layout.FromHost(s.root, host); err == nil {
+		return bp
+	}
+	if lexWithin(s.project, host) {
 		rel, _ := filepath.Rel(s.project, host)
 		return filepath.ToSlash(rel)
+	}
+	if rel, err := layout.FromHost(s.project, host); err == nil && rel != "/" {
+		return strings.TrimPrefix(rel, "/")
 	}
 	return host
 }
