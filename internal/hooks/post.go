@@ -33,7 +33,7 @@ func (s *session) postToolUse(ctx context.Context) (Result, error) {
 		cmd := string(s.in.toolArgs().Command)
 		if cmd != "" {
 			_ = s.update(func(r *Record) {
-				r.Commands = append(r.Commands, oneLine(cmd, 300))
+				r.Commands = append(r.Commands, recorded(cmd, 300))
 				if len(r.Commands) > maxCommands {
 					r.Commands = r.Commands[len(r.Commands)-maxCommands:]
 				}

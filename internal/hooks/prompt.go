@@ -144,7 +144,7 @@ func (s *session) promptSubmit(ctx context.Context) (Result, error) {
 			parts = append(parts, Trim(b.Text, CapPrompt))
 		}
 		_ = s.update(func(r *Record) {
-			r.Task = oneLine(s.in.Prompt, 2000)
+			r.Task = recorded(s.in.Prompt, 2000)
 			if b.Text != "" {
 				r.Brief, r.Scope = b.Key, b.Scope
 			}

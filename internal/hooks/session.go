@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/secret"
 )
 
 // session is one hook call: the payload, the owner's box, the project the agent works in, and the
@@ -151,6 +152,28 @@ type Record struct {
 
 // maxCommands is how many last commands the record keeps.
 const maxCommands = 10
+
+// recorded is text the record keeps (a command, a task's prompt) folded to one line of at most n runes,
+// through the secret rules (docs/SECRETS.md): the record is restated to the model after a compaction, so
+// a key typed into a command must not come back. A word that alone reads as a secret is replaced; text
+// that still reads as one (a password named in words) is withheld whole. Only the first 4n runes are
+// read: no more is kept.
+func recorded(text string, n int) string {
+	text = oneLine(text, 4*n)
+	if _, found := secret.Secret(text); found {
+		words := strings.Fields(text)
+		for i, w := range words {
+			if _, found := secret.Secret(w); found {
+				words[i] = "[secret withheld]"
+			}
+		}
+		text = strings.Join(words, " ")
+		if _, found := secret.Secret(text); found {
+			return "[withheld: it reads as holding a secret]"
+		}
+	}
+	return oneLine(text, n)
+}
 
 // Marker counts compactions and which one was answered, by which hook.
 type Marker struct {
