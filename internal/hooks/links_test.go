@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -58,5 +59,28 @@ func TestGuardsFollowLinksToTheBox(t *testing.T) {
 		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
 			t.Errorf("in the project: %q went through", cmd)
 		}
+	}
+}
+
+// TestRulesOfTheBoxStayInTheBox: after a compaction in the box, the rules restated are the box's own
+// CLAUDE.md, never a file it links to outside the box.
+func TestRulesOfTheBoxStayInTheBox(t *testing.T) {
+	f := newFixture(t)
+	outside := filepath.Join(t.TempDir(), "outside.txt")
+	mustWrite(t, outside, "OUTSIDE: the owner's private file\n")
+	guide := filepath.Join(f.box, "CLAUDE.md")
+	if err := os.Remove(guide); err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, guide); err != nil {
+		t.Fatal(err)
+	}
+	p, _ := json.Marshal(map[string]any{"session_id": "rules", "cwd": f.box, "hook_event_name": SessionStart, "source": "compact"})
+	got := Run(context.Background(), SessionStart, p, f.env).text()
+	if !strings.Contains(got, "Session record after compaction") {
+		t.Fatalf("no restatement:\n%s", got)
+	}
+	if strings.Contains(got, "OUTSIDE") {
+		t.Errorf("the rules restated a file outside the box:\n%s", got)
 	}
 }
