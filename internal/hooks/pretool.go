@@ -210,17 +210,26 @@ func (s *session) preSearch() (Result, error) {
 	return deny(s.rowsText("The name index already answers this declaration search:", rows)), nil
 }
 
-// globSearch answers a Glob for a note or card by its name from the box's file names.
+// globSearch answers a Glob for a note or card by its name from the box's file names, when the Glob
+// searches the box: a session in the box, or a path inside it. A code project's Glob finds the project's
+// own files (its docs/MEMORY.md is not the box's).
 func (s *session) globSearch(a toolArgs) (Result, error) {
 	base := path.Base(a.Pattern)
 	name := strings.TrimSuffix(base, path.Ext(base))
 	if name == "" || strings.ContainsAny(name, "*?[]{}") {
 		return Result{}, nil
 	}
-	rows := lookup(boxRows(s.root), name, false, "")
+	where := s.root // the folder the Glob searches, as boxRows spells its files
 	if a.Path != "" {
-		rows = lookup(rows, name, false, s.abs(a.Path))
+		bp, err := layout.FromHost(s.root, s.abs(a.Path))
+		if err != nil {
+			return Result{}, nil
+		}
+		where = filepath.Join(s.root, filepath.FromSlash(bp))
+	} else if !s.inBox {
+		return Result{}, nil
 	}
+	rows := lookup(boxRows(s.root), name, false, where)
 	if len(rows) == 0 || !s.once("glob\x00"+a.Pattern+"\x00"+a.Path) {
 		return Result{}, nil
 	}
