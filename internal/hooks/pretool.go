@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/validate"
@@ -151,17 +153,23 @@ func (s *session) briefRegions(host string) []Region {
 	return out
 }
 
-// measure returns a file's size and line count (lines counted up to 64 MiB).
+// measure returns a regular file's size and line count (lines counted up to 64 MiB). Anything else (a
+// folder, a named pipe, a device) is not measured: opening a pipe would wait for a writer, and reading a
+// device might never end.
 func measure(host string) (int64, int, error) {
 	fi, err := os.Stat(host)
-	if err != nil || fi.IsDir() {
-		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a file", host)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a regular file", host)
 	}
-	f, err := os.Open(host)
+	// O_NONBLOCK: a pipe swapped in since the Stat makes the open return at once, and the check below refuses it.
+	f, err := os.OpenFile(host, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a regular file", host)
+	}
 	buf := make([]byte, 256<<10)
 	lines, read := 0, 0
 	for read < 64<<20 {
