@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -647,6 +646,9 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 		return targets, nil
 	}
 	name := filepath.Base(w[0].text)
+	if name == "sed" || name == "perl" {
+		return append(targets, inPlaceFiles(name, w[1:])...), nil
+	}
 	var ops []word
 	var target *word
 	for i := 1; i < len(w); i++ {
@@ -677,17 +679,81 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 		if target == nil && len(ops) > 1 {
 			target = &ops[len(ops)-1]
 		}
-	case "sed", "perl":
-		if slices.ContainsFunc(w[1:], func(x word) bool {
-			return x.text == "-i" || strings.HasPrefix(x.text, "-i") || strings.HasPrefix(x.text, "--in-place")
-		}) && len(ops) > 1 {
-			targets = append(targets, ops[1:]...)
-		}
 	}
 	if target != nil {
 		targets = append(targets, *target)
 	}
 	return targets, nil
+}
+
+// inPlaceFiles returns the files a sed or perl command edits in place, or nil when it edits none. The
+// options are read as the program reads them: -i anywhere in a flag group (-i, -i.bak, -Ei, -ni, -pi,
+// -lpi), sed's --in-place[=SUFFIX] and its abbreviations (--in-pl); a letter that takes an argument ends
+// the group (sed -es/i/x/ is a script, not -i). The first operand is the script unless -e or -f gave one.
+func inPlaceFiles(name string, args []word) []word {
+	inPlace, script := false, false
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(t, "--") && name == "sed":
+			opt, _, valued := strings.Cut(t[2:], "=")
+			switch {
+			case opt == "":
+			case strings.HasPrefix("in-place", opt):
+				inPlace = true
+			case strings.HasPrefix("expression", opt), len(opt) > 1 && strings.HasPrefix("file", opt), strings.HasPrefix("line-length", opt):
+				script = script || opt[0] != 'l'
+				if !valued {
+					i++
+				}
+			}
+		case strings.HasPrefix(t, "-") && t != "-":
+			in, gaveScript, next := flagGroup(name, t[1:])
+			inPlace, script = inPlace || in, script || gaveScript
+			if next {
+				i++
+			}
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if !inPlace {
+		return nil
+	}
+	if !script && len(ops) > 0 {
+		ops = ops[1:]
+	}
+	return ops
+}
+
+// flagGroup reads one group of single-letter options of sed or perl (without its dash): whether it holds
+// -i, whether it gives the script (-e, -f, perl's -E), and whether the next word is an option's argument.
+func flagGroup(name, g string) (inPlace, script, next bool) {
+	for j := 0; j < len(g); j++ {
+		c := g[j]
+		rest := g[j+1:]
+		switch {
+		case c == 'i': // what follows is the backup's suffix
+			return true, false, false
+		case c == 'e' || c == 'f' && name == "sed" || c == 'E' && name == "perl":
+			return false, true, rest == ""
+		case name == "sed" && c == 'l':
+			return false, false, rest == ""
+		case name == "perl" && c == 'I':
+			return false, false, rest == ""
+		case name == "perl" && (strings.IndexByte("MmxFD", c) >= 0 || c == 'd' && strings.HasPrefix(rest, ":")):
+			return false, false, false // the rest of the group is the option's argument
+		case name == "perl" && c == 'C': // -C takes a number or letters of its own (i among them)
+			for j+1 < len(g) && strings.IndexByte("0123456789IOEioSDALa", g[j+1]) >= 0 {
+				j++
+			}
+		}
+	}
+	return false, false, false
 }
 
 // protectedWrite says why a path an agent's command writes may only be written by the box, or "". cwd is
@@ -887,8 +953,12 @@ options: // git's own options, before its subcommand
 // spellsBox reports whether a command's words name the box's folder or a .box/.git path: how a path built
 // at run time is judged.
 func (s *session) spellsBox(w []word) bool {
+	real, err := filepath.EvalSymlinks(s.root)
+	if err != nil {
+		real = s.root
+	}
 	for _, x := range w {
-		if strings.Contains(x.text, s.root) || strings.Contains(x.text, "BOX") {
+		if strings.Contains(x.text, s.root) || strings.Contains(x.text, real) || strings.Contains(x.text, "BOX") {
 			return true
 		}
 	}

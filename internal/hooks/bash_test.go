@@ -245,3 +245,46 @@ func FuzzParseShell(f *testing.F) {
 		}
 	})
 }
+
+// TestInPlaceEdits: sed and perl edit a protected file in place however -i is spelt (in a flag group,
+// with a suffix, as a long option or its abbreviation), and a script that only holds an i is no -i.
+func TestInPlaceEdits(t *testing.T) {
+	f := newFixture(t)
+	for _, cmd := range []string{
+		"perl -pi -e 's/never/just-do-it/' _config/switches.card",
+		"perl -i.bak -pe 's/x/y/' _config/switches.card",
+		"perl -lpi -e 's/x/y/' .box/hooks.json",
+		"perl -pie 's/x/y/' _config/settings.card",
+		"perl -0777 -pi -e 's/x/y/' _config/switches.card",
+		"sed -Ei 's/x/y/' _config/switches.card",
+		"sed -ni 's/x/y/p' _config/switches.card",
+		"sed -i.bak s/x/y/ _config/switches.card",
+		"sed -iE s/x/y/ _config/switches.card",
+		"sed --in-place=.bak s/x/y/ _config/switches.card",
+		"sed --in-pl s/x/y/ _config/switches.card",
+		"sed -e s/x/y/ -i _config/switches.card",
+		"sed -es/x/y/ -i _config/switches.card",
+		"sed -i -- s/x/y/ _config/switches.card",
+		"sed -E -i -f /tmp/script.sed _config/switches.card",
+		"sed --expression=s/x/y/ -s -i .box/hooks.json",
+	} {
+		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.box, cmd), f.env)) == "" {
+			t.Errorf("not denied: %q", cmd)
+		}
+	}
+	for _, cmd := range []string{
+		"sed -es/i/x/ _config/switches.card",
+		"sed -n /pi/p _config/switches.card",
+		"sed -E s/i/x/ _config/switches.card",
+		"sed -l 5 -n l _config/switches.card",
+		"perl -ne 'print if /i/' _config/switches.card",
+		"perl -e 'print 1' -- -i _config/switches.card",
+		"perl -Mstrict -Iinc -ne 'print' _config/switches.card",
+		"sed -i s/x/y/ notes.txt",
+		"perl -pi -e 's/x/y/' _content/memory/inbox/x.md",
+	} {
+		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.box, cmd), f.env)); why != "" {
+			t.Errorf("denied: %q: %s", cmd, why)
+		}
+	}
+}

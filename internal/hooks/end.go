@@ -121,8 +121,10 @@ func (s *session) sessionEnd(ctx context.Context) error {
 	if strings.Contains(s.in.TranscriptPath, ".codex") {
 		who = "Codex"
 	}
+	// The summary is the diary line and the commit message: the payload's words reach it only as the
+	// safe session id (its folder's name) and a reason the agents are known to give.
 	summary := fmt.Sprintf("%s session %s ended (%s): %d turns, %d tokens (input %d, output %d, cache read %d, cache write %d)",
-		who, s.in.SessionID, orDefault(s.in.Reason, "other"), u.Turns, u.Total(), u.Input, u.Output, u.CacheRead, u.CacheCreation)
+		who, s.id, endReason(s.in.Reason), u.Turns, u.Total(), u.Input, u.Output, u.CacheRead, u.CacheCreation)
 	if !s.inBox {
 		s.logf("%s in %s", summary, s.project)
 		return nil
@@ -138,11 +140,15 @@ func (s *session) sessionEnd(ctx context.Context) error {
 	return errors.Join(err, sv.Close())
 }
 
-func orDefault(s, d string) string {
-	if s == "" {
-		return d
+// endReasons are the reasons Claude Code gives SessionEnd.
+var endReasons = map[string]bool{"clear": true, "logout": true, "prompt_input_exit": true, "bypass_permissions_disabled": true, "other": true}
+
+// endReason is the payload's reason when it is one the agents give, else "other".
+func endReason(r string) string {
+	if endReasons[r] {
+		return r
 	}
-	return s
+	return "other"
 }
 
 // prune removes session folders and sieved outputs older than sessionKeep.

@@ -21,11 +21,12 @@ type Row struct {
 	Line int    `json:"line"`
 }
 
-// Limits of the code walk: a project bigger than this is indexed only in part.
-const (
-	maxCodeFiles = 20000
-	maxCodeSize  = 1 << 20
-)
+// maxCodeSize is the largest source file the code walk reads.
+const maxCodeSize = 1 << 20
+
+// maxCodeFiles is how many source files the code walk indexes: a project bigger than this is indexed only
+// in part, and the walk stops there. A variable so a test can reach it with a few files.
+var maxCodeFiles = 20000
 
 // skipDirs are never walked for declarations.
 var skipDirs = map[string]bool{".git": true, "node_modules": true, "vendor": true, "dist": true, "build": true,
@@ -97,6 +98,9 @@ type codeRow struct {
 // reparsing only files whose size or modification time changed since the cached index under
 // <box>/.box/cache/.
 func (s *session) codeRows() []Row {
+	if !walkable(s.project) {
+		return nil
+	}
 	cache := filepath.Join(s.root, ".box", "cache", "names-"+hash(s.project)[:12]+".json")
 	var ix codeIndex
 	if data, err := os.ReadFile(cache); err == nil {
@@ -108,6 +112,9 @@ func (s *session) codeRows() []Row {
 	next := codeIndex{Root: s.project, Files: map[string]codeFile{}}
 	changed := false
 	_ = filepath.WalkDir(s.project, func(p string, d fs.DirEntry, err error) error {
+		if len(next.Files) >= maxCodeFiles {
+			return fs.SkipAll // not a folder more: a cold walk of a huge tree is what stalls a prompt
+		}
 		if err != nil {
 			return nil
 		}
@@ -118,7 +125,7 @@ func (s *session) codeRows() []Row {
 			return nil
 		}
 		lang := langOf(d.Name())
-		if lang == "" || len(next.Files) >= maxCodeFiles {
+		if lang == "" {
 			return nil
 		}
 		fi, err := d.Info()
@@ -162,6 +169,19 @@ func (s *session) codeRows() []Row {
 		return rows[i].Line < rows[j].Line
 	})
 	return rows
+}
+
+// walkable reports whether a session's project is one to index: not the file system's root, nor the
+// home folder or a folder above it (a session started there has no project, and a walk would read
+// every file the owner has).
+func walkable(dir string) bool {
+	if dir == "" || filepath.Dir(dir) == dir {
+		return false
+	}
+	if home, err := os.UserHomeDir(); err == nil && within(dir, home) {
+		return false
+	}
+	return true
 }
 
 func langOf(name string) string {

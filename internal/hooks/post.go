@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/lazyregexp"
+	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/validate"
 )
 
@@ -32,7 +33,7 @@ func (s *session) postToolUse(ctx context.Context) (Result, error) {
 		cmd := string(s.in.toolArgs().Command)
 		if cmd != "" {
 			_ = s.update(func(r *Record) {
-				r.Commands = append(r.Commands, oneLine(cmd, 300))
+				r.Commands = append(r.Commands, recorded(cmd, 300))
 				if len(r.Commands) > maxCommands {
 					r.Commands = r.Commands[len(r.Commands)-maxCommands:]
 				}
@@ -192,11 +193,23 @@ func (s *session) sieve(text string) (Result, error) {
 	if err := writeFile(digest, []byte(sv.Digest+"\n")); err != nil {
 		return Result{}, err
 	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "Sieve: that output was %d lines (about %d tokens). Full text: %s; head %d, tail %d and error lines: %s. Grep those files rather than re-running the command.\n",
-		sv.Lines, Tokens(text), full, sieveHead, sieveTail, digest)
-	if len(sv.Errors) > 0 {
-		b.WriteString("Error lines from the middle:\n" + strings.Join(sv.Errors, "\n"))
+	head := Trim(fmt.Sprintf("Sieve: that output was %d lines (about %d tokens). Full text: %s; head %d, tail %d and error lines: %s. Grep those files rather than re-running the command.",
+		sv.Lines, Tokens(text), full, sieveHead, sieveTail, digest), CapPost)
+	if len(sv.Errors) == 0 {
+		return addContext(PostToolUse, head), nil
 	}
-	return addContext(PostToolUse, Trim(b.String(), CapPost)), nil
+	// The error lines are the command's output: whoever wrote it (a test, a fetched page, a file read)
+	// is not the owner, so they reach the model fenced as data. They are cut before the fence, never the
+	// fence itself; fenceTokens covers its two tags.
+	label := "\nError lines from the middle (the command's output):\n"
+	for left := CapPost - Tokens(head) - Tokens(label) - fenceTokens; left >= 8; left -= left/4 + 1 {
+		// a line spelling the fence's tag grows when Fence defuses it: cut more until it fits
+		if out := head + label + memory.Fence(Trim(strings.Join(sv.Errors, "\n"), left)); Tokens(out) <= CapPost {
+			return addContext(PostToolUse, out), nil
+		}
+	}
+	return addContext(PostToolUse, head), nil
 }
+
+// fenceTokens is what memory.Fence's two tags add to a text's Tokens.
+const fenceTokens = 10

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/validate"
@@ -151,17 +153,23 @@ func (s *session) briefRegions(host string) []Region {
 	return out
 }
 
-// measure returns a file's size and line count (lines counted up to 64 MiB).
+// measure returns a regular file's size and line count (lines counted up to 64 MiB). Anything else (a
+// folder, a named pipe, a device) is not measured: opening a pipe would wait for a writer, and reading a
+// device might never end.
 func measure(host string) (int64, int, error) {
 	fi, err := os.Stat(host)
-	if err != nil || fi.IsDir() {
-		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a file", host)
+	if err != nil || !fi.Mode().IsRegular() {
+		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a regular file", host)
 	}
-	f, err := os.Open(host)
+	// O_NONBLOCK: a pipe swapped in since the Stat makes the open return at once, and the check below refuses it.
+	f, err := os.OpenFile(host, os.O_RDONLY|unix.O_NONBLOCK, 0)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a regular file", host)
+	}
 	buf := make([]byte, 256<<10)
 	lines, read := 0, 0
 	for read < 64<<20 {
@@ -210,17 +218,26 @@ func (s *session) preSearch() (Result, error) {
 	return deny(s.rowsText("The name index already answers this declaration search:", rows)), nil
 }
 
-// globSearch answers a Glob for a note or card by its name from the box's file names.
+// globSearch answers a Glob for a note or card by its name from the box's file names, when the Glob
+// searches the box: a session in the box, or a path inside it. A code project's Glob finds the project's
+// own files (its docs/MEMORY.md is not the box's).
 func (s *session) globSearch(a toolArgs) (Result, error) {
 	base := path.Base(a.Pattern)
 	name := strings.TrimSuffix(base, path.Ext(base))
 	if name == "" || strings.ContainsAny(name, "*?[]{}") {
 		return Result{}, nil
 	}
-	rows := lookup(boxRows(s.root), name, false, "")
+	where := s.root // the folder the Glob searches, as boxRows spells its files
 	if a.Path != "" {
-		rows = lookup(rows, name, false, s.abs(a.Path))
+		bp, err := layout.FromHost(s.root, s.abs(a.Path))
+		if err != nil {
+			return Result{}, nil
+		}
+		where = filepath.Join(s.root, filepath.FromSlash(bp))
+	} else if !s.inBox {
+		return Result{}, nil
 	}
+	rows := lookup(boxRows(s.root), name, false, where)
 	if len(rows) == 0 || !s.once("glob\x00"+a.Pattern+"\x00"+a.Path) {
 		return Result{}, nil
 	}

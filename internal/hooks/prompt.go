@@ -14,6 +14,7 @@ import (
 
 	"golang.org/x/text/unicode/norm"
 
+	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/lazyregexp"
@@ -143,7 +144,7 @@ func (s *session) promptSubmit(ctx context.Context) (Result, error) {
 			parts = append(parts, Trim(b.Text, CapPrompt))
 		}
 		_ = s.update(func(r *Record) {
-			r.Task = oneLine(s.in.Prompt, 2000)
+			r.Task = recorded(s.in.Prompt, 2000)
 			if b.Text != "" {
 				r.Brief, r.Scope = b.Key, b.Scope
 			}
@@ -188,6 +189,7 @@ func (s *session) buildBrief(ctx context.Context, key string) (Brief, error) {
 	}()
 	type agg struct {
 		path, kind, title string
+		outside           bool // a hit of it is others' words: its title is fenced
 		score             float64
 		words             []string
 	}
@@ -209,6 +211,7 @@ func (s *session) buildBrief(ctx context.Context, key string) (Brief, error) {
 					a = &agg{path: p, kind: h.Kind, title: h.Title}
 					byPath[p] = a
 				}
+				a.outside = a.outside || h.Trust != inbox.Own
 				if !slices.Contains(a.words, w) {
 					a.score += h.Score + 1
 					a.words = append(a.words, w)
@@ -240,7 +243,10 @@ func (s *session) buildBrief(ctx context.Context, key string) (Brief, error) {
 		}
 		start, end := locate(host, a.words)
 		why := a.kind
-		if a.title != "" {
+		switch {
+		case a.title != "" && a.outside: // a title others wrote is data, never an instruction
+			why += " " + memory.Fence(fmt.Sprintf("%q", a.title))
+		case a.title != "":
 			why += fmt.Sprintf(" %q", a.title)
 		}
 		regions = append(regions, Region{File: host, Start: start, End: end, Why: why + ", matches " + strings.Join(a.words, ", ")})

@@ -13,6 +13,9 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/secret"
 )
 
 // session is one hook call: the payload, the owner's box, the project the agent works in, and the
@@ -66,6 +69,11 @@ func openSession(in Input, env Env) (*session, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The session's folder is read with its links followed, as the kernel reads a relative path from it:
+	// a cwd reached through a link to the box is the box (docs/HOOKS.md, "The Bash guard").
+	if real, err := filepath.EvalSymlinks(in.Cwd); err == nil && in.Cwd != "" {
+		in.Cwd = real
+	}
 	s := &session{in: in, env: env, root: root, now: env.Now, settings: loadSettings(root)}
 	s.id = safeID(in.SessionID)
 	s.dir = filepath.Join(root, ".box", "sessions", s.id)
@@ -106,11 +114,21 @@ func projectRoot(dir string) string {
 	}
 }
 
-// within reports whether path is root or lies below it.
+// within reports whether path is root or lies below it: by its text, or with the links of both followed
+// (layout.FromHost), so a box named through a link, or a path through one, is still the box.
 func within(root, path string) bool {
 	if root == "" || path == "" {
 		return false
 	}
+	if lexWithin(root, path) {
+		return true
+	}
+	_, err := layout.FromHost(root, path)
+	return err == nil
+}
+
+// lexWithin is within by the paths' text alone.
+func lexWithin(root, path string) bool {
 	rel, err := filepath.Rel(root, path)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../") && !filepath.IsAbs(rel)
 }
@@ -134,6 +152,28 @@ type Record struct {
 
 // maxCommands is how many last commands the record keeps.
 const maxCommands = 10
+
+// recorded is text the record keeps (a command, a task's prompt) folded to one line of at most n runes,
+// through the secret rules (docs/SECRETS.md): the record is restated to the model after a compaction, so
+// a key typed into a command must not come back. A word that alone reads as a secret is replaced; text
+// that still reads as one (a password named in words) is withheld whole. Only the first 4n runes are
+// read: no more is kept.
+func recorded(text string, n int) string {
+	text = oneLine(text, 4*n)
+	if _, found := secret.Secret(text); found {
+		words := strings.Fields(text)
+		for i, w := range words {
+			if _, found := secret.Secret(w); found {
+				words[i] = "[secret withheld]"
+			}
+		}
+		text = strings.Join(words, " ")
+		if _, found := secret.Secret(text); found {
+			return "[withheld: it reads as holding a secret]"
+		}
+	}
+	return oneLine(text, n)
+}
 
 // Marker counts compactions and which one was answered, by which hook.
 type Marker struct {
@@ -273,13 +313,19 @@ func (s *session) appendLine(name string, v any) error {
 // display shows a host path as the agent knows it: a box path inside the box, else relative to the
 // project, else as is.
 func (s *session) display(host string) string {
-	if within(s.root, host) {
+	if lexWithin(s.root, host) {
 		rel, _ := filepath.Rel(s.root, host)
 		return "/" + filepath.ToSlash(rel)
 	}
-	if within(s.project, host) {
+	if bp, err := layout.FromHost(s.root, host); err == nil {
+		return bp
+	}
+	if lexWithin(s.project, host) {
 		rel, _ := filepath.Rel(s.project, host)
 		return filepath.ToSlash(rel)
+	}
+	if rel, err := layout.FromHost(s.project, host); err == nil && rel != "/" {
+		return strings.TrimPrefix(rel, "/")
 	}
 	return host
 }

@@ -142,10 +142,16 @@ func (s *session) recordText(r Record, n int) string {
 	return b.String()
 }
 
-// rules is the agent guide of the project (CLAUDE.md, else AGENTS.md), verbatim, with its heading.
+// rules is the agent guide of the project (CLAUDE.md, else AGENTS.md), verbatim, with its heading. The
+// box's own guide is read under the box's escape check (docs/SECURITY.md, "Paths, symlinks and the box
+// tree"): a guide linked out of the box is not read.
 func (s *session) rules() string {
+	read := func(name string) ([]byte, error) { return os.ReadFile(filepath.Join(s.project, name)) }
+	if s.inBox {
+		read = func(name string) ([]byte, error) { return layout.ReadFile(s.root, "/"+name) }
+	}
 	for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
-		data, err := os.ReadFile(filepath.Join(s.project, name))
+		data, err := read(name)
 		if err == nil && len(strings.TrimSpace(string(data))) > 0 {
 			return "Rules (" + name + ", verbatim):\n" + strings.TrimSpace(string(data))
 		}
