@@ -646,8 +646,15 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 		return targets, nil
 	}
 	name := filepath.Base(w[0].text)
-	if name == "sed" || name == "perl" {
-		return append(targets, inPlaceFiles(name, w[1:])...), nil
+	if name == "busybox" && len(w) > 1 { // busybox sed …: the applet is the command
+		w = w[1:]
+		name = filepath.Base(w[0].text)
+	}
+	switch name {
+	case "sed", "gsed", "perl":
+		return append(targets, inPlaceFiles(strings.TrimPrefix(name, "g"), w[1:])...), nil
+	case "awk", "gawk":
+		return append(targets, awkInPlace(w[1:])...), nil
 	}
 	var ops []word
 	var target *word
@@ -663,6 +670,11 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 			i++
 		case name == "dd" && strings.HasPrefix(t, "of="):
 			targets = append(targets, word{text: strings.TrimPrefix(t, "of="), dynamic: w[i].dynamic})
+		case name == "sort" && (t == "-o" || t == "--output") && i+1 < len(w):
+			targets = append(targets, w[i+1])
+			i++
+		case name == "sort" && (strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "-o") && len(t) > 2):
+			targets = append(targets, word{text: strings.TrimPrefix(strings.TrimPrefix(t, "--output="), "-o"), dynamic: w[i].dynamic})
 		case strings.HasPrefix(t, "-") && t != "-":
 		default:
 			ops = append(ops, w[i])
@@ -678,12 +690,47 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 	case "cp", "install", "ln", "rsync":
 		if target == nil && len(ops) > 1 {
 			target = &ops[len(ops)-1]
+			ops = ops[:len(ops)-1]
+		}
+		if name == "ln" { // a link made to a file only the box writes is a way to write it next
+			targets = append(targets, ops...)
 		}
 	}
 	if target != nil {
 		targets = append(targets, *target)
 	}
 	return targets, nil
+}
+
+// awkInPlace returns the files gawk edits in place (-i inplace, -iinplace, --include=inplace): its
+// operands after the program text (unless -f gave the program), or nil.
+func awkInPlace(args []word) []word {
+	inPlace, program := false, false
+	var ops []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case (t == "-i" || t == "--include") && i+1 < len(args):
+			inPlace = inPlace || strings.TrimSuffix(args[i+1].text, ".awk") == "inplace"
+			i++
+		case strings.HasPrefix(t, "-i") || strings.HasPrefix(t, "--include="):
+			v := strings.TrimPrefix(strings.TrimPrefix(t, "--include="), "-i")
+			inPlace = inPlace || strings.TrimSuffix(v, ".awk") == "inplace"
+		case (t == "-f" || t == "-v" || t == "-F") && i+1 < len(args):
+			program = program || t == "-f"
+			i++
+		case strings.HasPrefix(t, "-") && t != "-":
+			program = program || strings.HasPrefix(t, "-f")
+		case !program:
+			program = true // the program text
+		default:
+			ops = append(ops, args[i])
+		}
+	}
+	if !inPlace {
+		return nil
+	}
+	return ops
 }
 
 // inPlaceFiles returns the files a sed or perl command edits in place, or nil when it edits none. The
@@ -774,19 +821,13 @@ func (s *session) protectedWrite(t word, cwd string) string {
 		}
 		return ""
 	}
-	if !filepath.IsAbs(p) {
-		p = filepath.Join(cwd, p)
-	}
-	p = filepath.Clean(p)
+	p = layout.Resolve(layout.Join(cwd, p)) // as the shell will follow it: link/.. climbs from the link's target
 	if !within(s.root, p) {
 		return ""
 	}
 	bp, err := layout.FromHost(s.root, p)
 	if err != nil {
 		return ""
-	}
-	if bp == "/.git" || strings.HasPrefix(bp, "/.git/") {
-		return "the box's repository .git/ is written only by git, through the box"
 	}
 	return guard(bp)
 }
@@ -815,11 +856,7 @@ func (s *session) preBash() (Result, bool) {
 			}
 		}
 		if cd != nil && !cd.dynamic {
-			if filepath.IsAbs(cd.text) {
-				cwd = filepath.Clean(cd.text)
-			} else {
-				cwd = filepath.Join(cwd, cd.text)
-			}
+			cwd = layout.Resolve(layout.Join(cwd, cd.text))
 		}
 	}
 	return Result{}, false
@@ -861,10 +898,7 @@ func (s *session) gitConfigWrite(c simpleCmd, cwd string) string {
 				p = filepath.Join(home, rest)
 			}
 		}
-		if !filepath.IsAbs(p) {
-			p = filepath.Join(base, p)
-		}
-		return filepath.Clean(p)
+		return layout.Resolve(layout.Join(base, p))
 	}
 	inBox := func(p string) bool { return p != "" && within(s.root, p) }
 	unknown := false // a -C built at run time: judged by what it spells

@@ -84,3 +84,35 @@ func TestRulesOfTheBoxStayInTheBox(t *testing.T) {
 		t.Errorf("the rules restated a file outside the box:\n%s", got)
 	}
 }
+
+// TestGuardsFollowLinksAsTheKernelDoes: in a project with a link into the box's memory, "m/../.." is the
+// box's root to the shell (the link is followed before the ".."), a link to a card not written yet leads
+// to where a write through it would land, and a link made to a file only the box writes is a write of it.
+func TestGuardsFollowLinksAsTheKernelDoes(t *testing.T) {
+	f := newFixture(t)
+	if err := os.Symlink(filepath.Join(f.box, "_content", "memory"), filepath.Join(f.project, "m")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(f.box, "_bookkeeping", "approvals", "forged.approval.card"), filepath.Join(f.project, "ap")); err != nil {
+		t.Fatal(err)
+	}
+	up := f.project + "/m/../.." // as written: filepath.Join would take the ".." from the link's folder
+	for _, p := range []string{up + "/.box/hooks.json", up + "/_config/switches.card", up + "/.git/hooks/post-commit", filepath.Join(f.project, "ap")} {
+		if denied(Run(context.Background(), PreToolUse, writePayload(t, f.project, p), f.env)) == "" {
+			t.Errorf("a Write to %s went through", p)
+		}
+	}
+	for _, cmd := range []string{"echo x > m/../../.box/hooks.json", "cp x m/../../.git/hooks/post-commit", "sed -i s/a/b/ m/../../_config/switches.card",
+		"cd m/.. && echo x > ../_config/switches.card", "tee ap < /tmp/card", "ln -s " + filepath.Join(f.box, ".git", "hooks", "reference-transaction") + " rt",
+		"gsed -i s/a/b/ m/../../_config/switches.card", "busybox sed -i s/a/b/ m/../../_config/switches.card",
+		"awk -i inplace '{print}' m/../../_config/switches.card", "sort -o m/../../_config/switches.card x"} {
+		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
+			t.Errorf("%q went through", cmd)
+		}
+	}
+	for _, cmd := range []string{"echo x > m/notes.md", "awk '{print}' m/../../_config/switches.card", "sort m/../../_config/switches.card", "ln -s m/x y"} {
+		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
+			t.Errorf("%q was denied: %s", cmd, why)
+		}
+	}
+}

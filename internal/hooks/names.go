@@ -139,7 +139,7 @@ func (s *session) codeRows() []Row {
 			return nil
 		}
 		changed = true
-		data, err := os.ReadFile(p)
+		data, err := readRegular(p, maxCodeSize)
 		if err != nil {
 			return nil
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -66,12 +68,13 @@ func (in Input) toolArgs() toolArgs {
 	return a
 }
 
-// abs makes a path from tool_input absolute against the session's cwd.
+// abs makes a path from tool_input absolute against the session's cwd, followed as the kernel follows it
+// (layout.Resolve: link/.. is the parent of the link's target, not the link's folder).
 func (s *session) abs(p string) string {
-	if p == "" || filepath.IsAbs(p) {
-		return filepath.Clean(p)
+	if p == "" {
+		return ""
 	}
-	return filepath.Join(s.in.Cwd, p)
+	return layout.Resolve(layout.Join(s.in.Cwd, p))
 }
 
 // writeTools are the tools that write files (Claude Code's and Codex's apply_patch).
@@ -157,19 +160,11 @@ func (s *session) briefRegions(host string) []Region {
 // folder, a named pipe, a device) is not measured: opening a pipe would wait for a writer, and reading a
 // device might never end.
 func measure(host string) (int64, int, error) {
-	fi, err := os.Stat(host)
-	if err != nil || !fi.Mode().IsRegular() {
-		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a regular file", host)
-	}
-	// O_NONBLOCK: a pipe swapped in since the Stat makes the open return at once, and the check below refuses it.
-	f, err := os.OpenFile(host, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	f, fi, err := openRegular(host)
 	if err != nil {
 		return 0, 0, err
 	}
 	defer func() { _ = f.Close() }() // hooks fail open: a close is not worth failing a session for
-	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return 0, 0, errs.E("hooks.measure", errs.NotFound, "%s is not a regular file", host)
-	}
 	buf := make([]byte, 256<<10)
 	lines, read := 0, 0
 	for read < 64<<20 {
@@ -304,6 +299,8 @@ func guard(bp string) string {
 	switch {
 	case bp == "/.box" || strings.HasPrefix(bp, "/.box/"):
 		return "the box's runtime folder .box/ is written only by the box itself"
+	case bp == "/.git" || strings.HasPrefix(bp, "/.git/"):
+		return "the box's repository .git/ is written only by git, through the box"
 	case strings.EqualFold(bp, layout.Switches):
 		return "the switches are the owner's to set, in the box's settings"
 	case strings.EqualFold(bp, layout.Settings):
@@ -346,4 +343,37 @@ func inScope(rec Record, p, root, project string) bool {
 		}
 	}
 	return !relevant
+}
+
+// openRegular opens a file a hook reads from a project or the box only when it is a regular file: a
+// pipe would block the hook (and the agent) and a device such as /dev/zero never ends.
+func openRegular(host string) (*os.File, fs.FileInfo, error) {
+	fi, err := os.Stat(host)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil, nil, errs.E("hooks.read", errs.NotFound, "%s is not a regular file", host)
+	}
+	// O_NONBLOCK: a pipe swapped in since the Stat makes the open return at once, and the check below refuses it.
+	f, err := os.OpenFile(host, os.O_RDONLY|unix.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, nil, err
+	}
+	if fi, err = f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		_ = f.Close()
+		return nil, nil, errs.E("hooks.read", errs.NotFound, "%s is not a regular file", host)
+	}
+	return f, fi, nil
+}
+
+// readRegular reads a regular file of at most max bytes (openRegular); a longer one is an error.
+func readRegular(host string, max int64) ([]byte, error) {
+	f, _, err := openRegular(host)
+	if err != nil {
+		return nil, err
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		return nil, errs.E("hooks.read", errs.Limited, "%s is longer than %d bytes", host, max)
+	}
+	return data, err
 }

@@ -83,3 +83,47 @@ func TestNoWalkOfTheHomeFolder(t *testing.T) {
 		t.Errorf("the project %s would not be walked", f.project)
 	}
 }
+
+// TestReadsOfProjectFilesNeverWait: what a hook reads from a project (the name index's source files, the
+// agent guide) is read only from a regular file and only up to its cap: a pipe named pipe.go and a link
+// x.go to /dev/zero end the read at once instead of holding the agent.
+func TestReadsOfProjectFilesNeverWait(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "pipe.go")
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { // the writer: its open waits for a reader
+		defer close(done)
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			_, _ = w.WriteString("package x\n")
+			_ = w.Close()
+		}
+	}()
+	_, err := readRegular(fifo, maxCodeSize)
+	r, rerr := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0) // release the writer whatever happened
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	<-done
+	_ = r.Close()
+	if err == nil {
+		t.Error("a named pipe was read")
+	}
+	zero := filepath.Join(dir, "x.go")
+	if err := os.Symlink("/dev/zero", zero); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readRegular(zero, maxCodeSize); err == nil {
+		t.Error("a link to /dev/zero was read")
+	}
+	big := filepath.Join(dir, "big.go")
+	mustWrite(t, big, strings.Repeat("x", 11))
+	if _, err := readRegular(big, 10); err == nil {
+		t.Error("a file over the cap was read")
+	}
+	if data, err := readRegular(big, 11); err != nil || len(data) != 11 {
+		t.Errorf("a file at the cap: %d bytes, %v", len(data), err)
+	}
+}

@@ -3,6 +3,7 @@ package layout
 import (
 	"flag"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -133,4 +134,42 @@ func FuzzClean(f *testing.F) {
 			return
 		}
 	})
+}
+
+// Resolve follows a path as the kernel does: link/.. is the parent of the link's target, a link to
+// nothing yet leads to its target, a relative target is read from the link's folder, and a loop of
+// links ends.
+func TestResolve(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"a/b/c", "x"} {
+		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for link, target := range map[string]string{"x/l": filepath.Join(dir, "a", "b", "c"), "x/rel": "../a/b", "x/dangle": "../a/new.card", "x/loop1": "loop2", "x/loop2": "loop1"} {
+		if err := os.Symlink(target, filepath.Join(dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for in, want := range map[string]string{
+		dir + "/x/l/..":             dir + "/a/b",
+		dir + "/x/l/../../f":        dir + "/a/f",
+		dir + "/x/rel/c/..":         dir + "/a/b",
+		dir + "/x/dangle":           dir + "/a/new.card",
+		dir + "/x/./l/missing/../y": dir + "/a/b/c/y",
+		dir + "/x/../a/./b":         dir + "/a/b",
+	} {
+		if got := Resolve(in); got != want {
+			t.Errorf("Resolve(%s) = %s, want %s", in, got, want)
+		}
+	}
+	if got := Resolve(dir + "/x/loop1/z"); !strings.HasPrefix(got, dir+"/x/") {
+		t.Errorf("a loop of links: %s", got)
+	}
+	if got := Join(dir, "l/.."); got != dir+"/l/.." {
+		t.Errorf("Join cleaned the path: %s", got)
+	}
 }

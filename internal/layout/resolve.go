@@ -39,17 +39,21 @@ func resolve(root, boxPath string) (host, realRoot string, err error) {
 }
 
 // FromHost maps a host path (absolute or relative to the working directory) to its box path,
-// refusing paths outside root.
+// refusing paths outside root. The path is followed as the kernel follows it (Resolve).
 func FromHost(root, host string) (string, error) {
-	abs, err := filepath.Abs(host)
-	if err != nil {
-		return "", err
+	abs := host
+	if !filepath.IsAbs(abs) {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		abs = Join(wd, host)
 	}
 	realRoot, err := filepath.EvalSymlinks(root)
 	if err != nil {
 		return "", fmt.Errorf("box root %s: %w", root, err)
 	}
-	abs = evalExisting(abs)
+	abs = Resolve(abs)
 	rel, err := filepath.Rel(realRoot, abs)
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return "", fmt.Errorf("%s is outside the box at %s", host, root)
@@ -83,4 +87,49 @@ func evalExisting(p string) string {
 		rest = filepath.Join(filepath.Base(cur), rest)
 		cur = parent
 	}
+}
+
+// Join puts a relative path after dir as text, without cleaning it: "link/.." must reach Resolve whole,
+// where the kernel's reading of it (the parent of the link's target) is not filepath.Join's (dir).
+func Join(dir, rel string) string {
+	if filepath.IsAbs(rel) {
+		return rel
+	}
+	return dir + string(filepath.Separator) + rel
+}
+
+// Resolve is the absolute path p names as the kernel follows it: part by part, each link followed where
+// it stands, so a ".." after a link climbs from the link's target (link/.. is not the link's folder), and
+// a link to nothing yet leads to its target (where a write through it would land). What lies past the
+// first missing part is taken as written. A loop of links stops being followed after 40.
+func Resolve(p string) string {
+	sep := string(filepath.Separator)
+	vol := filepath.VolumeName(p)
+	out := vol + sep
+	parts := strings.Split(p[len(vol):], sep)
+	for i, links := 0, 0; i < len(parts); i++ {
+		switch c := parts[i]; c {
+		case "", ".":
+		case "..":
+			out = filepath.Dir(out)
+		default:
+			next := filepath.Join(out, c)
+			fi, err := os.Lstat(next)
+			if err != nil || fi.Mode()&fs.ModeSymlink == 0 || links >= 40 {
+				out = next
+				continue
+			}
+			target, err := os.Readlink(next)
+			if err != nil {
+				out = next
+				continue
+			}
+			links++
+			if filepath.IsAbs(target) {
+				out = vol + sep
+			}
+			parts, i = append(strings.Split(target, sep), parts[i+1:]...), -1
+		}
+	}
+	return out
 }

@@ -56,11 +56,11 @@ func ParseHook(data []byte, defaultCwd string) (HookPayload, error) {
 	if p.Cwd == "" {
 		p.Cwd = defaultCwd
 	}
-	abs := func(s string) string {
+	abs := func(s string) string { // followed as the kernel follows it: link/.. is not the link's folder
 		if filepath.IsAbs(s) || p.Cwd == "" {
-			return filepath.Clean(s)
+			return layout.Resolve(s)
 		}
-		return filepath.Join(p.Cwd, s)
+		return layout.Resolve(layout.Join(p.Cwd, s))
 	}
 	if len(in.ToolInput) == 0 || string(in.ToolInput) == "null" {
 		return p, nil
