@@ -136,6 +136,9 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 		cmd := exec.CommandContext(ctx, r.bin(), full...)
 		cmd.Env = env(extra...)
 		cmd.SysProcAttr = procAttr()
+		// Once ctx ends and git is killed, its helpers (git-remote-http, ssh) may still hold its output
+		// open: the command ends anyway this long after, instead of when they give up.
+		cmd.WaitDelay = waitDelay
 		if c.stdin != nil {
 			cmd.Stdin = bytes.NewReader(c.stdin)
 		}
@@ -157,6 +160,9 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 	}
 	return stdout.Bytes(), nil
 }
+
+// waitDelay is how long a killed git's output is waited for (exec.Cmd.WaitDelay).
+const waitDelay = 2 * time.Second
 
 // lockRetry bounds how long a command waits out another git's lock file.
 const lockRetry = 2 * time.Second

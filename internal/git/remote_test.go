@@ -700,4 +700,21 @@ func TestPushToASilentServerGivesUp(t *testing.T) {
 	case <-time.After(2 * time.Minute): // a bound for a push that never gives up, far beyond its Stall
 		t.Fatal("the push to a silent server did not give up")
 	}
+	// A push whose context ends gives up then, though git's helper (git-remote-http), still waiting out
+	// its stall limit, holds git's output open.
+	cut, cancel := context.WithCancel(ctx)
+	go func() {
+		_, err := r.Push(cut, "silent", false, Auth{Stall: 10 * time.Minute})
+		done <- err
+	}()
+	time.Sleep(500 * time.Millisecond) // the push is under way: its context ends mid-push, not before it
+	cancel()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a push whose context ended succeeded")
+		}
+	case <-time.After(2 * time.Minute): // far beyond waitDelay, far below the stall limit
+		t.Fatal("the push went on after its context ended")
+	}
 }
