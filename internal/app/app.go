@@ -244,10 +244,12 @@ func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, er
 	if err := a.Protective(ctx); err != nil {
 		return box.Result{}, err
 	}
-	set := time.Now() // the other processes' flag caches run on the wall clock
 	if err := a.State.SetFrozen(ctx, on); err != nil {
 		return box.Result{}, err
 	}
+	// Read once the flag is committed: SetFrozen may wait on SQLite's lock, and a read another process
+	// made while it waited still says thawed. The other processes' flag caches run on the wall clock.
+	set := time.Now()
 	verb := "unfroze"
 	if on {
 		verb = "froze"

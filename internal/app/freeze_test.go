@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
@@ -73,6 +74,49 @@ func TestFreezeHoldsEverywhereOnceSaid(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := a.Freeze(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Quiet(ctx); !errs.Is(err, errs.Frozen) {
+		t.Fatalf("another process right after the freeze: %v", err)
+	}
+}
+
+// A freeze that waits on SQLite's lock (another process is writing the state) holds everywhere once
+// said, though another process read the flags while it waited: the wait counts from the commit.
+func TestFreezeWaitingOnTheLockHoldsEverywhere(t *testing.T) {
+	ctx := context.Background()
+	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	open := func() *state.Store {
+		s, err := state.Open(a.Root, state.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	writer, other := open(), open()
+	tx, err := writer.DB().BeginTx(ctx, nil) // IMMEDIATE: holds the write lock until it ends
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := a.Freeze(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, true)
+		done <- err
+	}()
+	// Longer than a flag read is reused, so a wait counted from before the lock would be over already.
+	time.Sleep(2 * state.FlagTTL)
+	if err := other.Quiet(ctx); err != nil { // read while the freeze waits: thawed, and cached
+		t.Fatal(err)
+	}
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Quiet(ctx); !errs.Is(err, errs.Frozen) {

@@ -12,13 +12,13 @@ import (
 	"io/fs"
 	"os"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/boxmem/box/internal/atomicfile"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/git"
+	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/vault"
 )
 
@@ -128,8 +128,14 @@ func (b *Backups) update(name string, f func(h *health) bool) error {
 
 // forget drops what is kept of remotes no longer listed (a git remote remove, or a Remove that failed
 // after the remote went): a retry time of theirs would re-arm the backup job for nothing, at once and
-// again when it is in the past. b.mu is held; m is saved when anything went.
-func (b *Backups) forget(m map[string]health, rs []git.Remote) error {
+// again when it is in the past. b.mu is held; m is saved when anything went. The remotes are listed
+// here, after m was read: another process that added a remote and kept its health did so before this
+// listing, so a list read earlier never drops it.
+func (b *Backups) forget(ctx context.Context, m map[string]health) error {
+	rs, err := b.cfg.Repo.Remotes(ctx)
+	if err != nil {
+		return err
+	}
 	n := len(m)
 	for name := range m {
 		if !slices.ContainsFunc(rs, func(r git.Remote) bool { return r.Name == name }) {
@@ -284,7 +290,7 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 	b.mu.Lock()
 	m, err := b.load()
 	if err == nil {
-		err = b.forget(m, rs)
+		err = b.forget(ctx, m)
 	}
 	b.mu.Unlock()
 	if err != nil {
@@ -356,16 +362,17 @@ func (b *Backups) push(ctx context.Context, name string, force bool) (git.PushRe
 	return res, err
 }
 
-// reason is a failure's sentence without its numbers (curl's "after 0 ms", a port, a count): two
-// failures with the same reason are one outage, news once and not at every retry.
+// reason is a failure's sentence without what changes from one try of the same failure to the next:
+// timings (curl's "after 0 ms", "after 30001 milliseconds", a time the server gives, a Go duration) and
+// byte counts. Two failures with the same reason are one outage, news once and not at every retry;
+// every other number stays, so HTTP 502 then 503, or port 22 then 2222, are two failures.
 func reason(msg string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return -1
-		}
-		return r
-	}, msg)
+	return noise.ReplaceAllString(msg, "#")
 }
+
+// noise is a Go duration ("2m0s", "1.5s") or a number with a unit of time or size ("after 0 ms",
+// "30 minutes", "512 bytes").
+var noise = lazyregexp.New(`(?i)\b(?:(?:\d+(?:\.\d+)?(?:ns|µs|us|ms|h|m|s))+|\d+(?:[.,]\d+)?\s?(?:milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|bytes?|[kmg]i?b|ns|µs|us|ms|h|m|s))\b`)
 
 // auth is how a push to name proves itself: its token from the vault, when it has one (ssh remotes use
 // the owner's agent and need none).
@@ -415,18 +422,14 @@ func Backoff(n int) time.Duration {
 // NextRetry is the earliest time a backing-off remote may be tried again; zero when none waits. Only
 // the listed remotes count: what is kept of another is dropped (forget).
 func (b *Backups) NextRetry(ctx context.Context) time.Time {
-	rs, err := b.cfg.Repo.Remotes(ctx)
-	if err != nil {
-		return time.Time{} // the next commit's push reads them again and fails with the sentence
-	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	m, err := b.load()
 	if err == nil {
-		err = b.forget(m, rs)
+		err = b.forget(ctx, m)
 	}
 	if err != nil {
-		return time.Time{}
+		return time.Time{} // the next commit's push reads them again and fails with the sentence
 	}
 	var t time.Time
 	for _, h := range m {

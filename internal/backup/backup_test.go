@@ -132,20 +132,24 @@ func TestBackoffCountsFromTheEndOfThePush(t *testing.T) {
 	}
 }
 
-// One outage is news once: a failure whose sentence differs from the last only in its numbers (a time
-// the server gives, curl's "after 0 ms") is the same failure; another reason is news again.
+// One outage is news once: a failure whose sentence differs from the last only in its timings (a time
+// the server gives, curl's "after 0 ms") is the same failure; another reason, or another status, is news
+// again.
 func TestTheSameFailureIsNewsOnce(t *testing.T) {
 	r := repo(t)
 	var round atomic.Int32
 	failing(t, r, func() (int, string) {
-		if n := round.Load(); n < 3 {
+		switch n := round.Load(); {
+		case n < 3:
 			return http.StatusServiceUnavailable, fmt.Sprintf("Down for maintenance, back in %d minutes", 30-10*n)
+		case n < 5:
+			return http.StatusBadGateway, fmt.Sprintf("Upstream answered HTTP %d", 502+n-3) // 502, then 503
 		}
 		return http.StatusUnauthorized, "Unauthorized"
 	}, func() {})
 	b, _ := backups(t, r, backup.Config{})
 	var news []bool
-	for i := range 4 {
+	for i := range 6 {
 		round.Store(int32(i))
 		p := pushAll(t, b, true).Pushed[0]
 		if p.Error == "" {
@@ -153,8 +157,8 @@ func TestTheSameFailureIsNewsOnce(t *testing.T) {
 		}
 		news = append(news, p.New)
 	}
-	if fmt.Sprint(news) != "[true false false true]" {
-		t.Fatalf("news at each failure: %v, want [true false false true]", news)
+	if fmt.Sprint(news) != "[true false false true true true]" {
+		t.Fatalf("news at each failure: %v, want [true false false true true true]", news)
 	}
 }
 

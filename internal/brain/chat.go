@@ -1,7 +1,6 @@
 package brain
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -100,7 +99,7 @@ func (b *Brain) think(ctx context.Context, in ChatInput, text string, emit func(
 	if err != nil {
 		return ChatResult{}, err
 	}
-	prompt, err := b.prompt(ctx, text, now)
+	prompt, err := b.prompt(ctx, st, text, now)
 	if err != nil {
 		return ChatResult{}, err
 	}
@@ -149,7 +148,7 @@ func (b *Brain) history(id string) ([]Message, bool, error) {
 	if err != nil {
 		return nil, false, errs.Wrap("brain.chat", errs.Other, err, "The conversation cannot be read")
 	}
-	return parseHistory(data), bytes.HasPrefix(data, []byte(outsideFront)), nil
+	return parseHistory(data), readsOutside(chatPath(id), data), nil
 }
 
 // History returns a conversation's messages, oldest first.
@@ -200,7 +199,7 @@ func (b *Brain) recordTurn(ctx context.Context, in ChatInput, text string, now t
 			data = append(data, formatMessage(Message{Owner: true, Time: clock, Text: text})...)
 			data = append(data, formatMessage(answer)...)
 			if res.Outside {
-				data = markOutside(data)
+				data = markOutside(p, data)
 			}
 			if err := tx.Write(p, data); err != nil {
 				return err
@@ -212,7 +211,7 @@ func (b *Brain) recordTurn(ctx context.Context, in ChatInput, text string, now t
 
 // prompt is the chat's system prompt: who answers and where the words go, the rules, the router and
 // the few notes this message needs, found by search; never the whole memory (docs/BRAIN.md).
-func (b *Brain) prompt(ctx context.Context, message string, now time.Time) (func(model string) string, error) {
+func (b *Brain) prompt(ctx context.Context, st *turnState, message string, now time.Time) (func(model string) string, error) {
 	s, err := b.Settings()
 	if err != nil {
 		return nil, err
@@ -225,10 +224,12 @@ func (b *Brain) prompt(ctx context.Context, message string, now time.Time) (func
 	if err != nil && !errs.Is(err, errs.NotFound) {
 		return nil, err
 	}
-	notes, err := b.notesFor(ctx, message)
+	notes, outside, err := b.notesFor(ctx, message)
 	if err != nil {
 		return nil, err
 	}
+	// Others' words in the prompt are read for the whole turn, as if a tool had returned them.
+	st.outside = st.outside || outside
 	day := now.Format("Monday 2 January 2006, 15:04") + " (" + now.Location().String() + ")"
 	return func(model string) string {
 		var p strings.Builder
@@ -255,14 +256,15 @@ const rules = `Rules:
 
 // notesFor is the search-driven part of the prompt: at most promptNotes notes or lines that match the
 // message, each a short passage. Notes written mostly by others are named only (reading one is reading
-// outside content); the chat's own history is left out.
-func (b *Brain) notesFor(ctx context.Context, message string) (string, error) {
+// outside content), their titles fenced; outside is true when any of their words went in. The chat's own
+// history is left out.
+func (b *Brain) notesFor(ctx context.Context, message string) (notes string, outside bool, err error) {
 	res, err := b.cfg.Memory.Search(ctx, memory.SearchInput{Words: message, Limit: promptNotes + 4})
 	if errs.Is(err, errs.Invalid) {
-		return "", nil // a message with no searchable words
+		return "", false, nil // a message with no searchable words
 	}
 	if err != nil {
-		return "", err
+		return "", false, err
 	}
 	var out strings.Builder
 	seen := map[string]bool{}
@@ -278,8 +280,12 @@ func (b *Brain) notesFor(ctx context.Context, message string) (string, error) {
 		seen[key] = true
 		n++
 		label := nonEmpty(h.Name, h.Path)
-		if h.Title != "" && h.Title != h.Name {
-			label += " (" + oneLine(h.Title) + ")"
+		if title := oneLine(h.Title); title != "" && h.Title != h.Name {
+			// An outside document's title is its writer's words; an inbox line's is the box's (its day).
+			if h.Trust == "outside" && h.Kind != memory.KindInbox {
+				title, outside = memory.Fence(title), true
+			}
+			label += " (" + title + ")"
 		}
 		if h.Trust == "outside" {
 			fmt.Fprintf(&out, "- %s [%s, written by others: read it with memory_read_note or memory_search if it matters]\n", label, h.Kind)
@@ -287,7 +293,7 @@ func (b *Brain) notesFor(ctx context.Context, message string) (string, error) {
 		}
 		fmt.Fprintf(&out, "- %s [%s]: %s\n", label, h.Kind, cut(oneLine(h.Text), promptNoteChars))
 	}
-	return out.String(), nil
+	return out.String(), outside, nil
 }
 
 func cut(s string, n int) string {

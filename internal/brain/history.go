@@ -1,12 +1,12 @@
 package brain
 
 import (
-	"bytes"
 	"crypto/rand"
 	"encoding/hex"
 	"strings"
 	"time"
 
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/lazyregexp"
 )
@@ -63,10 +63,27 @@ var headingClock = lazyregexp.New(`^\d{2}:\d{2}$`)
 // (fenced for every assistant), never the owner's (docs/BRAIN.md, "History").
 const outsideFront = "---\ntrust: outside\n---\n"
 
-// markOutside gives a conversation file the trust of others' words, once.
-func markOutside(data []byte) []byte {
-	if bytes.HasPrefix(data, []byte(outsideFront)) {
+// readsOutside reports whether a conversation file has the trust of others' words: its frontmatter's
+// trust, read as the memory's index reads it (card.Parse), so a file saved with a byte-order mark, CRLF
+// or other keys counts as search counts it. A frontmatter that cannot be read may say outside, so it is
+// taken to.
+func readsOutside(path string, data []byte) bool {
+	c, err := card.Parse(path, data)
+	if err == nil {
+		return c.String("trust") == "outside"
+	}
+	_, _, front := card.Split(data)
+	return front
+}
+
+// markOutside gives a conversation file the trust of others' words, once, keeping its frontmatter's
+// other keys; a frontmatter that cannot be edited gets the mark in a new one before it.
+func markOutside(path string, data []byte) []byte {
+	if c, err := card.Parse(path, data); err == nil && c.String("trust") == "outside" {
 		return data
+	}
+	if out, err := card.SetField(data, []string{"trust"}, "outside"); err == nil {
+		return out
 	}
 	return append([]byte(outsideFront), data...)
 }

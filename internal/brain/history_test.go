@@ -46,3 +46,34 @@ func FuzzHistory(f *testing.F) {
 		}
 	})
 }
+
+// The outside mark is the frontmatter's trust, however the file writes it; marking keeps the other keys
+// in the one frontmatter, and a frontmatter that cannot be read counts as outside.
+func TestOutsideMark(t *testing.T) {
+	const p = ChatsDir + "/2026-03-05-abcdef.md"
+	const body = "# Chat · Thursday 5 March 2026\n"
+	for in, want := range map[string]bool{
+		body:                false,
+		outsideFront + body: true,
+		"\uFEFF---\ntrust: outside\n---\n" + body:       true,
+		"---\r\ntrust: outside\r\n---\r\n" + body:       true,
+		"---\ntitle: x\ntrust: 'outside'\n---\n" + body: true,
+		"---\ntitle: x\n---\n" + body:                   false,
+		"---\ntrust: [\n---\n" + body:                   true,
+	} {
+		if got := readsOutside(p, []byte(in)); got != want {
+			t.Errorf("%q: outside %v, want %v", in, got, want)
+		}
+		out := markOutside(p, []byte(in))
+		fences := max(strings.Count(in, "---"), 2)
+		if strings.Contains(in, "[") {
+			fences += 2 // the unreadable frontmatter gets a new one before it
+		}
+		if !readsOutside(p, out) || strings.Count(string(out), "---") > fences {
+			t.Errorf("%q marked as %q", in, out)
+		}
+	}
+	if got := string(markOutside(p, []byte("---\ntitle: x\n---\n"+body))); got != "---\ntitle: x\ntrust: outside\n---\n"+body {
+		t.Errorf("marked as %q", got)
+	}
+}

@@ -74,6 +74,7 @@ func (b *Brain) handlers() map[string]handler {
 			for i, h := range res.Hits {
 				if h.Trust == "outside" {
 					res.Hits[i].Snippet, res.Hits[i].Text, outside = memory.Fence(h.Snippet), memory.Fence(h.Text), true
+					res.Hits[i].Title = memory.Fence(h.Title) // a title is the document's words too
 				}
 			}
 			if res.Hits == nil {
@@ -86,7 +87,7 @@ func (b *Brain) handlers() map[string]handler {
 		}) Outcome {
 			n, err := m.Read(ctx, in.Name)
 			if n.Outside {
-				n.Text = memory.Fence(n.Text)
+				n.Text, n.Title = memory.Fence(n.Text), memory.Fence(n.Title)
 			}
 			return st.read(result(n, err), n.Outside)
 		}),

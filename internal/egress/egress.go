@@ -101,11 +101,7 @@ func (c *Client) Get(ctx context.Context, raw string, header http.Header) (*Resp
 	const op = "egress.get"
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
-		shown := "The address" // one that does not parse is not repeated: it may carry a password
-		if err == nil {
-			shown = fmt.Sprintf("%q", u.Redacted())
-		}
-		return nil, errs.E(op, errs.Invalid, "%s is not an https URL without a user name; the box fetches only https addresses.", shown)
+		return nil, errs.E(op, errs.Invalid, "%s is not an https URL without a user name; the box fetches only https addresses.", quoted(u, err))
 	}
 	res, err := c.do(ctx, op, http.MethodGet, u, header, "The box could not fetch %s.")
 	if err != nil {
@@ -114,10 +110,10 @@ func (c *Client) Get(ctx context.Context, raw string, header http.Header) (*Resp
 	defer res.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(res.Body, c.opts.MaxBytes+1))
 	if err != nil {
-		return nil, errs.Wrap(op, errs.Other, err, fmt.Sprintf("The box could not read the answer of %s.", u.Redacted()))
+		return nil, errs.Wrap(op, errs.Other, err, fmt.Sprintf("The box could not read the answer of %s.", shown(u)))
 	}
 	if int64(len(body)) > c.opts.MaxBytes {
-		return nil, errs.E(op, errs.Limited, "The answer of %s is longer than %d bytes, the most the box reads.", u.Redacted(), c.opts.MaxBytes)
+		return nil, errs.E(op, errs.Limited, "The answer of %s is longer than %d bytes, the most the box reads.", shown(u), c.opts.MaxBytes)
 	}
 	return &Response{Status: res.StatusCode, Header: res.Header, Body: body}, nil
 }
@@ -297,7 +293,7 @@ func (c *Client) Status(ctx context.Context, method, raw string, header http.Hea
 	const op = "egress.status"
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return 0, errs.E(op, errs.Invalid, "%q is not an http or https URL.", raw)
+		return 0, errs.E(op, errs.Invalid, "%s is not an http or https URL.", quoted(u, err))
 	}
 	res, err := c.do(ctx, op, method, u, header, "The box could not reach %s.")
 	if err != nil {
@@ -312,7 +308,7 @@ func (c *Client) Status(ctx context.Context, method, raw string, header http.Hea
 func (c *Client) do(ctx context.Context, op, method string, u *url.URL, header http.Header, fail string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
 	if err != nil {
-		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("%s is not a URL the box can ask.", u.Redacted()))
+		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("%s is not a URL the box can ask.", shown(u)))
 	}
 	maps.Copy(req.Header, header)
 	res, err := c.hc.Do(req)
@@ -321,7 +317,28 @@ func (c *Client) do(ctx context.Context, op, method string, u *url.URL, header h
 		if errors.As(err, &e) {
 			return nil, e
 		}
-		return nil, errs.Wrap(op, errs.Other, err, fmt.Sprintf(fail, u.Redacted()))
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			ue.URL = shown(u) // net/http names the address with its user name, which may be a token
+		}
+		return nil, errs.Wrap(op, errs.Other, err, fmt.Sprintf(fail, shown(u)))
 	}
 	return res, nil
+}
+
+// shown is u as the box repeats it: without its user name or password at all (url.URL.Redacted keeps
+// the user name, and a token is often written there: https://ghp_…@github.com).
+func shown(u *url.URL) string {
+	v := *u
+	v.User = nil
+	return v.String()
+}
+
+// quoted is an address refused by its form, quoted as shown; one that does not parse is not repeated,
+// since what it carries cannot be told apart.
+func quoted(u *url.URL, err error) string {
+	if err != nil || u == nil {
+		return "The address"
+	}
+	return fmt.Sprintf("%q", shown(u))
 }

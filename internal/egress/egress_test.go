@@ -135,6 +135,31 @@ func TestGet(t *testing.T) {
 	}
 }
 
+// An address is never repeated with its user information: a token is often written as the user name
+// (https://ghp_…@github.com), which url.URL.Redacted keeps.
+func TestNoUserInfoIsRepeated(t *testing.T) {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
+		select { // answers only once the client gave up
+		case <-r.Context().Done():
+		case <-time.After(time.Minute):
+		}
+	})
+	n := egresstest.New(t, mux)
+	c := n.Client(egress.Options{Timeout: 500 * time.Millisecond})
+	ctx := context.Background()
+	const token = "ghp_Secret0Token"
+	if _, err := c.Get(ctx, "https://"+token+"@example.com/doc", nil); err == nil || strings.Contains(err.Error(), token) {
+		t.Errorf("get: %v", err)
+	}
+	for _, u := range []string{"ftp://" + token + "@example.com/", "https://" + token + ":pw@example.com/slow", "https://" + token + "@example.com/slow",
+		"https://" + token + "@127.0.0.1/", "http://" + token + "@exa mple.com/"} {
+		if _, err := c.Status(ctx, http.MethodHead, u, nil); err == nil || strings.Contains(err.Error(), token) {
+			t.Errorf("status of %s: %v", u, err)
+		}
+	}
+}
+
 // Without the test network, the client refuses a loopback address written as a number before it connects:
 // nothing listens there, and the answer names the rule, not a refused connection.
 func TestProductionClientRefusesLoopback(t *testing.T) {

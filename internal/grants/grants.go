@@ -246,6 +246,16 @@ func loopback(h string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
+// asciiHost reports whether h is printable ASCII only.
+func asciiHost(h string) bool {
+	for i := 0; i < len(h); i++ {
+		if h[i] <= ' ' || h[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
 func hostOf(redirect string) string {
 	u, err := url.Parse(redirect)
 	if err != nil {
@@ -266,6 +276,10 @@ func checkRedirect(raw string) error {
 	}
 	host := strings.ToLower(u.Hostname())
 	switch {
+	case !asciiHost(host):
+		// A browser maps claude。ai, full-width letters or a soft hyphen to claude.ai (IDNA), so a host
+		// that is not plain ASCII could pass as another than the pinned ones; the xn-- form compares as written.
+		return fmt.Errorf("%q names its host with characters that are not plain ASCII; write the host in its xn-- (punycode) form", raw)
 	case strings.HasSuffix(host, "."):
 		// claude.ai. is claude.ai to DNS, and to no comparison here (the pinned hosts, the box's own).
 		return fmt.Errorf("%q names its host with a final dot; write it without one", raw)

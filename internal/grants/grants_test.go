@@ -82,6 +82,13 @@ func TestRegisterRedirects(t *testing.T) {
 		"https://claude.ai./api/mcp/auth_callback": false,
 		"https://chatgpt.com./g/g-evil":            false,
 		"https://x.example./cb":                    false,
+		// Hosts a browser maps to claude.ai (IDNA) or that only look like it: refused unless in xn-- form.
+		"https://claude%E3%80%82ai/api/mcp/auth_callback":   false,
+		"https://claude%E3%80%82ai/x":                       false,
+		"https://\uff43\uff4c\uff41\uff55\uff44\uff45.ai/x": false,
+		"https://claude.ai\u00AD/x":                         false,
+		"https://\u0441laude.ai/x":                          false,
+		"https://xn--laude-7we.ai/x":                        true,
 	} {
 		_, err := s.Register(context.Background(), oauthex.ClientRegistrationMetadata{RedirectURIs: []string{uri}}, "test")
 		if (err == nil) != ok {

@@ -122,10 +122,13 @@ type Runner struct {
 	jobs      []Job
 	triggers  map[string]trigger // job → when a debounced trigger fires, and why
 	lastWrite time.Time          // the last commit heard that the runner did not make, on its clock
-	running   map[string]bool
-	wake      chan struct{}
-	wg        sync.WaitGroup
-	started   bool
+	running   map[string]bool    // runs holding their job's lock in this process (lockJob)
+	// apart is the scheduler's runs apart going on, from the pass that starts one to its goroutine's end;
+	// only those two touch it, so a run that was refused (Busy) never clears another run's mark.
+	apart   map[string]bool
+	wake    chan struct{}
+	wg      sync.WaitGroup
+	started bool
 }
 
 type trigger struct {
@@ -148,7 +151,8 @@ func New(b *box.Box, o Options) *Runner {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{b: b, opts: o, log: log, triggers: map[string]trigger{}, running: map[string]bool{}, wake: make(chan struct{}, 1)}
+	return &Runner{b: b, opts: o, log: log, triggers: map[string]trigger{}, running: map[string]bool{},
+		apart: map[string]bool{}, wake: make(chan struct{}, 1)}
 }
 
 var nameRe = lazyregexp.New(`^[a-z0-9][a-z0-9-]{0,39}$`)
@@ -294,7 +298,7 @@ func (r *Runner) pass(ctx context.Context) passed {
 		if !ok {
 			continue
 		}
-		if j.Hold != nil && j.Hold(ctx) != nil || j.Apart && r.IsRunning(j.Name) {
+		if j.Hold != nil && j.Hold(ctx) != nil || j.Apart && r.goingApart(j.Name) {
 			if p.held == nil {
 				p.held = map[string]bool{}
 			}
@@ -311,7 +315,7 @@ func (r *Runner) pass(ctx context.Context) passed {
 		_, triggered := r.triggers[j.Name]
 		delete(r.triggers, j.Name)
 		if j.Apart {
-			r.running[j.Name] = true // taken before the run starts, so the next pass does not start another
+			r.apart[j.Name] = true // taken before the run starts, so the next pass does not start another
 		}
 		r.mu.Unlock()
 		if !j.Apart {
@@ -323,7 +327,7 @@ func (r *Runner) pass(ctx context.Context) passed {
 			defer r.wg.Done()
 			r.ran(ctx, j, why, triggered)
 			r.mu.Lock()
-			delete(r.running, j.Name) // also when the run did not start (held, busy)
+			delete(r.apart, j.Name) // also when the run did not start (held, busy)
 			r.mu.Unlock()
 			r.poke() // its trigger, waiting while it ran, may be due
 		}()
@@ -577,6 +581,13 @@ func (r *Runner) lockJob(name string) (func(), error) {
 		r.mu.Unlock()
 		_ = f.Close() // releases the lock
 	}, nil
+}
+
+// goingApart reports whether a scheduled run apart of name, or any run of it in this process, is going on.
+func (r *Runner) goingApart(name string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.apart[name] || r.running[name]
 }
 
 // IsRunning reports whether this runner is running the job name now.

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -584,5 +585,56 @@ func TestARunApartHoldsNoOtherJobBack(t *testing.T) {
 	r.Wait()
 	if pushes.Load() != 2 {
 		t.Fatalf("the waiting trigger did not push after the first: %d pushes", pushes.Load())
+	}
+}
+
+// hookHandler is a logger that runs fn on every line it is given.
+type hookHandler struct{ fn func(msg string) }
+
+func (h hookHandler) Enabled(context.Context, slog.Level) bool { return true }
+func (h hookHandler) Handle(_ context.Context, rec slog.Record) error {
+	h.fn(rec.Message)
+	return nil
+}
+func (h hookHandler) WithAttrs([]slog.Attr) slog.Handler { return h }
+func (h hookHandler) WithGroup(string) slog.Handler      { return h }
+
+// The end of a scheduled run apart clears only its own mark: a run of the same job asked for after it
+// returned (here, while its failure is logged) is still running once the scheduler's run is over.
+func TestARunApartClearsOnlyItsOwnMark(t *testing.T) {
+	ctx := context.Background()
+	c := passkeytest.ClockAt(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC))
+	b := newBox(t, c.Now)
+	started, release, asked := make(chan struct{}), make(chan struct{}), make(chan error, 1)
+	var runs atomic.Int32
+	var r *Runner
+	r = New(b, Options{Now: c.Now, Tick: time.Hour, Logger: slog.New(hookHandler{func(msg string) {
+		if msg == "jobs: a run failed" { // the scheduled run has returned: a newer run starts
+			go func() { _, err := r.Run(ctx, "backup", WhyAsked); asked <- err }()
+			<-started
+		}
+	}})})
+	if err := r.Register(Job{Name: "backup", Apart: true, Run: func(context.Context, *Run) (Result, error) {
+		if runs.Add(1) == 1 {
+			return Result{}, errs.E("test", errs.Other, "the remote did not answer")
+		}
+		close(started)
+		<-release
+		return Result{Summary: "pushed"}, nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	r.Trigger("backup", "new commits", 0)
+	r.pass(ctx)
+	r.Wait() // the scheduled run and its goroutine are over
+	if !r.IsRunning("backup") {
+		t.Error("the asked run going on is not marked as running")
+	}
+	close(release)
+	if err := <-asked; err != nil {
+		t.Fatal(err)
+	}
+	if r.IsRunning("backup") {
+		t.Error("a finished run is still marked")
 	}
 }

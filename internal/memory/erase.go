@@ -3,7 +3,6 @@ package memory
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -17,7 +16,6 @@ import (
 	"github.com/boxmem/box/internal/index"
 	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/note"
-	"github.com/boxmem/box/internal/say"
 )
 
 // EraseResult says what an erase removed.
@@ -41,20 +39,21 @@ var erased = []string{"/_content", "/_config/pages", "/_config/connectors", "/_c
 func (m *Memory) Erase(ctx context.Context, a Actor) (EraseResult, error) {
 	const op = "memory.erase"
 	a = normalize(a)
-	paths, scratch, err := m.erasable()
-	if err != nil {
+	// A box that cannot be read is refused before the lock is waited for.
+	if _, _, err := m.erasable(); err != nil {
 		return EraseResult{}, err
 	}
+	var paths, scratch []string
+	// The diary line names no count: its summary is fixed before the files are listed under the lock,
+	// and only that listing's count (the result's) is true.
 	r, err := m.box.Restart(ctx, box.Change{Actor: a, Op: "erase", Switch: gate.Delete,
-		Summary: fmt.Sprintf("%s erased the box (%d %s)", a.Who, len(paths), say.Plural(len(paths), "file", "files")),
+		Summary: a.Who + " erased the box",
 		Apply: func(tx *box.Tx) error {
-			// Listed again under the box's lock: a file another process wrote since the first listing is
-			// erased too.
-			again, more, err := m.erasable()
-			if err != nil {
+			// Listed under the box's lock: a file another process wrote since the check above is erased too.
+			var err error
+			if paths, scratch, err = m.erasable(); err != nil {
 				return err
 			}
-			paths, scratch = again, more
 			for _, p := range paths {
 				if err := tx.Remove(p); err != nil && !errs.Is(err, errs.NotFound) {
 					return err

@@ -16,9 +16,9 @@ const (
 	FlagLocked = "locked"
 )
 
-// flagTTL is how long a flag read is reused: every call checks frozen and locked, and a change made by
+// FlagTTL is how long a flag read is reused: every call checks frozen and locked, and a change made by
 // another process (the owner's CLI) is seen within this long; one made through this Store at once.
-const flagTTL = 250 * time.Millisecond
+const FlagTTL = 250 * time.Millisecond
 
 type flagCache struct {
 	at    time.Time
@@ -30,9 +30,12 @@ type flagCache struct {
 func (s *Store) Flag(ctx context.Context, name string) (bool, error) {
 	s.fmu.Lock()
 	defer s.fmu.Unlock()
-	if c := s.flags; c.flags != nil && time.Since(c.at) < flagTTL {
+	if c := s.flags; c.flags != nil && time.Since(c.at) < FlagTTL {
 		return c.flags[name], nil
 	}
+	// Stamped before the query: a read that began before another process's change ends its reuse within
+	// FlagTTL of that change, which is what SeenEverywhere waits for.
+	at := time.Now()
 	rows, err := s.db.QueryContext(ctx, `SELECT name, value FROM flags`)
 	if err != nil {
 		return false, errs.Wrap("state.flag", errs.Other, err, "The box could not read whether it is frozen or locked")
@@ -50,14 +53,14 @@ func (s *Store) Flag(ctx context.Context, name string) (bool, error) {
 	if err := rows.Err(); err != nil {
 		return false, errs.Wrap("state.flag", errs.Other, err, "The box could not read whether it is frozen or locked")
 	}
-	s.flags = flagCache{at: time.Now(), flags: flags}
+	s.flags = flagCache{at: at, flags: flags}
 	return flags[name], nil
 }
 
-// SeenEverywhere waits until a flag set at set is seen by every process: a flag read is reused for
-// flagTTL. A freeze's "nothing reads any more" is true once it returns.
+// SeenEverywhere waits until a flag set at set (read after its commit) is seen by every process: a flag
+// read is reused for FlagTTL from its start. A freeze's "nothing reads any more" is true once it returns.
 func SeenEverywhere(ctx context.Context, set time.Time) error {
-	t := time.NewTimer(time.Until(set.Add(flagTTL)))
+	t := time.NewTimer(time.Until(set.Add(FlagTTL)))
 	defer t.Stop()
 	select {
 	case <-t.C:
@@ -67,7 +70,7 @@ func SeenEverywhere(ctx context.Context, set time.Time) error {
 	}
 }
 
-// SetFlag sets or clears a flag; this Store sees it at once, other processes within flagTTL.
+// SetFlag sets or clears a flag; this Store sees it at once, other processes within FlagTTL.
 func (s *Store) SetFlag(ctx context.Context, name string, on bool) error {
 	_, err := s.db.ExecContext(ctx, `INSERT INTO flags(name,value) VALUES(?,?) ON CONFLICT(name) DO UPDATE SET value=excluded.value`, name, on)
 	s.fmu.Lock()

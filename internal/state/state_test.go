@@ -225,12 +225,12 @@ func TestFlagsAreSharedBetweenProcesses(t *testing.T) {
 	if l, err := b.Locked(ctx); err != nil || l {
 		t.Errorf("locked still set (%v)", err)
 	}
-	if err := a.SetFrozen(ctx, false); err != nil { // b read the flags a moment ago: it sees the change within flagTTL
+	if err := a.SetFrozen(ctx, false); err != nil { // b read the flags a moment ago: it sees the change within FlagTTL
 		t.Fatal(err)
 	}
-	time.Sleep(flagTTL + 50*time.Millisecond)
+	time.Sleep(FlagTTL + 50*time.Millisecond)
 	if f, err := b.Frozen(ctx); err != nil || f {
-		t.Errorf("an unfreeze by another store is not seen after flagTTL (%v)", err)
+		t.Errorf("an unfreeze by another store is not seen after FlagTTL (%v)", err)
 	}
 }
 

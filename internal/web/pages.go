@@ -149,6 +149,7 @@ type (
 		Address     string
 		Phrase      string
 		Backups     []string // the backup remotes an erase replaces with its fresh start
+		NoBackups   bool     // the backups could not be listed: the warning says so instead of naming them
 		Brain       brainData
 		Routines    routinesData
 	}
@@ -528,9 +529,11 @@ func (w *Web) settingsPage(rw http.ResponseWriter, r *http.Request, ss *session)
 		data.Switches = append(data.Switches, switchView{Name: n, Current: sw.Of(n)})
 	}
 	if w.cfg.Backups != nil {
+		// The page holds freeze, erase and key revoking, which must stay within reach when git cannot say
+		// its remotes (a detached HEAD): the erase's warning says so instead.
 		if data.Backups, err = w.cfg.Backups(ctx); err != nil {
-			w.fail(rw, r, err)
-			return
+			w.log.Warn("web: the backups could not be listed", "err", err)
+			data.Backups, data.NoBackups = nil, true
 		}
 	}
 	conns, err := w.cfg.Keys.List(ctx)

@@ -96,4 +96,12 @@ func TestEraseNamesTheBackups(t *testing.T) {
 	if _, body := f.get(f.c, "/settings"); !strings.Contains(section(body, `id="erase-backups"`), "your backup holds (usb)") {
 		t.Fatalf("the erase does not name the backup:\n%s", section(body, `class="danger"`))
 	}
+	// A detached HEAD: git cannot say the backups, and the page that freezes and erases still shows.
+	if out, err := exec.Command("git", "-C", f.a.Root, "checkout", "-q", "--detach").CombinedOutput(); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	code, body := f.get(f.c, "/settings")
+	if code != 200 || !strings.Contains(body, `id="freeze"`) || !strings.Contains(section(body, `id="erase-backups"`), "the backups could not be listed") {
+		t.Fatalf("settings without the backups' names: %d\n%s", code, body)
+	}
 }
