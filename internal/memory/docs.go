@@ -109,11 +109,25 @@ func docsOf(p string, data []byte) []index.Doc {
 		if c.String("trust") == inbox.Outside {
 			d.Trust = inbox.Outside // a document may mark itself as others' words (a chat that read them); never the reverse
 		}
+	} else if front, _, has := card.Split(data); has && saysOutside(front) {
+		d.Trust = inbox.Outside // a frontmatter too long or too broken to parse still keeps that mark
 	}
 	if d.Title == "" {
 		d.Title = firstHeading(body)
 	}
 	return []index.Doc{d}
+}
+
+// saysOutside reports whether frontmatter text holds a top-level line marking the document as others'
+// words, read line by line for a frontmatter card.Parse refuses.
+func saysOutside(front []byte) bool {
+	for _, l := range strings.Split(string(front), "\n") {
+		k, v, found := strings.Cut(strings.TrimRight(l, " \t\r"), ":")
+		if found && k == "trust" && strings.Trim(strings.TrimSpace(v), `"'`) == inbox.Outside {
+			return true
+		}
+	}
+	return false
 }
 
 // bodyOf is a Markdown file's text after its frontmatter (all of it when the frontmatter is missing

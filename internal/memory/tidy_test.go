@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/boxmem/box/internal/card"
 	"github.com/boxmem/box/internal/goldenfile"
 	"github.com/boxmem/box/internal/note"
 )
@@ -352,5 +353,25 @@ func TestNoteWithAByteOrderMark(t *testing.T) {
 	text := read(t, m, p)
 	if !strings.HasPrefix(text, "\uFEFF---\n") || strings.Count(text, "---\n") != 2 || !strings.Contains(text, "source: mixed") || !strings.Contains(text, "green tea") {
 		t.Errorf("the note after a tidy:\n%q", text)
+	}
+}
+
+// A document that marks itself as others' words keeps the mark when its frontmatter cannot be parsed: a
+// chat over the card size limit, or one whose YAML broke.
+func TestOutsideMarkOutlivesAnUnreadableFrontmatter(t *testing.T) {
+	long := "/_content/chats/2026-11-29-aaaaaa.md"
+	broken := "/_content/docs/broken.md"
+	m := mustOpen(t, map[string]string{
+		long:   "---\ntrust: outside\n---\n# Chat\n\nzebracorn " + strings.Repeat("words of a long chat ", card.MaxSize/20) + "\n",
+		broken: "---\ntrust: \"outside\"\ntitle: [unclosed\n---\n# Broken\n\nzebracorn quoted\n",
+	})
+	res, err := m.Search(context.Background(), SearchInput{Words: "zebracorn"})
+	if err != nil || len(res.Hits) != 2 {
+		t.Fatalf("search: %+v %v", res.Hits, err)
+	}
+	for _, h := range res.Hits {
+		if h.Trust != "outside" {
+			t.Errorf("%s is found as %q", h.Path, h.Trust)
+		}
 	}
 }
