@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/backup"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/memory"
@@ -85,11 +86,7 @@ func TestBackupTokenIsSealedInTheVault(t *testing.T) {
 // the backup's main holds.
 func TestEraseForcePushesTheFreshRoot(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{})
 	bare := filepath.Join(t.TempDir(), "backup.git")
 	gitIn(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
 	if err := a.Backups.Add(ctx, "usb", bare, ""); err != nil {
@@ -134,11 +131,7 @@ func TestBackoff(t *testing.T) {
 // saying to add the backup again, the new address hears nothing, and it is not retried on its own.
 func TestBackupTokenStaysWithItsAddress(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{})
 	var heard atomic.Int32
 	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		heard.Add(1)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/boxmem/box/internal/app"
+	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/state"
@@ -19,11 +20,7 @@ import (
 // unfreeze is taken back, a freeze holds.
 func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{})
 	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	if _, err := a.Freeze(ctx, owner, true); err != nil {
 		t.Fatal(err)
@@ -32,7 +29,7 @@ func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = a.Freeze(ctx, owner, false)
+	_, err := a.Freeze(ctx, owner, false)
 	if err == nil || !strings.Contains(errs.Sentence(err), "stays frozen") {
 		t.Fatalf("an unfreeze without its diary line: %v", err)
 	}
@@ -60,11 +57,7 @@ func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 // just before (its cache is warm), and still reads the box frozen right after.
 func TestFreezeHoldsEverywhereOnceSaid(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{})
 	other, err := state.Open(a.Root, state.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -85,11 +78,7 @@ func TestFreezeHoldsEverywhereOnceSaid(t *testing.T) {
 // said, though another process read the flags while it waited: the wait counts from the commit.
 func TestFreezeWaitingOnTheLockHoldsEverywhere(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{})
 	open := func() *state.Store {
 		s, err := state.Open(a.Root, state.Options{})
 		if err != nil {

@@ -26,11 +26,7 @@ import (
 // backup push is not held. Once unfrozen, the tidy files the line.
 func TestFrozenBoxRunsNoMemoryJob(t *testing.T) {
 	ctx := context.Background()
-	a, err := app.Init(ctx, t.TempDir(), nil, "true", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
+	a := apptest.Open(t, app.Options{})
 	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Leo plays chess on Thursdays"}); err != nil {
 		t.Fatal(err)

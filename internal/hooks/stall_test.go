@@ -17,25 +17,8 @@ import (
 func TestReadOfAPipeNeverWaits(t *testing.T) {
 	f := newFixture(t)
 	fifo := filepath.Join(f.project, "logs.pipe")
-	if err := unix.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { // the writer: its open waits for a reader
-		defer close(done)
-		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-			_, _ = w.WriteString("a line\n")
-			_ = w.Close()
-		}
-	}()
-	_, _, err := measure(fifo)
-	// release the writer whatever happened: a reader that does not wait lets its open return
-	r, rerr := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0)
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
-	<-done
-	_ = r.Close()
+	var err error
+	withWriter(t, fifo, func() { _, _, err = measure(fifo) })
 	if err == nil {
 		t.Fatal("measure opened and read a named pipe")
 	}
@@ -90,24 +73,8 @@ func TestNoWalkOfTheHomeFolder(t *testing.T) {
 func TestReadsOfProjectFilesNeverWait(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe.go")
-	if err := unix.Mkfifo(fifo, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan struct{})
-	go func() { // the writer: its open waits for a reader
-		defer close(done)
-		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
-			_, _ = w.WriteString("package x\n")
-			_ = w.Close()
-		}
-	}()
-	_, err := readRegular(fifo, maxCodeSize)
-	r, rerr := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0) // release the writer whatever happened
-	if rerr != nil {
-		t.Fatal(rerr)
-	}
-	<-done
-	_ = r.Close()
+	var err error
+	withWriter(t, fifo, func() { _, err = readRegular(fifo, maxCodeSize) })
 	if err == nil {
 		t.Error("a named pipe was read")
 	}
@@ -126,4 +93,29 @@ func TestReadsOfProjectFilesNeverWait(t *testing.T) {
 	if data, err := readRegular(big, 11); err != nil || len(data) != 11 {
 		t.Errorf("a file at the cap: %d bytes, %v", len(data), err)
 	}
+}
+
+// withWriter makes a named pipe at fifo and runs read while a writer waits on it: a read that opens the
+// pipe gets a line at once (so it never hangs the test), and one that refuses it leaves the writer
+// waiting, released here.
+func withWriter(t *testing.T, fifo string, read func()) {
+	t.Helper()
+	if err := unix.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { // the writer: its open waits for a reader
+		defer close(done)
+		if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+			_, _ = w.WriteString("a line\n")
+			_ = w.Close()
+		}
+	}()
+	read()
+	r, err := os.OpenFile(fifo, os.O_RDONLY|unix.O_NONBLOCK, 0) // a reader that does not wait lets the writer's open return
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	_ = r.Close()
 }
