@@ -655,26 +655,35 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 		return append(targets, inPlaceFiles(strings.TrimPrefix(name, "g"), w[1:])...), nil
 	case "awk", "gawk":
 		return append(targets, awkInPlace(w[1:])...), nil
+	case "sort":
+		return append(targets, sortOutput(w[1:])...), nil
 	}
 	var ops []word
 	var target *word
+	linking, symbolic := name == "ln" || name == "link", false // what a link leads to is written next
 	for i := 1; i < len(w); i++ {
 		t := w[i].text
+		if name == "ln" || name == "cp" {
+			l, s := linkFlags(name, t)
+			linking, symbolic = linking || l, symbolic || s
+		}
 		switch {
 		case t == "-t" && i+1 < len(w) || t == "--target-directory" && i+1 < len(w):
 			target = &w[i+1]
 			i++
 		case strings.HasPrefix(t, "--target-directory="):
 			target = &word{text: strings.TrimPrefix(t, "--target-directory="), dynamic: w[i].dynamic}
+		case movesInto[name] && groupTarget(t) != nil:
+			if dir := *groupTarget(t); dir != "" {
+				target = &word{text: dir, dynamic: w[i].dynamic}
+			} else if i+1 < len(w) {
+				target = &w[i+1]
+				i++
+			}
 		case name == "truncate" && (t == "-s" || t == "-r") && i+1 < len(w):
 			i++
 		case name == "dd" && strings.HasPrefix(t, "of="):
 			targets = append(targets, word{text: strings.TrimPrefix(t, "of="), dynamic: w[i].dynamic})
-		case name == "sort" && (t == "-o" || t == "--output") && i+1 < len(w):
-			targets = append(targets, w[i+1])
-			i++
-		case name == "sort" && (strings.HasPrefix(t, "--output=") || strings.HasPrefix(t, "-o") && len(t) > 2):
-			targets = append(targets, word{text: strings.TrimPrefix(strings.TrimPrefix(t, "--output="), "-o"), dynamic: w[i].dynamic})
 		case strings.HasPrefix(t, "-") && t != "-":
 		default:
 			ops = append(ops, w[i])
@@ -687,13 +696,13 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 		}
 	case "tee", "rm", "rmdir", "unlink", "truncate", "shred", "touch", "mkdir", "mv":
 		targets = append(targets, ops...)
-	case "cp", "install", "ln", "rsync":
+	case "cp", "install", "ln", "link", "rsync":
 		if target == nil && len(ops) > 1 {
 			target = &ops[len(ops)-1]
 			ops = ops[:len(ops)-1]
 		}
-		if name == "ln" { // a link made to a file only the box writes is a way to write it next
-			targets = append(targets, ops...)
+		if linking { // a link made to a file only the box writes is a way to write it next
+			targets = append(targets, linkSources(ops, target, symbolic)...)
 		}
 	}
 	if target != nil {
@@ -702,25 +711,114 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 	return targets, nil
 }
 
-// awkInPlace returns the files gawk edits in place (-i inplace, -iinplace, --include=inplace): its
-// operands after the program text (unless -f gave the program), or nil.
+// movesInto are the commands whose -t names the folder their operands go into.
+var movesInto = map[string]bool{"cp": true, "mv": true, "ln": true, "install": true}
+
+// groupTarget reads a flag group of cp, mv, ln or install (-st DIR, -vtDIR) for -t: nil without one, else
+// the folder written in the group, or "" when it is the next word. -S (a suffix) ends the group.
+func groupTarget(t string) *string {
+	if !strings.HasPrefix(t, "-") || strings.HasPrefix(t, "--") {
+		return nil
+	}
+	for j := 1; j < len(t); j++ {
+		switch t[j] {
+		case 'S':
+			return nil
+		case 't':
+			rest := t[j+1:]
+			return &rest
+		}
+	}
+	return nil
+}
+
+// linkFlags reads one word of ln or cp for the options that make links: whether it makes links (cp -l,
+// -s, --link, --symbolic-link) and whether they are symbolic (ln -s, --symbolic; cp -s).
+func linkFlags(name, t string) (linking, symbolic bool) {
+	switch {
+	case strings.HasPrefix(t, "--") && len(t) > 2:
+		opt, _, _ := strings.Cut(t[2:], "=")
+		if name == "ln" {
+			return false, len(opt) > 1 && strings.HasPrefix("symbolic", opt)
+		}
+		sym := len(opt) > 1 && strings.HasPrefix("symbolic-link", opt)
+		return sym || len(opt) > 1 && strings.HasPrefix("link", opt), sym
+	case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && len(t) > 1:
+		for _, c := range t[1:] {
+			if c == 'S' || c == 't' { // the rest of the group is the option's argument (a suffix, a folder)
+				break
+			}
+			linking = linking || name == "cp" && (c == 'l' || c == 's')
+			symbolic = symbolic || c == 's'
+		}
+	}
+	return linking, symbolic
+}
+
+// linkSources are the files links made by ln or cp lead to, to be judged as written. A symbolic link's
+// relative target is read from the folder the link stands in, which is the destination's folder, or
+// the destination itself when it is a folder (the hook does not know which), or the command's folder
+// (ln -r); each reading is returned.
+func linkSources(ops []word, dest *word, symbolic bool) []word {
+	if !symbolic {
+		return ops
+	}
+	var out []word
+	for _, o := range ops {
+		out = append(out, o)
+		if dest != nil && !filepath.IsAbs(o.text) {
+			dyn := o.dynamic || dest.dynamic
+			out = append(out, word{text: layout.Join(filepath.Dir(dest.text), o.text), dynamic: dyn},
+				word{text: layout.Join(dest.text, o.text), dynamic: dyn})
+		}
+	}
+	return out
+}
+
+// awkInPlace returns the files gawk edits in place (-i inplace, -iinplace, --include=inplace, a path to
+// inplace.awk): its operands after the program text, unless -f, -e, -E, --file, --source or --exec gave
+// the program. Options are read as gawk reads them: a letter that takes an argument ends its group, and
+// a long option may be abbreviated.
 func awkInPlace(args []word) []word {
 	inPlace, program := false, false
 	var ops []word
+	include := func(v string) { inPlace = inPlace || strings.TrimSuffix(filepath.Base(v), ".awk") == "inplace" }
 	for i := 0; i < len(args); i++ {
 		t := args[i].text
 		switch {
-		case (t == "-i" || t == "--include") && i+1 < len(args):
-			inPlace = inPlace || strings.TrimSuffix(args[i+1].text, ".awk") == "inplace"
-			i++
-		case strings.HasPrefix(t, "-i") || strings.HasPrefix(t, "--include="):
-			v := strings.TrimPrefix(strings.TrimPrefix(t, "--include="), "-i")
-			inPlace = inPlace || strings.TrimSuffix(v, ".awk") == "inplace"
-		case (t == "-f" || t == "-v" || t == "-F") && i+1 < len(args):
-			program = program || t == "-f"
-			i++
+		case t == "--":
+			ops = append(ops, args[i+1:]...)
+			i = len(args)
+		case strings.HasPrefix(t, "--"):
+			opt, val, valued := strings.Cut(t[2:], "=")
+			full := longOption(gawkLong, opt)
+			if gawkValued[full] && !valued && i+1 < len(args) {
+				val = args[i+1].text
+				i++
+			}
+			switch full {
+			case "include":
+				include(val)
+			case "file", "source", "exec":
+				program = true
+			}
 		case strings.HasPrefix(t, "-") && t != "-":
-			program = program || strings.HasPrefix(t, "-f")
+			for j := 1; j < len(t); j++ {
+				c := t[j]
+				if strings.IndexByte("fveEFil", c) < 0 {
+					continue
+				}
+				val := t[j+1:]
+				if val == "" && i+1 < len(args) {
+					val = args[i+1].text
+					i++
+				}
+				if c == 'i' {
+					include(val)
+				}
+				program = program || c == 'f' || c == 'e' || c == 'E'
+				break
+			}
 		case !program:
 			program = true // the program text
 		default:
@@ -731,6 +829,78 @@ func awkInPlace(args []word) []word {
 		return nil
 	}
 	return ops
+}
+
+// gawkLong are gawk's long options, for reading their abbreviations; gawkValued those that take the next
+// word as their argument.
+var (
+	gawkLong = []string{"assign", "bignum", "characters-as-bytes", "copyright", "csv", "debug", "dump-variables", "exec",
+		"field-separator", "file", "gen-pot", "help", "include", "lint", "lint-old", "load", "no-optimize", "non-decimal-data",
+		"optimize", "persist", "posix", "pretty-print", "profile", "re-interval", "sandbox", "source", "traditional",
+		"use-lc-numeric", "version"}
+	gawkValued = map[string]bool{"assign": true, "exec": true, "field-separator": true, "file": true, "include": true, "load": true, "source": true}
+)
+
+// longOption is the option of names that opt spells whole or abbreviates unambiguously, as getopt_long
+// reads it, or "".
+func longOption(names []string, opt string) string {
+	found := ""
+	for _, n := range names {
+		if n == opt {
+			return n
+		}
+		if opt != "" && strings.HasPrefix(n, opt) {
+			if found != "" {
+				return ""
+			}
+			found = n
+		}
+	}
+	return found
+}
+
+// sortOutput returns the file sort writes its result to (-o FILE, -oFILE, -uo FILE, --output=FILE and
+// --output's abbreviations), or nil. A letter that takes an argument (-k, -t, -S, -T) ends its group.
+func sortOutput(args []word) []word {
+	var out []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		switch {
+		case t == "--":
+			return out
+		case strings.HasPrefix(t, "--"):
+			opt, val, valued := strings.Cut(t[2:], "=")
+			if opt == "" || !strings.HasPrefix("output", opt) {
+				continue
+			}
+			if valued {
+				out = append(out, word{text: val, dynamic: args[i].dynamic})
+			} else if i+1 < len(args) {
+				out = append(out, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(t, "-") && t != "-":
+			for j := 1; j < len(t); j++ {
+				c := t[j]
+				if strings.IndexByte("oktST", c) < 0 {
+					continue
+				}
+				rest := t[j+1:]
+				switch {
+				case c == 'o' && rest != "":
+					out = append(out, word{text: rest, dynamic: args[i].dynamic})
+				case rest != "" || i+1 >= len(args):
+				case c == 'o':
+					out = append(out, args[i+1])
+					i++
+				default:
+					i++
+				}
+				break
+			}
+		}
+	}
+	return out
 }
 
 // inPlaceFiles returns the files a sed or perl command edits in place, or nil when it edits none. The
@@ -821,15 +991,11 @@ func (s *session) protectedWrite(t word, cwd string) string {
 		}
 		return ""
 	}
-	p = layout.Resolve(layout.Join(cwd, p)) // as the shell will follow it: link/.. climbs from the link's target
-	if !within(s.root, p) {
-		return ""
-	}
-	bp, err := layout.FromHost(s.root, p)
-	if err != nil {
-		return ""
-	}
-	return guard(bp)
+	// The shell's reading (link/.. climbs from the link's target) and a cleaning tool's (link/.. is the
+	// link's folder): a write either way may not land where only the box writes.
+	p = layout.Join(cwd, p)
+	_, why := s.guardHost(layout.Resolve(p), layout.Resolve(filepath.Clean(p)))
+	return why
 }
 
 // preBash denies a shell command that decides for the owner or writes where only the box writes. Unlike
@@ -856,10 +1022,40 @@ func (s *session) preBash() (Result, bool) {
 			}
 		}
 		if cd != nil && !cd.dynamic {
-			cwd = layout.Resolve(layout.Join(cwd, cd.text))
+			cwd = chdir(cwd, cd.text, physicalCd(c))
 		}
 	}
 	return Result{}, false
+}
+
+// chdir is the folder `cd dir` leaves the shell in. By default the shell's cd is logical: dir/.. is
+// taken from the text (cd link/.. stays where it was), and links are followed later, when a path is
+// used. cd -P follows links first, as the kernel does.
+func chdir(cwd, dir string, physical bool) string {
+	if physical {
+		return layout.Resolve(layout.Join(cwd, dir))
+	}
+	return filepath.Clean(layout.Join(cwd, dir))
+}
+
+// physicalCd reports whether a cd or pushd command asks for the physical folder (-P; a later -L undoes it).
+func physicalCd(c simpleCmd) bool {
+	physical := false
+	for _, w := range stripPrefix(c.words)[1:] {
+		t := w.text
+		if t == "--" || !strings.HasPrefix(t, "-") || t == "-" {
+			break
+		}
+		for _, r := range t[1:] {
+			switch r {
+			case 'P':
+				physical = true
+			case 'L':
+				physical = false
+			}
+		}
+	}
+	return physical
 }
 
 // gitRemoteWrites are the `git remote` subcommands that change the repository's configuration.

@@ -96,21 +96,45 @@ func TestGuardsFollowLinksAsTheKernelDoes(t *testing.T) {
 	if err := os.Symlink(filepath.Join(f.box, "_bookkeeping", "approvals", "forged.approval.card"), filepath.Join(f.project, "ap")); err != nil {
 		t.Fatal(err)
 	}
+	// q leads deeper elsewhere: q/../../box is the box only as the text reads, for a tool that cleans it.
+	deep := filepath.Join(filepath.Dir(f.project), "other", "a", "b", "c")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(deep, filepath.Join(f.project, "q")); err != nil {
+		t.Fatal(err)
+	}
 	up := f.project + "/m/../.." // as written: filepath.Join would take the ".." from the link's folder
-	for _, p := range []string{up + "/.box/hooks.json", up + "/_config/switches.card", up + "/.git/hooks/post-commit", filepath.Join(f.project, "ap")} {
+	for _, p := range []string{up + "/.box/hooks.json", up + "/_config/switches.card", up + "/.git/hooks/post-commit", filepath.Join(f.project, "ap"),
+		f.project + "/q/../../box/_config/switches.card"} {
 		if denied(Run(context.Background(), PreToolUse, writePayload(t, f.project, p), f.env)) == "" {
 			t.Errorf("a Write to %s went through", p)
 		}
 	}
 	for _, cmd := range []string{"echo x > m/../../.box/hooks.json", "cp x m/../../.git/hooks/post-commit", "sed -i s/a/b/ m/../../_config/switches.card",
-		"cd m/.. && echo x > ../_config/switches.card", "tee ap < /tmp/card", "ln -s " + filepath.Join(f.box, ".git", "hooks", "reference-transaction") + " rt",
+		"cd -P m/.. && echo x > ../_config/switches.card", "cd m && echo x > ../../_config/switches.card", "echo x > q/../../box/.box/hooks.json",
+		"cd q && echo x > ../../box/_config/switches.card", "tee ap < /tmp/card", "ln -s " + filepath.Join(f.box, ".git", "hooks", "reference-transaction") + " rt",
 		"gsed -i s/a/b/ m/../../_config/switches.card", "busybox sed -i s/a/b/ m/../../_config/switches.card",
-		"awk -i inplace '{print}' m/../../_config/switches.card", "sort -o m/../../_config/switches.card x"} {
+		"awk -i inplace '{print}' m/../../_config/switches.card", "sort -o m/../../_config/switches.card x",
+		"sort -uo m/../../_config/switches.card x", "sort -ro" + f.box + "/_config/switches.card x", "sort --outp=m/../../_config/switches.card x",
+		"sort --o m/../../_config/switches.card x", "sort -t , -o m/../../_config/switches.card x",
+		"awk -i inplace --source='{print}' m/../../_config/switches.card", "awk -i inplace --file=p.awk m/../../_config/switches.card",
+		"awk -i /usr/share/awk/inplace.awk '{print}' m/../../_config/switches.card", "gawk --incl=inplace -e 1 m/../../_config/switches.card",
+		"awk -iinplace -f p.awk m/../../_config/switches.card", "awk -i inplace --so '{print}' m/../../_config/switches.card",
+		// a symbolic link's relative target is read from the link's folder, or from the folder it is made in
+		"ln -s ../../../_config/switches.card m/notes/sw", "ln -s ../../../_config/switches.card m/notes", "ln -st m/notes ../../../_config/switches.card",
+		"cp -s ../../../_config/switches.card m/notes/sw", "cp --symbolic ../../../_config/switches.card m/notes/sw",
+		// a hard link is the same file
+		"link m/../../_config/switches.card x", "cp -l m/../../_config/switches.card x", "cp -al m/../../.git/hooks x", "cp --link m/../../_config/switches.card x"} {
 		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
 			t.Errorf("%q went through", cmd)
 		}
 	}
-	for _, cmd := range []string{"echo x > m/notes.md", "awk '{print}' m/../../_config/switches.card", "sort m/../../_config/switches.card", "ln -s m/x y"} {
+	// The shell's cd is logical: cd m/.. stays in the project, and ../_config is beside it, not the box's.
+	for _, cmd := range []string{"echo x > m/notes.md", "cd m/.. && echo x > ../_config/switches.card", "awk '{print}' m/../../_config/switches.card", "sort m/../../_config/switches.card", "ln -s m/x y",
+		"cp m/../../_config/switches.card x", "cp -S .x m/../../_config/switches.card x", "ln -s ../x m/notes/y",
+		"sort -k1o m/../../_config/switches.card", "sort -t o m/../../_config/switches.card", "sort -- -o m/../../_config/switches.card",
+		"awk -v inplace=1 '{print}' m/../../_config/switches.card", "awk -i inplace.sh '{print}' m/../../_config/switches.card"} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
 			t.Errorf("%q was denied: %s", cmd, why)
 		}

@@ -267,14 +267,8 @@ func (s *session) preWrite() (Result, error) {
 		return Result{}, err
 	}
 	for _, e := range p.Edits {
-		if !within(s.root, e.Path) {
-			continue
-		}
-		bp, err := layout.FromHost(s.root, e.Path)
-		if err != nil {
-			continue
-		}
-		if why := guard(bp); why != "" {
+		// Both readings of the path: the agent's tool may follow it as the kernel does or clean it first.
+		if bp, why := s.guardHost(e.Path, e.Lexical); why != "" {
 			return deny(Trim(fmt.Sprintf("%s: %s. Nothing was written.", bp, why), CapWrite)), nil
 		}
 	}
@@ -292,6 +286,24 @@ func (s *session) preWrite() (Result, error) {
 		}
 	}
 	return Result{}, nil
+}
+
+// guardHost says why one of the host paths (readings of one path) may not be written by an agent, with
+// the box path it names, or "".
+func (s *session) guardHost(paths ...string) (bp, why string) {
+	for _, p := range paths {
+		if !within(s.root, p) {
+			continue
+		}
+		bp, err := layout.FromHost(s.root, p)
+		if err != nil {
+			continue
+		}
+		if why := guard(bp); why != "" {
+			return bp, why
+		}
+	}
+	return "", ""
 }
 
 // guard says why a box path may not be written by an agent, or "".
@@ -366,14 +378,36 @@ func openRegular(host string) (*os.File, fs.FileInfo, error) {
 
 // readRegular reads a regular file of at most max bytes (openRegular); a longer one is an error.
 func readRegular(host string, max int64) ([]byte, error) {
-	f, _, err := openRegular(host)
-	if err != nil {
-		return nil, err
-	}
-	defer func() { _ = f.Close() }()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err == nil && int64(len(data)) > max {
+	data, longer, err := readUpTo(host, max)
+	if err == nil && longer {
 		return nil, errs.E("hooks.read", errs.Limited, "%s is longer than %d bytes", host, max)
 	}
 	return data, err
+}
+
+// readHead reads a regular file's first max bytes (openRegular), cut after its last whole line there when
+// the file is longer: a long agent guide is read as far as a hook reads, not skipped.
+func readHead(host string, max int64) ([]byte, error) {
+	data, longer, err := readUpTo(host, max)
+	if longer {
+		data = data[:bytes.LastIndexByte(data, '\n')+1]
+	}
+	return data, err
+}
+
+// readUpTo reads at most max bytes of a regular file and says whether it holds more.
+func readUpTo(host string, max int64) ([]byte, bool, error) {
+	f, _, err := openRegular(host)
+	if err != nil {
+		return nil, false, err
+	}
+	defer func() { _ = f.Close() }()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil {
+		return nil, false, err
+	}
+	if int64(len(data)) > max {
+		return data[:max], true, nil
+	}
+	return data, false, nil
 }

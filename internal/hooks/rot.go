@@ -30,7 +30,7 @@ func (s *session) rot(m *memory.Memory, router string) []string {
 	for _, base := range uniq([]string{s.root, s.project}) {
 		for _, name := range []string{"CLAUDE.md", "AGENTS.md"} {
 			host := filepath.Join(base, name)
-			read := func(p string) ([]byte, error) { return readRegular(p, maxGuideBytes) }
+			read := func(p string) ([]byte, error) { return readHead(p, maxGuideBytes) }
 			if base == s.root { // the box's own files are read under the box's escape check
 				read = func(string) ([]byte, error) { return layout.ReadFile(s.root, "/"+name) }
 			}

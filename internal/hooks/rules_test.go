@@ -378,3 +378,21 @@ func TestCapsHold(t *testing.T) {
 		}
 	}
 }
+
+// TestLongGuideIsRead: a project guide longer than a hook reads is read as far as it reads, not skipped:
+// its rules are restated and its rotten paths named.
+func TestLongGuideIsRead(t *testing.T) {
+	f := newFixture(t)
+	guide := "# Project rules\n\n- Never push on Fridays; the parser was `internal/gone.go`.\n" +
+		strings.Repeat("- keep the tests green at all times, whatever the hour and whoever asks\n", 2*maxGuideBytes/70)
+	if len(guide) <= maxGuideBytes {
+		t.Fatalf("the guide is %d bytes, not longer than %d", len(guide), maxGuideBytes)
+	}
+	mustWrite(t, filepath.Join(f.project, "CLAUDE.md"), guide)
+	for source, want := range map[string]string{"startup": "internal/gone.go", "compact": "Never push on Fridays"} {
+		p, _ := json.Marshal(map[string]any{"session_id": "long", "cwd": f.project, "hook_event_name": SessionStart, "source": source})
+		if got := Run(context.Background(), SessionStart, p, f.env).text(); !strings.Contains(got, want) {
+			t.Errorf("SessionStart %s lacks %q:\n%s", source, want, got)
+		}
+	}
+}

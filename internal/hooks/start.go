@@ -141,15 +141,15 @@ func (s *session) recordText(r Record, n int) string {
 	return b.String()
 }
 
-// maxGuideBytes bounds a project's agent guide (CLAUDE.md, AGENTS.md) a hook reads: a guide is pages, not
-// megabytes, and what a hook says is trimmed to its budget anyway.
+// maxGuideBytes bounds how much of a project's agent guide (CLAUDE.md, AGENTS.md) a hook reads: a guide is
+// pages, not megabytes, and what a hook says is trimmed to its budget anyway; a longer one is read this far.
 const maxGuideBytes = 256 << 10
 
 // rules is the agent guide of the project (CLAUDE.md, else AGENTS.md), verbatim, with its heading. The
 // box's own guide is read under the box's escape check (docs/SECURITY.md, "Paths, symlinks and the box
 // tree"): a guide linked out of the box is not read.
 func (s *session) rules() string {
-	read := func(name string) ([]byte, error) { return readRegular(filepath.Join(s.project, name), maxGuideBytes) }
+	read := func(name string) ([]byte, error) { return readHead(filepath.Join(s.project, name), maxGuideBytes) }
 	if s.inBox {
 		read = func(name string) ([]byte, error) { return layout.ReadFile(s.root, "/"+name) }
 	}

@@ -19,7 +19,8 @@ import (
 
 // HookEdit is one file an agent's edit touched, as a host path.
 type HookEdit struct {
-	Path    string
+	Path    string // followed as the kernel follows it: link/.. climbs from the link's target
+	Lexical string // the same path with its ".." taken from the text first, as a tool that cleans paths writes it
 	Deleted bool
 }
 
@@ -56,11 +57,11 @@ func ParseHook(data []byte, defaultCwd string) (HookPayload, error) {
 	if p.Cwd == "" {
 		p.Cwd = defaultCwd
 	}
-	abs := func(s string) string { // followed as the kernel follows it: link/.. is not the link's folder
-		if filepath.IsAbs(s) || p.Cwd == "" {
-			return layout.Resolve(s)
+	edit := func(s string, deleted bool) HookEdit {
+		if !filepath.IsAbs(s) && p.Cwd != "" {
+			s = layout.Join(p.Cwd, s)
 		}
-		return layout.Resolve(layout.Join(p.Cwd, s))
+		return HookEdit{Path: layout.Resolve(s), Lexical: layout.Resolve(filepath.Clean(s)), Deleted: deleted}
 	}
 	if len(in.ToolInput) == 0 || string(in.ToolInput) == "null" {
 		return p, nil
@@ -72,15 +73,14 @@ func ParseHook(data []byte, defaultCwd string) (HookPayload, error) {
 	if m, ok := ti.(map[string]any); ok {
 		for _, k := range []string{"file_path", "path", "notebook_path"} {
 			if s, ok := m[k].(string); ok && s != "" && !strings.Contains(s, "\n") {
-				p.Edits = append(p.Edits, HookEdit{Path: abs(s)})
+				p.Edits = append(p.Edits, edit(s, false))
 				break
 			}
 		}
 	}
 	for _, text := range patchTexts(ti) {
 		for _, e := range patchFiles(text) {
-			e.Path = abs(e.Path)
-			p.Edits = append(p.Edits, e)
+			p.Edits = append(p.Edits, edit(e.Path, e.Deleted))
 		}
 	}
 	return p, nil

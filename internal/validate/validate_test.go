@@ -3,6 +3,7 @@ package validate
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -341,6 +342,29 @@ func TestParseHook(t *testing.T) {
 	}
 }
 
+// A path through a link is read both ways: as the kernel follows it (link/.. climbs from the link's
+// target) and as a tool that cleans the path first writes it (link/.. is the link's folder).
+func TestParseHookReadsBothWays(t *testing.T) {
+	tmp, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(tmp, "a", "b"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(tmp, "a", "b"), filepath.Join(tmp, "l")); err != nil {
+		t.Fatal(err)
+	}
+	in, _ := json.Marshal(map[string]any{"tool_name": "Write", "cwd": tmp, "tool_input": map[string]any{"file_path": "l/../x.md"}})
+	p, err := ParseHook(in, "/cwd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Edits) != 1 || p.Edits[0].Path != filepath.Join(tmp, "a", "x.md") || p.Edits[0].Lexical != filepath.Join(tmp, "x.md") {
+		t.Fatalf("got %+v, want the kernel's %s and the text's %s", p.Edits, filepath.Join(tmp, "a", "x.md"), filepath.Join(tmp, "x.md"))
+	}
+}
+
 func FuzzHookPayload(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := ParseHook(data, "/cwd")
@@ -348,8 +372,8 @@ func FuzzHookPayload(f *testing.F) {
 			return
 		}
 		for _, e := range p.Edits {
-			if e.Path == "" || !filepath.IsAbs(e.Path) {
-				t.Fatalf("edit path %q is empty or relative", e.Path)
+			if e.Path == "" || !filepath.IsAbs(e.Path) || !filepath.IsAbs(e.Lexical) {
+				t.Fatalf("edit path %q (lexically %q) is empty or relative", e.Path, e.Lexical)
 			}
 		}
 		// Hook must never fail on a parsed payload, whatever the paths.
