@@ -691,8 +691,13 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 	}
 	switch name {
 	case "cd", "pushd":
-		if len(ops) > 0 {
+		switch {
+		case len(ops) > 0:
 			return targets, &ops[0]
+		case name == "cd":
+			return targets, &word{text: "~"} // the home folder
+		default:
+			return targets, &word{text: "-"} // pushd alone swaps to a folder the hook does not know
 		}
 	case "tee", "rm", "rmdir", "unlink", "truncate", "shred", "touch", "mkdir", "mv":
 		targets = append(targets, ops...)
@@ -1005,7 +1010,7 @@ func (s *session) preBash() (Result, bool) {
 	if strings.TrimSpace(cmd) == "" {
 		return Result{}, false
 	}
-	cwd := s.in.Cwd
+	cwd, lost := s.in.Cwd, false // lost: a cd went where the hook cannot tell
 	for _, c := range parseShell(cmd) {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+
@@ -1017,25 +1022,41 @@ func (s *session) preBash() (Result, bool) {
 		}
 		targets, cd := writeTargets(c)
 		for _, t := range targets {
+			if lost && !filepath.IsAbs(t.text) && !strings.HasPrefix(t.text, "~") {
+				t.dynamic = true // against a folder the hook does not know: judged by what it spells
+			}
 			if why := s.protectedWrite(t, cwd); why != "" {
 				return deny(Trim(fmt.Sprintf("This command writes %s: %s. Nothing ran.", t.text, why), CapWrite)), true
 			}
 		}
-		if cd != nil && !cd.dynamic {
-			cwd = chdir(cwd, cd.text, physicalCd(c))
+		if cd != nil {
+			dir, known := chdir(cwd, *cd, physicalCd(c))
+			cwd, lost = dir, lost || !known
 		}
 	}
 	return Result{}, false
 }
 
-// chdir is the folder `cd dir` leaves the shell in. By default the shell's cd is logical: dir/.. is
-// taken from the text (cd link/.. stays where it was), and links are followed later, when a path is
-// used. cd -P follows links first, as the kernel does.
-func chdir(cwd, dir string, physical bool) string {
-	if physical {
-		return layout.Resolve(layout.Join(cwd, dir))
+// chdir is the folder `cd dir` leaves the shell in, and whether the hook can tell it (not for a folder
+// built at run time, `cd -` or a lone pushd). By default the shell's cd is logical: dir/.. is taken from
+// the text (cd link/.. stays where it was), and links are followed later, when a path is used. cd -P
+// follows links first, as the kernel does.
+func chdir(cwd string, dir word, physical bool) (string, bool) {
+	p := dir.text
+	if dir.dynamic || p == "-" || strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
+		return cwd, false
 	}
-	return filepath.Clean(layout.Join(cwd, dir))
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return cwd, false
+		}
+		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
+	}
+	if physical {
+		return layout.Resolve(layout.Join(cwd, p)), true
+	}
+	return filepath.Clean(layout.Join(cwd, p)), true
 }
 
 // physicalCd reports whether a cd or pushd command asks for the physical folder (-P; a later -L undoes it).

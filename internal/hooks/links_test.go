@@ -140,3 +140,23 @@ func TestGuardsFollowLinksAsTheKernelDoes(t *testing.T) {
 		}
 	}
 }
+
+// TestCdIsFollowed: the folder a cd leaves the shell in is known for ~ and a bare cd (the home folder);
+// after a cd the hook cannot tell (built at run time, cd -, a lone pushd), a relative path is judged by
+// what it spells.
+func TestCdIsFollowed(t *testing.T) {
+	f := newFixture(t)
+	t.Setenv("HOME", filepath.Dir(f.box))
+	for _, cmd := range []string{"cd ~/box && echo x > .box/hooks.json", "cd && cd box/_config && echo x > switches.card",
+		"cd ~ && echo x > box/.git/hooks/post-commit", "cd $B && echo x > .box/hooks.json", "cd - && echo x > _config/switches.card",
+		"pushd && echo x > .git/config"} {
+		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
+			t.Errorf("%q went through", cmd)
+		}
+	}
+	for _, cmd := range []string{"cd ~/box && echo x > notes.md", "cd $B && echo x > notes.md", "cd ~/elsewhere && echo x > .box/hooks.json"} {
+		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
+			t.Errorf("%q was denied: %s", cmd, why)
+		}
+	}
+}
