@@ -1010,19 +1010,20 @@ func (s *session) preBash() (Result, bool) {
 	if strings.TrimSpace(cmd) == "" {
 		return Result{}, false
 	}
-	cwd, lost := s.in.Cwd, false // lost: a cd went where the hook cannot tell
+	cwd := s.in.Cwd
+	var lostTo []word // the cds the hook could not follow (cd $DIR, cd -): later paths are judged by what they spell
 	for _, c := range parseShell(cmd) {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+
 				"setting the brain, adding a backup, leaving safe mode, turning builds back on and adding routines are the owner's to do, "+
 				"in the box's web UI or their own terminal. Ask the owner to do it. Nothing ran.", v), CapWrite)), true
 		}
-		if why := s.gitConfigWrite(c, cwd); why != "" {
+		if why := s.gitConfigWrite(c, cwd, lostTo); why != "" {
 			return deny(Trim(fmt.Sprintf("This command changes the box's git configuration: %s. Nothing ran.", why), CapWrite)), true
 		}
 		targets, cd := writeTargets(c)
 		for _, t := range targets {
-			if lost && !filepath.IsAbs(t.text) && !strings.HasPrefix(t.text, "~") {
+			if lostTo != nil && !filepath.IsAbs(t.text) && !strings.HasPrefix(t.text, "~") {
 				t.dynamic = true // against a folder the hook does not know: judged by what it spells
 			}
 			if why := s.protectedWrite(t, cwd); why != "" {
@@ -1031,7 +1032,12 @@ func (s *session) preBash() (Result, bool) {
 		}
 		if cd != nil {
 			dir, known := chdir(cwd, *cd, physicalCd(c))
-			cwd, lost = dir, lost || !known
+			cwd = dir
+			if !known {
+				lostTo = append(lostTo, *cd)
+			} else if filepath.IsAbs(cd.text) || strings.HasPrefix(cd.text, "~") {
+				lostTo = nil // a cd to an absolute folder is followed again
+			}
 		}
 	}
 	return Result{}, false
@@ -1090,7 +1096,7 @@ var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "
 // remote add/set-url/rename/remove …` and a `git config` that writes, run in the box (after cd, -C,
 // --git-dir, GIT_DIR=) or aimed at its .git/config with --file. A backup's address and the repository's
 // settings are the owner's to change (`box backup`): a remote moved by an agent would receive the box.
-func (s *session) gitConfigWrite(c simpleCmd, cwd string) string {
+func (s *session) gitConfigWrite(c simpleCmd, cwd string, lostTo []word) string {
 	var gitDir *word
 	for _, w := range c.words {
 		if v, ok := strings.CutPrefix(w.text, "GIT_DIR="); ok {
@@ -1118,7 +1124,7 @@ func (s *session) gitConfigWrite(c simpleCmd, cwd string) string {
 		return layout.Resolve(layout.Join(base, p))
 	}
 	inBox := func(p string) bool { return p != "" && within(s.root, p) }
-	unknown := false // a -C built at run time: judged by what it spells
+	unknown := lostTo != nil // a -C built at run time, or a cd the hook could not follow: judged by what it spells
 	i := 1
 options: // git's own options, before its subcommand
 	for ; i < len(w); i++ {
@@ -1143,7 +1149,7 @@ options: // git's own options, before its subcommand
 	if i >= len(w) {
 		return ""
 	}
-	target := inBox(dir) || unknown && s.spellsBox(w)
+	target := inBox(dir) || unknown && s.spellsBox(append(lostTo, w...))
 	if gitDir != nil {
 		target = inBox(at(*gitDir, dir)) || gitDir.dynamic && s.spellsBox(w)
 	}

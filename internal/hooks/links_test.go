@@ -149,12 +149,13 @@ func TestCdIsFollowed(t *testing.T) {
 	t.Setenv("HOME", filepath.Dir(f.box))
 	for _, cmd := range []string{"cd ~/box && echo x > .box/hooks.json", "cd && cd box/_config && echo x > switches.card",
 		"cd ~ && echo x > box/.git/hooks/post-commit", "cd $B && echo x > .box/hooks.json", "cd - && echo x > _config/switches.card",
-		"pushd && echo x > .git/config"} {
+		"pushd && echo x > .git/config", "cd $BOX_DIR && git remote add evil https://example.com/x.git"} {
 		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
 			t.Errorf("%q went through", cmd)
 		}
 	}
-	for _, cmd := range []string{"cd ~/box && echo x > notes.md", "cd $B && echo x > notes.md", "cd ~/elsewhere && echo x > .box/hooks.json"} {
+	for _, cmd := range []string{"cd ~/box && echo x > notes.md", "cd $B && echo x > notes.md", "cd ~/elsewhere && echo x > .box/hooks.json",
+		"cd $B && cd /tmp && echo x > .box/hooks.json", "cd $REPO && git remote add origin https://example.com/x.git"} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
 			t.Errorf("%q was denied: %s", cmd, why)
 		}
