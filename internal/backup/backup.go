@@ -10,8 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/netip"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -363,16 +365,40 @@ func (b *Backups) push(ctx context.Context, name string, force bool) (git.PushRe
 }
 
 // reason is a failure's sentence without what changes from one try of the same failure to the next:
-// timings (curl's "after 0 ms", "after 30001 milliseconds", a time the server gives, a Go duration) and
-// byte counts. Two failures with the same reason are one outage, news once and not at every retry;
-// every other number stays, so HTTP 502 then 503, or port 22 then 2222, are two failures.
+// timings (curl's "after 0 ms", "after 30001 milliseconds", a time the server gives, a Go duration),
+// byte counts, counts of tries ("3 out of 5") and IP addresses (a name resolves to another address of
+// the same server from one try to the next). Two failures with the same reason are one outage, news
+// once and not at every retry; every other number stays, so HTTP 502 then 503, or port 22 then 2222
+// (also after an address: 192.0.2.10:22, [::1]:2222), are two failures.
 func reason(msg string) string {
+	msg = ipAddr.ReplaceAllStringFunc(msg, blankIP)
 	return noise.ReplaceAllString(msg, "#")
 }
 
-// noise is a Go duration ("2m0s", "1.5s") or a number with a unit of time or size ("after 0 ms",
-// "30 minutes", "512 bytes").
-var noise = lazyregexp.New(`(?i)\b(?:(?:\d+(?:\.\d+)?(?:ns|µs|us|ms|h|m|s))+|\d+(?:[.,]\d+)?\s?(?:milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|bytes?|[kmg]i?b|ns|µs|us|ms|h|m|s))\b`)
+// blankIP is "#" in place of s when s is an IP address, keeping a single colon either side that the
+// match took from the sentence ("host:2001:db8::1: refused"); anything else (a time of day, ":2222:"
+// after an address) is left as it is.
+func blankIP(s string) string {
+	lead, addr, trail := "", s, ""
+	if strings.HasPrefix(addr, ":") && !strings.HasPrefix(addr, "::") {
+		lead, addr = ":", addr[1:]
+	}
+	if strings.HasSuffix(addr, ":") && !strings.HasSuffix(addr, "::") {
+		addr, trail = addr[:len(addr)-1], ":"
+	}
+	if _, err := netip.ParseAddr(strings.Trim(addr, "[]")); err != nil {
+		return s
+	}
+	return lead + "#" + trail
+}
+
+// ipAddr is what may be an IP address, which reason checks: IPv4, bracketed IPv6 (with a zone) or
+// bare IPv6. A port after it is not part of the match, so it stays.
+var ipAddr = lazyregexp.New(`\[[0-9A-Fa-f:.]+(?:%[\w.-]+)?\]|\b(?:\d{1,3}\.){3}\d{1,3}\b|(?:[0-9A-Fa-f]{0,4}:){2,7}[0-9A-Fa-f.]*(?:%[\w.-]+)?`)
+
+// noise is a count of tries ("3 out of 5"), a Go duration ("2m0s", "1.5s") or a number with a unit of
+// time or size ("after 0 ms", "30 minutes", "512 bytes").
+var noise = lazyregexp.New(`(?i)\b(?:\d+ out of \d+|(?:\d+(?:\.\d+)?(?:ns|µs|us|ms|h|m|s))+|\d+(?:[.,]\d+)?\s?(?:milliseconds?|secs?|seconds?|mins?|minutes?|hrs?|hours?|days?|bytes?|[kmg]i?b|ns|µs|us|ms|h|m|s))\b`)
 
 // auth is how a push to name proves itself: its token from the vault, when it has one (ssh remotes use
 // the owner's agent and need none).

@@ -18,6 +18,7 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -101,7 +102,7 @@ func (c *Client) Get(ctx context.Context, raw string, header http.Header) (*Resp
 	const op = "egress.get"
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
-		return nil, errs.E(op, errs.Invalid, "%s is not an https URL without a user name; the box fetches only https addresses.", quoted(u, err))
+		return nil, errs.E(op, errs.Invalid, "%s is not an https URL without a user name; the box fetches only https addresses.", quoted(raw, u, err))
 	}
 	res, err := c.do(ctx, op, http.MethodGet, u, header, "The box could not fetch %s.")
 	if err != nil {
@@ -293,7 +294,7 @@ func (c *Client) Status(ctx context.Context, method, raw string, header http.Hea
 	const op = "egress.status"
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return 0, errs.E(op, errs.Invalid, "%s is not an http or https URL.", quoted(u, err))
+		return 0, errs.E(op, errs.Invalid, "%s is not an http or https URL.", quoted(raw, u, err))
 	}
 	res, err := c.do(ctx, op, method, u, header, "The box could not reach %s.")
 	if err != nil {
@@ -334,10 +335,12 @@ func shown(u *url.URL) string {
 	return v.String()
 }
 
-// quoted is an address refused by its form, quoted as shown; one that does not parse is not repeated,
-// since what it carries cannot be told apart.
-func quoted(u *url.URL, err error) string {
-	if err != nil || u == nil {
+// quoted is raw, an address refused by its form (u and err are what url.Parse made of it), quoted as
+// shown. One that does not parse is not repeated, since what it carries cannot be told apart, nor one
+// with an '@' anywhere: what comes before it may be a token that url.Parse did not take for the user
+// name (https:/ghp_…@github.com, a path, an opaque mailto:), so shown would keep it.
+func quoted(raw string, u *url.URL, err error) string {
+	if err != nil || u == nil || strings.Contains(raw, "@") {
 		return "The address"
 	}
 	return fmt.Sprintf("%q", shown(u))

@@ -160,6 +160,31 @@ func TestNoUserInfoIsRepeated(t *testing.T) {
 	}
 }
 
+// An address refused by its form is not repeated when it holds an '@' anywhere: what comes before it
+// may be a token that url.Parse did not take for user information (a path, an opaque address, a user
+// name with an '@' in it).
+func TestRefusedAddressWithAtIsNotRepeated(t *testing.T) {
+	c := egresstest.New(t, http.NewServeMux()).Client(egress.Options{})
+	ctx := context.Background()
+	const token = "ghp_Secret0Token"
+	refused := []string{"https:/" + token + "@example.com/", "https:" + token + "@example.com", "mailto:" + token + "@example.com",
+		"ftp://example.com/" + token + "@x", "//" + token + "@example.com/", "https://example.com:" + token + "@/"}
+	for _, u := range append([]string{"http://example.com/" + token + "@x", "https://" + token + "@en@example.com/"}, refused...) {
+		if _, err := c.Get(ctx, u, nil); errs.KindOf(err) != errs.Invalid || strings.Contains(err.Error(), token) {
+			t.Errorf("get %s: %v", u, err)
+		}
+	}
+	for _, u := range refused {
+		if _, err := c.Status(ctx, http.MethodHead, u, nil); errs.KindOf(err) != errs.Invalid || strings.Contains(err.Error(), token) {
+			t.Errorf("status of %s: %v", u, err)
+		}
+	}
+	// Without an '@' it is quoted, so the owner sees which address was refused.
+	if _, err := c.Get(ctx, "http://example.com/doc", nil); err == nil || !strings.Contains(err.Error(), `"http://example.com/doc"`) {
+		t.Errorf("get http: %v", err)
+	}
+}
+
 // Without the test network, the client refuses a loopback address written as a number before it connects:
 // nothing listens there, and the answer names the rule, not a refused connection.
 func TestProductionClientRefusesLoopback(t *testing.T) {

@@ -136,8 +136,10 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 		cmd := exec.CommandContext(ctx, r.bin(), full...)
 		cmd.Env = env(extra...)
 		cmd.SysProcAttr = procAttr()
-		// Once ctx ends and git is killed, its helpers (git-remote-http, ssh) may still hold its output
-		// open: the command ends anyway this long after, instead of when they give up.
+		// Once ctx ends, git is killed with its helpers (git-remote-http, ssh). A helper may still hold
+		// git's output open (one git left after it exited, or one outside the group): the command ends
+		// anyway this long after, instead of when the helper gives up.
+		cmd.Cancel = func() error { return killGroup(cmd) }
 		cmd.WaitDelay = waitDelay
 		if c.stdin != nil {
 			cmd.Stdin = bytes.NewReader(c.stdin)
@@ -146,6 +148,9 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 		stderr.Reset()
 		cmd.Stdout, cmd.Stderr = &stdout, &stderr
 		err = cmd.Run()
+		if errors.Is(err, exec.ErrWaitDelay) && cmd.ProcessState != nil && cmd.ProcessState.Success() {
+			err = nil // git succeeded; only a helper it left held its output past waitDelay
+		}
 		if err == nil || !lockBusy(stderr.String()) || time.Now().After(deadline) || ctx.Err() != nil {
 			break
 		}

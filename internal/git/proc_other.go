@@ -1,7 +1,12 @@
-//go:build !linux
+//go:build !unix
 
 package git
 
-import "syscall"
+import (
+	"os/exec"
+	"syscall"
+)
 
 func procAttr() *syscall.SysProcAttr { return nil }
+
+func killGroup(cmd *exec.Cmd) error { return cmd.Process.Kill() }

@@ -323,13 +323,11 @@ func refBase(r ref.Ref) string {
 const symlinkMode = "120000"
 
 // stagedLink checks a staged symlink's target, relative to the link's folder or absolute, as
-// layout.FromHost does for a path on disk: it must stay inside the box.
+// layout.FromHost does for a path on disk: it must stay inside the box. The target is put after the
+// folder as text (layout.Join), not cleaned: a ".." after a link in it climbs from that link's target.
 func (v *Validator) stagedLink(bp, target string) []finding.Finding {
 	host := filepath.Join(v.root, filepath.FromSlash(bp)) // the link itself, as the commit holds it
-	if !filepath.IsAbs(target) {
-		target = filepath.Join(filepath.Dir(host), target)
-	}
-	if _, err := layout.FromHost(v.root, target); err != nil {
+	if _, err := layout.FromHost(v.root, layout.Join(filepath.Dir(host), filepath.FromSlash(target))); err != nil {
 		return []finding.Finding{finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)}
 	}
 	return nil

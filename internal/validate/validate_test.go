@@ -172,6 +172,28 @@ func TestStagedSymlinks(t *testing.T) {
 	}
 }
 
+// A staged symlink's target is followed as the kernel follows it, each link where it stands and then
+// "..", not cleaned as text first: sub/../x.md through sub, a link to the box's root, climbs out of the
+// box, and deep/../../../x.md through deep, a link to a folder two down, stays in it.
+func TestStagedSymlinkFollowsLinksBeforeDotDot(t *testing.T) {
+	root := newBox(t)
+	write(t, root, "_content/a/b/c.md", "---\ntitle: c\n---\n")
+	for name, target := range map[string]string{"_content/sub": "..", "_content/sneak.md": "sub/../x.md",
+		"_content/deep": "a/b", "_content/back.md": "deep/../../../x.md"} {
+		if err := os.Symlink(target, filepath.Join(root, filepath.FromSlash(name))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gitIn(t, root, "add", "-A")
+	res, err := New(root, Options{}).Staged(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := codes(res.Findings), "/_content/sneak.md:0:error:symlink-out"; got != want {
+		t.Errorf("%q, want %q", got, want)
+	}
+}
+
 // Pre-commit walks the box only for a delete or rename: a broken unstaged card elsewhere is silent.
 func TestPreCommitNoWalk(t *testing.T) {
 	root := newBox(t)
