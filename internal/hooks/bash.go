@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // The Bash guard (docs/HOOKS.md, "The Bash guard"): an agent's shell command that would decide for the owner
@@ -637,9 +638,10 @@ func decidesForOwner(c simpleCmd) string {
 }
 
 // writeTargets are the paths a simple command writes, moves or removes: its redirections, and the
-// operands of tee, cp, mv, install, ln, rm, rmdir, unlink, truncate, shred, touch, mkdir, sed -i and
-// dd of=. A cd changes the folder later commands of the line are read against (returned as cd).
-func writeTargets(c simpleCmd) (targets []word, cd *word) {
+// operands of tee, cp, mv, install, ln, link, rsync, rm, rmdir, unlink, truncate, shred, touch, mkdir,
+// sed -i, perl -i, gawk's in-place edits, sort -o and dd of=, each command's options read as it reads
+// them (fileOpts). A cd or pushd is returned as the folder later commands of the line may run in.
+func writeTargets(c simpleCmd) (targets []word, cd *chdirTo) {
 	targets = append(targets, c.writes...)
 	w := stripPrefix(c.words)
 	if len(w) == 0 {
@@ -658,106 +660,68 @@ func writeTargets(c simpleCmd) (targets []word, cd *word) {
 	case "sort":
 		return append(targets, sortOutput(w[1:])...), nil
 	}
-	var ops []word
-	var target *word
-	linking, symbolic := name == "ln" || name == "link", false // what a link leads to is written next
-	for i := 1; i < len(w); i++ {
-		t := w[i].text
-		if name == "ln" || name == "cp" {
-			l, s := linkFlags(name, t)
-			linking, symbolic = linking || l, symbolic || s
-		}
-		switch {
-		case t == "-t" && i+1 < len(w) || t == "--target-directory" && i+1 < len(w):
-			target = &w[i+1]
-			i++
-		case strings.HasPrefix(t, "--target-directory="):
-			target = &word{text: strings.TrimPrefix(t, "--target-directory="), dynamic: w[i].dynamic}
-		case movesInto[name] && groupTarget(t) != nil:
-			if dir := *groupTarget(t); dir != "" {
-				target = &word{text: dir, dynamic: w[i].dynamic}
-			} else if i+1 < len(w) {
-				target = &w[i+1]
-				i++
-			}
-		case name == "truncate" && (t == "-s" || t == "-r") && i+1 < len(w):
-			i++
-		case name == "dd" && strings.HasPrefix(t, "of="):
-			targets = append(targets, word{text: strings.TrimPrefix(t, "of="), dynamic: w[i].dynamic})
-		case strings.HasPrefix(t, "-") && t != "-":
-		default:
-			ops = append(ops, w[i])
-		}
-	}
+	opts, ops := fileOpts[name].read(w[1:])
 	switch name {
-	case "cd", "pushd":
-		switch {
-		case len(ops) > 0:
-			return targets, &ops[0]
-		case name == "cd":
-			return targets, &word{text: "~"} // the home folder
-		default:
-			return targets, &word{text: "-"} // pushd alone swaps to a folder the hook does not know
+	case "cd", "pushd", "popd":
+		return targets, changesTo(name, opts, ops)
+	case "tee", "rm", "rmdir", "unlink", "truncate", "shred", "touch", "mkdir":
+		return append(targets, ops...), nil
+	case "dd":
+		for _, o := range ops {
+			if f, ok := strings.CutPrefix(o.text, "of="); ok {
+				targets = append(targets, word{text: f, dynamic: o.dynamic})
+			}
 		}
-	case "tee", "rm", "rmdir", "unlink", "truncate", "shred", "touch", "mkdir", "mv":
-		targets = append(targets, ops...)
-	case "cp", "install", "ln", "link", "rsync":
-		if target == nil && len(ops) > 1 {
-			target = &ops[len(ops)-1]
-			ops = ops[:len(ops)-1]
-		}
-		if linking { // a link made to a file only the box writes is a way to write it next
-			targets = append(targets, linkSources(ops, target, symbolic)...)
-		}
-	}
-	if target != nil {
-		targets = append(targets, *target)
+		return targets, nil
+	case "cp", "mv", "install", "ln", "link", "rsync":
+		return append(targets, copyTargets(name, opts, ops)...), nil
 	}
 	return targets, nil
 }
 
-// movesInto are the commands whose -t names the folder their operands go into.
-var movesInto = map[string]bool{"cp": true, "mv": true, "ln": true, "install": true}
-
-// groupTarget reads a flag group of cp, mv, ln or install (-st DIR, -vtDIR) for -t: nil without one, else
-// the folder written in the group, or "" when it is the next word. -S (a suffix) ends the group.
-func groupTarget(t string) *string {
-	if !strings.HasPrefix(t, "-") || strings.HasPrefix(t, "--") {
-		return nil
-	}
-	for j := 1; j < len(t); j++ {
-		switch t[j] {
-		case 'S':
-			return nil
-		case 't':
-			rest := t[j+1:]
-			return &rest
+// copyTargets are what cp, mv, install, ln, link and rsync write: the destination, and the file each
+// operand becomes in it when it is a folder (the hook does not know which); mv's sources, which it
+// removes; install -d's folders; and what links lead to (cp -l, -s, ln, link), written next through them.
+func copyTargets(name string, opts []option, ops []word) []word {
+	var dest *word
+	linking, symbolic, dirs := name == "ln" || name == "link", false, false
+	for _, o := range opts {
+		switch {
+		case o.name == "target-directory" || o.name == "t" && name != "rsync":
+			v := o.val
+			dest = &v
+		case name == "cp" && (o.name == "l" || o.name == "link"):
+			linking = true
+		case name == "cp" && (o.name == "s" || o.name == "symbolic-link"), name == "ln" && (o.name == "s" || o.name == "symbolic"):
+			linking, symbolic = true, true
+		case name == "install" && (o.name == "d" || o.name == "directory"):
+			dirs = true
 		}
 	}
-	return nil
-}
-
-// linkFlags reads one word of ln or cp for the options that make links: whether it makes links (cp -l,
-// -s, --link, --symbolic-link) and whether they are symbolic (ln -s, --symbolic; cp -s).
-func linkFlags(name, t string) (linking, symbolic bool) {
-	switch {
-	case strings.HasPrefix(t, "--") && len(t) > 2:
-		opt, _, _ := strings.Cut(t[2:], "=")
-		if name == "ln" {
-			return false, len(opt) > 1 && strings.HasPrefix("symbolic", opt)
-		}
-		sym := len(opt) > 1 && strings.HasPrefix("symbolic-link", opt)
-		return sym || len(opt) > 1 && strings.HasPrefix("link", opt), sym
-	case strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && len(t) > 1:
-		for _, c := range t[1:] {
-			if c == 'S' || c == 't' { // the rest of the group is the option's argument (a suffix, a folder)
-				break
-			}
-			linking = linking || name == "cp" && (c == 'l' || c == 's')
-			symbolic = symbolic || c == 's'
-		}
+	if dirs {
+		return ops
 	}
-	return linking, symbolic
+	if dest == nil && len(ops) > 1 {
+		dest, ops = &ops[len(ops)-1], ops[:len(ops)-1]
+	}
+	var out []word
+	if name == "mv" {
+		out = append(out, ops...)
+	}
+	if linking { // a link made to a file only the box writes is a way to write it next
+		out = append(out, linkSources(ops, dest, symbolic)...)
+	}
+	if dest == nil { // ln -s TARGET: the link is made here under the target's name
+		for _, o := range ops {
+			out = append(out, word{text: filepath.Base(o.text), dynamic: o.dynamic})
+		}
+		return out
+	}
+	out = append(out, *dest)
+	for _, o := range ops {
+		out = append(out, word{text: layout.Join(dest.text, filepath.Base(o.text)), dynamic: o.dynamic || dest.dynamic})
+	}
+	return out
 }
 
 // linkSources are the files links made by ln or cp lead to, to be judged as written. A symbolic link's
@@ -775,134 +739,6 @@ func linkSources(ops []word, dest *word, symbolic bool) []word {
 			dyn := o.dynamic || dest.dynamic
 			out = append(out, word{text: layout.Join(filepath.Dir(dest.text), o.text), dynamic: dyn},
 				word{text: layout.Join(dest.text, o.text), dynamic: dyn})
-		}
-	}
-	return out
-}
-
-// awkInPlace returns the files gawk edits in place (-i inplace, -iinplace, --include=inplace, a path to
-// inplace.awk): its operands after the program text, unless -f, -e, -E, --file, --source or --exec gave
-// the program. Options are read as gawk reads them: a letter that takes an argument ends its group, and
-// a long option may be abbreviated.
-func awkInPlace(args []word) []word {
-	inPlace, program := false, false
-	var ops []word
-	include := func(v string) { inPlace = inPlace || strings.TrimSuffix(filepath.Base(v), ".awk") == "inplace" }
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		switch {
-		case t == "--":
-			ops = append(ops, args[i+1:]...)
-			i = len(args)
-		case strings.HasPrefix(t, "--"):
-			opt, val, valued := strings.Cut(t[2:], "=")
-			full := longOption(gawkLong, opt)
-			if gawkValued[full] && !valued && i+1 < len(args) {
-				val = args[i+1].text
-				i++
-			}
-			switch full {
-			case "include":
-				include(val)
-			case "file", "source", "exec":
-				program = true
-			}
-		case strings.HasPrefix(t, "-") && t != "-":
-			for j := 1; j < len(t); j++ {
-				c := t[j]
-				if strings.IndexByte("fveEFil", c) < 0 {
-					continue
-				}
-				val := t[j+1:]
-				if val == "" && i+1 < len(args) {
-					val = args[i+1].text
-					i++
-				}
-				if c == 'i' {
-					include(val)
-				}
-				program = program || c == 'f' || c == 'e' || c == 'E'
-				break
-			}
-		case !program:
-			program = true // the program text
-		default:
-			ops = append(ops, args[i])
-		}
-	}
-	if !inPlace {
-		return nil
-	}
-	return ops
-}
-
-// gawkLong are gawk's long options, for reading their abbreviations; gawkValued those that take the next
-// word as their argument.
-var (
-	gawkLong = []string{"assign", "bignum", "characters-as-bytes", "copyright", "csv", "debug", "dump-variables", "exec",
-		"field-separator", "file", "gen-pot", "help", "include", "lint", "lint-old", "load", "no-optimize", "non-decimal-data",
-		"optimize", "persist", "posix", "pretty-print", "profile", "re-interval", "sandbox", "source", "traditional",
-		"use-lc-numeric", "version"}
-	gawkValued = map[string]bool{"assign": true, "exec": true, "field-separator": true, "file": true, "include": true, "load": true, "source": true}
-)
-
-// longOption is the option of names that opt spells whole or abbreviates unambiguously, as getopt_long
-// reads it, or "".
-func longOption(names []string, opt string) string {
-	found := ""
-	for _, n := range names {
-		if n == opt {
-			return n
-		}
-		if opt != "" && strings.HasPrefix(n, opt) {
-			if found != "" {
-				return ""
-			}
-			found = n
-		}
-	}
-	return found
-}
-
-// sortOutput returns the file sort writes its result to (-o FILE, -oFILE, -uo FILE, --output=FILE and
-// --output's abbreviations), or nil. A letter that takes an argument (-k, -t, -S, -T) ends its group.
-func sortOutput(args []word) []word {
-	var out []word
-	for i := 0; i < len(args); i++ {
-		t := args[i].text
-		switch {
-		case t == "--":
-			return out
-		case strings.HasPrefix(t, "--"):
-			opt, val, valued := strings.Cut(t[2:], "=")
-			if opt == "" || !strings.HasPrefix("output", opt) {
-				continue
-			}
-			if valued {
-				out = append(out, word{text: val, dynamic: args[i].dynamic})
-			} else if i+1 < len(args) {
-				out = append(out, args[i+1])
-				i++
-			}
-		case strings.HasPrefix(t, "-") && t != "-":
-			for j := 1; j < len(t); j++ {
-				c := t[j]
-				if strings.IndexByte("oktST", c) < 0 {
-					continue
-				}
-				rest := t[j+1:]
-				switch {
-				case c == 'o' && rest != "":
-					out = append(out, word{text: rest, dynamic: args[i].dynamic})
-				case rest != "" || i+1 >= len(args):
-				case c == 'o':
-					out = append(out, args[i+1])
-					i++
-				default:
-					i++
-				}
-				break
-			}
 		}
 	}
 	return out
@@ -978,31 +814,6 @@ func flagGroup(name, g string) (inPlace, script, next bool) {
 	return false, false, false
 }
 
-// protectedWrite says why a path an agent's command writes may only be written by the box, or "". cwd is
-// the folder the command runs in; a path built at run time is judged by what it spells.
-func (s *session) protectedWrite(t word, cwd string) string {
-	p := t.text
-	if rest, ok := strings.CutPrefix(p, "~/"); ok && !t.dynamic {
-		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, rest)
-		}
-	}
-	if t.dynamic || strings.HasPrefix(p, "~") {
-		low := strings.ToLower(filepath.ToSlash(p))
-		for _, part := range []string{"/.box/", "/.git/", "switches.card", "settings.card", "/approvals/"} {
-			if strings.Contains(low+"/", part) || strings.HasPrefix(low, strings.TrimPrefix(part, "/")) {
-				return "it names " + strings.Trim(part, "/") + ", which only the box writes"
-			}
-		}
-		return ""
-	}
-	// The shell's reading (link/.. climbs from the link's target) and a cleaning tool's (link/.. is the
-	// link's folder): a write either way may not land where only the box writes.
-	p = layout.Join(cwd, p)
-	_, why := s.guardHost(layout.Resolve(p), layout.Resolve(filepath.Clean(p)))
-	return why
-}
-
 // preBash denies a shell command that decides for the owner or writes where only the box writes. Unlike
 // the search and scope answers, these denials are given every time.
 func (s *session) preBash() (Result, bool) {
@@ -1010,79 +821,27 @@ func (s *session) preBash() (Result, bool) {
 	if strings.TrimSpace(cmd) == "" {
 		return Result{}, false
 	}
-	cwd := s.in.Cwd
-	var lostTo []word // the cds the hook could not follow (cd $DIR, cd -): later paths are judged by what they spell
+	at := folders{dirs: []string{s.in.Cwd}}
 	for _, c := range parseShell(cmd) {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+
 				"setting the brain, adding a backup, leaving safe mode, turning builds back on and adding routines are the owner's to do, "+
 				"in the box's web UI or their own terminal. Ask the owner to do it. Nothing ran.", v), CapWrite)), true
 		}
-		if why := s.gitConfigWrite(c, cwd, lostTo); why != "" {
+		if why := s.gitConfigWriteAt(c, at); why != "" {
 			return deny(Trim(fmt.Sprintf("This command changes the box's git configuration: %s. Nothing ran.", why), CapWrite)), true
 		}
 		targets, cd := writeTargets(c)
 		for _, t := range targets {
-			if lostTo != nil && !filepath.IsAbs(t.text) && !strings.HasPrefix(t.text, "~") {
-				t.dynamic = true // against a folder the hook does not know: judged by what it spells
-			}
-			if why := s.protectedWrite(t, cwd); why != "" {
+			if why := s.protectedWriteAt(t, at); why != "" {
 				return deny(Trim(fmt.Sprintf("This command writes %s: %s. Nothing ran.", t.text, why), CapWrite)), true
 			}
 		}
 		if cd != nil {
-			dir, known := chdir(cwd, *cd, physicalCd(c))
-			cwd = dir
-			if !known {
-				lostTo = append(lostTo, *cd)
-			} else if filepath.IsAbs(cd.text) || strings.HasPrefix(cd.text, "~") {
-				lostTo = nil // a cd to an absolute folder is followed again
-			}
+			at.cd(*cd)
 		}
 	}
 	return Result{}, false
-}
-
-// chdir is the folder `cd dir` leaves the shell in, and whether the hook can tell it (not for a folder
-// built at run time, `cd -` or a lone pushd). By default the shell's cd is logical: dir/.. is taken from
-// the text (cd link/.. stays where it was), and links are followed later, when a path is used. cd -P
-// follows links first, as the kernel does.
-func chdir(cwd string, dir word, physical bool) (string, bool) {
-	p := dir.text
-	if dir.dynamic || p == "-" || strings.HasPrefix(p, "~") && p != "~" && !strings.HasPrefix(p, "~/") {
-		return cwd, false
-	}
-	if p == "~" || strings.HasPrefix(p, "~/") {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return cwd, false
-		}
-		p = filepath.Join(home, strings.TrimPrefix(p, "~"))
-	}
-	if physical {
-		return layout.Resolve(layout.Join(cwd, p)), true
-	}
-	return filepath.Clean(layout.Join(cwd, p)), true
-}
-
-// physicalCd reports whether a cd or pushd command asks for the physical folder (-P; a later -L undoes it).
-func physicalCd(c simpleCmd) bool {
-	physical := false
-	for _, w := range stripPrefix(c.words)[1:] {
-		t := w.text
-		if t == "--" || !strings.HasPrefix(t, "-") || t == "-" {
-			break
-		}
-		for _, r := range t[1:] {
-			switch r {
-			case 'P':
-				physical = true
-			case 'L':
-				physical = false
-			}
-		}
-	}
-	return physical
 }
 
 // gitRemoteWrites are the `git remote` subcommands that change the repository's configuration.
@@ -1096,7 +855,7 @@ var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "
 // remote add/set-url/rename/remove …` and a `git config` that writes, run in the box (after cd, -C,
 // --git-dir, GIT_DIR=) or aimed at its .git/config with --file. A backup's address and the repository's
 // settings are the owner's to change (`box backup`): a remote moved by an agent would receive the box.
-func (s *session) gitConfigWrite(c simpleCmd, cwd string, lostTo []word) string {
+func (s *session) gitConfigWrite(c simpleCmd, cwd string, lost *string) string {
 	var gitDir *word
 	for _, w := range c.words {
 		if v, ok := strings.CutPrefix(w.text, "GIT_DIR="); ok {
@@ -1110,9 +869,9 @@ func (s *session) gitConfigWrite(c simpleCmd, cwd string, lostTo []word) string 
 	if len(w) == 0 || !spells(word{text: filepath.Base(w[0].text), glob: w[0].glob}, "git") {
 		return ""
 	}
-	dir := cwd
+	dir := cwd // "" after a cd the hook could not follow
 	at := func(x word, base string) string {
-		if x.dynamic {
+		if x.dynamic || base == "" && !filepath.IsAbs(x.text) && !strings.HasPrefix(x.text, "~/") {
 			return ""
 		}
 		p := x.text
@@ -1124,14 +883,17 @@ func (s *session) gitConfigWrite(c simpleCmd, cwd string, lostTo []word) string 
 		return layout.Resolve(layout.Join(base, p))
 	}
 	inBox := func(p string) bool { return p != "" && within(s.root, p) }
-	unknown := lostTo != nil // a -C built at run time, or a cd the hook could not follow: judged by what it spells
+	// A path the hook cannot place (built at run time, or relative after a cd it could not follow) is
+	// judged by what it and that cd spell.
+	unplaced := func(x word, base string) bool { return x.dynamic || at(x, base) == "" && base == "" }
+	unknown := lost != nil // a -C built at run time, or a cd the hook could not follow
 	i := 1
 options: // git's own options, before its subcommand
 	for ; i < len(w); i++ {
 		t := w[i].text
 		switch {
 		case t == "-C" && i+1 < len(w):
-			unknown = unknown || w[i+1].dynamic
+			unknown = unplaced(w[i+1], dir) || unknown && !filepath.IsAbs(w[i+1].text)
 			dir = at(w[i+1], dir)
 			i++
 		case (t == "--git-dir" || t == "--work-tree") && i+1 < len(w):
@@ -1149,9 +911,16 @@ options: // git's own options, before its subcommand
 	if i >= len(w) {
 		return ""
 	}
-	target := inBox(dir) || unknown && s.spellsBox(append(lostTo, w...))
+	target := inBox(dir) || unknown && s.spellsBox(w, lost)
 	if gitDir != nil {
-		target = inBox(at(*gitDir, dir)) || gitDir.dynamic && s.spellsBox(w)
+		target = inBox(at(*gitDir, dir)) || unplaced(*gitDir, dir) && s.spellsBox(w, lost)
+	}
+	// configFile reports whether git config's --file names the box's configuration.
+	configFile := func(f word) bool {
+		if unplaced(f, dir) {
+			return strings.Contains(f.text, ".git") && (f.dynamic || s.spellsBox(w, lost))
+		}
+		return inBox(at(f, dir))
 	}
 	args := w[i+1:]
 	switch w[i].text {
@@ -1172,14 +941,10 @@ options: // git's own options, before its subcommand
 			t := args[j].text
 			switch {
 			case (t == "--file" || t == "-f") && j+1 < len(args):
-				if p := at(args[j+1], dir); inBox(p) || args[j+1].dynamic && strings.Contains(args[j+1].text, ".git") {
-					target = true
-				} else {
-					target = false
-				}
+				target = configFile(args[j+1])
 				j++
 			case strings.HasPrefix(t, "--file="):
-				target = inBox(at(word{text: strings.TrimPrefix(t, "--file="), dynamic: args[j].dynamic}, dir))
+				target = configFile(word{text: strings.TrimPrefix(t, "--file="), dynamic: args[j].dynamic})
 			case t == "--global" || t == "--system":
 				target = false
 			case gitConfigReads[t]:
@@ -1207,17 +972,28 @@ options: // git's own options, before its subcommand
 	return ""
 }
 
-// spellsBox reports whether a command's words name the box's folder or a .box/.git path: how a path built
-// at run time is judged.
-func (s *session) spellsBox(w []word) bool {
+// spellsBox reports whether a command's words, or the cd the hook could not follow before it (lost, when
+// one was), name the box's folder or a variable named for it ($BOX_DIR, ${BOX}): how a path built at run
+// time is judged.
+func (s *session) spellsBox(w []word, lost *string) bool {
 	real, err := filepath.EvalSymlinks(s.root)
 	if err != nil {
 		real = s.root
 	}
+	texts := make([]string, 0, len(w)+1)
 	for _, x := range w {
-		if strings.Contains(x.text, s.root) || strings.Contains(x.text, real) || strings.Contains(x.text, "BOX") {
+		texts = append(texts, x.text)
+	}
+	if lost != nil {
+		texts = append(texts, *lost)
+	}
+	for _, t := range texts {
+		if strings.Contains(t, s.root) || strings.Contains(t, real) || boxVariable.MatchString(t) {
 			return true
 		}
 	}
 	return false
 }
+
+// boxVariable is a shell variable whose name starts with BOX.
+var boxVariable = lazyregexp.New(`\$\{?BOX`)

@@ -196,7 +196,7 @@ func TestBashGuard(t *testing.T) {
 		"git config get remote.github.url",
 		"git config --global user.name Mira",
 		"cat _config/settings.card",
-		"cd /tmp && git config remote.x.url y",
+		"git -C /tmp config remote.x.url y",
 		"",
 	}
 	for _, cmd := range allow {

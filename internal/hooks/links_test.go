@@ -124,7 +124,17 @@ func TestGuardsFollowLinksAsTheKernelDoes(t *testing.T) {
 		// a symbolic link's relative target is read from the link's folder, or from the folder it is made in
 		"ln -s ../../../_config/switches.card m/notes/sw", "ln -s ../../../_config/switches.card m/notes", "ln -st m/notes ../../../_config/switches.card",
 		"cp -s ../../../_config/switches.card m/notes/sw", "cp --symbolic ../../../_config/switches.card m/notes/sw",
+		"gawk -W include=inplace 1 m/../../_config/switches.card", "gawk -Winclude=inplace 1 m/../../_config/switches.card",
+		"gawk -W incl=inplace 1 m/../../_config/switches.card", "gawk '@include \"inplace\"; 1' m/../../_config/switches.card",
+		"gawk -e '@include \"inplace.awk\"' -e 1 m/../../_config/switches.card",
+		// into a folder: the file each operand becomes there
+		"cp switches.card m/../../_config/", "mv settings.card m/../../_config", "cp -t m/../../_config switches.card",
+		"cp --target=m/../../.git/hooks /tmp/pre-commit", "cp --targ m/../../.git/hooks /tmp/pre-commit", "mv --target=m/../../.box x",
+		"install --target-directory=m/../../.git/hooks pre-commit", "rsync -t x m/../../.box/hooks.json",
+		"install -mgo-t x m/../../.box/hooks.json", "install -gstaff x m/../../.box/hooks.json", "install -ostaff x m/../../_config/switches.card",
+		"install -d m/../../.box/x", "ln -s /tmp/evil m/../../.git/hooks",
 		// a hard link is the same file
+		"cp --l m/../../_config/switches.card x",
 		"link m/../../_config/switches.card x", "cp -l m/../../_config/switches.card x", "cp -al m/../../.git/hooks x", "cp --link m/../../_config/switches.card x"} {
 		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
 			t.Errorf("%q went through", cmd)
@@ -134,7 +144,8 @@ func TestGuardsFollowLinksAsTheKernelDoes(t *testing.T) {
 	for _, cmd := range []string{"echo x > m/notes.md", "cd m/.. && echo x > ../_config/switches.card", "awk '{print}' m/../../_config/switches.card", "sort m/../../_config/switches.card", "ln -s m/x y",
 		"cp m/../../_config/switches.card x", "cp -S .x m/../../_config/switches.card x", "ln -s ../x m/notes/y",
 		"sort -k1o m/../../_config/switches.card", "sort -t o m/../../_config/switches.card", "sort -- -o m/../../_config/switches.card",
-		"awk -v inplace=1 '{print}' m/../../_config/switches.card", "awk -i inplace.sh '{print}' m/../../_config/switches.card"} {
+		"awk -v inplace=1 '{print}' m/../../_config/switches.card", "awk -i inplace.sh '{print}' m/../../_config/switches.card",
+		"cp m/../../_config/switches.card /tmp/", "install -m 644 x /tmp/y", "rsync -av m/ /tmp/backup/", "awk -- '{print}' m/../../_config/switches.card"} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
 			t.Errorf("%q was denied: %s", cmd, why)
 		}
@@ -149,13 +160,31 @@ func TestCdIsFollowed(t *testing.T) {
 	t.Setenv("HOME", filepath.Dir(f.box))
 	for _, cmd := range []string{"cd ~/box && echo x > .box/hooks.json", "cd && cd box/_config && echo x > switches.card",
 		"cd ~ && echo x > box/.git/hooks/post-commit", "cd $B && echo x > .box/hooks.json", "cd - && echo x > _config/switches.card",
-		"pushd && echo x > .git/config", "cd $BOX_DIR && git remote add evil https://example.com/x.git"} {
+		"pushd && echo x > _config/switches.card", "cd $BOX_DIR && git remote add evil https://example.com/x.git",
+		// after a cd the hook cannot follow, the cd and the path are judged together, relative cds included
+		"cd $BOX_DIR/.git && echo x > hooks/pre-commit", "cd \"$HOME/box/.git/hooks\" && cp /tmp/evil pre-commit",
+		"cd $BOX_DIR/_bookkeeping/approvals && cp /tmp/forged x.approval.card", "cd $BOX_DIR && cd .git/hooks && cp /tmp/evil pre-commit",
+		"cd $BOX_DIR && cd .box && echo x > hooks.json", "cd $BOX_DIR && git --git-dir=.git remote add evil https://x",
+		"cd $BOX_DIR && GIT_DIR=.git git remote add evil https://x", "cd $BOX_DIR && git config --file .git/config remote.origin.url https://x",
+		"cd $BOX_DIR && git config -f .git/config remote.origin.url https://x", "cd ${HOME}/box && echo x > .box/hooks.json",
+		"cd ~/box && pushd /tmp && pushd +1 && echo x > .box/hooks.json"} {
 		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
 			t.Errorf("%q went through", cmd)
 		}
 	}
+	// In the box: a cd may not take the line elsewhere (in a subshell, a cd that fails, a popd after it).
+	for _, cmd := range []string{"(cd /tmp); echo x > .box/hooks.json", "cd /nonexistent; echo x > _config/switches.card",
+		"pushd /tmp && popd && echo x > .box/hooks.json", "echo \"$(cd /tmp && pwd)\" > .box/hooks.json", "bash -c 'cd /tmp'; echo x > .box/x",
+		"cd /tmp && git config remote.x.url y", "cd /tmp && cp x .git/hooks/pre-commit"} {
+		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.box, cmd), f.env)) == "" {
+			t.Errorf("%q went through", cmd)
+		}
+	}
 	for _, cmd := range []string{"cd ~/box && echo x > notes.md", "cd $B && echo x > notes.md", "cd ~/elsewhere && echo x > .box/hooks.json",
-		"cd $B && cd /tmp && echo x > .box/hooks.json", "cd $REPO && git remote add origin https://example.com/x.git"} {
+		"cd $REPO && git remote add origin https://example.com/x.git", "cd $REPO && echo x > .git/info/exclude",
+		"cd \"$(git rev-parse --show-toplevel)\" && cp scripts/pre-commit .git/hooks/pre-commit", "(cd \"$SUB\" && make) && cp x .git/hooks/pre-commit",
+		"cd \"$SANDBOX_ROOT/repo\" && git remote add origin https://example.com/x.git", "cd $REPO && touch docs/approvals/x.md",
+		"cd $BOX_DIR && git -C /other/repo remote add origin https://example.com/x.git"} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
 			t.Errorf("%q was denied: %s", cmd, why)
 		}
