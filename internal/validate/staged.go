@@ -323,12 +323,17 @@ func refBase(r ref.Ref) string {
 const symlinkMode = "120000"
 
 // stagedLink checks a staged symlink's target, relative to the link's folder or absolute, as
-// layout.FromHost does for a path on disk: it must stay inside the box. The target is put after the
-// folder as text (layout.Join), not cleaned: a ".." after a link in it climbs from that link's target.
+// layout.FromHost does for a path on disk: it must stay inside the box, read both ways. As the kernel
+// will follow it (the target put after the folder as text, layout.Join, so a ".." after a link in it
+// climbs from that link's target), and cleaned as text: the folders on disk now may be links the commit
+// does not hold, so neither reading alone is the one a checkout of the commit follows.
 func (v *Validator) stagedLink(bp, target string) []finding.Finding {
 	host := filepath.Join(v.root, filepath.FromSlash(bp)) // the link itself, as the commit holds it
-	if _, err := layout.FromHost(v.root, layout.Join(filepath.Dir(host), filepath.FromSlash(target))); err != nil {
-		return []finding.Finding{finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)}
+	dir, t := filepath.Dir(host), filepath.FromSlash(target)
+	for _, p := range []string{layout.Join(dir, t), filepath.Join(dir, t)} {
+		if _, err := layout.FromHost(v.root, p); err != nil {
+			return []finding.Finding{finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)}
+		}
 	}
 	return nil
 }
