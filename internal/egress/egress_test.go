@@ -179,6 +179,12 @@ func TestRefusedAddressWithAtIsNotRepeated(t *testing.T) {
 			t.Errorf("status of %s: %v", u, err)
 		}
 	}
+	// A key in the query or the fragment is never repeated either.
+	for _, u := range []string{"http://example.com/doc?access_token=" + token, "http://example.com/doc#key=" + token} {
+		if _, err := c.Get(ctx, u, nil); err == nil || strings.Contains(err.Error(), token) || !strings.Contains(err.Error(), "http://example.com/doc?…") {
+			t.Errorf("get %s: %v", u, err)
+		}
+	}
 	// Without an '@' it is quoted, so the owner sees which address was refused.
 	if _, err := c.Get(ctx, "http://example.com/doc", nil); err == nil || !strings.Contains(err.Error(), `"http://example.com/doc"`) {
 		t.Errorf("get http: %v", err)

@@ -1,24 +1,10 @@
 package git
 
-import (
-	"errors"
-	"os"
-	"os/exec"
-	"syscall"
-)
+import "syscall"
 
 // procAttr kills a git child when the box process dies, so a killed writer never leaves a git
 // command finishing a commit behind the back of the next writer's crash repair, and starts it in its
 // own process group, so killGroup ends its helpers with it.
 func procAttr() *syscall.SysProcAttr {
 	return &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-}
-
-// killGroup kills git and every helper it started (git-remote-http, ssh): its process group.
-func killGroup(cmd *exec.Cmd) error {
-	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	if errors.Is(err, syscall.ESRCH) {
-		return os.ErrProcessDone
-	}
-	return err
 }

@@ -1,4 +1,4 @@
-//go:build unix && !linux
+//go:build unix
 
 package git
 
@@ -9,10 +9,8 @@ import (
 	"syscall"
 )
 
-// procAttr starts git in its own process group, so killGroup ends its helpers with it.
-func procAttr() *syscall.SysProcAttr { return &syscall.SysProcAttr{Setpgid: true} }
-
-// killGroup kills git and every helper it started (git-remote-http, ssh): its process group.
+// killGroup kills git and every helper it started (git-remote-http, ssh): its process group, which
+// procAttr made its own.
 func killGroup(cmd *exec.Cmd) error {
 	err := syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 	if errors.Is(err, syscall.ESRCH) {
