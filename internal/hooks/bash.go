@@ -821,7 +821,12 @@ func (s *session) preBash() (Result, bool) {
 	if strings.TrimSpace(cmd) == "" {
 		return Result{}, false
 	}
+	// The session's folder with its links followed, and as the shell's $PWD may hold it, through a link:
+	// a logical cd .. climbs from there.
 	at := folders{dirs: []string{s.in.Cwd}}
+	if s.shellCwd != "" && filepath.IsAbs(s.shellCwd) {
+		at.dirs = appendCapped(at.dirs, filepath.Clean(s.shellCwd))
+	}
 	for _, c := range parseShell(cmd) {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+

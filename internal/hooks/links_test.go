@@ -190,3 +190,21 @@ func TestCdIsFollowed(t *testing.T) {
 		}
 	}
 }
+
+// TestCdFromALinkedFolder: a session whose folder the agent names through a link: the shell's logical
+// cd .. climbs from the link's folder, not from its target's.
+func TestCdFromALinkedFolder(t *testing.T) {
+	f := newFixture(t)
+	// in/ is a link, in the box's folder's parent, to a project folder two levels down elsewhere
+	deep := filepath.Join(filepath.Dir(f.project), "far", "x", "y")
+	if err := os.MkdirAll(deep, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in := filepath.Join(filepath.Dir(f.box), "in")
+	if err := os.Symlink(deep, in); err != nil {
+		t.Fatal(err)
+	}
+	if denied(Run(context.Background(), PreToolUse, bashPayload(t, in, "cd .. && echo x > box/_config/switches.card"), f.env)) == "" {
+		t.Error("a logical cd .. from the linked folder, then into the box, went through")
+	}
+}

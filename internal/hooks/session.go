@@ -23,6 +23,7 @@ import (
 type session struct {
 	in       Input
 	env      Env
+	shellCwd string // the session's folder as the agent gave it, links in it kept: the shell's $PWD
 	root     string // the owner's box
 	project  string // the agent's project: the git work tree holding cwd (the box itself when inside it)
 	inBox    bool   // the agent works inside the box
@@ -71,10 +72,11 @@ func openSession(in Input, env Env) (*session, error) {
 	}
 	// The session's folder is read with its links followed, as the kernel reads a relative path from it:
 	// a cwd reached through a link to the box is the box (docs/HOOKS.md, "The Bash guard").
+	given := in.Cwd
 	if real, err := filepath.EvalSymlinks(in.Cwd); err == nil && in.Cwd != "" {
 		in.Cwd = real
 	}
-	s := &session{in: in, env: env, root: root, now: env.Now, settings: loadSettings(root)}
+	s := &session{in: in, env: env, shellCwd: given, root: root, now: env.Now, settings: loadSettings(root)}
 	s.id = safeID(in.SessionID)
 	s.dir = filepath.Join(root, ".box", "sessions", s.id)
 	s.project = projectRoot(in.Cwd)

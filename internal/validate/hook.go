@@ -57,8 +57,12 @@ func ParseHook(data []byte, defaultCwd string) (HookPayload, error) {
 	if p.Cwd == "" {
 		p.Cwd = defaultCwd
 	}
+	relative := "" // a relative path named with no folder to read it from
 	edit := func(s string, deleted bool) HookEdit {
-		if !filepath.IsAbs(s) && p.Cwd != "" {
+		if !filepath.IsAbs(s) {
+			if p.Cwd == "" || !filepath.IsAbs(p.Cwd) {
+				relative = s
+			}
 			s = layout.Join(p.Cwd, s)
 		}
 		return HookEdit{Path: layout.Resolve(s), Lexical: layout.Resolve(filepath.Clean(s)), Deleted: deleted}
@@ -82,6 +86,10 @@ func ParseHook(data []byte, defaultCwd string) (HookPayload, error) {
 		for _, e := range patchFiles(text) {
 			p.Edits = append(p.Edits, edit(e.Path, e.Deleted))
 		}
+	}
+	if relative != "" {
+		return HookPayload{}, errs.E(op, errs.Invalid, "the hook input names %q, a relative path, and no absolute cwd to read it from; "+
+			"run box validate --hook from the agent's folder or give the hook its cwd", relative)
 	}
 	return p, nil
 }

@@ -370,6 +370,7 @@ func TestParseHook(t *testing.T) {
 		{"no file", `{"tool_name":"Bash","tool_input":{"command":"ls"}}`, ""},
 		{"null input", `{"tool_name":"Bash","tool_input":null}`, ""},
 		{"garbage", `{"tool_input":`, "error"},
+		{"relative cwd", `{"tool_name":"Edit","tool_input":{"file_path":"x.md"},"cwd":"b"}`, "error"},
 		{"not an object", `[1,2]`, "error"},
 		{"empty", ``, "error"},
 	} {
