@@ -130,6 +130,32 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // scripts reads the scripts a command runs in a shell of its own: `bash -c SCRIPT`, `eval WORDS`, and a
 // shell fed a script on stdin.
 func (p *shellParser) scripts(c simpleCmd) {
+	raw := c.words
+	for len(raw) > 0 && isAssignment(raw[0].text) {
+		raw = raw[1:]
+	}
+	if len(raw) > 1 { // trap's handler, watch's command and flock -c's run in a shell of their own
+		switch name := filepath.Base(raw[0].text); name {
+		case "trap":
+			parseInto(raw[1].text, p.depth+1, p.out)
+		case "watch", "flock":
+			wo := wrapperOpts[name]
+			wo.spec.first = true
+			opts, ops := wo.spec.read(raw[1:])
+			for _, o := range opts {
+				if o.name == "c" || o.name == "command" {
+					parseInto(o.val.text, p.depth+1, p.out)
+				}
+			}
+			if name == "watch" && len(ops) > 0 {
+				parts := make([]string, len(ops))
+				for i, x := range ops {
+					parts[i] = x.text
+				}
+				parseInto(strings.Join(parts, " "), p.depth+1, p.out)
+			}
+		}
+	}
 	w := stripPrefix(c.words)
 	if len(w) == 0 {
 		return
@@ -157,6 +183,9 @@ func (p *shellParser) scripts(c simpleCmd) {
 
 // expandBraces expands a word's {a,b} lists as the shell does, at most limit words.
 func expandBraces(t string, limit int) []string {
+	if limit <= 0 { // a branch past the limit is never walked: a word of many lists would take exponential time
+		return nil
+	}
 	open := strings.IndexByte(t, '{')
 	if open < 0 {
 		return []string{t}
@@ -522,23 +551,68 @@ var wrappers = map[string]bool{"env": true, "sudo": true, "doas": true, "nohup":
 	"if": true, "then": true, "else": true, "elif": true, "do": true, "while": true, "until": true, "fi": true, "done": true}
 
 // stripPrefix drops what comes before the command a simple command runs: assignments (NAME=value),
-// wrappers and their options (a number after timeout, nice -n, flock's file).
+// wrappers and their options and operands (wrapperOpts: timeout's duration, nice -n N, flock's file).
 func stripPrefix(w []word) []word {
+	rest, _ := commandOf(w)
+	return rest
+}
+
+// commandOf is stripPrefix, and the folders the wrappers run the command in (env -C DIR, sudo -D DIR).
+func commandOf(w []word) (rest, dirs []word) {
 	for len(w) > 0 {
 		t := w[0].text
+		name := filepath.Base(t)
 		switch {
 		case isAssignment(t):
 			w = w[1:]
-		case wrappers[filepath.Base(t)] && len(w) > 1:
-			w = w[1:]
-			for len(w) > 1 && (strings.HasPrefix(w[0].text, "-") || isAssignment(w[0].text) || isDuration(w[0].text)) {
-				w = w[1:]
+		case wrappers[name] && len(w) > 1:
+			wo := wrapperOpts[name]
+			wo.spec.first = true // a wrapper's options end at its command
+			opts, ops := wo.spec.read(w[1:])
+			for _, o := range opts {
+				if o.name == "chdir" || name == "env" && o.name == "C" || name == "sudo" && o.name == "D" {
+					dirs = append(dirs, o.val)
+				}
 			}
+			for n := 0; n < wo.operands && len(ops) > 1; n++ {
+				ops = ops[1:]
+			}
+			for len(ops) > 1 && isDuration(ops[0].text) { // timeout 10, watch's interval spelt apart
+				ops = ops[1:]
+			}
+			w = ops
 		default:
-			return w
+			return w, dirs
 		}
 	}
-	return w
+	return w, dirs
+}
+
+// wrapperOpts are how the wrappers' options are read (which take an argument) and how many operands
+// come before the command they run.
+var wrapperOpts = map[string]struct {
+	spec     optSpec
+	operands int
+}{
+	"env": {spec: optSpec{short: "uCS", long: longs("unset:", "chdir:", "split-string:", "ignore-environment", "null", "argv0:",
+		"default-signal", "ignore-signal", "block-signal", "list-signal-handling", "debug", "help", "version")}},
+	"sudo": {spec: optSpec{short: "ugCDhpUrtTR", long: longs("user:", "group:", "close-from:", "chdir:", "host:", "prompt:",
+		"other-user:", "role:", "type:", "command-timeout:", "chroot:", "login", "shell", "preserve-env", "non-interactive",
+		"background", "edit", "help", "version")}},
+	"doas":    {spec: optSpec{short: "uC"}},
+	"timeout": {spec: optSpec{short: "sk", long: longs("signal:", "kill-after:", "preserve-status", "foreground", "verbose")}, operands: 1},
+	"nice":    {spec: optSpec{short: "n", long: longs("adjustment:")}},
+	"ionice":  {spec: optSpec{short: "cnp", long: longs("class:", "classdata:", "pid:", "pgid:", "uid:")}},
+	"stdbuf":  {spec: optSpec{short: "ioe", long: longs("input:", "output:", "error:")}},
+	"chrt":    {operands: 1},
+	"taskset": {operands: 1},
+	"flock":   {spec: optSpec{short: "wEc", long: longs("timeout:", "conflict-exit-code:", "command:")}, operands: 1},
+	"xargs": {spec: optSpec{short: "IadELnPs", optional: "iel", long: longs("replace:", "arg-file:", "delimiter:", "eof:",
+		"max-lines:", "max-args:", "max-procs:", "max-chars:", "process-slot-var:")}},
+	"exec":   {spec: optSpec{short: "a"}},
+	"time":   {spec: optSpec{short: "fo", long: longs("format:", "output:")}},
+	"watch":  {spec: optSpec{short: "nq", long: longs("interval:", "equexit:")}},
+	"strace": {spec: optSpec{short: "eoOpPsSuUabEIX"}},
 }
 
 func isAssignment(t string) bool {
@@ -648,13 +722,16 @@ func writeTargets(c simpleCmd) (targets []word, cd *chdirTo) {
 		return targets, nil
 	}
 	name := filepath.Base(w[0].text)
-	if name == "busybox" && len(w) > 1 { // busybox sed …: the applet is the command
+	if (name == "busybox" || name == "coreutils") && len(w) > 1 { // busybox sed …: the applet is the command
 		w = w[1:]
 		name = filepath.Base(w[0].text)
 	}
+	if g, ok := strings.CutPrefix(name, "g"); ok && gnuNames[g] { // GNU tools under Homebrew's names: gcp, gmv, gsed
+		name = g
+	}
 	switch name {
-	case "sed", "gsed", "perl":
-		return append(targets, inPlaceFiles(strings.TrimPrefix(name, "g"), w[1:])...), nil
+	case "sed", "perl":
+		return append(targets, inPlaceFiles(name, w[1:])...), nil
 	case "awk", "gawk":
 		return append(targets, awkInPlace(w[1:])...), nil
 	case "sort":
@@ -679,6 +756,10 @@ func writeTargets(c simpleCmd) (targets []word, cd *chdirTo) {
 	return targets, nil
 }
 
+// gnuNames are the commands the guard reads that Homebrew installs with a g before their names.
+var gnuNames = map[string]bool{"sed": true, "awk": true, "sort": true, "cp": true, "mv": true, "install": true, "ln": true, "link": true,
+	"tee": true, "rm": true, "rmdir": true, "unlink": true, "truncate": true, "shred": true, "touch": true, "mkdir": true, "dd": true}
+
 // copyTargets are what cp, mv, install, ln, link and rsync write: the destination, and the file each
 // operand becomes in it when it is a folder (the hook does not know which); mv's sources, which it
 // removes; install -d's folders; and what links lead to (cp -l, -s, ln, link), written next through them.
@@ -701,10 +782,13 @@ func copyTargets(name string, opts []option, ops []word) []word {
 	if dirs {
 		return ops
 	}
+	var out []word
+	if dest != nil && len(ops) > 1 { // a cp that stops reading options at its first operand (BSD, POSIXLY_CORRECT)
+		out = append(out, copyTargets(name, nil, ops)...)
+	}
 	if dest == nil && len(ops) > 1 {
 		dest, ops = &ops[len(ops)-1], ops[:len(ops)-1]
 	}
-	var out []word
 	if name == "mv" {
 		out = append(out, ops...)
 	}
@@ -821,33 +905,45 @@ func (s *session) preBash() (Result, bool) {
 	if strings.TrimSpace(cmd) == "" {
 		return Result{}, false
 	}
-	// The session's folder with its links followed, and as the shell's $PWD may hold it, through a link:
-	// a logical cd .. climbs from there.
-	at := folders{dirs: []string{s.in.Cwd}}
-	if s.shellCwd != "" && filepath.IsAbs(s.shellCwd) {
-		at.dirs = appendCapped(at.dirs, filepath.Clean(s.shellCwd))
-	}
-	for _, c := range parseShell(cmd) {
+	cmds := parseShell(cmd)
+	at := s.foldersOf(cmds)
+	for _, c := range cmds {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+
 				"setting the brain, adding a backup, leaving safe mode, turning builds back on and adding routines are the owner's to do, "+
 				"in the box's web UI or their own terminal. Ask the owner to do it. Nothing ran.", v), CapWrite)), true
 		}
+	}
+	targets, parts := 0, 0
+	for _, c := range cmds {
+		ts, _ := writeTargets(c)
+		for _, t := range ts {
+			targets, parts = targets+1, parts+1+min(strings.Count(t.text, "/"), maxPath/2)
+		}
+	}
+	if folders := len(at.dirs) + len(at.lost) + 2; parts*folders > maxJudged || targets*folders > maxJudged/10 {
+		return deny(Trim(fmt.Sprintf("This command writes %d paths from %d folders, more than the guard reads in its time. Split it into shorter commands. Nothing ran.",
+			targets, len(at.dirs)+len(at.lost)), CapWrite)), true
+	}
+	for _, c := range cmds {
 		if why := s.gitConfigWriteAt(c, at); why != "" {
 			return deny(Trim(fmt.Sprintf("This command changes the box's git configuration: %s. Nothing ran.", why), CapWrite)), true
 		}
-		targets, cd := writeTargets(c)
+		targets, _ := writeTargets(c)
 		for _, t := range targets {
 			if why := s.protectedWriteAt(t, at); why != "" {
 				return deny(Trim(fmt.Sprintf("This command writes %s: %s. Nothing ran.", t.text, why), CapWrite)), true
 			}
 		}
-		if cd != nil {
-			at.cd(*cd)
-		}
 	}
 	return Result{}, false
 }
+
+// maxJudged bounds the path parts times folders one command line's guard follows (each part a file
+// lookup), and a tenth of it the paths times folders (each some 45 µs, measured: 20,000 take about a
+// second): past either the line is denied as too long to read, since a hook that runs out of time
+// answers nothing and the command would run.
+const maxJudged = 200_000
 
 // gitRemoteWrites are the `git remote` subcommands that change the repository's configuration.
 var gitRemoteWrites = map[string]bool{"add": true, "set-url": true, "rename": true, "remove": true, "rm": true, "set-head": true, "set-branches": true}
@@ -861,13 +957,17 @@ var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "
 // --git-dir, GIT_DIR=) or aimed at its .git/config with --file. A backup's address and the repository's
 // settings are the owner's to change (`box backup`): a remote moved by an agent would receive the box.
 func (s *session) gitConfigWrite(c simpleCmd, cwd string, lost *string) string {
-	var gitDir *word
+	var gitDir, global, system *word
 	for _, w := range c.words {
-		if v, ok := strings.CutPrefix(w.text, "GIT_DIR="); ok {
-			gitDir = &word{text: v, dynamic: w.dynamic}
-		}
-		if v, ok := strings.CutPrefix(w.text, "GIT_CONFIG="); ok {
-			gitDir = &word{text: v, dynamic: w.dynamic}
+		name, v, _ := strings.Cut(w.text, "=")
+		val := &word{text: v, dynamic: w.dynamic}
+		switch name {
+		case "GIT_DIR", "GIT_CONFIG":
+			gitDir = val
+		case "GIT_CONFIG_GLOBAL":
+			global = val
+		case "GIT_CONFIG_SYSTEM":
+			system = val
 		}
 	}
 	w := stripPrefix(c.words)
@@ -876,14 +976,9 @@ func (s *session) gitConfigWrite(c simpleCmd, cwd string, lost *string) string {
 	}
 	dir := cwd // "" after a cd the hook could not follow
 	at := func(x word, base string) string {
-		if x.dynamic || base == "" && !filepath.IsAbs(x.text) && !strings.HasPrefix(x.text, "~/") {
+		p, known := homePath(x)
+		if !known || base == "" && !filepath.IsAbs(p) {
 			return ""
-		}
-		p := x.text
-		if rest, ok := strings.CutPrefix(p, "~/"); ok {
-			if home, err := os.UserHomeDir(); err == nil {
-				p = filepath.Join(home, rest)
-			}
 		}
 		return layout.Resolve(layout.Join(base, p))
 	}
@@ -950,8 +1045,10 @@ options: // git's own options, before its subcommand
 				j++
 			case strings.HasPrefix(t, "--file="):
 				target = configFile(word{text: strings.TrimPrefix(t, "--file="), dynamic: args[j].dynamic})
-			case t == "--global" || t == "--system":
-				target = false
+			case t == "--global": // the owner's own file, unless GIT_CONFIG_GLOBAL names another
+				target = global != nil && configFile(*global)
+			case t == "--system":
+				target = system != nil && configFile(*system)
 			case gitConfigReads[t]:
 				return ""
 			case strings.HasPrefix(t, "--unset") || strings.HasPrefix(t, "--add") || strings.HasPrefix(t, "--replace") ||
@@ -993,6 +1090,7 @@ func (s *session) spellsBox(w []word, lost *string) bool {
 		texts = append(texts, *lost)
 	}
 	for _, t := range texts {
+		t = expandHome(t)
 		if strings.Contains(t, s.root) || strings.Contains(t, real) || boxVariable.MatchString(t) {
 			return true
 		}

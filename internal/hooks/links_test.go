@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // writePayload is a PreToolUse payload for the Write tool run in cwd.
@@ -206,5 +207,91 @@ func TestCdFromALinkedFolder(t *testing.T) {
 	}
 	if denied(Run(context.Background(), PreToolUse, bashPayload(t, in, "cd .. && echo x > box/_config/switches.card"), f.env)) == "" {
 		t.Error("a logical cd .. from the linked folder, then into the box, went through")
+	}
+}
+
+// TestGuardReadsTheWholeLine: the forms a second review found past the Bash guard. The session runs in a
+// project; the fixture's HOME holds the box as ~/box, and m is a link in the project to the box's memory.
+func TestGuardReadsTheWholeLine(t *testing.T) {
+	f := newFixture(t)
+	t.Setenv("HOME", filepath.Dir(f.box))
+	t.Setenv("CDPATH", "")
+	if err := os.Symlink(filepath.Join(f.box, "_content", "memory"), filepath.Join(f.project, "m")); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{
+		// five relative cds fill the folders; what comes after is still read
+		"cd a; cd b; cd c; cd d; cd e; cd ~/box && echo x > _config/switches.card",
+		"cd a; cd b; cd c; cd d; cd e; cd f; echo x > _config/switches.card",
+		"cd a; cd b; cd c; cd d; cd e; cd ~/box && git remote add evil https://x",
+		"cd $A; cd a; cd b; cd c; cd d; cd e; cd $BOX_DIR/.git && cp evil hooks/pre-commit",
+		// a function or a loop runs a command before a cd written after it
+		"w(){ echo x > _config/switches.card; }; cd ~/box; w", "for i in 1 2; do cp evil .git/hooks/pre-commit; cd ~/box; done",
+		// bash's logical cd takes the physical folder where the logical one does not exist
+		"cd m/../../_config && echo x > switches.card",
+		// patterns
+		"cd ~/bo* && echo x > _config/switches.card", "echo x > ~/box/_config/switch*.card", "cd ~/box && cp evil _config/s*s.card",
+		// a cd the hook cannot follow whose fixed part names the box
+		"cd ~/box/$X && cp evil .git/hooks/pre-commit", "cd $HOME/box/${SUB:-.} && cp evil .git/hooks/pre-commit",
+		"cd ~/box/\"$(echo .)\" && cp evil _bookkeeping/approvals/x.approval.card",
+		// git's repository and configuration through the environment or a bare ~
+		"export GIT_DIR=~/box/.git; git remote add evil https://x", "GIT_DIR=~/box/.git; git remote add evil https://x",
+		"GIT_CONFIG_GLOBAL=~/box/.git/config git config --global remote.origin.url https://x", "git -C ~ -C box remote add evil x",
+		// wrappers' options that take an argument, and the folders they run in
+		"env -C ~/box cp evil .box/hooks.json", "env -u FOO cp evil ~/box/.box/hooks.json", "sudo -u root cp evil ~/box/.box/hooks.json",
+		"timeout -s KILL 10 cp evil ~/box/.box/hooks.json", "flock /tmp/l cp evil ~/box/.box/hooks.json", "exec -a x cp evil ~/box/.box/hooks.json",
+		"ls | xargs -I {} cp {} ~/box/.box/", "sudo -D ~/box cp evil _config/switches.card",
+		// options after the operands; a cp that stops reading options at its first operand
+		"rsync evil ~/box/.box/hooks.json --exclude x", "rsync evil ~/box/.box/hooks.json --chmod u+w", "cp switches.card -t x ~/box/_config/",
+		// names a file system that ignores case takes for .git and .box; GNU tools under Homebrew's names
+		"cp evil ~/box/.GIT/hooks/pre-commit", "echo x > ~/box/.Box/hooks.json", "gcp evil ~/box/.box/hooks.json", "gmv x ~/box/_config/switches.card",
+		"coreutils cp evil ~/box/.box/hooks.json",
+		// scripts run later in a shell of their own
+		"cd ~/box && trap 'echo x > _config/switches.card' EXIT", "watch -n1 'echo x > ~/box/_config/switches.card'",
+		"flock -c 'echo x > ~/box/_config/switches.card' /tmp/l",
+		// CDPATH
+		"CDPATH=~ cd box && echo x > _config/switches.card",
+	} {
+		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
+			t.Errorf("%q went through", cmd)
+		}
+	}
+	// A project's own .git, however its path is built, is the project's.
+	for _, cmd := range []string{"cp scripts/pre-commit \"$(git rev-parse --show-toplevel)/.git/hooks/pre-commit\"",
+		"echo build >> \"$REPO/.git/info/exclude\"", "cd frontend && npm test && cd ../backend && go test ./... && cd ../docs && echo x > .git/info/exclude",
+		"rsync -a --exclude .git src/ /tmp/out/", "env -C /tmp cp x y", "timeout 10 go test ./...", "ls | xargs -I {} cp {} /tmp/out/",
+		"watch -n1 'ls .git'", "gcp x /tmp/y"} {
+		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
+			t.Errorf("%q was denied: %s", cmd, why)
+		}
+	}
+}
+
+// A word of many brace lists is expanded to the limit without walking the branches past it (3^30 of them).
+func TestBraceExpansionStopsAtItsLimit(t *testing.T) {
+	done := make(chan []string, 1)
+	go func() { done <- expandBraces("x"+strings.Repeat("{a,b,c}", 30), 64) }()
+	select {
+	case got := <-done:
+		if len(got) != 64 {
+			t.Fatalf("%d words, want 64", len(got))
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("the expansion did not stop at its limit")
+	}
+}
+
+// A line that writes more paths from more folders than the guard reads in its time is denied, not let
+// through when the hook's time ends.
+func TestGuardDeniesWhatItCannotRead(t *testing.T) {
+	f := newFixture(t)
+	files := strings.Repeat("x/y/z ", 2000)
+	for _, cmd := range []string{"cd a; cd b; cd c; cd d; cd e; touch " + files, "touch " + strings.Repeat("a/", 2000) + "x " + strings.Repeat(strings.Repeat("a/", 2000)+"x ", 40)} {
+		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); !strings.Contains(why, "Split it") {
+			t.Errorf("%.60q…: %q", cmd, why)
+		}
+	}
+	if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, "cd a && touch "+strings.Repeat("x/y ", 200)), f.env)); why != "" {
+		t.Errorf("an ordinary long line was denied: %s", why)
 	}
 }

@@ -308,10 +308,11 @@ func (s *session) guardHost(paths ...string) (bp, why string) {
 
 // guard says why a box path may not be written by an agent, or "".
 func guard(bp string) string {
+	low := strings.ToLower(bp) // a file system that ignores case (macOS's) takes .GIT for .git
 	switch {
-	case bp == "/.box" || strings.HasPrefix(bp, "/.box/"):
+	case low == "/.box" || strings.HasPrefix(low, "/.box/"):
 		return "the box's runtime folder .box/ is written only by the box itself"
-	case bp == "/.git" || strings.HasPrefix(bp, "/.git/"):
+	case low == "/.git" || strings.HasPrefix(low, "/.git/"):
 		return "the box's repository .git/ is written only by git, through the box"
 	case strings.EqualFold(bp, layout.Switches):
 		return "the switches are the owner's to set, in the box's settings"

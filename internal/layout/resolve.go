@@ -105,31 +105,45 @@ func Join(dir, rel string) string {
 func Resolve(p string) string {
 	sep := string(filepath.Separator)
 	vol := filepath.VolumeName(p)
-	out := vol + sep
+	var at []string // the parts of the path followed so far
+	path := func() string { return vol + sep + strings.Join(at, sep) }
+	missing := -1 // the depth of a part that does not exist: nothing under it is looked up
 	parts := strings.Split(p[len(vol):], sep)
 	for i, links := 0, 0; i < len(parts); i++ {
 		switch c := parts[i]; c {
 		case "", ".":
 		case "..":
-			out = filepath.Dir(out)
+			if len(at) > 0 {
+				at = at[:len(at)-1]
+			}
+			if len(at) < missing {
+				missing = -1
+			}
 		default:
-			next := filepath.Join(out, c)
+			at = append(at, c)
+			if missing >= 0 {
+				continue
+			}
+			next := path()
 			fi, err := os.Lstat(next)
-			if err != nil || fi.Mode()&fs.ModeSymlink == 0 || links >= 40 {
-				out = next
+			if err != nil {
+				missing = len(at)
+				continue
+			}
+			if fi.Mode()&fs.ModeSymlink == 0 || links >= 40 {
 				continue
 			}
 			target, err := os.Readlink(next)
 			if err != nil {
-				out = next
 				continue
 			}
 			links++
+			at = at[:len(at)-1]
 			if filepath.IsAbs(target) {
-				out = vol + sep
+				at = at[:0]
 			}
 			parts, i = append(strings.Split(target, sep), parts[i+1:]...), -1
 		}
 	}
-	return out
+	return path()
 }
