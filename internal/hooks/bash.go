@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -130,33 +131,17 @@ var shells = map[string]bool{"sh": true, "bash": true, "zsh": true, "dash": true
 // scripts reads the scripts a command runs in a shell of its own: `bash -c SCRIPT`, `eval WORDS`, and a
 // shell fed a script on stdin.
 func (p *shellParser) scripts(c simpleCmd) {
-	raw := c.words
-	for len(raw) > 0 && isAssignment(raw[0].text) {
-		raw = raw[1:]
+	w, _, run := commandOf(c.words) // trap's handler, watch's command, flock -c's and env -S's run in a shell of their own
+	for _, script := range run {
+		parseInto(script, p.depth+1, p.out)
 	}
-	if len(raw) > 1 { // trap's handler, watch's command and flock -c's run in a shell of their own
-		switch name := filepath.Base(raw[0].text); name {
-		case "trap":
-			parseInto(raw[1].text, p.depth+1, p.out)
-		case "watch", "flock":
-			wo := wrapperOpts[name]
-			wo.spec.first = true
-			opts, ops := wo.spec.read(raw[1:])
-			for _, o := range opts {
-				if o.name == "c" || o.name == "command" {
-					parseInto(o.val.text, p.depth+1, p.out)
-				}
-			}
-			if name == "watch" && len(ops) > 0 {
-				parts := make([]string, len(ops))
-				for i, x := range ops {
-					parts[i] = x.text
-				}
-				parseInto(strings.Join(parts, " "), p.depth+1, p.out)
-			}
+	if len(w) > 1 && filepath.Base(w[0].text) == "trap" {
+		handler := w[1]
+		if handler.text == "--" && len(w) > 2 {
+			handler = w[2]
 		}
+		parseInto(handler.text, p.depth+1, p.out)
 	}
-	w := stripPrefix(c.words)
 	if len(w) == 0 {
 		return
 	}
@@ -553,12 +538,13 @@ var wrappers = map[string]bool{"env": true, "sudo": true, "doas": true, "nohup":
 // stripPrefix drops what comes before the command a simple command runs: assignments (NAME=value),
 // wrappers and their options and operands (wrapperOpts: timeout's duration, nice -n N, flock's file).
 func stripPrefix(w []word) []word {
-	rest, _ := commandOf(w)
+	rest, _, _ := commandOf(w)
 	return rest
 }
 
-// commandOf is stripPrefix, and the folders the wrappers run the command in (env -C DIR, sudo -D DIR).
-func commandOf(w []word) (rest, dirs []word) {
+// commandOf is stripPrefix, the folders the wrappers run the command in (env -C DIR, sudo -D DIR), and
+// the scripts they hand a shell of their own (watch's command, flock's -c, env -S).
+func commandOf(w []word) (rest, dirs []word, scripts []string) {
 	for len(w) > 0 {
 		t := w[0].text
 		name := filepath.Base(t)
@@ -567,29 +553,45 @@ func commandOf(w []word) (rest, dirs []word) {
 			w = w[1:]
 		case wrappers[name] && len(w) > 1:
 			wo := wrapperOpts[name]
-			wo.spec.first = true // a wrapper's options end at its command
+			wo.spec.first = true // a wrapper's options end at its command (nohup sed -i: the -i is sed's)
 			opts, ops := wo.spec.read(w[1:])
 			for _, o := range opts {
-				if o.name == "chdir" || name == "env" && o.name == "C" || name == "sudo" && o.name == "D" {
+				switch {
+				case o.name == "chdir" || name == "env" && o.name == "C" || name == "sudo" && o.name == "D":
 					dirs = append(dirs, o.val)
+				case name == "env" && (o.name == "S" || o.name == "split-string"), name == "flock" && (o.name == "c" || o.name == "command"):
+					scripts = append(scripts, o.val.text)
 				}
+			}
+			if name == "env" && len(ops) > 1 && ops[0].text == "-" { // env - is env -i
+				ops = ops[1:]
 			}
 			for n := 0; n < wo.operands && len(ops) > 1; n++ {
 				ops = ops[1:]
 			}
+			if name == "flock" && len(ops) > 1 && (ops[0].text == "-c" || ops[0].text == "--command") { // flock FILE -c CMD
+				scripts = append(scripts, ops[1].text)
+			}
 			for len(ops) > 1 && isDuration(ops[0].text) { // timeout 10, watch's interval spelt apart
 				ops = ops[1:]
 			}
+			if name == "watch" && len(ops) > 0 { // watch runs its words through sh -c
+				parts := make([]string, len(ops))
+				for i, x := range ops {
+					parts[i] = x.text
+				}
+				scripts = append(scripts, strings.Join(parts, " "))
+			}
 			w = ops
 		default:
-			return w, dirs
+			return w, dirs, scripts
 		}
 	}
-	return w, dirs
+	return w, dirs, scripts
 }
 
-// wrapperOpts are how the wrappers' options are read (which take an argument) and how many operands
-// come before the command they run.
+// wrapperOpts are how the wrappers' options are read (which take an argument; they end at the command)
+// and how many operands come before the command they run. A wrapper not here takes no option argument.
 var wrapperOpts = map[string]struct {
 	spec     optSpec
 	operands int
@@ -604,7 +606,7 @@ var wrapperOpts = map[string]struct {
 	"nice":    {spec: optSpec{short: "n", long: longs("adjustment:")}},
 	"ionice":  {spec: optSpec{short: "cnp", long: longs("class:", "classdata:", "pid:", "pgid:", "uid:")}},
 	"stdbuf":  {spec: optSpec{short: "ioe", long: longs("input:", "output:", "error:")}},
-	"chrt":    {operands: 1},
+	"chrt":    {spec: optSpec{short: "TPD"}, operands: 1},
 	"taskset": {operands: 1},
 	"flock":   {spec: optSpec{short: "wEc", long: longs("timeout:", "conflict-exit-code:", "command:")}, operands: 1},
 	"xargs": {spec: optSpec{short: "IadELnPs", optional: "iel", long: longs("replace:", "arg-file:", "delimiter:", "eof:",
@@ -765,12 +767,13 @@ var gnuNames = map[string]bool{"sed": true, "awk": true, "sort": true, "cp": tru
 // removes; install -d's folders; and what links lead to (cp -l, -s, ln, link), written next through them.
 func copyTargets(name string, opts []option, ops []word) []word {
 	var dest *word
+	destAfter := false
 	linking, symbolic, dirs := name == "ln" || name == "link", false, false
 	for _, o := range opts {
 		switch {
 		case o.name == "target-directory" || o.name == "t" && name != "rsync":
 			v := o.val
-			dest = &v
+			dest, destAfter = &v, o.after
 		case name == "cp" && (o.name == "l" || o.name == "link"):
 			linking = true
 		case name == "cp" && (o.name == "s" || o.name == "symbolic-link"), name == "ln" && (o.name == "s" || o.name == "symbolic"):
@@ -783,7 +786,7 @@ func copyTargets(name string, opts []option, ops []word) []word {
 		return ops
 	}
 	var out []word
-	if dest != nil && len(ops) > 1 { // a cp that stops reading options at its first operand (BSD, POSIXLY_CORRECT)
+	if dest != nil && destAfter && len(ops) > 1 { // -t after an operand: a cp that stops reading options there (BSD, POSIXLY_CORRECT) copies to the last
 		out = append(out, copyTargets(name, nil, ops)...)
 	}
 	if dest == nil && len(ops) > 1 {
@@ -906,7 +909,6 @@ func (s *session) preBash() (Result, bool) {
 		return Result{}, false
 	}
 	cmds := parseShell(cmd)
-	at := s.foldersOf(cmds)
 	for _, c := range cmds {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+
@@ -914,29 +916,45 @@ func (s *session) preBash() (Result, bool) {
 				"in the box's web UI or their own terminal. Ask the owner to do it. Nothing ran.", v), CapWrite)), true
 		}
 	}
-	targets, parts := 0, 0
-	for _, c := range cmds {
-		ts, _ := writeTargets(c)
-		for _, t := range ts {
-			targets, parts = targets+1, parts+1+min(strings.Count(t.text, "/"), maxPath/2)
+	lines := readLine(cmds)
+	at := s.foldersOf(lines)
+	// The work the guard would do: each path part looked up in each folder, a pattern's matches, each git
+	// command in each folder.
+	paths, parts, gits := 0, 0, 0
+	for _, l := range lines {
+		for _, t := range l.targets {
+			n := 1
+			if t.glob {
+				n = globCost
+			}
+			paths, parts = paths+n, parts+n*(1+strings.Count(t.text, "/"))
+		}
+		if isGit(l.cmd) {
+			gits++
 		}
 	}
-	if folders := len(at.dirs) + len(at.lost) + 2; parts*folders > maxJudged || targets*folders > maxJudged/10 {
+	folders := len(at.dirs) + len(at.lost) + 2
+	if parts*folders > maxJudged || (paths+gits)*folders > maxJudged/10 || at.tooMany {
 		return deny(Trim(fmt.Sprintf("This command writes %d paths from %d folders, more than the guard reads in its time. Split it into shorter commands. Nothing ran.",
-			targets, len(at.dirs)+len(at.lost)), CapWrite)), true
+			paths, folders-2), CapWrite)), true
 	}
-	for _, c := range cmds {
-		if why := s.gitConfigWriteAt(c, at); why != "" {
+	for _, l := range lines {
+		if why := s.gitConfigWriteAt(l.cmd, at); why != "" {
 			return deny(Trim(fmt.Sprintf("This command changes the box's git configuration: %s. Nothing ran.", why), CapWrite)), true
 		}
-		targets, _ := writeTargets(c)
-		for _, t := range targets {
+		for _, t := range l.targets {
 			if why := s.protectedWriteAt(t, at); why != "" {
 				return deny(Trim(fmt.Sprintf("This command writes %s: %s. Nothing ran.", t.text, why), CapWrite)), true
 			}
 		}
 	}
 	return Result{}, false
+}
+
+// isGit reports whether a command runs git.
+func isGit(c simpleCmd) bool {
+	w := stripPrefix(c.words)
+	return len(w) > 0 && spells(word{text: filepath.Base(w[0].text), glob: w[0].glob}, "git")
 }
 
 // maxJudged bounds the path parts times folders one command line's guard follows (each part a file
@@ -970,10 +988,10 @@ func (s *session) gitConfigWrite(c simpleCmd, cwd string, lost *string) string {
 			system = val
 		}
 	}
-	w := stripPrefix(c.words)
-	if len(w) == 0 || !spells(word{text: filepath.Base(w[0].text), glob: w[0].glob}, "git") {
+	if !isGit(c) {
 		return ""
 	}
+	w := stripPrefix(c.words)
 	dir := cwd // "" after a cd the hook could not follow
 	at := func(x word, base string) string {
 		p, known := homePath(x)
@@ -1013,12 +1031,12 @@ options: // git's own options, before its subcommand
 	}
 	target := inBox(dir) || unknown && s.spellsBox(w, lost)
 	if gitDir != nil {
-		target = inBox(at(*gitDir, dir)) || unplaced(*gitDir, dir) && s.spellsBox(w, lost)
+		target = inBox(at(*gitDir, dir)) || unplaced(*gitDir, dir) && s.spellsBox(append(w, *gitDir), lost)
 	}
 	// configFile reports whether git config's --file names the box's configuration.
 	configFile := func(f word) bool {
 		if unplaced(f, dir) {
-			return strings.Contains(f.text, ".git") && (f.dynamic || s.spellsBox(w, lost))
+			return slices.Contains(strings.Split(filepath.ToSlash(f.text), "/"), ".git") && (f.dynamic || s.spellsBox(append(w, f), lost))
 		}
 		return inBox(at(f, dir))
 	}
@@ -1078,10 +1096,7 @@ options: // git's own options, before its subcommand
 // one was), name the box's folder or a variable named for it ($BOX_DIR, ${BOX}): how a path built at run
 // time is judged.
 func (s *session) spellsBox(w []word, lost *string) bool {
-	real, err := filepath.EvalSymlinks(s.root)
-	if err != nil {
-		real = s.root
-	}
+	real := s.realRoot()
 	texts := make([]string, 0, len(w)+1)
 	for _, x := range w {
 		texts = append(texts, x.text)
@@ -1090,12 +1105,26 @@ func (s *session) spellsBox(w []word, lost *string) bool {
 		texts = append(texts, *lost)
 	}
 	for _, t := range texts {
+		if isAssignment(t) { // X=~/box: the value
+			_, t, _ = strings.Cut(t, "=")
+		}
 		t = expandHome(t)
 		if strings.Contains(t, s.root) || strings.Contains(t, real) || boxVariable.MatchString(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// realRoot is the box's folder with its links followed, read once per session.
+func (s *session) realRoot() string {
+	if s.real == "" {
+		s.real = s.root
+		if r, err := filepath.EvalSymlinks(s.root); err == nil {
+			s.real = r
+		}
+	}
+	return s.real
 }
 
 // boxVariable is a shell variable whose name starts with BOX.

@@ -36,6 +36,9 @@ func TestBashGuard(t *testing.T) {
 		// The owner's decisions, spelt every way a shell reads the same.
 		"box cards approve 20261129T202411-k3f9x2ab",
 		"box unfreeze",
+		"env - sh -c 'box cards approve x'", "env -i - sh -c 'box unfreeze'", "flock /tmp/l -c 'box cards approve x'",
+		"trap -- 'box cards approve x' EXIT", "sudo watch 'box cards approve x'", "nice flock /tmp/l -c 'box cards approve x'",
+		"env -S 'box cards approve x'", "timeout 5 box unfreeze", "xargs -I{} box cards approve {}",
 		"box switches change just-do-it",
 		"box switches access ask-me",
 		"box keys new --name Claude --memory",
@@ -197,6 +200,7 @@ func TestBashGuard(t *testing.T) {
 		"git config --global user.name Mira",
 		"cat _config/settings.card",
 		"git -C /tmp config remote.x.url y",
+		"cp -t /tmp/backup _config/switches.card _config/settings.card",
 		"",
 	}
 	for _, cmd := range allow {

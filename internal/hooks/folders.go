@@ -43,6 +43,26 @@ func changesTo(name string, opts []option, ops []word) *chdirTo {
 // read from every folder before it, so five of them make 32).
 const maxFolders = 32
 
+// maxKept bounds the folders one line's cds name whole: past it the line is denied as too long to read.
+const maxKept = 200
+
+// line is one command of a line with what the guard reads of it once: the paths it writes and its cd.
+type line struct {
+	cmd     simpleCmd
+	targets []word
+	cd      *chdirTo
+}
+
+// readLine reads every command of a line for its targets and cd.
+func readLine(cmds []simpleCmd) []line {
+	out := make([]line, len(cmds))
+	for i, c := range cmds {
+		t, cd := writeTargets(c)
+		out[i] = line{cmd: c, targets: t, cd: cd}
+	}
+	return out
+}
+
 // folders are where the commands of one line may run. A cd adds where it leads and drops nothing: a cd
 // in a subshell, one that fails or a popd leaves the shell in a folder it was in before, and the hook
 // does not follow the shell's control flow, so a path is judged against every folder the line may be
@@ -52,39 +72,54 @@ const maxFolders = 32
 type folders struct {
 	dirs, lost []string
 	overflow   bool
+	tooMany    bool   // more cds than maxKept: the line is not read
 	inBox      bool   // one of dirs is in the box
+	namesBox   bool   // a word of the line names the box or a $BOX… variable
 	gitEnv     []word // GIT_DIR, GIT_CONFIG… set for the rest of the line (export, a bare assignment)
+	cdpath     string // CDPATH set for the rest of the line
 }
 
 // foldersOf are the folders a command line may run in, from the session's and every cd, pushd, popd,
 // env -C and sudo -D of the line, whatever their order: a function or a loop may run a command before a
 // cd written after it.
-func (s *session) foldersOf(cmds []simpleCmd) folders {
-	at := folders{dirs: []string{s.in.Cwd}}
-	if s.shellCwd != "" && filepath.IsAbs(s.shellCwd) { // as the shell's $PWD may hold it, through a link
+func (s *session) foldersOf(cmds []line) folders {
+	at := folders{dirs: []string{s.in.Cwd}, cdpath: os.Getenv("CDPATH")} // the agent's, which its shell inherits
+	if s.shellCwd != "" && filepath.IsAbs(s.shellCwd) {                  // as the shell's $PWD may hold it, through a link
 		at.dirs = at.add(at.dirs, filepath.Clean(s.shellCwd))
 	}
-	for _, c := range cmds {
-		rest, dirs := commandOf(c.words)
-		for _, d := range dirs {
-			at.cd(chdirTo{dir: d}, nil)
-		}
-		if _, cd := writeTargets(c); cd != nil {
-			at.cd(*cd, cdPath(c))
-		}
-		if len(rest) == 0 || rest[0].text == "export" || rest[0].text == "declare" {
-			for _, w := range c.words {
+	for _, l := range cmds { // what the line sets for its later commands
+		if rest, _, _ := commandOf(l.cmd.words); len(rest) == 0 || declares[rest[0].text] {
+			for _, w := range l.cmd.words {
 				if gitVariable(w.text) {
 					at.gitEnv = append(at.gitEnv, w)
+				}
+				if v, ok := strings.CutPrefix(w.text, "CDPATH="); ok {
+					at.cdpath += ":" + v
 				}
 			}
 		}
 	}
+	for _, l := range cmds {
+		_, dirs, _ := commandOf(l.cmd.words)
+		for _, d := range dirs {
+			at.cd(chdirTo{dir: d}, "")
+		}
+		if l.cd != nil {
+			at.cd(*l.cd, at.cdpath+":"+cdPathOf(l.cmd))
+		}
+		at.namesBox = at.namesBox || s.spellsBox(append(slices.Clone(l.cmd.words), l.cmd.writes...), nil)
+	}
 	for _, d := range at.dirs {
 		at.inBox = at.inBox || within(s.root, d)
 	}
+	for _, l := range at.lost {
+		at.namesBox = at.namesBox || s.spellsBox(nil, &l)
+	}
 	return at
 }
+
+// declares are the builtins that set a variable for the rest of the line.
+var declares = map[string]bool{"export": true, "declare": true, "typeset": true, "local": true, "readonly": true}
 
 // gitVariable reports whether an assignment sets where git reads its repository or configuration.
 func gitVariable(t string) bool {
@@ -92,74 +127,81 @@ func gitVariable(t string) bool {
 	return ok && (name == "GIT_DIR" || strings.HasPrefix(name, "GIT_CONFIG"))
 }
 
-// cdPath is the CDPATH a cd searches: the command's own assignment, else the hook's environment (the
-// agent's, which its shell inherits).
-func cdPath(c simpleCmd) []string {
-	v := os.Getenv("CDPATH")
+// cdPathOf is the CDPATH a cd command sets for itself (CDPATH=… cd x), or "".
+func cdPathOf(c simpleCmd) string {
+	v := ""
 	for _, w := range c.words {
 		if x, ok := strings.CutPrefix(w.text, "CDPATH="); ok {
 			v = x
 		}
 	}
-	var out []string
-	for _, d := range filepath.SplitList(v) {
-		if p, ok := homePath(word{text: d}); ok && filepath.IsAbs(p) {
-			out = append(out, p)
-		}
-	}
-	return out
+	return v
 }
 
 // cd adds where a cd leads. The shell's cd is logical unless -P: dir/.. is taken from the text (cd
 // link/.. stays where it was), and links are followed when a path is used; where that folder does not
-// exist, bash takes the physical reading instead. A relative
-// cd that does not start with . is also looked for in each CDPATH folder; a pattern, in its matches.
-func (f *folders) cd(to chdirTo, cdpath []string) {
+// exist, bash takes the physical reading instead. A relative cd that does not start with . or .. is also
+// looked for in each CDPATH folder (cdpath, colon-separated; a relative one read from each folder); a
+// pattern, in its matches.
+func (f *folders) cd(to chdirTo, cdpath string) {
+	if len(f.dirs)+len(f.lost) > maxKept {
+		f.tooMany = true
+		return
+	}
 	p, known := homePath(to.dir)
 	if !known {
-		f.lost = f.keep(f.lost, to.dir.text)
+		f.lost = keep(f.lost, to.dir.text)
 		return
 	}
-	rel := !filepath.IsAbs(p)
-	if !rel && !to.dir.glob {
-		f.dirs = f.keep(f.dirs, filepath.Clean(p))
-		if to.physical {
-			f.dirs = f.keep(f.dirs, layout.Resolve(p))
-		}
-		return
-	}
-	if rel {
+	var bases []string
+	if filepath.IsAbs(p) {
+		bases = []string{""}
+	} else {
+		bases = slices.Clone(f.dirs)
 		for _, l := range f.lost {
 			f.lost = f.add(f.lost, l+"/"+p)
 		}
-	}
-	bases := f.dirs
-	if rel && !strings.HasPrefix(p, ".") {
-		bases = append(slices.Clone(bases), cdpath...)
+		if p != "." && p != ".." && !strings.HasPrefix(p, "./") && !strings.HasPrefix(p, "../") {
+			for _, c := range filepath.SplitList(cdpath) {
+				if c, ok := homePath(word{text: c}); ok && c != "" {
+					for _, d := range f.dirs {
+						bases = append(bases, layout.Join(d, c))
+					}
+				}
+			}
+		}
 	}
 	dotdot := slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..")
 	for _, d := range bases {
-		next := layout.Join(d, p)
+		next := p
+		if d != "" {
+			next = layout.Join(d, p)
+		}
+		// A cd named whole is kept past the cap; one read from another folder is not.
+		put := f.add
+		if d == "" {
+			put = func(list []string, s string) []string { return keep(list, s) }
+		}
 		if to.dir.glob {
 			matches, _ := filepath.Glob(next)
 			for _, m := range matches[:min(len(matches), 8)] {
-				f.dirs = f.add(f.dirs, filepath.Clean(m))
+				f.dirs = put(f.dirs, filepath.Clean(m))
 			}
 			continue
 		}
 		logical := filepath.Clean(next)
 		if !to.physical {
-			f.dirs = f.add(f.dirs, logical)
+			f.dirs = put(f.dirs, logical)
 		}
 		if fi, err := os.Stat(logical); to.physical || dotdot && (err != nil || !fi.IsDir()) {
-			f.dirs = f.add(f.dirs, layout.Resolve(next))
+			f.dirs = put(f.dirs, layout.Resolve(next))
 		}
 	}
 }
 
 // keep adds s to list unless it holds it, full or not: a folder a cd names whole (absolute, or one the
 // hook cannot follow) is never dropped; there are as many as the line has cds.
-func (f *folders) keep(list []string, s string) []string {
+func keep(list []string, s string) []string {
 	if slices.Contains(list, s) {
 		return list
 	}
@@ -181,20 +223,13 @@ func (f *folders) add(list []string, s string) []string {
 // homePath is a cd's folder with ~, $HOME and ${HOME} read as the home folder, and whether the hook
 // can tell it (not a folder built otherwise at run time, nor ~user).
 func homePath(w word) (string, bool) {
-	p := w.text
-	for _, home := range []string{"${HOME}", "$HOME", "~"} {
-		rest, ok := strings.CutPrefix(p, home)
-		if !ok || rest != "" && rest[0] != '/' {
-			continue
-		}
-		if home != "~" && strings.ContainsAny(rest, "$`") || home == "~" && w.dynamic {
+	p := expandHome(w.text)
+	if p != w.text { // what follows the home folder must be plain text
+		rest := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(w.text, "${HOME}"), "$HOME"), "~")
+		if strings.ContainsAny(rest, "$`") || strings.HasPrefix(w.text, "~") && w.dynamic {
 			return "", false
 		}
-		dir, err := os.UserHomeDir()
-		if err != nil {
-			return "", false
-		}
-		return filepath.Join(dir, rest), true
+		return p, true // not cleaned: link/.. is for the kernel to read
 	}
 	if w.dynamic || strings.HasPrefix(p, "~") {
 		return "", false
@@ -214,21 +249,19 @@ func expandHome(text string) string {
 	return text
 }
 
-// maxPath is the longest path the kernel takes (PATH_MAX): a longer word names nothing it writes.
-const maxPath = 4096
+// globCost is what the guard's budget counts for a path that is a pattern: its matches in each folder.
+const globCost = 65
 
 // protectedWriteAt says why a path a command writes may only be written by the box, or "": the path read
 // in every folder the line may be in, and after each cd the hook could not follow, by what the cd and
 // the path spell together.
 func (s *session) protectedWriteAt(t word, at folders) string {
-	if len(t.text) > maxPath {
-		return ""
-	}
 	if t.dynamic { // .git/ and approvals/ are every repository's: they count where the line names the box or runs in it
-		return spelt(t.text, at.inBox || at.overflow || s.spellsBox([]word{t}, nil))
+		return spelt(t.text, at.inBox || at.overflow || at.namesBox)
 	}
+	abs := filepath.IsAbs(t.text) || strings.HasPrefix(t.text, "~")
 	dirs := at.dirs
-	if filepath.IsAbs(t.text) || strings.HasPrefix(t.text, "~") {
+	if abs {
 		dirs = dirs[:1]
 	} else if at.overflow {
 		if why := spelt(t.text, true); why != "" {
@@ -244,13 +277,13 @@ func (s *session) protectedWriteAt(t word, at folders) string {
 			continue
 		}
 		matches, _ := filepath.Glob(layout.Join(d, expandHome(t.text)))
-		for _, m := range matches[:min(len(matches), 64)] {
+		for _, m := range matches[:min(len(matches), globCost-1)] {
 			if why := s.protectedWrite(word{text: m}, d); why != "" {
 				return why
 			}
 		}
 	}
-	if filepath.IsAbs(t.text) || strings.HasPrefix(t.text, "~") {
+	if abs {
 		return ""
 	}
 	for _, l := range at.lost {
@@ -265,10 +298,8 @@ func (s *session) protectedWriteAt(t word, at folders) string {
 // the folder the command runs in; a path built at run time is judged by what it spells.
 func (s *session) protectedWrite(t word, cwd string) string {
 	p := t.text
-	if rest, ok := strings.CutPrefix(p, "~/"); ok && !t.dynamic {
-		if home, err := os.UserHomeDir(); err == nil {
-			p = filepath.Join(home, rest)
-		}
+	if !t.dynamic {
+		p = expandHome(p)
 	}
 	if t.dynamic || strings.HasPrefix(p, "~") {
 		return spelt(p, true)

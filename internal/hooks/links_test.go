@@ -3,6 +3,7 @@ package hooks
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,9 +249,17 @@ func TestGuardReadsTheWholeLine(t *testing.T) {
 		"coreutils cp evil ~/box/.box/hooks.json",
 		// scripts run later in a shell of their own
 		"cd ~/box && trap 'echo x > _config/switches.card' EXIT", "watch -n1 'echo x > ~/box/_config/switches.card'",
-		"flock -c 'echo x > ~/box/_config/switches.card' /tmp/l",
+		"flock /tmp/l -c 'echo x > ~/box/_config/switches.card'", "nohup watch 'echo x > ~/box/_config/switches.card'",
+		"env - cp evil ~/box/.box/hooks.json", "env - bash -c 'echo x > ~/box/_config/switches.card'", "chrt -d -T 5000 -P 10000 0 cp evil ~/box/.box/x",
+		// a path built at run time where the line names the box
+		"X=~/box; cp forged \"$X/_bookkeeping/approvals/x.approval.card\"", "X=~/box; cp evil \"$X/.git/hooks/pre-commit\"",
+		"for d in ~/box; do cp evil \"$d/.git/hooks/pre-commit\"; done", "cp forged \"$(echo ~/box)/_bookkeeping/approvals/x.approval.card\"",
+		"cd $BOX_DIR && cp evil \"$(pwd)/.git/hooks/pre-commit\"", "cd ~/proj/m/../../_config && echo x > switches.card",
+		"GIT_DIR=$BOX_DIR/.git git remote add evil x", "export GIT_DIR=$BOX_DIR/.git; git remote add evil x", "typeset -x GIT_DIR=~/box/.git; git remote add evil x",
 		// CDPATH
-		"CDPATH=~ cd box && echo x > _config/switches.card",
+		"CDPATH=~ cd box && echo x > _config/switches.card", "CDPATH=~/box cd .git && echo x > hooks/pre-commit",
+		"CDPATH=.. cd box && echo x > _config/switches.card", "CDPATH=~; cd box && echo x > _config/switches.card",
+		"export CDPATH=~; cd box && echo x > _config/switches.card",
 	} {
 		if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) == "" {
 			t.Errorf("%q went through", cmd)
@@ -260,7 +269,8 @@ func TestGuardReadsTheWholeLine(t *testing.T) {
 	for _, cmd := range []string{"cp scripts/pre-commit \"$(git rev-parse --show-toplevel)/.git/hooks/pre-commit\"",
 		"echo build >> \"$REPO/.git/info/exclude\"", "cd frontend && npm test && cd ../backend && go test ./... && cd ../docs && echo x > .git/info/exclude",
 		"rsync -a --exclude .git src/ /tmp/out/", "env -C /tmp cp x y", "timeout 10 go test ./...", "ls | xargs -I {} cp {} /tmp/out/",
-		"watch -n1 'ls .git'", "gcp x /tmp/y"} {
+		"watch -n1 'ls .git'", "gcp x /tmp/y", "GIT_CONFIG_GLOBAL=$TMPDIR/.gitconfig git config --global user.name CI",
+		"export GIT_CONFIG_GLOBAL=$RUNNER_TEMP/.gitconfig; git config --global user.name CI"} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
 			t.Errorf("%q was denied: %s", cmd, why)
 		}
@@ -286,7 +296,8 @@ func TestBraceExpansionStopsAtItsLimit(t *testing.T) {
 func TestGuardDeniesWhatItCannotRead(t *testing.T) {
 	f := newFixture(t)
 	files := strings.Repeat("x/y/z ", 2000)
-	for _, cmd := range []string{"cd a; cd b; cd c; cd d; cd e; touch " + files, "touch " + strings.Repeat("a/", 2000) + "x " + strings.Repeat(strings.Repeat("a/", 2000)+"x ", 40)} {
+	for _, cmd := range []string{"cd a; cd b; cd c; cd d; cd e; touch " + files, "touch " + strings.Repeat("/usr/bin/* ", 400),
+		manyCds(300) + "true", "touch " + strings.Repeat("a/", 2000) + "x " + strings.Repeat(strings.Repeat("a/", 2000)+"x ", 40)} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); !strings.Contains(why, "Split it") {
 			t.Errorf("%.60q…: %q", cmd, why)
 		}
@@ -294,4 +305,13 @@ func TestGuardDeniesWhatItCannotRead(t *testing.T) {
 	if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, "cd a && touch "+strings.Repeat("x/y ", 200)), f.env)); why != "" {
 		t.Errorf("an ordinary long line was denied: %s", why)
 	}
+}
+
+// manyCds is a line of n cds to different folders.
+func manyCds(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "cd /tmp/a%d; ", i)
+	}
+	return b.String()
 }

@@ -25,6 +25,7 @@ type session struct {
 	env      Env
 	shellCwd string // the session's folder as the agent gave it, links in it kept: the shell's $PWD
 	root     string // the owner's box
+	real     string // root with its links followed (realRoot)
 	project  string // the agent's project: the git work tree holding cwd (the box itself when inside it)
 	inBox    bool   // the agent works inside the box
 	id       string

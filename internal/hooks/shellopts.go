@@ -21,8 +21,9 @@ type optSpec struct {
 // option is one option read: its letter, or its long name in full ("" when unknown or ambiguous), and its
 // argument.
 type option struct {
-	name string
-	val  word
+	name  string
+	val   word
+	after bool // an operand came before it
 }
 
 // read splits a command's arguments into its options and its operands.
@@ -35,7 +36,7 @@ func (sp optSpec) read(args []word) (opts []option, ops []word) {
 			return opts, append(ops, args[i+1:]...)
 		case strings.HasPrefix(t, "--"):
 			name, val, valued := strings.Cut(t[2:], "=")
-			o := option{name: sp.longName(name), val: word{text: val, dynamic: a.dynamic}}
+			o := option{name: sp.longName(name), val: word{text: val, dynamic: a.dynamic}, after: len(ops) > 0}
 			if !valued && sp.long[o.name] && i+1 < len(args) {
 				o.val = args[i+1]
 				i++
@@ -46,10 +47,10 @@ func (sp optSpec) read(args []word) (opts []option, ops []word) {
 				c := t[j]
 				takes, optional := strings.IndexByte(sp.short, c) >= 0, strings.IndexByte(sp.optional, c) >= 0
 				if !takes && !optional {
-					opts = append(opts, option{name: string(c)})
+					opts = append(opts, option{name: string(c), after: len(ops) > 0})
 					continue
 				}
-				o := option{name: string(c), val: word{text: t[j+1:], dynamic: a.dynamic}}
+				o := option{name: string(c), val: word{text: t[j+1:], dynamic: a.dynamic}, after: len(ops) > 0}
 				if takes && j+1 == len(t) && i+1 < len(args) {
 					o.val = args[i+1]
 					i++
