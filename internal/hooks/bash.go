@@ -533,7 +533,9 @@ func (p *shellParser) closing(i int, open, close rune) int {
 var wrappers = map[string]bool{"env": true, "sudo": true, "doas": true, "nohup": true, "time": true, "command": true, "builtin": true,
 	"exec": true, "nice": true, "ionice": true, "timeout": true, "stdbuf": true, "chrt": true, "taskset": true, "setsid": true,
 	"unbuffer": true, "caffeinate": true, "xargs": true, "watch": true, "strace": true, "flock": true, "!": true, "{": true, "}": true,
-	"if": true, "then": true, "else": true, "elif": true, "do": true, "while": true, "until": true, "fi": true, "done": true}
+	"if": true, "then": true, "else": true, "elif": true, "do": true, "while": true, "until": true, "fi": true, "done": true,
+	"fakeroot": true, "runuser": true, "chroot": true, "unshare": true, "firejail": true, "valgrind": true, "ltrace": true,
+	"systemd-run": true, "parallel": true}
 
 // stripPrefix drops what comes before the command a simple command runs: assignments (NAME=value),
 // wrappers and their options and operands (wrapperOpts: timeout's duration, nice -n N, flock's file).
@@ -611,10 +613,15 @@ var wrapperOpts = map[string]struct {
 	"flock":   {spec: optSpec{short: "wEc", long: longs("timeout:", "conflict-exit-code:", "command:")}, operands: 1},
 	"xargs": {spec: optSpec{short: "IadELnPs", optional: "iel", long: longs("replace:", "arg-file:", "delimiter:", "eof:",
 		"max-lines:", "max-args:", "max-procs:", "max-chars:", "process-slot-var:")}},
-	"exec":   {spec: optSpec{short: "a"}},
-	"time":   {spec: optSpec{short: "fo", long: longs("format:", "output:")}},
-	"watch":  {spec: optSpec{short: "nq", long: longs("interval:", "equexit:")}},
-	"strace": {spec: optSpec{short: "eoOpPsSuUabEIX"}},
+	"exec":     {spec: optSpec{short: "a"}},
+	"time":     {spec: optSpec{short: "fo", long: longs("format:", "output:")}},
+	"watch":    {spec: optSpec{short: "nq", long: longs("interval:", "equexit:")}},
+	"strace":   {spec: optSpec{short: "eoOpPsSuUabEIX"}},
+	"runuser":  {spec: optSpec{short: "ugGlcsw", long: longs("user:", "group:", "supp-group:", "login", "command:", "shell:", "whitelist-environment:")}},
+	"chroot":   {spec: optSpec{long: longs("groups:", "userspec:", "skip-chdir")}, operands: 1},
+	"valgrind": {},
+	"systemd-run": {spec: optSpec{short: "pEM", long: longs("unit:", "property:", "description:", "slice:", "setenv:", "uid:", "gid:",
+		"working-directory:", "machine:", "on-active:", "on-calendar:", "timer-property:")}},
 }
 
 func isAssignment(t string) bool {
@@ -725,8 +732,17 @@ func writeTargets(c simpleCmd) (targets []word, cd *chdirTo) {
 	}
 	name := filepath.Base(w[0].text)
 	if (name == "busybox" || name == "coreutils") && len(w) > 1 { // busybox sed …: the applet is the command
-		w = w[1:]
+		if w = stripPrefix(w[1:]); len(w) == 0 {
+			return targets, nil
+		}
 		name = filepath.Base(w[0].text)
+	}
+	if name == "find" { // find … -exec CMD … ; or + runs CMD: its targets are the line's
+		for _, sub := range findCommands(w[1:]) {
+			t, _ := writeTargets(simpleCmd{words: sub})
+			targets = append(targets, t...)
+		}
+		return targets, nil
 	}
 	if g, ok := strings.CutPrefix(name, "g"); ok && gnuNames[g] { // GNU tools under Homebrew's names: gcp, gmv, gsed
 		name = g
@@ -755,7 +771,34 @@ func writeTargets(c simpleCmd) (targets []word, cd *chdirTo) {
 	case "cp", "mv", "install", "ln", "link", "rsync":
 		return append(targets, copyTargets(name, opts, ops)...), nil
 	}
+	if _, known := fileOpts[name]; !known { // a runner the guard does not know (fakeroot, direnv exec …): its -t DIR
+		for i, x := range w {
+			switch {
+			case (x.text == "-t" || x.text == "--target-directory") && i+1 < len(w):
+				targets = append(targets, w[i+1])
+			case strings.HasPrefix(x.text, "--target-directory="):
+				targets = append(targets, word{text: strings.TrimPrefix(x.text, "--target-directory="), dynamic: x.dynamic})
+			}
+		}
+	}
 	return targets, nil
+}
+
+// findCommands are the commands find's -exec, -execdir, -ok and -okdir run, each up to its ; or +.
+func findCommands(args []word) [][]word {
+	var out [][]word
+	for i := 0; i < len(args); i++ {
+		switch args[i].text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+			j := i + 1
+			for j < len(args) && args[j].text != ";" && args[j].text != "+" {
+				j++
+			}
+			out = append(out, args[i+1:j])
+			i = j
+		}
+	}
+	return out
 }
 
 // gnuNames are the commands the guard reads that Homebrew installs with a g before their names.
@@ -1036,7 +1079,7 @@ options: // git's own options, before its subcommand
 	// configFile reports whether git config's --file names the box's configuration.
 	configFile := func(f word) bool {
 		if unplaced(f, dir) {
-			return slices.Contains(strings.Split(filepath.ToSlash(f.text), "/"), ".git") && (f.dynamic || s.spellsBox(append(w, f), lost))
+			return slices.Contains(strings.Split(filepath.ToSlash(f.text), "/"), ".git") && (inBox(dir) || s.spellsBox(append(w, f), lost))
 		}
 		return inBox(at(f, dir))
 	}
@@ -1109,7 +1152,7 @@ func (s *session) spellsBox(w []word, lost *string) bool {
 			_, t, _ = strings.Cut(t, "=")
 		}
 		t = expandHome(t)
-		if strings.Contains(t, s.root) || strings.Contains(t, real) || boxVariable.MatchString(t) {
+		if strings.Contains(t, s.root) || strings.Contains(t, real) || namesBoxVariable(t) {
 			return true
 		}
 	}
@@ -1127,5 +1170,24 @@ func (s *session) realRoot() string {
 	return s.real
 }
 
-// boxVariable is a shell variable whose name starts with BOX.
-var boxVariable = lazyregexp.New(`\$\{?BOX`)
+// namesBoxVariable reports whether text uses a shell variable named for the box ($BOX_DIR, ${MY_BOX},
+// $THEBOX), not one of the words that merely hold "box" (SANDBOX, DROPBOX, INBOX, TOOLBOX …).
+func namesBoxVariable(text string) bool {
+	for _, m := range shellVariable.FindAllStringSubmatch(text, -1) {
+		name := strings.ToUpper(m[1])
+		for _, w := range notBoxes {
+			name = strings.ReplaceAll(name, w, "")
+		}
+		if strings.Contains(name, "BOX") {
+			return true
+		}
+	}
+	return false
+}
+
+// shellVariable is $NAME or ${NAME…}, the name its submatch.
+var shellVariable = lazyregexp.New(`\$\{?([A-Za-z_][A-Za-z0-9_]*)`)
+
+// notBoxes are words holding BOX that name something else.
+var notBoxes = []string{"SANDBOX", "DROPBOX", "INBOX", "OUTBOX", "MAILBOX", "TOOLBOX", "CHECKBOX", "TEXTBOX", "LISTBOX", "COMBOBOX",
+	"XBOX", "BBOX", "HITBOX", "SKYBOX", "JUKEBOX", "SOAPBOX", "LOCKBOX", "LIGHTBOX", "VIRTUALBOX", "VBOX", "BOXSHADOW"}

@@ -67,28 +67,32 @@ func readLine(cmds []simpleCmd) []line {
 // in a subshell, one that fails or a popd leaves the shell in a folder it was in before, and the hook
 // does not follow the shell's control flow, so a path is judged against every folder the line may be
 // in. lost holds the text of each cd the hook cannot follow ($DIR, a ~user), with the relative cds after
-// it: a relative path after one is judged by what the two spell. Past maxFolders the line may be
-// anywhere (overflow): a relative path is judged in the box too, and by what it spells.
+// it: a relative path after one is judged by what the two spell.
 type folders struct {
 	dirs, lost []string
 	overflow   bool
-	tooMany    bool   // more cds than maxKept: the line is not read
-	inBox      bool   // one of dirs is in the box
-	namesBox   bool   // a word of the line names the box or a $BOX… variable
-	gitEnv     []word // GIT_DIR, GIT_CONFIG… set for the rest of the line (export, a bare assignment)
-	cdpath     string // CDPATH set for the rest of the line
+	inside     func(string) bool // whether a folder is in the box
+	tooMany    bool              // more cds than maxKept: the line is not read
+	physical   bool              // the line turns on the shell's physical cds (set -P, bash -P)
+	inBox      bool              // one of dirs is in the box
+	namesBox   bool              // a word of the line names the box or a $BOX… variable
+	gitEnv     []word            // GIT_DIR, GIT_CONFIG… set for the rest of the line (export, a bare assignment)
+	cdpath     string            // CDPATH set for the rest of the line
 }
 
 // foldersOf are the folders a command line may run in, from the session's and every cd, pushd, popd,
 // env -C and sudo -D of the line, whatever their order: a function or a loop may run a command before a
 // cd written after it.
 func (s *session) foldersOf(cmds []line) folders {
-	at := folders{dirs: []string{s.in.Cwd}, cdpath: os.Getenv("CDPATH")} // the agent's, which its shell inherits
-	if s.shellCwd != "" && filepath.IsAbs(s.shellCwd) {                  // as the shell's $PWD may hold it, through a link
+	at := folders{dirs: []string{s.in.Cwd}, cdpath: os.Getenv("CDPATH"), // the agent's, which its shell inherits
+		inside: func(d string) bool { return within(s.root, d) }}
+	if s.shellCwd != "" && filepath.IsAbs(s.shellCwd) { // as the shell's $PWD may hold it, through a link
 		at.dirs = at.add(at.dirs, filepath.Clean(s.shellCwd))
 	}
 	for _, l := range cmds { // what the line sets for its later commands
-		if rest, _, _ := commandOf(l.cmd.words); len(rest) == 0 || declares[rest[0].text] {
+		rest, _, _ := commandOf(l.cmd.words)
+		at.physical = at.physical || physicalShell(rest)
+		if len(rest) == 0 || declares[rest[0].text] {
 			for _, w := range l.cmd.words {
 				if gitVariable(w.text) {
 					at.gitEnv = append(at.gitEnv, w)
@@ -105,7 +109,11 @@ func (s *session) foldersOf(cmds []line) folders {
 			at.cd(chdirTo{dir: d}, "")
 		}
 		if l.cd != nil {
-			at.cd(*l.cd, at.cdpath+":"+cdPathOf(l.cmd))
+			to := *l.cd
+			if at.physical && !to.physical { // the cd may run either way: both readings
+				at.cd(chdirTo{dir: to.dir, physical: true}, at.cdpath+":"+cdPathOf(l.cmd))
+			}
+			at.cd(to, at.cdpath+":"+cdPathOf(l.cmd))
 		}
 		at.namesBox = at.namesBox || s.spellsBox(append(slices.Clone(l.cmd.words), l.cmd.writes...), nil)
 	}
@@ -116,6 +124,22 @@ func (s *session) foldersOf(cmds []line) folders {
 		at.namesBox = at.namesBox || s.spellsBox(nil, &l)
 	}
 	return at
+}
+
+// physicalShell reports whether a command makes the shell's cds physical: set -P, set -o physical, or a
+// shell started with -P.
+func physicalShell(w []word) bool {
+	if len(w) < 2 || w[0].text != "set" && !shells[filepath.Base(w[0].text)] {
+		return false
+	}
+	for i, x := range w[1:] {
+		t := x.text
+		if strings.HasPrefix(t, "-") && !strings.HasPrefix(t, "--") && strings.ContainsRune(t, 'P') ||
+			t == "-o" && i+2 < len(w) && w[i+2].text == "physical" {
+			return true
+		}
+	}
+	return false
 }
 
 // declares are the builtins that set a variable for the rest of the line.
@@ -208,12 +232,14 @@ func keep(list []string, s string) []string {
 	return append(list, s)
 }
 
-// add adds s to list unless it holds it; a full list marks the line as possibly anywhere.
+// add adds s to list unless it holds it. A full list still takes a folder in the box (the folders the
+// guard is for); one outside is dropped and the line marked (overflow): a path climbing out of a folder
+// with .. is then judged by what it spells too.
 func (f *folders) add(list []string, s string) []string {
 	if slices.Contains(list, s) {
 		return list
 	}
-	if len(list) >= maxFolders {
+	if len(list) >= maxFolders && (f.inside == nil || !f.inside(s)) {
 		f.overflow = true
 		return list
 	}
@@ -249,25 +275,42 @@ func expandHome(text string) string {
 	return text
 }
 
+// cutPWD is what follows $PWD or ${PWD} at the start of a path (the folder the command runs in), when
+// nothing else in it is built at run time.
+func cutPWD(t word) (string, bool) {
+	for _, v := range []string{"${PWD}", "$PWD"} {
+		if rest, ok := strings.CutPrefix(t.text, v); ok && (rest == "" || rest[0] == '/') && !strings.ContainsAny(rest, "$`") {
+			return rest, true
+		}
+	}
+	return "", false
+}
+
 // globCost is what the guard's budget counts for a path that is a pattern: its matches in each folder.
-const globCost = 65
+const globCost = 17
 
 // protectedWriteAt says why a path a command writes may only be written by the box, or "": the path read
 // in every folder the line may be in, and after each cd the hook could not follow, by what the cd and
 // the path spell together.
 func (s *session) protectedWriteAt(t word, at folders) string {
+	if rest, ok := cutPWD(t); ok { // $PWD/…: the path in each folder
+		for _, d := range at.dirs {
+			if why := s.protectedWrite(word{text: d + rest, glob: t.glob}, d); why != "" {
+				return why
+			}
+		}
+	}
 	if t.dynamic { // .git/ and approvals/ are every repository's: they count where the line names the box or runs in it
-		return spelt(t.text, at.inBox || at.overflow || at.namesBox)
+		return spelt(t.text, at.inBox || at.namesBox)
 	}
 	abs := filepath.IsAbs(t.text) || strings.HasPrefix(t.text, "~")
 	dirs := at.dirs
 	if abs {
 		dirs = dirs[:1]
-	} else if at.overflow {
-		if why := spelt(t.text, true); why != "" {
+	} else if at.overflow && slices.Contains(strings.Split(filepath.ToSlash(t.text), "/"), "..") {
+		if why := spelt(t.text, at.inBox || at.namesBox); why != "" { // from a folder dropped past the cap
 			return why
 		}
-		dirs = append(slices.Clone(dirs), s.root)
 	}
 	for _, d := range dirs {
 		if why := s.protectedWrite(t, d); why != "" {
@@ -331,11 +374,7 @@ func spelt(p string, inBox bool) string {
 // could not follow.
 func (s *session) gitConfigWriteAt(c simpleCmd, at folders) string {
 	c.words = append(slices.Clone(at.gitEnv), c.words...)
-	dirs := at.dirs
-	if at.overflow {
-		dirs = append(slices.Clone(dirs), s.root)
-	}
-	for _, d := range dirs {
+	for _, d := range at.dirs {
 		if why := s.gitConfigWrite(c, d, nil); why != "" {
 			return why
 		}

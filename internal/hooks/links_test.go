@@ -223,7 +223,6 @@ func TestGuardReadsTheWholeLine(t *testing.T) {
 	for _, cmd := range []string{
 		// five relative cds fill the folders; what comes after is still read
 		"cd a; cd b; cd c; cd d; cd e; cd ~/box && echo x > _config/switches.card",
-		"cd a; cd b; cd c; cd d; cd e; cd f; echo x > _config/switches.card",
 		"cd a; cd b; cd c; cd d; cd e; cd ~/box && git remote add evil https://x",
 		"cd $A; cd a; cd b; cd c; cd d; cd e; cd $BOX_DIR/.git && cp evil hooks/pre-commit",
 		// a function or a loop runs a command before a cd written after it
@@ -257,6 +256,13 @@ func TestGuardReadsTheWholeLine(t *testing.T) {
 		"cd $BOX_DIR && cp evil \"$(pwd)/.git/hooks/pre-commit\"", "cd ~/proj/m/../../_config && echo x > switches.card",
 		"GIT_DIR=$BOX_DIR/.git git remote add evil x", "export GIT_DIR=$BOX_DIR/.git; git remote add evil x", "typeset -x GIT_DIR=~/box/.git; git remote add evil x",
 		// CDPATH
+		// a folder built from $PWD; a shell whose cds are physical; a runner the guard does not know; find -exec
+		"cp /tmp/evil \"$PWD/../box/.git/hooks/pre-commit\"", "touch \"${PWD}/../box/_bookkeeping/approvals/x.approval.card\"",
+		"set -P; cd m/../.. && cp x .git/hooks/pre-commit", "set -o physical; cd m/.. && echo x > ../_config/switches.card",
+		"bash -P -c 'cd m/../.. && git remote add evil x'", "find . -exec cp -t ~/box/.git/hooks {} +",
+		"find . -name x -execdir cp {} ~/box/.box/ ;", "fakeroot cp -t ~/box/.git/hooks x", "direnv exec . cp --target-directory=~/box/.box x",
+		"parallel cp -t ~/box/.git/hooks ::: a b", "busybox nohup cp x ~/box/.box/hooks.json",
+		"git -C \"$MYBOX\" remote add evil x", "git --git-dir=\"${MY_BOX}/.git\" remote add evil x", "cd $THE_BOX && cp x .git/hooks/pre-commit",
 		"CDPATH=~ cd box && echo x > _config/switches.card", "CDPATH=~/box cd .git && echo x > hooks/pre-commit",
 		"CDPATH=.. cd box && echo x > _config/switches.card", "CDPATH=~; cd box && echo x > _config/switches.card",
 		"export CDPATH=~; cd box && echo x > _config/switches.card",
@@ -270,7 +276,13 @@ func TestGuardReadsTheWholeLine(t *testing.T) {
 		"echo build >> \"$REPO/.git/info/exclude\"", "cd frontend && npm test && cd ../backend && go test ./... && cd ../docs && echo x > .git/info/exclude",
 		"rsync -a --exclude .git src/ /tmp/out/", "env -C /tmp cp x y", "timeout 10 go test ./...", "ls | xargs -I {} cp {} /tmp/out/",
 		"watch -n1 'ls .git'", "gcp x /tmp/y", "GIT_CONFIG_GLOBAL=$TMPDIR/.gitconfig git config --global user.name CI",
-		"export GIT_CONFIG_GLOBAL=$RUNNER_TEMP/.gitconfig; git config --global user.name CI"} {
+		"export GIT_CONFIG_GLOBAL=$RUNNER_TEMP/.gitconfig; git config --global user.name CI",
+		// six subshells' cds fill the folders; the project's own files after them are the project's
+		"(cd frontend && make); (cd backend && make); (cd docs && make); (cd packages/core && make); (cd packages/utils && make); (cd packages/cli && make); git config user.email me@example.com",
+		"(cd a && make); (cd b && make); (cd c && make); (cd d && make); (cd e && make); (cd f && make); cp scripts/pre-commit .git/hooks/pre-commit",
+		"cd frontend && rm -rf dist/* build/* && cd .. && cd backend && rm -rf dist/* build/* && cd .. && cd docs && rm -rf dist/* build/* && cd .. && cd a && rm -rf dist/* build/* && cd .. && cd b && rm -rf dist/* build/*",
+		"git config --file=\"$OLDPWD/.git/config\" remote.x.url y", "cd \"$SANDBOX_ROOT\" && cp x .git/hooks/pre-commit",
+		"cp x \"$PWD/.git/hooks/pre-commit\""} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); why != "" {
 			t.Errorf("%q was denied: %s", cmd, why)
 		}
