@@ -561,7 +561,7 @@ func commandOf(w []word) (rest, dirs []word, scripts []string) {
 				switch {
 				case o.name == "chdir" || name == "env" && o.name == "C" || name == "sudo" && o.name == "D":
 					dirs = append(dirs, o.val)
-				case name == "env" && (o.name == "S" || o.name == "split-string"), name == "flock" && (o.name == "c" || o.name == "command"):
+				case name == "env" && (o.name == "S" || o.name == "split-string"), (name == "flock" || name == "runuser") && (o.name == "c" || o.name == "command"):
 					scripts = append(scripts, o.val.text)
 				}
 			}
@@ -573,6 +573,17 @@ func commandOf(w []word) (rest, dirs []word, scripts []string) {
 			}
 			if name == "flock" && len(ops) > 1 && (ops[0].text == "-c" || ops[0].text == "--command") { // flock FILE -c CMD
 				scripts = append(scripts, ops[1].text)
+			}
+			if name == "runuser" && len(ops) > 2 && (ops[1].text == "-c" || ops[1].text == "--command") { // runuser USER -c CMD
+				scripts = append(scripts, ops[2].text)
+			}
+			if name == "parallel" { // parallel CMD ::: ARGS: the command ends where its arguments begin
+				for i, x := range ops {
+					if strings.HasPrefix(x.text, ":::") {
+						ops = ops[:i]
+						break
+					}
+				}
 			}
 			for len(ops) > 1 && isDuration(ops[0].text) { // timeout 10, watch's interval spelt apart
 				ops = ops[1:]
@@ -613,11 +624,13 @@ var wrapperOpts = map[string]struct {
 	"flock":   {spec: optSpec{short: "wEc", long: longs("timeout:", "conflict-exit-code:", "command:")}, operands: 1},
 	"xargs": {spec: optSpec{short: "IadELnPs", optional: "iel", long: longs("replace:", "arg-file:", "delimiter:", "eof:",
 		"max-lines:", "max-args:", "max-procs:", "max-chars:", "process-slot-var:")}},
-	"exec":     {spec: optSpec{short: "a"}},
-	"time":     {spec: optSpec{short: "fo", long: longs("format:", "output:")}},
-	"watch":    {spec: optSpec{short: "nq", long: longs("interval:", "equexit:")}},
-	"strace":   {spec: optSpec{short: "eoOpPsSuUabEIX"}},
-	"runuser":  {spec: optSpec{short: "ugGlcsw", long: longs("user:", "group:", "supp-group:", "login", "command:", "shell:", "whitelist-environment:")}},
+	"exec":    {spec: optSpec{short: "a"}},
+	"time":    {spec: optSpec{short: "fo", long: longs("format:", "output:")}},
+	"watch":   {spec: optSpec{short: "nq", long: longs("interval:", "equexit:")}},
+	"strace":  {spec: optSpec{short: "eoOpPsSuUabEIX"}},
+	"runuser": {spec: optSpec{short: "ugGcsw", long: longs("user:", "group:", "supp-group:", "login", "command:", "shell:", "whitelist-environment:")}},
+	"unshare": {spec: optSpec{short: "SGRw", long: longs("propagation:", "setgroups:", "map-user:", "map-group:", "map-users:",
+		"map-groups:", "root:", "wd:", "setuid:", "setgid:", "monotonic:", "boottime:")}},
 	"chroot":   {spec: optSpec{long: longs("groups:", "userspec:", "skip-chdir")}, operands: 1},
 	"valgrind": {},
 	"systemd-run": {spec: optSpec{short: "pEM", long: longs("unit:", "property:", "description:", "slice:", "setenv:", "uid:", "gid:",

@@ -1,6 +1,7 @@
 package hooks
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -72,7 +73,8 @@ type folders struct {
 	dirs, lost []string
 	overflow   bool
 	inside     func(string) bool // whether a folder is in the box
-	tooMany    bool              // more cds than maxKept: the line is not read
+	tooMany    bool              // more cds, or more of their lookups, than the guard reads in its time
+	work       int               // the lookups the cds so far took
 	physical   bool              // the line turns on the shell's physical cds (set -P, bash -P)
 	inBox      bool              // one of dirs is in the box
 	namesBox   bool              // a word of the line names the box or a $BOX… variable
@@ -168,7 +170,7 @@ func cdPathOf(c simpleCmd) string {
 // looked for in each CDPATH folder (cdpath, colon-separated; a relative one read from each folder); a
 // pattern, in its matches.
 func (f *folders) cd(to chdirTo, cdpath string) {
-	if len(f.dirs)+len(f.lost) > maxKept {
+	if len(f.dirs)+len(f.lost) > maxKept || f.work > maxKept*maxFolders {
 		f.tooMany = true
 		return
 	}
@@ -189,11 +191,15 @@ func (f *folders) cd(to chdirTo, cdpath string) {
 			for _, c := range filepath.SplitList(cdpath) {
 				if c, ok := homePath(word{text: c}); ok && c != "" {
 					for _, d := range f.dirs {
-						bases = append(bases, layout.Join(d, c))
+						bases = keep(bases, layout.Join(d, c))
 					}
 				}
 			}
 		}
+	}
+	f.work += len(bases) // each base is a lookup, or a pattern's matches: the line's cost, capped above
+	if to.dir.glob {
+		f.work += len(bases) * globCost
 	}
 	dotdot := slices.Contains(strings.Split(filepath.ToSlash(p), "/"), "..")
 	for _, d := range bases {
@@ -286,8 +292,12 @@ func cutPWD(t word) (string, bool) {
 	return "", false
 }
 
-// globCost is what the guard's budget counts for a path that is a pattern: its matches in each folder.
-const globCost = 17
+// globCost is what the guard's budget counts for a path that is a pattern (its matches in each folder,
+// most patterns match a few); maxMatches is the most matches it reads, past which the line is denied.
+const (
+	globCost   = 17
+	maxMatches = 256
+)
 
 // protectedWriteAt says why a path a command writes may only be written by the box, or "": the path read
 // in every folder the line may be in, and after each cd the hook could not follow, by what the cd and
@@ -320,7 +330,10 @@ func (s *session) protectedWriteAt(t word, at folders) string {
 			continue
 		}
 		matches, _ := filepath.Glob(layout.Join(d, expandHome(t.text)))
-		for _, m := range matches[:min(len(matches), globCost-1)] {
+		if len(matches) > maxMatches {
+			return fmt.Sprintf("the pattern matches more than %d files, more than the guard reads; name fewer", maxMatches)
+		}
+		for _, m := range matches {
 			if why := s.protectedWrite(word{text: m}, d); why != "" {
 				return why
 			}

@@ -211,8 +211,9 @@ func TestCdFromALinkedFolder(t *testing.T) {
 	}
 }
 
-// TestGuardReadsTheWholeLine: the forms a second review found past the Bash guard. The session runs in a
-// project; the fixture's HOME holds the box as ~/box, and m is a link in the project to the box's memory.
+// TestGuardReadsTheWholeLine: writes that only the whole line tells apart: cds in any order and past the
+// folder cap, patterns, wrappers, git's environment, scripts run later. The session runs in a project; the
+// fixture's HOME holds the box as ~/box, and m is a link in the project to the box's memory.
 func TestGuardReadsTheWholeLine(t *testing.T) {
 	f := newFixture(t)
 	t.Setenv("HOME", filepath.Dir(f.box))
@@ -262,6 +263,8 @@ func TestGuardReadsTheWholeLine(t *testing.T) {
 		"bash -P -c 'cd m/../.. && git remote add evil x'", "find . -exec cp -t ~/box/.git/hooks {} +",
 		"find . -name x -execdir cp {} ~/box/.box/ ;", "fakeroot cp -t ~/box/.git/hooks x", "direnv exec . cp --target-directory=~/box/.box x",
 		"parallel cp -t ~/box/.git/hooks ::: a b", "busybox nohup cp x ~/box/.box/hooks.json",
+		"parallel cp {} ~/box/.git/hooks/ ::: evil", "runuser me -c 'cp x ~/box/.box/hooks.json'",
+		"unshare --propagation private cp x ~/box/.box/hooks.json", "gawk -dv -i inplace 1 ~/box/_config/switches.card",
 		"git -C \"$MYBOX\" remote add evil x", "git --git-dir=\"${MY_BOX}/.git\" remote add evil x", "cd $THE_BOX && cp x .git/hooks/pre-commit",
 		"CDPATH=~ cd box && echo x > _config/switches.card", "CDPATH=~/box cd .git && echo x > hooks/pre-commit",
 		"CDPATH=.. cd box && echo x > _config/switches.card", "CDPATH=~; cd box && echo x > _config/switches.card",
@@ -309,10 +312,17 @@ func TestGuardDeniesWhatItCannotRead(t *testing.T) {
 	f := newFixture(t)
 	files := strings.Repeat("x/y/z ", 2000)
 	for _, cmd := range []string{"cd a; cd b; cd c; cd d; cd e; touch " + files, "touch " + strings.Repeat("/usr/bin/* ", 400),
+
 		manyCds(300) + "true", "touch " + strings.Repeat("a/", 2000) + "x " + strings.Repeat(strings.Repeat("a/", 2000)+"x ", 40)} {
 		if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)); !strings.Contains(why, "Split it") {
 			t.Errorf("%.60q…: %q", cmd, why)
 		}
+	}
+	// A long CDPATH and many cds are read in time (its folders counted once), and what follows is judged.
+	t.Setenv("HOME", filepath.Dir(f.box))
+	long := "export CDPATH=" + strings.Repeat("/usr:/tmp:", 3000) + "; " + strings.Repeat("cd a; ", 150) + "cd ~/box && echo x > _config/switches.card"
+	if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, long), f.env)) == "" {
+		t.Error("a long CDPATH and many cds took the guard past its time")
 	}
 	if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, "cd a && touch "+strings.Repeat("x/y ", 200)), f.env)); why != "" {
 		t.Errorf("an ordinary long line was denied: %s", why)
@@ -326,4 +336,22 @@ func manyCds(n int) string {
 		fmt.Fprintf(&b, "cd /tmp/a%d; ", i)
 	}
 	return b.String()
+}
+
+// A pattern is judged in all its matches, not the first few; past maxMatches the line is denied.
+func TestPatternsAreReadWhole(t *testing.T) {
+	f := newFixture(t)
+	for i := range 20 {
+		mustWrite(t, filepath.Join(f.box, "_config", fmt.Sprintf("a%02d.card", i)), "x")
+	}
+	if denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, "sed -i s/ask/do/ "+f.box+"/_config/*.card"), f.env)) == "" {
+		t.Error("a pattern whose 21st match is the switches went through")
+	}
+	many := t.TempDir()
+	for i := range maxMatches + 1 {
+		mustWrite(t, filepath.Join(many, fmt.Sprintf("f%03d", i)), "x")
+	}
+	if why := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, "rm "+many+"/*"), f.env)); !strings.Contains(why, "name fewer") {
+		t.Errorf("a pattern of %d matches: %q", maxMatches+1, why)
+	}
 }

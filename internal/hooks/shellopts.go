@@ -125,7 +125,7 @@ var fileOpts = map[string]optSpec{
 		"ignore-nonprinting", "month-sort", "human-numeric-sort", "numeric-sort", "random-sort", "random-source:", "reverse",
 		"sort:", "version-sort", "batch-size:", "check", "compress-program:", "files0-from:", "key:", "merge", "output:",
 		"stable", "buffer-size:", "field-separator:", "temporary-directory:", "parallel:", "unique", "zero-terminated", "help", "version")},
-	"awk": {short: "FfvWeEil", optional: "oLpD", first: true, long: longs("assign:", "bignum", "characters-as-bytes", "copyright",
+	"awk": {short: "FfvWeEil", optional: "doLpD", first: true, long: longs("assign:", "bignum", "characters-as-bytes", "copyright",
 		"csv", "debug", "dump-variables", "exec:", "field-separator:", "file:", "gen-pot", "help", "include:", "lint", "lint-old",
 		"load:", "no-optimize", "non-decimal-data", "optimize", "persist", "posix", "pretty-print", "profile", "re-interval",
 		"sandbox", "source:", "traditional", "use-lc-numeric", "version")},

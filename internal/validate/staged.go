@@ -330,7 +330,11 @@ const symlinkMode = "120000"
 func (v *Validator) stagedLink(bp, target string) []finding.Finding {
 	host := filepath.Join(v.root, filepath.FromSlash(bp)) // the link itself, as the commit holds it
 	dir, t := filepath.Dir(host), filepath.FromSlash(target)
-	for _, p := range []string{layout.Join(dir, t), filepath.Join(dir, t)} {
+	text := filepath.Join(dir, t)
+	if filepath.IsAbs(t) {
+		text = filepath.Clean(t)
+	}
+	for _, p := range []string{layout.Join(dir, t), text} {
 		if _, err := layout.FromHost(v.root, p); err != nil {
 			return []finding.Finding{finding.Errorf(bp, 0, CodeSymlinkOut, symlinkOut)}
 		}
