@@ -10,7 +10,6 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/apptest"
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/state"
 )
@@ -21,15 +20,14 @@ import (
 func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 	ctx := context.Background()
 	a := apptest.Open(t, app.Options{})
-	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
-	if _, err := a.Freeze(ctx, owner, true); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Owner, true); err != nil {
 		t.Fatal(err)
 	}
 	lock := filepath.Join(a.Root, ".git", "index.lock")
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := a.Freeze(ctx, owner, false)
+	_, err := a.Freeze(ctx, apptest.Owner, false)
 	if err == nil || !strings.Contains(errs.Sentence(err), "stays frozen") {
 		t.Fatalf("an unfreeze without its diary line: %v", err)
 	}
@@ -39,13 +37,13 @@ func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 	if err := os.Remove(lock); err != nil && !os.IsNotExist(err) { // the box's recovery may have taken it
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, owner, false); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Owner, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, owner, true); err == nil || !strings.Contains(errs.Sentence(err), "is frozen, but") {
+	if _, err := a.Freeze(ctx, apptest.Owner, true); err == nil || !strings.Contains(errs.Sentence(err), "is frozen, but") {
 		t.Fatalf("a freeze without its diary line: %v", err)
 	}
 	if frozen, _ := a.State.Frozen(ctx); !frozen {
@@ -66,7 +64,7 @@ func TestFreezeHoldsEverywhereOnceSaid(t *testing.T) {
 	if err := other.Quiet(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, true); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Owner, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Quiet(ctx); !errs.Is(err, errs.Frozen) {
@@ -94,7 +92,7 @@ func TestFreezeWaitingOnTheLockHoldsEverywhere(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.Freeze(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, true)
+		_, err := a.Freeze(ctx, apptest.Owner, true)
 		done <- err
 	}()
 	// Longer than a flag read is reused, so a wait counted from before the lock would be over already.

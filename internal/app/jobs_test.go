@@ -14,7 +14,6 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/backup"
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/memory"
@@ -27,11 +26,10 @@ import (
 func TestFrozenBoxRunsNoMemoryJob(t *testing.T) {
 	ctx := context.Background()
 	a := apptest.Open(t, app.Options{})
-	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
-	if _, err := a.Memory.Remember(ctx, owner, memory.RememberInput{Text: "Leo plays chess on Thursdays"}); err != nil {
+	if _, err := a.Memory.Remember(ctx, apptest.Owner, memory.RememberInput{Text: "Leo plays chess on Thursdays"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, owner, true); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Owner, true); err != nil {
 		t.Fatal(err)
 	}
 	head, _ := a.Box.Git().Head(ctx)
@@ -53,7 +51,7 @@ func TestFrozenBoxRunsNoMemoryJob(t *testing.T) {
 	if n, err := a.Memory.Waiting(ctx); err != nil || n != 1 {
 		t.Fatalf("the inbox holds %d lines on a frozen box (%v)", n, err)
 	}
-	if _, err := a.Freeze(ctx, owner, false); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Owner, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Jobs.Run(ctx, "tidy", jobs.WhyTrigger); err != nil {

@@ -1,8 +1,6 @@
 package hooks
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -28,14 +26,7 @@ func TestOthersTextReachesTheAgentFenced(t *testing.T) {
 	outside, _ = note.AddFact(outside, note.Fact{Text: "The pool schedule changes in winter."})
 	mustWrite(t, filepath.Join(f.box, "_content", "memory", "notes", "topic-pool-schedule.md"), string(outside))
 
-	run := func(event string, fields map[string]any) string {
-		p := map[string]any{"session_id": "fence", "cwd": f.project, "hook_event_name": event}
-		for k, v := range fields {
-			p[k] = v
-		}
-		data, _ := json.Marshal(p)
-		return Run(context.Background(), event, data, f.env).text()
-	}
+	run := texts(f.session("fence", f.project))
 
 	var out strings.Builder
 	for i := range 400 {

@@ -81,6 +81,24 @@ func opener(now func() time.Time) func(context.Context, string) (*Services, erro
 	}
 }
 
+// session runs hook events as one agent session in cwd: each payload is fields with the session's id,
+// folder and event name.
+func (f fixture) session(id, cwd string) func(event string, fields map[string]any) Result {
+	return func(event string, fields map[string]any) Result {
+		p := map[string]any{"session_id": id, "cwd": cwd, "hook_event_name": event}
+		for k, v := range fields {
+			p[k] = v
+		}
+		data, _ := json.Marshal(p)
+		return Run(context.Background(), event, data, f.env)
+	}
+}
+
+// texts is run answering with each result's text.
+func texts(run func(string, map[string]any) Result) func(string, map[string]any) string {
+	return func(event string, fields map[string]any) string { return run(event, fields).text() }
+}
+
 func mustWrite(t testing.TB, path, text string) {
 	t.Helper()
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {

@@ -193,14 +193,7 @@ func TestReadTranscript(t *testing.T) {
 // SessionStart (source compact), and a later prompt does not restate it again.
 func TestCompactionRoundTrip(t *testing.T) {
 	f := newFixture(t)
-	run := func(event string, fields map[string]any) Result {
-		p := map[string]any{"session_id": "round", "cwd": f.project, "hook_event_name": event}
-		for k, v := range fields {
-			p[k] = v
-		}
-		data, _ := json.Marshal(p)
-		return Run(context.Background(), event, data, f.env)
-	}
+	run := f.session("round", f.project)
 	run(UserPromptSubmit, map[string]any{"prompt": "Refactor ParseThing to return the box"})
 	run(PostToolUse, map[string]any{"tool_name": "Edit", "tool_input": map[string]any{"file_path": filepath.Join(f.project, "internal", "real.go")}})
 	run(PostToolUse, map[string]any{"tool_name": "Bash", "tool_input": map[string]any{"command": "go vet ./..."}, "tool_response": map[string]any{"stdout": ""}})
@@ -328,14 +321,7 @@ func FuzzHookInput(f *testing.F) {
 func TestScopeEnforce(t *testing.T) {
 	f := newFixture(t)
 	mustWrite(t, filepath.Join(f.box, SettingsFile), `{"scope": "enforce"}`)
-	run := func(event string, fields map[string]any) Result {
-		p := map[string]any{"session_id": "enf", "cwd": f.project, "hook_event_name": event}
-		for k, v := range fields {
-			p[k] = v
-		}
-		data, _ := json.Marshal(p)
-		return Run(context.Background(), event, data, f.env)
-	}
+	run := f.session("enf", f.project)
 	if r := run(UserPromptSubmit, map[string]any{"prompt": "Make ParseThing return the Box"}); !strings.Contains(r.text(), "Scope: internal") {
 		t.Fatalf("brief: %q", r.text())
 	}

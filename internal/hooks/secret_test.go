@@ -20,14 +20,7 @@ const (
 // it is not restated to the model after a compaction; the rest of the command is.
 func TestRecordKeepsNoSecrets(t *testing.T) {
 	f := newFixture(t)
-	run := func(event string, fields map[string]any) string {
-		p := map[string]any{"session_id": "keys", "cwd": f.project, "hook_event_name": event}
-		for k, v := range fields {
-			p[k] = v
-		}
-		data, _ := json.Marshal(p)
-		return Run(context.Background(), event, data, f.env).text()
-	}
+	run := texts(f.session("keys", f.project))
 	run(UserPromptSubmit, map[string]any{"prompt": "Call the messages API for ParseThing with the key " + githubToken + " please"})
 	run(PostToolUse, map[string]any{"tool_name": "Bash", "tool_response": map[string]any{"stdout": "{}"},
 		"tool_input": map[string]any{"command": `curl -H "Authorization: Bearer ` + anthropicKey + `" https://api.anthropic.com/v1/messages`}})

@@ -40,14 +40,7 @@ func TestNoWalkOfTheHomeFolder(t *testing.T) {
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	mustWrite(t, filepath.Join(home, "tools", "h.go"), "package tools\n\nfunc ParseHomeThing() {}\n")
-	run := func(event string, fields map[string]any) string {
-		p := map[string]any{"session_id": "home", "cwd": home, "hook_event_name": event}
-		for k, v := range fields {
-			p[k] = v
-		}
-		data, _ := json.Marshal(p)
-		return Run(context.Background(), event, data, f.env).text()
-	}
+	run := texts(f.session("home", home))
 	if got := run(UserPromptSubmit, map[string]any{"prompt": "Rename ParseHomeThing everywhere"}); strings.Contains(got, "h.go") {
 		t.Errorf("the brief walked the home folder:\n%s", got)
 	}
