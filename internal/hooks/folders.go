@@ -255,27 +255,33 @@ func (f *folders) add(list []string, s string) []string {
 // homePath is a cd's folder with ~, $HOME and ${HOME} read as the home folder, and whether the hook
 // can tell it (not a folder built otherwise at run time, nor ~user).
 func homePath(w word) (string, bool) {
-	p := expandHome(w.text)
-	if p != w.text { // what follows the home folder must be plain text
-		rest := strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(w.text, "${HOME}"), "$HOME"), "~")
+	if rest, ok := cutHome(w.text); ok {
 		if strings.ContainsAny(rest, "$`") || strings.HasPrefix(w.text, "~") && w.dynamic {
 			return "", false
 		}
-		return p, true // not cleaned: link/.. is for the kernel to read
+		return expandHome(w.text), true // not cleaned: link/.. is for the kernel to read
 	}
-	if w.dynamic || strings.HasPrefix(p, "~") {
+	if w.dynamic || strings.HasPrefix(w.text, "~") {
 		return "", false
 	}
-	return p, true
+	return w.text, true
+}
+
+// cutHome is what follows a leading ~, $HOME or ${HOME} (nothing, or from a slash on).
+func cutHome(text string) (string, bool) {
+	for _, home := range []string{"${HOME}", "$HOME", "~"} {
+		if rest, ok := strings.CutPrefix(text, home); ok && (rest == "" || rest[0] == '/') {
+			return rest, true
+		}
+	}
+	return "", false
 }
 
 // expandHome is text with a leading ~, $HOME or ${HOME} written as the home folder, else text.
 func expandHome(text string) string {
-	for _, home := range []string{"${HOME}", "$HOME", "~"} {
-		if rest, ok := strings.CutPrefix(text, home); ok && (rest == "" || rest[0] == '/') {
-			if dir, err := os.UserHomeDir(); err == nil {
-				return dir + rest
-			}
+	if rest, ok := cutHome(text); ok {
+		if dir, err := os.UserHomeDir(); err == nil {
+			return dir + rest
 		}
 	}
 	return text
