@@ -58,7 +58,8 @@ func ReadCall(body []byte) (id jsonrpc.ID, name string, args json.RawMessage, ok
 	if err != nil || !id.IsValid() || decode(msg.Method, &method) != nil || method != "tools/call" {
 		return id, "", nil, false
 	}
-	var params map[string]json.RawMessage
+	// A map made here: for a nil one the decoder makes room for 64 keys, a few kilobytes per request.
+	params := make(map[string]json.RawMessage, 2)
 	if len(msg.Params) == 0 || decode(msg.Params, &params) != nil || decode(params["name"], &name) != nil {
 		return id, "", nil, false
 	}
@@ -423,6 +424,11 @@ const maxDepth = 1000
 
 // decode reads JSON as the SDK does: struct fields matched by their exact names, at most maxDepth deep.
 func decode(data []byte, v any) error {
+	return parse(data, v, segment.DontMatchCaseInsensitiveStructFields)
+}
+
+// parse reads the first JSON value of data into v with flags, refusing one nested past maxDepth.
+func parse(data []byte, v any, flags segment.ParseFlags) error {
 	depth, inString, escaped := 0, false, false
 	for _, b := range data {
 		switch {
@@ -443,7 +449,7 @@ func decode(data []byte, v any) error {
 		}
 	}
 	// Parse reads the first value as the SDK's stream decoder does, without its buffer.
-	_, err := segment.Parse(data, v, segment.DontMatchCaseInsensitiveStructFields)
+	_, err := segment.Parse(data, v, flags)
 	return err
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	segment "github.com/segmentio/encoding/json"
 )
 
 // schemaFor is the JSON Schema of a tool's input or output type, with one type per value: a Go slice or
@@ -79,9 +80,7 @@ func checkArguments(tool string, s *jsonschema.Schema, raw json.RawMessage) stri
 // checkValue says what is wrong with one value, or "".
 func checkValue(p *jsonschema.Schema, raw json.RawMessage) string {
 	var v any
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	if err := dec.Decode(&v); err != nil {
+	if err := parse(raw, &v, segment.UseNumber); err != nil { // numbers as written, to tell 2 from 2.5
 		return "is not a JSON value"
 	}
 	want := p.Type
