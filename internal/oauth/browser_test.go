@@ -33,7 +33,7 @@ func (f *fx) browserOwner(t *testing.T) *browserOwner {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.run("setup", chromedp.Navigate(link), click("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
+	b.run("setup", chromedp.Navigate(link), passkeytest.Tap("#setup"), chromedp.WaitVisible(chromedp.CSS("#did")))
 	return b
 }
 
@@ -44,10 +44,6 @@ func (b *browserOwner) run(step string, actions ...chromedp.Action[chromedp.Void
 		body, _ := chromedp.Run(b.ctx, chromedp.Evaluate[string](`document.body ? document.body.innerText : ""`))
 		b.t.Fatalf("%s: %v\nat %s\n%.1500s", step, err, loc, body)
 	}
-}
-
-func click(sel string) chromedp.Action[chromedp.Void] {
-	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)), chromedp.Click(chromedp.CSS(sel)))
 }
 
 // approve opens an authorization URL, checks the consent page, ticks the given checkboxes and approves
@@ -61,7 +57,7 @@ func (b *browserOwner) approve(authURL string, tick ...string) {
 	for _, id := range tick {
 		b.run("tick "+id, chromedp.Evaluate[chromedp.Void](`document.getElementById("`+id+`").checked = true`))
 	}
-	b.run("approve", click("#consent-approve"))
+	b.run("approve", passkeytest.Tap("#consent-approve"))
 	for {
 		if loc, err := chromedp.Run(b.ctx, chromedp.Location()); err == nil && !strings.HasPrefix(loc, b.f.base) {
 			return
@@ -155,7 +151,7 @@ func TestGoSDKClientWithBrowserConsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	owner.run("disconnect", click("#oauth-conns li[data-grant] button"), chromedp.WaitVisible(chromedp.CSS("#oauth-conns li.empty")))
+	owner.run("disconnect", passkeytest.Tap("#oauth-conns li[data-grant] button"), chromedp.WaitVisible(chromedp.CSS("#oauth-conns li.empty")))
 	if st, _ := f.mcpStatus(tok.AccessToken); st != http.StatusUnauthorized {
 		t.Fatalf("the disconnected token answers %d", st)
 	}

@@ -79,9 +79,11 @@ func SecondAuthenticator() chromedp.Action[chromedp.Void] {
 	})
 }
 
-// Tap scrolls the element to the middle of the screen (clear of a bottom tab bar) and clicks it like a finger.
+// Tap scrolls the element to the middle of the screen (clear of a bottom tab bar) and clicks it like a finger,
+// once the page has loaded: a page shows its buttons before its deferred script has bound their handlers,
+// and a click then (after a form's own navigation, which nothing waits for) sends the form without them.
 func Tap(sel string) chromedp.Action[chromedp.Void] {
-	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)),
+	return chromedp.Steps(chromedp.WaitVisible(chromedp.CSS(sel)), Poll(`document.readyState === "complete"`),
 		chromedp.Evaluate[chromedp.Void](fmt.Sprintf("document.querySelector(%q).scrollIntoView({block: \"center\"})", sel)),
 		chromedp.Click(chromedp.CSS(sel)))
 }

@@ -7,8 +7,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/boxmem/box/internal/passkeytest"
+	"github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/chromedp"
+
+	"github.com/boxmem/box/internal/passkeytest"
 )
 
 // browse opens a headless Chromium for one test, bounded by limit: run does steps (a failing step ends
@@ -50,5 +53,42 @@ func shooter(t *testing.T, ctx context.Context) func(string) {
 		}
 		passkeytest.CheckShot(t, name, png, 0)
 		os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644)
+	}
+}
+
+// slowScript holds every later request for the page's script for delay, with the browser's cache off: the
+// page is shown while its handlers are not yet bound, as on a slow or busy machine.
+func slowScript(t *testing.T, ctx context.Context, delay time.Duration) {
+	t.Helper()
+	paused := make(chan fetch.RequestID, 16)
+	// The listener may not run a command itself: the requests are let go from a goroutine of their own.
+	chromedp.Listen(ctx, func(ev any) {
+		if e, ok := ev.(*fetch.EventRequestPaused); ok {
+			select {
+			case paused <- e.RequestID:
+			default: // never blocks the browser's events; a request not let go ends with the test
+			}
+		}
+	})
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case id := <-paused:
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(delay):
+				}
+				chromedp.Call(ctx, fetch.ContinueRequest, fetch.ContinueRequestParams{RequestID: id})
+			}
+		}
+	}()
+	if _, err := chromedp.Call(ctx, network.SetCacheDisabled, network.SetCacheDisabledParams{CacheDisabled: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := chromedp.Call(ctx, fetch.Enable, fetch.EnableParams{Patterns: []*fetch.RequestPattern{{URLPattern: "*/static/app.js*"}}}); err != nil {
+		t.Fatal(err)
 	}
 }
