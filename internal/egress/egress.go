@@ -329,16 +329,22 @@ func (c *Client) do(ctx context.Context, op, method string, u *url.URL, header h
 
 // shown is u as the box repeats it: without its user name or password at all (url.URL.Redacted keeps
 // the user name, and a token is often written there: https://ghp_…@github.com), and without its query
-// or fragment, where keys travel too (?access_token=…): "?…" says one was there.
+// or fragment, where keys travel too (?access_token=…): "?…" says one was there; nor a path with an '@'
+// in it ("/…" says one was there).
 func shown(u *url.URL) string {
 	v := *u
 	v.User = nil
 	cut := v.RawQuery != "" || v.ForceQuery || v.Fragment != ""
 	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
-	if cut {
-		return v.String() + "?…"
+	s := v.String()
+	if strings.Contains(v.Opaque+v.Path+v.RawPath, "@") { // as quoted: what comes before an '@' may be a token
+		v.Opaque, v.Path, v.RawPath = "", "", ""
+		s = v.String() + "/…"
 	}
-	return v.String()
+	if cut {
+		return s + "?…"
+	}
+	return s
 }
 
 // quoted is raw, an address refused by its form (u and err are what url.Parse made of it), quoted as

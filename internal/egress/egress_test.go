@@ -185,6 +185,12 @@ func TestRefusedAddressWithAtIsNotRepeated(t *testing.T) {
 			t.Errorf("get %s: %v", u, err)
 		}
 	}
+	// An accepted address whose path holds an '@' is named by its host alone when the fetch fails.
+	long := egresstest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 64)) })).Client(egress.Options{MaxBytes: 16})
+	if _, err := long.Get(ctx, "https://example.com/hooks/"+token+"@x/doc", nil); errs.KindOf(err) != errs.Limited || strings.Contains(err.Error(), token) ||
+		!strings.Contains(err.Error(), "https://example.com/…") {
+		t.Errorf("get a path with an '@': %v", err)
+	}
 	// Without an '@' it is quoted, so the owner sees which address was refused.
 	if _, err := c.Get(ctx, "http://example.com/doc", nil); err == nil || !strings.Contains(err.Error(), `"http://example.com/doc"`) {
 		t.Errorf("get http: %v", err)
