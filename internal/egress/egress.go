@@ -102,7 +102,7 @@ func (c *Client) Get(ctx context.Context, raw string, header http.Header) (*Resp
 	const op = "egress.get"
 	u, err := url.Parse(raw)
 	if err != nil || u.Scheme != "https" || u.Host == "" || u.User != nil {
-		return nil, errs.E(op, errs.Invalid, "%s is not an https URL without a user name; the box fetches only https addresses.", quoted(raw, u, err))
+		return nil, errs.E(op, errs.Invalid, "%s is not an https URL without a user name; the box fetches only https addresses.", quoted(raw))
 	}
 	res, err := c.do(ctx, op, http.MethodGet, u, header, "The box could not fetch %s.")
 	if err != nil {
@@ -294,7 +294,7 @@ func (c *Client) Status(ctx context.Context, method, raw string, header http.Hea
 	const op = "egress.status"
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		return 0, errs.E(op, errs.Invalid, "%s is not an http or https URL.", quoted(raw, u, err))
+		return 0, errs.E(op, errs.Invalid, "%s is not an http or https URL.", quoted(raw))
 	}
 	res, err := c.do(ctx, op, method, u, header, "The box could not reach %s.")
 	if err != nil {
@@ -308,8 +308,8 @@ func (c *Client) Status(ctx context.Context, method, raw string, header http.Hea
 // any other failure as fail, naming the address without its credentials, around the cause.
 func (c *Client) do(ctx context.Context, op, method string, u *url.URL, header http.Header, fail string) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, method, u.String(), nil)
-	if err != nil {
-		return nil, errs.Wrap(op, errs.Invalid, err, fmt.Sprintf("%s is not a URL the box can ask.", shown(u)))
+	if err != nil { // its cause names the whole address: not kept
+		return nil, errs.E(op, errs.Invalid, "%s is not a URL the box can ask.", shown(u))
 	}
 	maps.Copy(req.Header, header)
 	res, err := c.hc.Do(req)
@@ -336,10 +336,14 @@ func shown(u *url.URL) string {
 	v.User = nil
 	cut := v.RawQuery != "" || v.ForceQuery || v.Fragment != ""
 	v.RawQuery, v.ForceQuery, v.Fragment, v.RawFragment = "", false, "", ""
-	s := v.String()
-	if strings.Contains(v.Opaque+v.Path+v.RawPath, "@") { // as quoted: what comes before an '@' may be a token
+	var s string
+	// What comes before an '@' may be a token url.Parse did not take for the user name (https:/ghp_…@x,
+	// mailto:ghp_…@x): a path or opaque part holding one, decoded or not, is not repeated.
+	if strings.Contains(v.Path, "@") || strings.Contains(strings.ToLower(v.Opaque), "%40") || strings.Contains(v.Opaque, "@") {
 		v.Opaque, v.Path, v.RawPath = "", "", ""
 		s = v.String() + "/…"
+	} else {
+		s = v.String()
 	}
 	if cut {
 		return s + "?…"
@@ -347,13 +351,21 @@ func shown(u *url.URL) string {
 	return s
 }
 
-// quoted is raw, an address refused by its form (u and err are what url.Parse made of it), quoted as
-// shown. One that does not parse is not repeated, since what it carries cannot be told apart, nor one
-// with an '@' anywhere: what comes before it may be a token that url.Parse did not take for the user
-// name (https:/ghp_…@github.com, a path, an opaque mailto:), so shown would keep it.
-func quoted(raw string, u *url.URL, err error) string {
-	if err != nil || u == nil || strings.Contains(raw, "@") {
-		return "The address"
+// Shown is the address raw as the box repeats it in a sentence of its own (a report naming a link), as
+// shown gives it, or "" when it does not parse (what it carries cannot be told apart).
+func Shown(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
 	}
-	return fmt.Sprintf("%q", shown(u))
+	return shown(u)
+}
+
+// quoted is raw, an address refused by its form, quoted as Shown gives it, or "The address" when it does
+// not parse.
+func quoted(raw string) string {
+	if s := Shown(raw); s != "" {
+		return fmt.Sprintf("%q", s)
+	}
+	return "The address"
 }

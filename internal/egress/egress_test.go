@@ -2,6 +2,7 @@ package egress_test
 
 import (
 	"context"
+	"math/rand/v2"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -185,12 +186,6 @@ func TestRefusedAddressWithAtIsNotRepeated(t *testing.T) {
 			t.Errorf("get %s: %v", u, err)
 		}
 	}
-	// An accepted address whose path holds an '@' is named by its host alone when the fetch fails.
-	long := egresstest.New(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 64)) })).Client(egress.Options{MaxBytes: 16})
-	if _, err := long.Get(ctx, "https://example.com/hooks/"+token+"@x/doc", nil); errs.KindOf(err) != errs.Limited || strings.Contains(err.Error(), token) ||
-		!strings.Contains(err.Error(), "https://example.com/…") {
-		t.Errorf("get a path with an '@': %v", err)
-	}
 	// Without an '@' it is quoted, so the owner sees which address was refused.
 	if _, err := c.Get(ctx, "http://example.com/doc", nil); err == nil || !strings.Contains(err.Error(), `"http://example.com/doc"`) {
 		t.Errorf("get http: %v", err)
@@ -203,5 +198,57 @@ func TestProductionClientRefusesLoopback(t *testing.T) {
 	_, err := egress.New(egress.Options{}).Get(context.Background(), "https://127.0.0.1:9/", nil)
 	if errs.KindOf(err) != errs.Forbidden {
 		t.Fatalf("loopback: %v", err)
+	}
+}
+
+// An accepted address whose path holds an '@' (as written or as %40) is named by its host alone when the
+// fetch fails: what comes before the '@' may be a token.
+func TestAcceptedAddressWithAtInItsPathIsNotRepeated(t *testing.T) {
+	const token = "ghp_Secret0Token"
+	ctx := context.Background()
+	mux := http.NewServeMux()
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { w.Write(make([]byte, 64)) })
+	mux.HandleFunc("/slow/", func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() })
+	n := egresstest.New(t, mux)
+	long := n.Client(egress.Options{MaxBytes: 16})
+	for _, p := range []string{"/hooks/" + token + "@x/doc", "/hooks/" + token + "%40x/doc"} {
+		if _, err := long.Get(ctx, "https://example.com"+p, nil); errs.KindOf(err) != errs.Limited || strings.Contains(err.Error(), token) ||
+			!strings.Contains(err.Error(), "https://example.com/…") {
+			t.Errorf("get %s: %v", p, err)
+		}
+	}
+	slow := n.Client(egress.Options{Timeout: 50 * time.Millisecond})
+	if _, err := slow.Status(ctx, http.MethodHead, "https://example.com/slow/"+token+"@x", nil); err == nil || strings.Contains(err.Error(), token) ||
+		!strings.Contains(err.Error(), "https://example.com/…") {
+		t.Errorf("status of a slow path with an '@': %v", err)
+	}
+}
+
+// Whatever stands before an '@' is never repeated by Shown, wherever url.Parse puts it (user name, path,
+// opaque part, query), nor anything in a query or fragment: addresses built from the parts that move
+// url.Parse's reading, a token placed before an '@' or after a '?' or '#'.
+func TestShownNeverRepeatsWhatStandsBeforeAnAt(t *testing.T) {
+	parts := []string{"https:", "http:", "//", "/", ":", "@", "?", "#", "example.com", "x", "%40", "[::1]", ";", "mailto:", "a/b",
+		"%", "\\", "%2F", "@@", "%4", "0", "javascript:", "HTTPS://"}
+	r := rand.New(rand.NewPCG(1, 2))
+	for range 300_000 {
+		var b strings.Builder
+		n := 1 + r.IntN(7)
+		at := r.IntN(n)
+		for j := range n {
+			if j == at {
+				b.WriteString("TOKEN")
+			}
+			b.WriteString(parts[r.IntN(len(parts))])
+		}
+		raw := b.String()
+		i := strings.Index(raw, "TOKEN")
+		rest, q := raw[i+len("TOKEN"):], strings.IndexAny(raw, "?#")
+		if !strings.HasPrefix(rest, "@") && !strings.HasPrefix(rest, "%40") && (q < 0 || q > i) {
+			continue // a token in a plain path is named, as the owner needs to see which address failed
+		}
+		if s := egress.Shown(raw); strings.Contains(s, "TOKEN") {
+			t.Fatalf("%q is shown as %s", raw, s)
+		}
 	}
 }

@@ -103,9 +103,15 @@ func (v *Validator) URLs(ctx context.Context, since string) (Result, error) {
 		if vd.OK {
 			continue
 		}
+		// The link as egress repeats an address (without a user name, a query or an '@' that may hold a
+		// token); the line says where it is.
+		name := egress.Shown(u)
+		if name == "" {
+			name = "on this line"
+		}
 		if vd.Skipped != "" {
 			for _, use := range us {
-				res.add(finding.Warnf(use.path, use.line, CodeUncheckedURL, "the link %s was not checked: %s", u, vd.Skipped))
+				res.add(finding.Warnf(use.path, use.line, CodeUncheckedURL, "the link %s was not checked: %s", name, vd.Skipped))
 			}
 			continue
 		}
@@ -114,7 +120,7 @@ func (v *Validator) URLs(ctx context.Context, since string) (Result, error) {
 			why = fmt.Sprintf("HTTP %d", vd.Status)
 		}
 		for _, use := range us {
-			res.add(finding.Warnf(use.path, use.line, CodeDeadURL, "the link %s does not answer (%s): fix or remove it", u, why))
+			res.add(finding.Warnf(use.path, use.line, CodeDeadURL, "the link %s does not answer (%s): fix or remove it", name, why))
 		}
 	}
 	return res.done(), nil

@@ -321,6 +321,8 @@ func TestURLs(t *testing.T) {
 		fmt.Fprintf(&body, "- %s/ok%d\n", site, i)
 	}
 	fmt.Fprintf(&body, "- %[1]s/slow\n- %[1]s/nohead\n- %[1]s/dead\n- %[2]s/admin/reboot\n- http://inside.example/latest/meta-data\n", site, srv.URL)
+	// Two dead links that carry a token where egress never repeats one: a user name, a path with an '@'.
+	fmt.Fprintf(&body, "- http://ghp_Secret0Token@links.example:%[1]s/dead/a\n- %[2]s/dead/ghp_Secret1Token@x\n", port, site)
 	write(t, root, "_content/links.md", "---\ntitle: l\n---\n"+body.String())
 	v := New(root, Options{Timeout: 2 * time.Second, Concurrency: 3, Egress: client})
 	res, err := v.URLs(context.Background(), "")
@@ -328,8 +330,13 @@ func TestURLs(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := codes(res.Findings)
-	if got != "/_content/links.md:12:warning:dead-url /_content/links.md:14:warning:dead-url /_content/links.md:15:warning:unchecked-url /_content/links.md:16:warning:unchecked-url" {
+	if got != "/_content/links.md:12:warning:dead-url /_content/links.md:14:warning:dead-url /_content/links.md:15:warning:unchecked-url /_content/links.md:16:warning:unchecked-url /_content/links.md:17:warning:dead-url /_content/links.md:18:warning:dead-url" {
 		t.Errorf("URLs = %q %v", got, res.Findings)
+	}
+	for _, f := range res.Findings {
+		if strings.Contains(f.Message, "Secret") || (f.Line >= 17 && !strings.Contains(f.Message, "links.example:"+port)) {
+			t.Errorf("a finding repeats a token or names no host: %s", f.Message)
+		}
 	}
 	if hits["GET /admin/reboot"]+hits["HEAD /admin/reboot"]+hits["HEAD /latest/meta-data"] != 0 {
 		t.Errorf("a private address was asked: %v", hits)

@@ -62,7 +62,7 @@ func slowScript(t *testing.T, ctx context.Context, delay time.Duration) {
 	t.Helper()
 	paused := make(chan fetch.RequestID, 16)
 	// The listener may not run a command itself: the requests are let go from a goroutine of their own.
-	chromedp.Listen(ctx, func(ev any) {
+	err := chromedp.Listen(ctx, func(ev any) {
 		if e, ok := ev.(*fetch.EventRequestPaused); ok {
 			select {
 			case paused <- e.RequestID:
@@ -70,6 +70,9 @@ func slowScript(t *testing.T, ctx context.Context, delay time.Duration) {
 			}
 		}
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	go func() {
 		for {
 			select {
