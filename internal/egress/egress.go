@@ -296,6 +296,9 @@ func (c *Client) Status(ctx context.Context, method, raw string, header http.Hea
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
 		return 0, errs.E(op, errs.Invalid, "%s is not an http or https URL.", quoted(raw))
 	}
+	// A user name in the address is a credential net/http would send (Authorization: Basic), in the clear
+	// over http: a status needs none, so none is sent.
+	u.User = nil
 	res, err := c.do(ctx, op, method, u, header, "The box could not reach %s.")
 	if err != nil {
 		return 0, err

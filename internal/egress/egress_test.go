@@ -161,9 +161,8 @@ func TestNoUserInfoIsRepeated(t *testing.T) {
 	}
 }
 
-// An address refused by its form is not repeated when it holds an '@' anywhere: what comes before it
-// may be a token that url.Parse did not take for user information (a path, an opaque address, a user
-// name with an '@' in it).
+// An address refused by its form never repeats what stands before an '@': a token that url.Parse did not
+// take for user information (in a path, an opaque address, a user name with an '@' in it) is cut with it.
 func TestRefusedAddressWithAtIsNotRepeated(t *testing.T) {
 	c := egresstest.New(t, http.NewServeMux()).Client(egress.Options{})
 	ctx := context.Background()

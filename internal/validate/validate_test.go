@@ -282,6 +282,9 @@ func TestURLs(t *testing.T) {
 		}
 		mu.Lock()
 		hits[r.Method+" "+r.URL.Path]++
+		if r.Header.Get("Authorization") != "" {
+			hits["credentials sent"]++
+		}
 		mu.Unlock()
 		time.Sleep(20 * time.Millisecond)
 		switch {
@@ -337,6 +340,9 @@ func TestURLs(t *testing.T) {
 		if strings.Contains(f.Message, "Secret") || (f.Line >= 17 && !strings.Contains(f.Message, "links.example:"+port)) {
 			t.Errorf("a finding repeats a token or names no host: %s", f.Message)
 		}
+	}
+	if hits["credentials sent"] != 0 {
+		t.Errorf("a link's user name was sent as a credential %d times", hits["credentials sent"])
 	}
 	if hits["GET /admin/reboot"]+hits["HEAD /admin/reboot"]+hits["HEAD /latest/meta-data"] != 0 {
 		t.Errorf("a private address was asked: %v", hits)
