@@ -14,6 +14,7 @@ import (
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/lazyregexp"
+	"github.com/boxmem/box/internal/secret"
 )
 
 // Off-machine backup (docs/BACKUP.md): the box pushes its branch, under its own name, to git remotes it
@@ -90,8 +91,9 @@ var schemeRe = lazyregexp.New(`^([A-Za-z][A-Za-z0-9+.-]*)://`)
 var helperRe = lazyregexp.New(`^([A-Za-z][A-Za-z0-9+.-]*)::`)
 
 // CheckURL refuses a remote URL git would not be given: a form that runs a program (ext::, fd:: or any
-// remote helper), a transport the box does not use, a relative path, or a password inside the URL
-// (it would sit in .git/config; the token goes to the vault instead).
+// remote helper), a transport the box does not use, a relative path, or a password or a token inside the
+// URL (it would sit in .git/config and be shown wherever the backup is named; the token goes to the vault
+// instead). A refusal names the address without what stands before an '@' (shownURL).
 func CheckURL(u string) error {
 	const op = "git.url"
 	switch {
@@ -99,11 +101,13 @@ func CheckURL(u string) error {
 		return errs.E(op, errs.Invalid, "Give the remote's URL: a path to a bare repository, ssh://… or user@host:path, or https://….")
 	case strings.ContainsFunc(u, func(r rune) bool { return r < ' ' || r == 0x7f }):
 		return errs.E(op, errs.Invalid, "The remote's URL holds a control character; give it on one line.")
+	case credentials(u):
+		return errs.E(op, errs.Invalid, "The URL holds a password or a token before its '@', which would be stored in .git/config; give the URL without it and the token separately (it is kept sealed in the vault).")
 	case strings.HasPrefix(u, "-"):
-		return errs.E(op, errs.Invalid, "%q starts with a dash, which git would read as an option; give a path or a URL.", u)
+		return errs.E(op, errs.Invalid, "%s starts with a dash, which git would read as an option; give a path or a URL.", shownURL(u))
 	}
 	if m := helperRe.FindStringSubmatch(u); m != nil {
-		return errs.E(op, errs.Invalid, "%q uses the %s:: form, which makes git run a program; the box pushes only to a path, ssh or https.", u, m[1])
+		return errs.E(op, errs.Invalid, "%s uses the %s:: form, which makes git run a program; the box pushes only to a path, ssh or https.", shownURL(u), m[1])
 	}
 	if m := schemeRe.FindStringSubmatch(u); m != nil {
 		return checkSchemeURL(u, strings.ToLower(m[1]))
@@ -119,11 +123,11 @@ func CheckURL(u string) error {
 			host = host[at+1:]
 		}
 		if host == "" || strings.HasPrefix(host, "-") || colon == len(u)-1 {
-			return errs.E(op, errs.Invalid, "%q is not a usable ssh address; write user@host:path/to/repo.git.", u)
+			return errs.E(op, errs.Invalid, "%s is not a usable ssh address; write user@host:path/to/repo.git.", shownURL(u))
 		}
 		return nil
 	}
-	return errs.E(op, errs.Invalid, "%q is a relative path; give the absolute path of the bare repository.", u)
+	return errs.E(op, errs.Invalid, "%s is a relative path; give the absolute path of the bare repository.", shownURL(u))
 }
 
 func checkSchemeURL(u, scheme string) error {
@@ -131,25 +135,22 @@ func checkSchemeURL(u, scheme string) error {
 	switch scheme {
 	case "file", "ssh", "git+ssh", "ssh+git", "https", "http":
 	case "git":
-		return errs.E(op, errs.Invalid, "%q uses git://, which has no authentication and cannot be pushed to safely; use ssh or https.", u)
+		return errs.E(op, errs.Invalid, "%s uses git://, which has no authentication and cannot be pushed to safely; use ssh or https.", shownURL(u))
 	default:
-		return errs.E(op, errs.Invalid, "%q uses %s://, which the box does not push to; use a path, ssh or https.", u, scheme)
+		return errs.E(op, errs.Invalid, "%s uses %s://, which the box does not push to; use a path, ssh or https.", shownURL(u), scheme)
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return errs.E(op, errs.Invalid, "%q is not a URL the box can read: %v.", u, errors.Unwrap(err))
-	}
-	if _, ok := p.User.Password(); ok {
-		return errs.E(op, errs.Invalid, "The URL holds a password, which would be stored in .git/config; give the URL without it and the token separately (it is kept sealed in the vault).")
+		return errs.E(op, errs.Invalid, "%s is not a URL the box can read: %v.", shownURL(u), errors.Unwrap(err))
 	}
 	if scheme == "file" {
 		if p.Host != "" && p.Host != "localhost" || !strings.HasPrefix(p.Path, "/") {
-			return errs.E(op, errs.Invalid, "%q is not a local file URL; write file:///absolute/path.git.", u)
+			return errs.E(op, errs.Invalid, "%s is not a local file URL; write file:///absolute/path.git.", shownURL(u))
 		}
 		return nil
 	}
 	if p.Hostname() == "" || strings.HasPrefix(p.Hostname(), "-") {
-		return errs.E(op, errs.Invalid, "%q names no usable host.", u)
+		return errs.E(op, errs.Invalid, "%s names no usable host.", shownURL(u))
 	}
 	return nil
 }
@@ -177,7 +178,7 @@ func transport(u string, a Auth) (call, error) {
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return c, errs.E("git.auth", errs.Invalid, "%q is not a URL the box can read.", u)
+		return c, errs.E("git.auth", errs.Invalid, "%s is not a URL the box can read.", shownURL(u))
 	}
 	if scheme == "http" && !loopback(p.Hostname()) {
 		return c, errs.E("git.auth", errs.Refused, "A token is never sent over plain http to another machine; use https://%s%s.", p.Host, p.Path)
@@ -601,4 +602,47 @@ func pickBranch(out string) (string, error) {
 		return "", errs.E("git.clone", errs.NotFound, "The remote holds no branch; there is nothing to restore.")
 	}
 	return "", errs.E("git.clone", errs.Invalid, "The remote has no main and %d branches (%s); push the box's branch as main there first.", len(heads), strings.Join(heads, ", "))
+}
+
+// credentials reports whether u carries a secret before an '@': a URL's password, or a user name (of a
+// URL or of user@host:path) that reads as a token (ghp_…, glpat-…), which git would keep in .git/config.
+// A plain login such as git or mira is a name, not a secret.
+func credentials(u string) bool {
+	var user string
+	if schemeRe.MatchString(u) {
+		p, err := url.Parse(u)
+		if err != nil || p.User == nil {
+			return false // one that does not parse is refused as such, named without what precedes its '@'
+		}
+		if _, ok := p.User.Password(); ok {
+			return true
+		}
+		user = p.User.Username()
+	} else {
+		colon, slash := strings.IndexByte(u, ':'), strings.IndexByte(u, '/')
+		if colon < 0 || (slash >= 0 && slash < colon) {
+			return false // a local path
+		}
+		at := strings.LastIndexByte(u[:colon], '@')
+		if at < 0 {
+			return false
+		}
+		user = u[:at]
+	}
+	_, found := secret.Secret(user)
+	return found
+}
+
+// shownURL is u quoted for a refusal, with what stands before its last '@' (a user name, perhaps a
+// token) left out: "https://…@github.com/x.git".
+func shownURL(u string) string {
+	at := strings.LastIndexByte(u, '@')
+	if at < 0 {
+		return fmt.Sprintf("%q", u)
+	}
+	prefix := ""
+	if m := schemeRe.FindStringSubmatch(u); m != nil && len(m[0]) <= at {
+		prefix = m[0]
+	}
+	return fmt.Sprintf("%q", prefix+"…"+u[at:])
 }

@@ -78,6 +78,7 @@ func remoteNamed(t *testing.T, r *Repo, name string) Remote {
 }
 
 func TestCheckURL(t *testing.T) {
+	const tokenBody = "R7xq2Lm9Vb4Nc8Kd1Ws5Tz3Hj6Pf0Ga2Ye4Uo7" // 36 characters, as a GitHub token's
 	for u, ok := range map[string]bool{
 		"/srv/backup/box.git": true, "file:///srv/backup/box.git": true, "file://localhost/srv/b.git": true,
 		"ssh://git@host.example/box.git": true, "ssh://host.example:2222/~/box.git": true, "git@github.com:mira/box.git": true,
@@ -87,11 +88,17 @@ func TestCheckURL(t *testing.T) {
 		"https://mira:hunter2@github.com/mira/box.git": false, "-uhttps://x": false, "--upload-pack=touch /tmp/x": false,
 		"ssh://-oProxyCommand=touch/x": false, "-oProxyCommand=x:path": false, "backup.git": false, "../backup.git": false,
 		"file://relative/x.git": false, "https://host.example/x\n.git": false, "host:": false,
+		"https://ghp_" + tokenBody + "@github.com/mira/box.git": false, "ghp_" + tokenBody + "@github.com:mira/box.git": false,
+		"ssh://glpat-" + tokenBody[:20] + "@gitlab.example/box.git": false, "https://github.com/mira/a@b.git": true,
+		"/srv/backup/a@b.git": true, "https://host.example:8443/a@b.git": true, "git://mira:hunter2@host.example/x.git": false,
+		"ftp://ghp_" + tokenBody + "@host.example/x": false,
 	} {
 		if err := CheckURL(u); (err == nil) != ok {
 			t.Errorf("CheckURL(%q) = %v, want ok %v", u, err, ok)
 		} else if err != nil && errs.KindOf(err) != errs.Invalid {
 			t.Errorf("CheckURL(%q): kind %v", u, errs.KindOf(err))
+		} else if err != nil && (strings.Contains(err.Error(), tokenBody[:20]) || strings.Contains(err.Error(), "hunter2")) {
+			t.Errorf("CheckURL(%q) repeats the secret: %v", u, err)
 		}
 	}
 }
