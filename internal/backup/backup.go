@@ -232,6 +232,7 @@ func (b *Backups) Status(ctx context.Context) ([]Status, error) {
 		return nil, err
 	}
 	for _, r := range rs {
+		r.URL = git.ShownURL(r.URL)
 		s := Status{Remote: r}
 		if h := m[r.Name]; h.Failures > 0 {
 			s.Failing, s.Error, s.Stopped = true, h.LastErr, h.Stopped

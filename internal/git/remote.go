@@ -102,7 +102,7 @@ func CheckURL(u string) error {
 	case strings.ContainsFunc(u, func(r rune) bool { return r < ' ' || r == 0x7f }):
 		return errs.E(op, errs.Invalid, "The remote's URL holds a control character; give it on one line.")
 	case credentials(u):
-		return errs.E(op, errs.Invalid, "The URL holds a password or a token before its '@', which would be stored in .git/config; give the URL without it and the token separately (it is kept sealed in the vault).")
+		return errs.E(op, errs.Invalid, "The URL holds a password or a token, which would be stored in .git/config; give the URL without it and the token separately (it is kept sealed in the vault). For a backup added before: box backup remove NAME, then box backup add NAME URL --token-from-stdin.")
 	case strings.HasPrefix(u, "-"):
 		return errs.E(op, errs.Invalid, "%s starts with a dash, which git would read as an option; give a path or a URL.", shownURL(u))
 	}
@@ -141,7 +141,8 @@ func checkSchemeURL(u, scheme string) error {
 	}
 	p, err := url.Parse(u)
 	if err != nil {
-		return errs.E(op, errs.Invalid, "%s is not a URL the box can read: %v.", shownURL(u), errors.Unwrap(err))
+		// Not url.Parse's own words: they quote the part it stumbled on, which may be a password.
+		return errs.E(op, errs.Invalid, "%s is not a URL the box can read; check its host, port and escapes.", shownURL(u))
 	}
 	if scheme == "file" {
 		if p.Host != "" && p.Host != "localhost" || !strings.HasPrefix(p.Path, "/") {
@@ -185,9 +186,9 @@ func transport(u string, a Auth) (call, error) {
 	}
 	switch {
 	case a.URL == "":
-		return c, errs.E("git.auth", errs.Conflict, "The token for %s was kept without the address it was given for, so the box does not send it; remove the backup and add it again with its token (box backup remove, then box backup add).", u)
+		return c, errs.E("git.auth", errs.Conflict, "The token for %s was kept without the address it was given for, so the box does not send it; remove the backup and add it again with its token (box backup remove, then box backup add).", redacted(u))
 	case a.URL != u:
-		return c, errs.E("git.auth", errs.Conflict, "The backup's address is now %s, but its token was added for %s; the box sends a token only to the address it was added for. If you moved the backup, remove it and add it again with its token (box backup remove, then box backup add).", u, a.URL)
+		return c, errs.E("git.auth", errs.Conflict, "The backup's address is now %s, but its token was added for %s; the box sends a token only to the address it was added for. If you moved the backup, remove it and add it again with its token (box backup remove, then box backup add).", redacted(u), redacted(a.URL))
 	}
 	if !filepath.IsAbs(a.Askpass) {
 		return c, errs.E("git.auth", errs.Other, "The box's askpass program must be given as an absolute path (the box binary).")
@@ -604,45 +605,71 @@ func pickBranch(out string) (string, error) {
 	return "", errs.E("git.clone", errs.Invalid, "The remote has no main and %d branches (%s); push the box's branch as main there first.", len(heads), strings.Join(heads, ", "))
 }
 
-// credentials reports whether u carries a secret before an '@': a URL's password, or a user name (of a
-// URL or of user@host:path) that reads as a token (ghp_…, glpat-…), which git would keep in .git/config.
-// A plain login such as git or mira is a name, not a secret.
+// credentials reports whether u carries a secret that git would keep in .git/config: a password before
+// its '@' (also one url.Parse cannot read: a '/' or '%' in it ends the host early), a user name that
+// reads as a token (ghp_…, glpat-…), or a token in a URL's query. A plain login such as git or mira is a
+// name, not a secret.
 func credentials(u string) bool {
 	var user string
-	if schemeRe.MatchString(u) {
+	if m := schemeRe.FindStringSubmatch(u); m != nil {
 		p, err := url.Parse(u)
-		if err != nil || p.User == nil {
-			return false // one that does not parse is refused as such, named without what precedes its '@'
+		if err != nil {
+			rest := u[len(m[0]):]
+			at := strings.LastIndexByte(rest, '@')
+			return at >= 0 && strings.Contains(rest[:at], ":")
+		}
+		if _, found := secret.Secret(p.RawQuery); found {
+			return true
+		}
+		if p.User == nil {
+			return false
 		}
 		if _, ok := p.User.Password(); ok {
 			return true
 		}
 		user = p.User.Username()
 	} else {
-		colon, slash := strings.IndexByte(u, ':'), strings.IndexByte(u, '/')
-		if colon < 0 || (slash >= 0 && slash < colon) {
-			return false // a local path
-		}
-		at := strings.LastIndexByte(u[:colon], '@')
+		// user@host:path: the user is what stands before the last '@' ahead of the first '/'.
+		head, _, _ := strings.Cut(u, "/")
+		at := strings.LastIndexByte(head, '@')
 		if at < 0 {
 			return false
 		}
-		user = u[:at]
+		if user = head[:at]; strings.Contains(user, ":") {
+			return true
+		}
 	}
 	_, found := secret.Secret(user)
 	return found
 }
 
-// shownURL is u quoted for a refusal, with what stands before its last '@' (a user name, perhaps a
-// token) left out: "https://…@github.com/x.git".
-func shownURL(u string) string {
+// ShownURL is a remote's address as the box shows it (box backup status): as written, unless it carries
+// a password or a token (one added before the box refused them, or set with git remote set-url), which
+// is then left out with what stands before its '@'.
+func ShownURL(u string) string {
+	if !credentials(u) {
+		return u
+	}
+	s := redacted(u)
+	if i := strings.IndexAny(s, "?#"); i >= 0 { // a token may be in the query too
+		s = s[:i] + "?…"
+	}
+	return s
+}
+
+// shownURL is u quoted for a refusal, as redacted gives it.
+func shownURL(u string) string { return fmt.Sprintf("%q", redacted(u)) }
+
+// redacted is u with what stands before its last '@' (a user name, perhaps a token) left out:
+// "https://…@github.com/x.git".
+func redacted(u string) string {
 	at := strings.LastIndexByte(u, '@')
 	if at < 0 {
-		return fmt.Sprintf("%q", u)
+		return u
 	}
 	prefix := ""
-	if m := schemeRe.FindStringSubmatch(u); m != nil && len(m[0]) <= at {
+	if m := schemeRe.FindStringSubmatch(u); m != nil { // a scheme holds no '@'
 		prefix = m[0]
 	}
-	return fmt.Sprintf("%q", prefix+"…"+u[at:])
+	return prefix + "…" + u[at:]
 }

@@ -92,13 +92,36 @@ func TestCheckURL(t *testing.T) {
 		"ssh://glpat-" + tokenBody[:20] + "@gitlab.example/box.git": false, "https://github.com/mira/a@b.git": true,
 		"/srv/backup/a@b.git": true, "https://host.example:8443/a@b.git": true, "git://mira:hunter2@host.example/x.git": false,
 		"ftp://ghp_" + tokenBody + "@host.example/x": false,
+		// url.Parse cannot read these passwords ('/' or '%' in them), and its own words would quote them.
+		"https://mira:Xy7hunter2/z@github.com/box.git": false, "https://mira:%zzhunter2@github.com/box.git": false,
+		"ghp_" + tokenBody + ":x@github.com:me/box.git": false, "mira:hunter2@host.example:box.git": false,
+		"https://gitlab.example/me/box.git?private_token=glpat-" + tokenBody[:20]: false,
 	} {
 		if err := CheckURL(u); (err == nil) != ok {
 			t.Errorf("CheckURL(%q) = %v, want ok %v", u, err, ok)
 		} else if err != nil && errs.KindOf(err) != errs.Invalid {
 			t.Errorf("CheckURL(%q): kind %v", u, errs.KindOf(err))
-		} else if err != nil && (strings.Contains(err.Error(), tokenBody[:20]) || strings.Contains(err.Error(), "hunter2")) {
+		} else if err != nil && (strings.Contains(err.Error(), tokenBody[:20]) || strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "Xy7")) {
 			t.Errorf("CheckURL(%q) repeats the secret: %v", u, err)
+		}
+	}
+}
+
+// A remote already holding a password or a token (added before the box refused them, or by git remote
+// set-url) is shown without it; a plain login is shown as written.
+func TestShownURL(t *testing.T) {
+	const token = "ghp_R7xq2Lm9Vb4Nc8Kd1Ws5Tz3Hj6Pf0Ga2Ye4Uo7"
+	for u, want := range map[string]string{
+		"https://" + token + "@github.com/me/box.git":              "https://…@github.com/me/box.git",
+		"https://mira:hunter2@github.com/me/box.git":               "https://…@github.com/me/box.git",
+		"https://gitlab.example/me/box.git?private_token=" + token: "https://gitlab.example/me/box.git?…",
+		"mira:hunter2@host.example:box.git":                        "…@host.example:box.git",
+		"https://mira@gitea.example/mira/box.git":                  "https://mira@gitea.example/mira/box.git",
+		"git@github.com:mira/box.git":                              "git@github.com:mira/box.git",
+		"/srv/backup/box.git":                                      "/srv/backup/box.git",
+	} {
+		if got := ShownURL(u); got != want {
+			t.Errorf("ShownURL(%q) = %q, want %q", u, got, want)
 		}
 	}
 }
