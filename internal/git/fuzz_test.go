@@ -1,22 +1,40 @@
 package git
 
 import (
+	"net/url"
 	"strings"
 	"testing"
 )
 
-// FuzzCheckURL: whatever CheckURL accepts is never a form that runs a program or reads as an option.
+// FuzzCheckURL: whatever CheckURL accepts is never a form that runs a program or reads as an option, nor
+// a URL with a password; a refusal never repeats what stood before the address's last '@'.
 func FuzzCheckURL(f *testing.F) {
 	for _, s := range []string{"/srv/b.git", "file:///srv/b.git", "ssh://h/x", "git@h:x.git", "https://h/x.git",
-		"ext::sh -c x", "fd::3", "-oProxyCommand=x:y", "https://u:p@h/x", "h:", "x::y/z"} {
+		"ext::sh -c x", "fd::3", "-oProxyCommand=x:y", "https://u:p@h/x", "h:", "x::y/z", "https://u:Pw9/z@h/x",
+		"https://u:%zzPw9@h/x", "u:Pw9@h:x.git", "git://u:Pw9@h/x", "https://h/x?private_token=glpat-Pw9Pw9Pw9Pw9Pw9Pw9Pw9"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, u string) {
-		if CheckURL(u) != nil {
+		err := CheckURL(u)
+		if err != nil {
+			if at := strings.LastIndexByte(u, '@'); at >= 0 {
+				head := u[:at]
+				if m := schemeRe.FindString(u); m != "" { // the scheme is named, as the refusal is about it
+					head = u[len(m):at]
+				}
+				if len(head) >= 12 && !strings.Contains(u[at:], head[len(head)-12:]) && strings.Contains(err.Error(), head[len(head)-12:]) {
+					t.Fatalf("CheckURL(%q) repeats what stands before its '@': %v", u, err)
+				}
+			}
 			return
 		}
 		if strings.HasPrefix(u, "-") || helperRe.MatchString(u) || strings.ContainsAny(u, "\n\r\x00") {
 			t.Fatalf("CheckURL accepted %q", u)
+		}
+		if p, perr := url.Parse(u); perr == nil && p.User != nil && schemeRe.MatchString(u) { // "//:@" is a local path
+			if _, ok := p.User.Password(); ok {
+				t.Fatalf("CheckURL accepted %q, which holds a password", u)
+			}
 		}
 	})
 }
