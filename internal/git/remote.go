@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/boxmem/box/internal/egress"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/lazyregexp"
 	"github.com/boxmem/box/internal/secret"
@@ -93,7 +94,7 @@ var helperRe = lazyregexp.New(`^([A-Za-z][A-Za-z0-9+.-]*)::`)
 // CheckURL refuses a remote URL git would not be given: a form that runs a program (ext::, fd:: or any
 // remote helper), a transport the box does not use, a relative path, or a password or a token inside the
 // URL (it would sit in .git/config and be shown wherever the backup is named; the token goes to the vault
-// instead). A refusal names the address without what stands before an '@' (shownURL).
+// instead). A refusal names the address without what may be a secret (safeURL).
 func CheckURL(u string) error {
 	const op = "git.url"
 	switch {
@@ -186,9 +187,9 @@ func transport(u string, a Auth) (call, error) {
 	}
 	switch {
 	case a.URL == "":
-		return c, errs.E("git.auth", errs.Conflict, "The token for %s was kept without the address it was given for, so the box does not send it; remove the backup and add it again with its token (box backup remove, then box backup add).", redacted(u))
+		return c, errs.E("git.auth", errs.Conflict, "The token for %s was kept without the address it was given for, so the box does not send it; remove the backup and add it again with its token (box backup remove, then box backup add).", safeURL(u))
 	case a.URL != u:
-		return c, errs.E("git.auth", errs.Conflict, "The backup's address is now %s, but its token was added for %s; the box sends a token only to the address it was added for. If you moved the backup, remove it and add it again with its token (box backup remove, then box backup add).", redacted(u), redacted(a.URL))
+		return c, errs.E("git.auth", errs.Conflict, "The backup's address is now %s, but its token was added for %s; the box sends a token only to the address it was added for. If you moved the backup, remove it and add it again with its token (box backup remove, then box backup add).", safeURL(u), safeURL(a.URL))
 	}
 	if !filepath.IsAbs(a.Askpass) {
 		return c, errs.E("git.auth", errs.Other, "The box's askpass program must be given as an absolute path (the box binary).")
@@ -606,9 +607,9 @@ func pickBranch(out string) (string, error) {
 }
 
 // credentials reports whether u carries a secret that git would keep in .git/config: a password before
-// its '@' (also one url.Parse cannot read: a '/' or '%' in it ends the host early), a user name that
-// reads as a token (ghp_…, glpat-…), or a token in a URL's query. A plain login such as git or mira is a
-// name, not a secret.
+// its '@' (also one url.Parse cannot read: a '/' in it ends the host early), a user name that reads as a
+// token (ghp_…, glpat-…), or a token in a URL's query. A plain login such as git or mira is a name, not a
+// secret.
 func credentials(u string) bool {
 	var user string
 	if m := schemeRe.FindStringSubmatch(u); m != nil {
@@ -616,12 +617,18 @@ func credentials(u string) bool {
 		if err != nil {
 			rest := u[len(m[0]):]
 			at := strings.LastIndexByte(rest, '@')
-			return at >= 0 && strings.Contains(rest[:at], ":")
+			if at < 0 {
+				return false
+			}
+			_, found := secret.Secret(rest[:at])
+			return found || strings.Contains(rest[:at], ":")
 		}
 		if _, found := secret.Secret(p.RawQuery); found {
 			return true
 		}
 		if p.User == nil {
+			// https://mira:1234/pw@host reads as host mira, port 1234: not told from https://host:8443/a@b.git,
+			// which is accepted; ShownURL cuts such a path wherever the box shows the address.
 			return false
 		}
 		if _, ok := p.User.Password(); ok {
@@ -629,47 +636,54 @@ func credentials(u string) bool {
 		}
 		user = p.User.Username()
 	} else {
-		// user@host:path: the user is what stands before the last '@' ahead of the first '/'.
-		head, _, _ := strings.Cut(u, "/")
-		at := strings.LastIndexByte(head, '@')
-		if at < 0 {
-			return false
+		// user@host:path, as git reads it: the host ends at the first ':'. A ':' before the first '@', with
+		// another after it, is user:password@host:path.
+		colon, at := strings.IndexByte(u, ':'), strings.IndexByte(u, '@')
+		if colon < 0 || at < 0 || strings.ContainsRune(u[:colon], '/') {
+			return false // a local path
 		}
-		if user = head[:at]; strings.Contains(user, ":") {
-			return true
+		if colon < at {
+			return strings.Contains(u[at:], ":")
 		}
+		user = u[:strings.LastIndexByte(u[:colon], '@')]
 	}
 	_, found := secret.Secret(user)
 	return found
 }
 
-// ShownURL is a remote's address as the box shows it (box backup status): as written, unless it carries
-// a password or a token (one added before the box refused them, or set with git remote set-url), which
-// is then left out with what stands before its '@'.
+// ShownURL is a remote's address as the box shows it (box backup status): as written, unless it may
+// carry a secret (credentials, or a URL whose path holds an '@', a query or a fragment, or that does not
+// parse), which is then named as a refusal names it (safeURL).
 func ShownURL(u string) string {
-	if !credentials(u) {
-		return u
+	if credentials(u) {
+		return safeURL(u)
 	}
-	s := redacted(u)
-	if i := strings.IndexAny(s, "?#"); i >= 0 { // a token may be in the query too
-		s = s[:i] + "?…"
+	if schemeRe.MatchString(u) {
+		if p, err := url.Parse(u); err != nil || strings.Contains(p.Path, "@") || p.RawQuery != "" || p.ForceQuery || p.Fragment != "" {
+			return safeURL(u)
+		}
 	}
-	return s
+	return u
 }
 
-// shownURL is u quoted for a refusal, as redacted gives it.
-func shownURL(u string) string { return fmt.Sprintf("%q", redacted(u)) }
+// shownURL is u quoted for a refusal, as safeURL gives it.
+func shownURL(u string) string { return fmt.Sprintf("%q", safeURL(u)) }
 
-// redacted is u with what stands before its last '@' (a user name, perhaps a token) left out:
-// "https://…@github.com/x.git".
-func redacted(u string) string {
-	at := strings.LastIndexByte(u, '@')
-	if at < 0 {
-		return u
+// safeURL is u named without what may be a secret: a URL as egress names an address (no user name,
+// query or fragment; a path holding an '@' cut), anything else without what stands before its last '@'
+// and after a '?' or '#' ("…@host:path").
+func safeURL(u string) string {
+	if schemeRe.MatchString(u) {
+		if s := egress.Shown(u); s != "" {
+			return s
+		}
 	}
-	prefix := ""
-	if m := schemeRe.FindStringSubmatch(u); m != nil { // a scheme holds no '@'
-		prefix = m[0]
+	if at := strings.LastIndexByte(u, '@'); at >= 0 {
+		prefix := schemeRe.FindString(u) // a scheme holds no '@'
+		u = prefix + "…" + u[at:]
 	}
-	return prefix + "…" + u[at:]
+	if i := strings.IndexAny(u, "?#"); i >= 0 {
+		u = u[:i] + "?…"
+	}
+	return u
 }

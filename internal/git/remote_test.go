@@ -93,7 +93,8 @@ func TestCheckURL(t *testing.T) {
 		"/srv/backup/a@b.git": true, "https://host.example:8443/a@b.git": true, "git://mira:hunter2@host.example/x.git": false,
 		"ftp://ghp_" + tokenBody + "@host.example/x": false,
 		// url.Parse cannot read these passwords ('/' or '%' in them), and its own words would quote them.
-		"https://mira:Xy7hunter2/z@github.com/box.git": false, "https://mira:%zzhunter2@github.com/box.git": false,
+		"https://mira:Xy7hunter2/z@github.com/box.git": false, "https://ghp_" + tokenBody + "@github.com:me/box.git": false,
+		"git@host.example:a@b.git": true, "host.example:a@b.git": true, "git@host.example:team@x/box.git": true,
 		"ghp_" + tokenBody + ":x@github.com:me/box.git": false, "mira:hunter2@host.example:box.git": false,
 		"https://gitlab.example/me/box.git?private_token=glpat-" + tokenBody[:20]: false,
 	} {
@@ -112,12 +113,17 @@ func TestCheckURL(t *testing.T) {
 func TestShownURL(t *testing.T) {
 	const token = "ghp_R7xq2Lm9Vb4Nc8Kd1Ws5Tz3Hj6Pf0Ga2Ye4Uo7"
 	for u, want := range map[string]string{
-		"https://" + token + "@github.com/me/box.git":              "https://…@github.com/me/box.git",
-		"https://mira:hunter2@github.com/me/box.git":               "https://…@github.com/me/box.git",
+		"https://" + token + "@github.com/me/box.git":              "https://github.com/me/box.git",
+		"https://mira:hunter2@github.com/me/box.git":               "https://github.com/me/box.git",
 		"https://gitlab.example/me/box.git?private_token=" + token: "https://gitlab.example/me/box.git?…",
+		"https://" + token + "@github.com:me/box.git":              "https://…@github.com:me/box.git",
+		"https://mira:1234/hunter2@github.com/box.git":             "https://mira:1234/…",
+		"https://host.example/x.git#" + token:                      "https://host.example/x.git?…",
 		"mira:hunter2@host.example:box.git":                        "…@host.example:box.git",
 		"https://mira@gitea.example/mira/box.git":                  "https://mira@gitea.example/mira/box.git",
+		"ssh://git@host.example:2222/box.git":                      "ssh://git@host.example:2222/box.git",
 		"git@github.com:mira/box.git":                              "git@github.com:mira/box.git",
+		"git@host.example:a@b.git":                                 "git@host.example:a@b.git",
 		"/srv/backup/box.git":                                      "/srv/backup/box.git",
 	} {
 		if got := ShownURL(u); got != want {
