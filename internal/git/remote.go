@@ -183,13 +183,17 @@ func transport(u string, a Auth) (call, error) {
 		return c, errs.E("git.auth", errs.Invalid, "%s is not a URL the box can read.", shownURL(u))
 	}
 	if scheme == "http" && !loopback(p.Hostname()) {
-		return c, errs.E("git.auth", errs.Refused, "A token is never sent over plain http to another machine; use https://%s%s.", p.Host, p.Path)
+		return c, errs.E("git.auth", errs.Refused, "A token is never sent over plain http to another machine; use %s.", ShownURL("https://"+p.Host+p.Path))
 	}
 	switch {
 	case a.URL == "":
-		return c, errs.E("git.auth", errs.Conflict, "The token for %s was kept without the address it was given for, so the box does not send it; remove the backup and add it again with its token (box backup remove, then box backup add).", safeURL(u))
+		return c, errs.E("git.auth", errs.Conflict, "The token for %s was kept without the address it was given for, so the box does not send it; remove the backup and add it again with its token (box backup remove, then box backup add).", ShownURL(u))
 	case a.URL != u:
-		return c, errs.E("git.auth", errs.Conflict, "The backup's address is now %s, but its token was added for %s; the box sends a token only to the address it was added for. If you moved the backup, remove it and add it again with its token (box backup remove, then box backup add).", safeURL(u), safeURL(a.URL))
+		now, was := ShownURL(u), ShownURL(a.URL)
+		if now == was {
+			now += " (it differs in a part the box does not show)"
+		}
+		return c, errs.E("git.auth", errs.Conflict, "The backup's address is now %s, but its token was added for %s; the box sends a token only to the address it was added for. If you moved the backup, remove it and add it again with its token (box backup remove, then box backup add).", now, was)
 	}
 	if !filepath.IsAbs(a.Askpass) {
 		return c, errs.E("git.auth", errs.Other, "The box's askpass program must be given as an absolute path (the box binary).")
@@ -607,9 +611,9 @@ func pickBranch(out string) (string, error) {
 }
 
 // credentials reports whether u carries a secret that git would keep in .git/config: a password before
-// its '@' (also one url.Parse cannot read: a '/' in it ends the host early), a user name that reads as a
-// token (ghp_…, glpat-…), or a token in a URL's query. A plain login such as git or mira is a name, not a
-// secret.
+// its '@' (also one url.Parse cannot read: a '/' in it ends the host early, a '%' is a broken escape), a
+// user name that reads as a token (ghp_…, glpat-…), or a token in a URL's query. A plain login such as git
+// or mira is a name, not a secret.
 func credentials(u string) bool {
 	var user string
 	if m := schemeRe.FindStringSubmatch(u); m != nil {
@@ -628,7 +632,7 @@ func credentials(u string) bool {
 		}
 		if p.User == nil {
 			// https://mira:1234/pw@host reads as host mira, port 1234: not told from https://host:8443/a@b.git,
-			// which is accepted; ShownURL cuts such a path wherever the box shows the address.
+			// which is accepted; ShownURL cuts such a path in the box's own sentences and status.
 			return false
 		}
 		if _, ok := p.User.Password(); ok {

@@ -93,10 +93,10 @@ func TestCheckURL(t *testing.T) {
 		"/srv/backup/a@b.git": true, "https://host.example:8443/a@b.git": true, "git://mira:hunter2@host.example/x.git": false,
 		"ftp://ghp_" + tokenBody + "@host.example/x": false,
 		// url.Parse cannot read these passwords ('/' or '%' in them), and its own words would quote them.
-		"https://mira:Xy7hunter2/z@github.com/box.git": false, "https://ghp_" + tokenBody + "@github.com:me/box.git": false,
+		"https://mira:Xy7hunter2/z@github.com/box.git": false, "https://mira:%zzhunter2@github.com/box.git": false,
 		"git@host.example:a@b.git": true, "host.example:a@b.git": true, "git@host.example:team@x/box.git": true,
 		"ghp_" + tokenBody + ":x@github.com:me/box.git": false, "mira:hunter2@host.example:box.git": false,
-		"https://gitlab.example/me/box.git?private_token=glpat-" + tokenBody[:20]: false,
+		"https://ghp_" + tokenBody + "@github.com:me/box.git": false, "https://gitlab.example/me/box.git?private_token=glpat-" + tokenBody[:20]: false,
 	} {
 		if err := CheckURL(u); (err == nil) != ok {
 			t.Errorf("CheckURL(%q) = %v, want ok %v", u, err, ok)
@@ -129,6 +129,23 @@ func TestShownURL(t *testing.T) {
 		if got := ShownURL(u); got != want {
 			t.Errorf("ShownURL(%q) = %q, want %q", u, got, want)
 		}
+	}
+}
+
+// transport's refusals name the address as status shows it: a password read as a port is not repeated,
+// and two addresses that look alike once shown are said to differ.
+func TestTransportRefusalsNameNoSecret(t *testing.T) {
+	auth := Auth{Token: "t", Askpass: "/usr/bin/box", URL: "https://github.com/me/box.git"}
+	if _, err := transport("http://mira:1234/hunter2@host.example/x", auth); err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("plain http: %v", err)
+	}
+	_, err := transport("https://mira@github.com/me/box.git", auth)
+	if err == nil || !strings.Contains(err.Error(), "now https://mira@github.com/me/box.git, but") { // the login tells them apart
+		t.Errorf("conflict: %v", err)
+	}
+	_, err = transport("https://github.com/me/a@b.git", Auth{Token: "t", Askpass: "/usr/bin/box", URL: "https://github.com/me/c@d.git"})
+	if err == nil || !strings.Contains(err.Error(), "differs in a part the box does not show") {
+		t.Errorf("conflict of two addresses shown alike: %v", err)
 	}
 }
 
