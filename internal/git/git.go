@@ -105,7 +105,10 @@ type call struct {
 	stdin  []byte
 	env    []string // added to env(): a push's askpass, token and ssh agent
 	secret string   // never shown: scrubbed from the error text
-	noRepo bool     // the command reads no repository (ls-remote before a clone): no -C, no GIT_DIR
+	// address, when set, is a remote's address as written, named as shown in the error text and the
+	// command line an Error keeps (ShownURL: it may hold a password or a token).
+	address, shown string
+	noRepo         bool // the command reads no repository (ls-remote before a clone): no -C, no GIT_DIR
 }
 
 func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) {
@@ -160,6 +163,14 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 		msg := firstLines(stderr.String(), 4)
 		if c.secret != "" {
 			msg = strings.ReplaceAll(msg, c.secret, "[token]")
+		}
+		if c.address != "" {
+			msg = strings.ReplaceAll(msg, c.address, c.shown)
+			named := make([]string, len(args))
+			for i, a := range args {
+				named[i] = strings.ReplaceAll(a, c.address, c.shown)
+			}
+			args = named
 		}
 		return stdout.Bytes(), &Error{Args: args, Stderr: msg, Err: err}
 	}

@@ -171,6 +171,9 @@ func isHTTP(u string) (scheme string, ok bool) {
 // the token for that origin only.
 func transport(u string, a Auth) (call, error) {
 	c := call{env: stallEnv(a.Stall)}
+	if shown := ShownURL(u); shown != u {
+		c.address, c.shown = u, shown // git's error names the address as written
+	}
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
 		c.env = append(c.env, "SSH_AUTH_SOCK="+sock)
 	}
@@ -542,7 +545,7 @@ func Clone(ctx context.Context, u, dir string, o CloneOptions) (*Repo, error) {
 	}
 	out, err := r.run(ctx, c, "ls-remote", "--symref", "--upload-pack=git-upload-pack", "--", u, "HEAD", "refs/heads/*")
 	if err != nil {
-		return nil, transportError("reading", u, err)
+		return nil, transportError("reading", ShownURL(u), err)
 	}
 	branch, err := pickBranch(string(out))
 	if err != nil {
@@ -550,7 +553,7 @@ func Clone(ctx context.Context, u, dir string, o CloneOptions) (*Repo, error) {
 	}
 	if _, err := r.run(ctx, c, "fetch", "--no-tags", "--update-head-ok", "--upload-pack=git-upload-pack", "--", u,
 		"refs/heads/"+branch+":refs/heads/main"); err != nil {
-		return nil, transportError("fetching from", u, err)
+		return nil, transportError("fetching from", ShownURL(u), err)
 	}
 	if _, err := r.Run(ctx, nil, "reset", "-q", "--hard", "refs/heads/main"); err != nil {
 		return nil, errs.Wrap(op, errs.Other, err, "The restored files could not be checked out")
@@ -663,8 +666,13 @@ func ShownURL(u string) string {
 		return safeURL(u)
 	}
 	if schemeRe.MatchString(u) {
-		if p, err := url.Parse(u); err != nil || strings.Contains(p.Path, "@") || p.RawQuery != "" || p.ForceQuery || p.Fragment != "" {
+		p, err := url.Parse(u)
+		if err != nil {
 			return safeURL(u)
+		}
+		p.User = nil // a plain login is shown; egress.Shown never names one
+		if egress.Shown(u) != p.String() {
+			return safeURL(u) // egress cut a part that may hold a secret
 		}
 	}
 	return u
@@ -674,17 +682,24 @@ func ShownURL(u string) string {
 func shownURL(u string) string { return fmt.Sprintf("%q", safeURL(u)) }
 
 // safeURL is u named without what may be a secret: a URL as egress names an address (no user name,
-// query or fragment; a path holding an '@' cut), anything else without what stands before its last '@'
-// and after a '?' or '#' ("…@host:path").
+// query or fragment; a path holding an '@' cut); one that does not parse without what stands before its
+// last '@'; user@host:path without its user ("…@host:path"); and anything after a '?' or '#'.
 func safeURL(u string) string {
-	if schemeRe.MatchString(u) {
+	if prefix := schemeRe.FindString(u); prefix != "" {
 		if s := egress.Shown(u); s != "" {
 			return s
 		}
-	}
-	if at := strings.LastIndexByte(u, '@'); at >= 0 {
-		prefix := schemeRe.FindString(u) // a scheme holds no '@'
-		u = prefix + "…" + u[at:]
+		if at := strings.LastIndexByte(u, '@'); at >= 0 { // a scheme holds no '@'
+			u = prefix + "…" + u[at:]
+		}
+	} else if colon, at := strings.IndexByte(u, ':'), strings.IndexByte(u, '@'); colon > 0 && at >= 0 && !strings.ContainsRune(u[:colon], '/') {
+		// As credentials reads it: git's host ends at the first ':', and user:password@host:path has a ':'
+		// on both sides of its '@'.
+		if at < colon {
+			u = "…" + u[strings.LastIndexByte(u[:colon], '@'):]
+		} else if strings.ContainsRune(u[at:], ':') {
+			u = "…" + u[at:]
+		}
 	}
 	if i := strings.IndexAny(u, "?#"); i >= 0 {
 		u = u[:i] + "?…"

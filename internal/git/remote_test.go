@@ -120,6 +120,7 @@ func TestShownURL(t *testing.T) {
 		"https://mira:1234/hunter2@github.com/box.git":             "https://mira:1234/…",
 		"https://host.example/x.git#" + token:                      "https://host.example/x.git?…",
 		"mira:hunter2@host.example:box.git":                        "…@host.example:box.git",
+		token + "@host.example:a@b.git":                            "…@host.example:a@b.git",
 		"https://mira@gitea.example/mira/box.git":                  "https://mira@gitea.example/mira/box.git",
 		"ssh://git@host.example:2222/box.git":                      "ssh://git@host.example:2222/box.git",
 		"git@github.com:mira/box.git":                              "git@github.com:mira/box.git",
@@ -146,6 +147,29 @@ func TestTransportRefusalsNameNoSecret(t *testing.T) {
 	_, err = transport("https://github.com/me/a@b.git", Auth{Token: "t", Askpass: "/usr/bin/box", URL: "https://github.com/me/c@d.git"})
 	if err == nil || !strings.Contains(err.Error(), "differs in a part the box does not show") {
 		t.Errorf("conflict of two addresses shown alike: %v", err)
+	}
+}
+
+// A push that fails names its address as status shows it: git's own words and the command line an Error
+// keeps repeat the address as written, and a path '@' or a query may hold a secret.
+func TestAFailedPushNamesTheAddressAsShown(t *testing.T) {
+	ctx := context.Background()
+	r := mustRepo(t)
+	commit(t, r, "_content/a.md", "one\n")
+	for i, u := range []string{"http://127.0.0.1:1/hunter2@x/box.git", "http://127.0.0.1:1/box.git?sig=hunter2"} {
+		name := fmt.Sprintf("b%d", i)
+		if err := r.AddRemote(ctx, name, u); err != nil {
+			t.Fatal(err)
+		}
+		_, err := r.Push(ctx, name, false, Auth{Stall: 5 * time.Second})
+		if err == nil || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), "127.0.0.1:1/") {
+			t.Errorf("push to %s: %v", u, err)
+		}
+	}
+	// Restore reads the address the owner typed: named the same way.
+	_, err := Clone(ctx, "http://127.0.0.1:1/hunter2@x/box.git", t.TempDir(), CloneOptions{Auth: Auth{Stall: 5 * time.Second}})
+	if err == nil || strings.Contains(err.Error(), "hunter2") {
+		t.Errorf("clone: %v", err)
 	}
 }
 
