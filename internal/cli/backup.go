@@ -10,6 +10,7 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/backup"
+	"github.com/boxmem/box/internal/git"
 	"github.com/boxmem/box/internal/say"
 )
 
@@ -64,7 +65,7 @@ func runBackupAdd(ctx context.Context, g *Global, name, url string, tokenStdin b
 		if err := a.Backups.Add(ctx, name, url, token); err != nil {
 			return err
 		}
-		out := backupAddOutput{Name: name, URL: url, Token: token != "",
+		out := backupAddOutput{Name: name, URL: git.ShownURL(url), Token: token != "",
 			Text: fmt.Sprintf("Added the backup %s; box serve pushes to it after each batch of changes, and `box backup now` pushes at once.", name)}
 		return g.emit(out, func(w io.Writer) { _, _ = fmt.Fprintln(w, out.Text) })
 	})

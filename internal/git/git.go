@@ -165,7 +165,7 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 			msg = strings.ReplaceAll(msg, c.secret, "[token]")
 		}
 		if c.address != "" {
-			msg = strings.ReplaceAll(msg, c.address, c.shown)
+			msg = strings.ReplaceAll(strings.ReplaceAll(msg, c.address, c.shown), anonymous(c.address), c.shown)
 			named := make([]string, len(args))
 			for i, a := range args {
 				named[i] = strings.ReplaceAll(a, c.address, c.shown)

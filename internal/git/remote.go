@@ -172,7 +172,7 @@ func isHTTP(u string) (scheme string, ok bool) {
 func transport(u string, a Auth) (call, error) {
 	c := call{env: stallEnv(a.Stall)}
 	if shown := ShownURL(u); shown != u {
-		c.address, c.shown = u, shown // git's error names the address as written
+		c.address, c.shown = u, shown // git's error names the address as written, or without its user
 	}
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
 		c.env = append(c.env, "SSH_AUTH_SOCK="+sock)
@@ -674,6 +674,28 @@ func ShownURL(u string) string {
 		if egress.Shown(u) != p.String() {
 			return safeURL(u) // egress cut a part that may hold a secret
 		}
+	} else if colon := strings.IndexByte(u, ':'); colon > 0 && !strings.ContainsRune(u[:colon], '/') &&
+		strings.ContainsAny(u[colon:], "@?#") {
+		return safeURL(u) // as a URL's path: what stands before an '@' there may be a token
+	}
+	return u
+}
+
+// anonymous is u as git names it in its own errors: without a user name and what follows it to the '@'
+// (git's transport_anonymize_url), the rest as written; u itself when it names no user.
+func anonymous(u string) string {
+	prefix := schemeRe.FindString(u)
+	rest := u[len(prefix):]
+	head := rest
+	if prefix != "" {
+		head, _, _ = strings.Cut(rest, "/")
+	} else if colon := strings.IndexByte(rest, ':'); colon > 0 && !strings.ContainsRune(rest[:colon], '/') {
+		head = rest[:colon]
+	} else {
+		return u // a local path
+	}
+	if at := strings.LastIndexByte(head, '@'); at >= 0 {
+		return prefix + rest[at+1:]
 	}
 	return u
 }
@@ -699,6 +721,9 @@ func safeURL(u string) string {
 			u = "…" + u[strings.LastIndexByte(u[:colon], '@'):]
 		} else if strings.ContainsRune(u[at:], ':') {
 			u = "…" + u[at:]
+		}
+		if i := strings.IndexByte(u, ':'); strings.ContainsRune(u[i:], '@') { // a path '@', as egress cuts one
+			u = u[:i+1] + "…"
 		}
 	}
 	if i := strings.IndexAny(u, "?#"); i >= 0 {

@@ -120,11 +120,12 @@ func TestShownURL(t *testing.T) {
 		"https://mira:1234/hunter2@github.com/box.git":             "https://mira:1234/…",
 		"https://host.example/x.git#" + token:                      "https://host.example/x.git?…",
 		"mira:hunter2@host.example:box.git":                        "…@host.example:box.git",
-		token + "@host.example:a@b.git":                            "…@host.example:a@b.git",
+		token + "@host.example:a@b.git":                            "…@host.example:…",
 		"https://mira@gitea.example/mira/box.git":                  "https://mira@gitea.example/mira/box.git",
 		"ssh://git@host.example:2222/box.git":                      "ssh://git@host.example:2222/box.git",
 		"git@github.com:mira/box.git":                              "git@github.com:mira/box.git",
-		"git@host.example:a@b.git":                                 "git@host.example:a@b.git",
+		"git@host.example:a@b.git":                                 "…@host.example:…",
+		"host.example:" + token + "@x/box.git":                     "host.example:…",
 		"/srv/backup/box.git":                                      "/srv/backup/box.git",
 	} {
 		if got := ShownURL(u); got != want {
@@ -156,7 +157,8 @@ func TestAFailedPushNamesTheAddressAsShown(t *testing.T) {
 	ctx := context.Background()
 	r := mustRepo(t)
 	commit(t, r, "_content/a.md", "one\n")
-	for i, u := range []string{"http://127.0.0.1:1/hunter2@x/box.git", "http://127.0.0.1:1/box.git?sig=hunter2"} {
+	for i, u := range []string{"http://127.0.0.1:1/hunter2@x/box.git", "http://127.0.0.1:1/box.git?sig=hunter2",
+		"http://mira@127.0.0.1:1/hunter2@x/box.git"} { // git names the last without its user
 		name := fmt.Sprintf("b%d", i)
 		if err := r.AddRemote(ctx, name, u); err != nil {
 			t.Fatal(err)
