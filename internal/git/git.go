@@ -105,10 +105,10 @@ type call struct {
 	stdin  []byte
 	env    []string // added to env(): a push's askpass, token and ssh agent
 	secret string   // never shown: scrubbed from the error text
-	// address, when set, is a remote's address as written, named as shown in the error text and the
-	// command line an Error keeps (ShownURL: it may hold a password or a token).
-	address, shown string
-	noRepo         bool // the command reads no repository (ls-remote before a clone): no -C, no GIT_DIR
+	// hide, when set, names a remote's address as the box shows it (ShownURL: it may hold a password or a
+	// token) in the error text and the command line an Error keeps.
+	hide   *strings.Replacer
+	noRepo bool // the command reads no repository (ls-remote before a clone): no -C, no GIT_DIR
 }
 
 func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) {
@@ -164,11 +164,11 @@ func (r *Repo) run(ctx context.Context, c call, args ...string) ([]byte, error) 
 		if c.secret != "" {
 			msg = strings.ReplaceAll(msg, c.secret, "[token]")
 		}
-		if c.address != "" {
-			msg = strings.ReplaceAll(strings.ReplaceAll(msg, c.address, c.shown), anonymous(c.address), c.shown)
+		if c.hide != nil {
+			msg = c.hide.Replace(msg)
 			named := make([]string, len(args))
 			for i, a := range args {
-				named[i] = strings.ReplaceAll(a, c.address, c.shown)
+				named[i] = c.hide.Replace(a)
 			}
 			args = named
 		}

@@ -171,9 +171,7 @@ func isHTTP(u string) (scheme string, ok bool) {
 // the token for that origin only.
 func transport(u string, a Auth) (call, error) {
 	c := call{env: stallEnv(a.Stall)}
-	if shown := ShownURL(u); shown != u {
-		c.address, c.shown = u, shown // git's error names the address as written, or without its user
-	}
+	c.hide = hider(u)
 	if sock := os.Getenv("SSH_AUTH_SOCK"); sock != "" {
 		c.env = append(c.env, "SSH_AUTH_SOCK="+sock)
 	}
@@ -681,23 +679,66 @@ func ShownURL(u string) string {
 	return u
 }
 
-// anonymous is u as git names it in its own errors: without a user name and what follows it to the '@'
-// (git's transport_anonymize_url), the rest as written; u itself when it names no user.
+// hider replaces, in git's error text and the command line an Error keeps, every form in which git or the
+// remote names u by its shown form (ShownURL), when that differs: u as written, u as git's own errors
+// write it (anonymous), and a path holding an '@' as a remote's git repeats it ("'t0k3n@x/box.git' does
+// not appear to be a git repository"). Nil when u is shown as written.
+func hider(u string) *strings.Replacer {
+	shown := ShownURL(u)
+	if shown == u {
+		return nil
+	}
+	pairs := []string{u, shown}
+	if a := anonymous(u); a != u {
+		pairs = append(pairs, a, shown)
+	}
+	if p := pathOf(u); strings.Contains(p, "@") {
+		pairs = append(pairs, p, "…")
+		if t := strings.TrimPrefix(p, "/"); t != p && t != "" {
+			pairs = append(pairs, t, "…")
+		}
+	}
+	return strings.NewReplacer(pairs...) // at each place the first pair that matches: the longest first
+}
+
+// anonymous is u as git names it in its own errors (transport_anonymize_url): from the first '@' on, after
+// the scheme's "://"; as written when that '@' comes after the first '/' past "://", when u is a local
+// path, or when a scheme-less u has no ':' after its '@'.
 func anonymous(u string) string {
-	prefix := schemeRe.FindString(u)
-	rest := u[len(prefix):]
-	head := rest
-	if prefix != "" {
-		head, _, _ = strings.Cut(rest, "/")
-	} else if colon := strings.IndexByte(rest, ':'); colon > 0 && !strings.ContainsRune(rest[:colon], '/') {
-		head = rest[:colon]
-	} else {
-		return u // a local path
+	at := strings.IndexByte(u, '@')
+	if at < 0 {
+		return u
 	}
-	if at := strings.LastIndexByte(head, '@'); at >= 0 {
-		return prefix + rest[at+1:]
+	if i := strings.Index(u, "://"); i >= 0 {
+		if slash := strings.IndexByte(u[i+3:], '/'); slash >= 0 && i+3+slash < at {
+			return u
+		}
+		return u[:i+3] + u[at+1:]
 	}
-	return u
+	if colon := strings.IndexByte(u, ':'); colon < 0 || strings.ContainsRune(u[:colon], '/') || !strings.ContainsRune(u[at+1:], ':') {
+		return u // a local path, or not user@host:path
+	}
+	return u[at+1:]
+}
+
+// pathOf is the path of u as written: after a URL's host, or after the ':' of host:path; "" for a local
+// path.
+func pathOf(u string) string {
+	if i := strings.Index(u, "://"); i >= 0 && schemeRe.MatchString(u) {
+		rest := u[i+3:]
+		slash := strings.IndexByte(rest, '/')
+		if slash < 0 {
+			return ""
+		}
+		p, _, _ := strings.Cut(rest[slash:], "?")
+		p, _, _ = strings.Cut(p, "#")
+		return p
+	}
+	colon := strings.IndexByte(u, ':')
+	if colon < 0 || strings.ContainsRune(u[:colon], '/') {
+		return ""
+	}
+	return u[colon+1:]
 }
 
 // shownURL is u quoted for a refusal, as safeURL gives it.

@@ -158,7 +158,8 @@ func TestAFailedPushNamesTheAddressAsShown(t *testing.T) {
 	r := mustRepo(t)
 	commit(t, r, "_content/a.md", "one\n")
 	for i, u := range []string{"http://127.0.0.1:1/hunter2@x/box.git", "http://127.0.0.1:1/box.git?sig=hunter2",
-		"http://mira@127.0.0.1:1/hunter2@x/box.git"} { // git names the last without its user
+		// git names these without what stands before their first '@'
+		"http://mira@127.0.0.1:1/hunter2@x/box.git", "http://a@b@127.0.0.1:1/box.git?sig=hunter2"} {
 		name := fmt.Sprintf("b%d", i)
 		if err := r.AddRemote(ctx, name, u); err != nil {
 			t.Fatal(err)
@@ -172,6 +173,36 @@ func TestAFailedPushNamesTheAddressAsShown(t *testing.T) {
 	_, err := Clone(ctx, "http://127.0.0.1:1/hunter2@x/box.git", t.TempDir(), CloneOptions{Auth: Auth{Stall: 5 * time.Second}})
 	if err == nil || strings.Contains(err.Error(), "hunter2") {
 		t.Errorf("clone: %v", err)
+	}
+}
+
+// The forms git and a remote's git write an address in are named as shown, once each: a remote repeats
+// the path ("'…' does not appear to be a git repository").
+func TestHiderNamesEveryForm(t *testing.T) {
+	for _, c := range []struct{ u, text, want string }{
+		{"ssh://git@host.example/t0k3n@x/box.git", "fatal: '/t0k3n@x/box.git' does not appear to be a git repository",
+			"fatal: '…' does not appear to be a git repository"},
+		{"git@host.example:t0k3n@x/box.git", "fatal: 't0k3n@x/box.git' does not appear to be a git repository",
+			"fatal: '…' does not appear to be a git repository"},
+		{"ssh://git@h/x?", "unable to access 'ssh://h/x?/'", "unable to access 'ssh://h/x?…/'"},
+		{"https://github.com/me/box.git", "unable to access 'https://github.com/me/box.git/'", ""},
+	} {
+		h := hider(c.u)
+		if c.want == "" {
+			if h != nil {
+				t.Errorf("hider(%q) hides an address shown as written", c.u)
+			}
+			continue
+		}
+		if got := h.Replace(c.text); got != c.want {
+			t.Errorf("hider(%q): %q, want %q", c.u, got, c.want)
+		}
+	}
+	for u, want := range map[string]string{"http://a@b@h/x": "http://b@h/x", "https://h/a@b": "https://h/a@b",
+		"git@h:x": "h:x", "/srv/a@b:c": "/srv/a@b:c", "a@b": "a@b"} {
+		if got := anonymous(u); got != want {
+			t.Errorf("anonymous(%q) = %q, want %q", u, got, want)
+		}
 	}
 }
 
