@@ -692,10 +692,20 @@ func hider(u string) *strings.Replacer {
 	if a := anonymous(u); a != u {
 		pairs = append(pairs, a, shown)
 	}
-	if p := pathOf(u); strings.Contains(p, "@") {
-		pairs = append(pairs, p, "…")
-		if t := strings.TrimPrefix(p, "/"); t != p && t != "" {
-			pairs = append(pairs, t, "…")
+	// A remote's git names the path as git sent it: its query kept (ssh), and decoded (%40 is an '@').
+	p := pathOf(u)
+	forms := []string{p}
+	if d, err := url.PathUnescape(p); err == nil && d != p {
+		forms = append(forms, d)
+	}
+	for _, f := range forms {
+		if !strings.ContainsAny(f, "@?#") {
+			continue
+		}
+		for _, v := range []string{f, strings.TrimPrefix(f, "/")} {
+			if len(v) >= 3 { // a path of a character or two would rewrite git's own words
+				pairs = append(pairs, v, "…")
+			}
 		}
 	}
 	return strings.NewReplacer(pairs...) // at each place the first pair that matches: the longest first
@@ -721,8 +731,8 @@ func anonymous(u string) string {
 	return u[at+1:]
 }
 
-// pathOf is the path of u as written: after a URL's host, or after the ':' of host:path; "" for a local
-// path.
+// pathOf is the path of u as written, with its query: after a URL's host, or after the ':' of host:path;
+// "" for a local path.
 func pathOf(u string) string {
 	if i := strings.Index(u, "://"); i >= 0 && schemeRe.MatchString(u) {
 		rest := u[i+3:]
@@ -730,9 +740,7 @@ func pathOf(u string) string {
 		if slash < 0 {
 			return ""
 		}
-		p, _, _ := strings.Cut(rest[slash:], "?")
-		p, _, _ = strings.Cut(p, "#")
-		return p
+		return rest[slash:]
 	}
 	colon := strings.IndexByte(u, ':')
 	if colon < 0 || strings.ContainsRune(u[:colon], '/') {

@@ -185,6 +185,12 @@ func TestHiderNamesEveryForm(t *testing.T) {
 		{"git@host.example:t0k3n@x/box.git", "fatal: 't0k3n@x/box.git' does not appear to be a git repository",
 			"fatal: '…' does not appear to be a git repository"},
 		{"ssh://git@h/x?", "unable to access 'ssh://h/x?/'", "unable to access 'ssh://h/x?…/'"},
+		// git sends the path decoded, and over ssh with its query: a remote repeats it so.
+		{"ssh://git@host.example/t0k3n%40x/box.git", "fatal: '/t0k3n@x/box.git' does not appear to be a git repository",
+			"fatal: '…' does not appear to be a git repository"},
+		{"git@host.example:box.git?sig=t0k3n", "fatal: 'box.git?sig=t0k3n' does not appear to be a git repository",
+			"fatal: '…' does not appear to be a git repository"},
+		{"ssh://git@host.example/@", "git@host.example: Permission denied (publickey).", "git@host.example: Permission denied (publickey)."},
 		{"https://github.com/me/box.git", "unable to access 'https://github.com/me/box.git/'", ""},
 	} {
 		h := hider(c.u)
