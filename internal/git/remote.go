@@ -695,7 +695,7 @@ func hider(u string) *strings.Replacer {
 	// A remote's git names the path as git sent it: its query kept (ssh), and decoded (%40 is an '@').
 	p := pathOf(u)
 	forms := []string{p}
-	if d, err := url.PathUnescape(p); err == nil && d != p {
+	if d := gitDecoded(p); d != p {
 		forms = append(forms, d)
 	}
 	for _, f := range forms {
@@ -729,6 +729,24 @@ func anonymous(u string) string {
 		return u // a local path, or not user@host:path
 	}
 	return u[at+1:]
+}
+
+// gitDecoded is s decoded as git decodes an address's path before it sends it (url.c): each valid %XX but
+// %00 becomes its byte, anything else stays as written (url.PathUnescape refuses the whole of a path with
+// one bad escape).
+func gitDecoded(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '%' && i+2 < len(s) {
+			if v, err := strconv.ParseUint(s[i+1:i+3], 16, 8); err == nil && v > 0 {
+				b.WriteByte(byte(v))
+				i += 2
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // pathOf is the path of u as written, with its query: after a URL's host, or after the ':' of host:path;

@@ -188,6 +188,8 @@ func TestHiderNamesEveryForm(t *testing.T) {
 		// git sends the path decoded, and over ssh with its query: a remote repeats it so.
 		{"ssh://git@host.example/t0k3n%40x/box.git", "fatal: '/t0k3n@x/box.git' does not appear to be a git repository",
 			"fatal: '…' does not appear to be a git repository"},
+		{"ssh://git@host.example/t0k3n%40x%00/box.git?a=%zz", "fatal: '/t0k3n@x%00/box.git?a=%zz' does not appear to be a git repository",
+			"fatal: '…' does not appear to be a git repository"},
 		{"git@host.example:box.git?sig=t0k3n", "fatal: 'box.git?sig=t0k3n' does not appear to be a git repository",
 			"fatal: '…' does not appear to be a git repository"},
 		{"ssh://git@host.example/@", "git@host.example: Permission denied (publickey).", "git@host.example: Permission denied (publickey)."},
