@@ -117,8 +117,7 @@ func CheckURL(u string) error {
 		return nil
 	}
 	// scp-like user@host:path; a colon after the first slash is a local path, which must be absolute.
-	colon, slash := strings.IndexByte(u, ':'), strings.IndexByte(u, '/')
-	if colon > 0 && (slash < 0 || colon < slash) {
+	if colon := scpColon(u); colon > 0 {
 		host := u[:colon]
 		if at := strings.LastIndexByte(host, '@'); at >= 0 {
 			host = host[at+1:]
@@ -643,9 +642,9 @@ func credentials(u string) bool {
 	} else {
 		// user@host:path, as git reads it: the host ends at the first ':'. A ':' before the first '@', with
 		// another after it, is user:password@host:path.
-		colon, at := strings.IndexByte(u, ':'), strings.IndexByte(u, '@')
-		if colon < 0 || at < 0 || strings.ContainsRune(u[:colon], '/') {
-			return false // a local path
+		colon, at := scpColon(u), strings.IndexByte(u, '@')
+		if colon < 0 || at < 0 {
+			return false // a local path, or no user
 		}
 		if colon < at {
 			return strings.Contains(u[at:], ":")
@@ -672,8 +671,7 @@ func ShownURL(u string) string {
 		if egress.Shown(u) != p.String() {
 			return safeURL(u) // egress cut a part that may hold a secret
 		}
-	} else if colon := strings.IndexByte(u, ':'); colon > 0 && !strings.ContainsRune(u[:colon], '/') &&
-		strings.ContainsAny(u[colon:], "@?#") {
+	} else if colon := scpColon(u); colon > 0 && strings.ContainsAny(u[colon:], "@?#") {
 		return safeURL(u) // as a URL's path: what stands before an '@' there may be a token
 	}
 	return u
@@ -725,7 +723,7 @@ func anonymous(u string) string {
 		}
 		return u[:i+3] + u[at+1:]
 	}
-	if colon := strings.IndexByte(u, ':'); colon < 0 || strings.ContainsRune(u[:colon], '/') || !strings.ContainsRune(u[at+1:], ':') {
+	if scpColon(u) < 0 || !strings.ContainsRune(u[at+1:], ':') {
 		return u // a local path, or not user@host:path
 	}
 	return u[at+1:]
@@ -760,11 +758,20 @@ func pathOf(u string) string {
 		}
 		return rest[slash:]
 	}
+	if colon := scpColon(u); colon >= 0 {
+		return u[colon+1:]
+	}
+	return ""
+}
+
+// scpColon is where git's host ends in a scheme-less u (user@host:path: at the first ':'), or -1 when u is
+// a local path (no ':', or a '/' before it).
+func scpColon(u string) int {
 	colon := strings.IndexByte(u, ':')
 	if colon < 0 || strings.ContainsRune(u[:colon], '/') {
-		return ""
+		return -1
 	}
-	return u[colon+1:]
+	return colon
 }
 
 // shownURL is u quoted for a refusal, as safeURL gives it.
@@ -781,7 +788,7 @@ func safeURL(u string) string {
 		if at := strings.LastIndexByte(u, '@'); at >= 0 { // a scheme holds no '@'
 			u = prefix + "…" + u[at:]
 		}
-	} else if colon, at := strings.IndexByte(u, ':'), strings.IndexByte(u, '@'); colon > 0 && at >= 0 && !strings.ContainsRune(u[:colon], '/') {
+	} else if colon, at := scpColon(u), strings.IndexByte(u, '@'); colon > 0 && at >= 0 {
 		// As credentials reads it: git's host ends at the first ':', and user:password@host:path has a ':'
 		// on both sides of its '@'.
 		if at < colon {
