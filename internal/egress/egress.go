@@ -30,6 +30,9 @@ import (
 type Options struct {
 	MaxBytes int64         // the largest body read; a longer one is an error. 64 KiB when zero.
 	Timeout  time.Duration // for the whole fetch: connect, TLS, headers and body. 10 seconds when zero.
+	// TestNet, in a test binary only, replaces name resolution and the final connect (New panics if it is
+	// set anywhere else, so the box itself can never set it).
+	TestNet *TestNet
 }
 
 // Client fetches public https URLs under the rules above. It is safe for concurrent use.
@@ -50,7 +53,14 @@ func New(opts Options) *Client {
 	}
 	d := &net.Dialer{Timeout: opts.Timeout, Control: control}
 	c := &Client{opts: opts, resolve: lookup, dial: d.DialContext}
-	c.hc = c.httpClient(nil)
+	var roots *x509.CertPool
+	if tn := opts.TestNet; tn != nil {
+		if !testing.Testing() {
+			panic("egress: Options.TestNet is for tests only")
+		}
+		c.resolve, c.dial, roots = tn.Resolve, tn.Dial, tn.Roots
+	}
+	c.hc = c.httpClient(roots)
 	return c
 }
 
@@ -72,22 +82,11 @@ func (c *Client) httpClient(roots *x509.CertPool) *http.Client {
 // TestNet replaces name resolution and the final connect, for tests only: Resolve answers for names,
 // Dial is called with an address that has already passed the check (and may connect somewhere else, such
 // as a test server on 127.0.0.1), Roots are the certificates to trust. The check itself is never replaced.
+// It is not in a _test.go file because other packages' tests use it (through egresstest).
 type TestNet struct {
 	Resolve func(ctx context.Context, host string) ([]netip.Addr, error)
 	Dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	Roots   *x509.CertPool
-}
-
-// WithTestNet returns a copy of c that resolves and connects through tn. It panics outside a test
-// binary, so the box itself can never enable it; it is not in a _test.go file because other packages'
-// tests reach it (through egresstest).
-func (c *Client) WithTestNet(tn TestNet) *Client {
-	if !testing.Testing() {
-		panic("egress: WithTestNet is for tests only")
-	}
-	c2 := &Client{opts: c.opts, resolve: tn.Resolve, dial: tn.Dial}
-	c2.hc = c2.httpClient(tn.Roots)
-	return c2
 }
 
 // Response is a fetched answer: status, headers and the whole body (at most MaxBytes).

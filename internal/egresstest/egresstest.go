@@ -55,7 +55,7 @@ func (n *Net) Refused() []string {
 
 // Client is an egress client on this network.
 func (n *Net) Client(opts egress.Options) *egress.Client {
-	return egress.New(opts).WithTestNet(egress.TestNet{
+	opts.TestNet = &egress.TestNet{
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
 			n.mu.Lock()
 			defer n.mu.Unlock()
@@ -75,5 +75,6 @@ func (n *Net) Client(opts egress.Options) *egress.Client {
 			return nil, errors.New("the test network refuses " + addr + " without connecting")
 		},
 		Roots: n.srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs,
-	})
+	}
+	return egress.New(opts)
 }

@@ -308,7 +308,7 @@ func TestURLs(t *testing.T) {
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	site := "http://links.example:" + port
 	// The timeouts are far from the 20 ms the live links take, so a loaded machine never misses them.
-	client := egress.New(egress.Options{Timeout: 2 * time.Second}).WithTestNet(egress.TestNet{
+	client := egress.New(egress.Options{Timeout: 2 * time.Second, TestNet: &egress.TestNet{
 		Resolve: func(_ context.Context, host string) ([]netip.Addr, error) {
 			if host == "inside.example" {
 				return []netip.Addr{netip.MustParseAddr("169.254.169.254")}, nil
@@ -318,7 +318,7 @@ func TestURLs(t *testing.T) {
 		Dial: func(ctx context.Context, network, _ string) (net.Conn, error) {
 			return (&net.Dialer{}).DialContext(ctx, network, strings.TrimPrefix(srv.URL, "http://"))
 		},
-	})
+	}})
 	var body strings.Builder
 	for i := range 8 {
 		fmt.Fprintf(&body, "- %s/ok%d\n", site, i)
