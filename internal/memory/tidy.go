@@ -27,7 +27,8 @@ import (
 //  2. The notes a line names are those whose title or an alias appears in it as whole words (case and
 //     accents ignored). Each proper name (secret.ProperNames) no note has gets an entity stub: an org
 //     when it ends in an org word or follows "at", a place when it ends in a place word or follows
-//     "in/to/from/near/visited", else a person; listed in moc-people, moc-orgs or moc-places.
+//     "in/to/from/near/visited", else a person; listed in moc-people, moc-orgs or moc-places. A line that
+//     asks for something ("Remind me to …", "Call Leo …") opens with a verb, not a name.
 //  3. The line is filed into the note named first; the other named notes are linked both ways. A line
 //     naming nothing goes to entity-owner ("Owner"), the owner's own note. A pronoun ("Me", "I", "She")
 //     is never a name, so never a stub.
@@ -51,7 +52,7 @@ const (
 
 var (
 	orgWords    = set("inc ltd llc corp company co bank school university college hospital clinic club group foundation agency studio gmbh academy church team")
-	placeWords  = set("street st road avenue park lake beach city town village island mountain river square airport station centre center")
+	placeWords  = set("street st road avenue park lake beach city town village island mountain river square airport station centre center shop store cafe restaurant bar pub gym bakery market supermarket hotel cinema theatre theater museum library salon pharmacy mall")
 	placeBefore = set("in to from near visited visit visiting")
 )
 

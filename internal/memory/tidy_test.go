@@ -169,6 +169,42 @@ func TestTidyRules(t *testing.T) {
 	}
 }
 
+// A line that asks for something opens with a verb: no note is made of the verb ("Remind", "Call Leo"),
+// and a venue's name is a place, not a person.
+func TestTidyReadsRequestsAndVenues(t *testing.T) {
+	m := mustOpen(t, map[string]string{
+		"/_content/memory/notes/entity-leo.md": leoNote,
+		"/_content/memory/maps/moc-people.md":  peopleMap,
+		"/_content/inbox/2026-11-28.md": inboxDay("2026-11-28",
+			"own|owner|Remind me to call the dentist on Friday.",
+			"own|owner|Call Leo on Sunday about the swim gala.",
+			"own|owner|Ask Rui about the keys.",
+			"own|owner|My favourite climbing gym is Bloc Shop in Lisbon.",
+		),
+	})
+	p, err := m.PlanTidy(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	filed, made := map[string]string{}, map[string]string{}
+	for _, a := range p.Actions {
+		switch a.Op {
+		case ActFile:
+			filed[a.Line] = a.Note
+		case ActCreate:
+			made[a.Note] = a.Kind
+		}
+	}
+	want := map[string]string{"line1": ownerName, "line2": "entity-leo", "line3": "entity-rui", "line4": "entity-bloc-shop"}
+	if fmt.Sprint(filed) != fmt.Sprint(want) {
+		t.Errorf("filed %v, want %v", filed, want)
+	}
+	wantMade := map[string]string{ownerName: "person", "entity-rui": "person", "entity-bloc-shop": "place", "entity-lisbon": "place"}
+	if fmt.Sprint(made) != fmt.Sprint(wantMade) {
+		t.Errorf("new notes %v, want %v", made, wantMade)
+	}
+}
+
 func TestChangedFactRule(t *testing.T) {
 	leo := &entry{name: "entity-leo", title: "Leo", aliases: []string{"Leozinho"}}
 	for _, tc := range []struct {

@@ -37,6 +37,26 @@ var starters = set(`the a an this that these those there here it its he she they
 	brother sister grandma grandpa uncle aunt cousin friend boss partner baby kids children family
 	on in at for from with to by of about into over under between during per via`)
 
+// imperatives are verbs a line opens with when it asks for something to be done ("Remind me to call the
+// dentist", "Call Leo on Sunday", "Book the flight to Lisbon"): at the start of a sentence such a word is
+// not a name, nor the first word of one. Verbs that are also common first names (Mark, Bill, Will, Sue,
+// Pat, Rob, Grace, Hope, Chase) are left out: "Mark starts school on Monday" names Mark.
+var imperatives = set(`add answer apply arrange ask attend avoid bake bathe book borrow bring brush buy call
+	cancel change charge check choose clean clear close collect confirm contact cook copy cut deliver delete
+	don't dont download drop dust empty fetch fill find finish fix fold follow forget get give grab hang help
+	hire hoover invite iron kindly let let's lets look mail make meet mention message mop move mow open order
+	organise organize pack paint pay phone pick plan plant post prepare print put recycle refill register
+	remind renew rent repair reply report reschedule reserve return review ring save schedule see sell send
+	set share shop show sign sort start stop submit swap switch take tell text thank throw tidy top track try
+	turn unpack unplug update upload vacuum wake walk wash watch water wear wipe wrap write`)
+
+// opener reports a word that, at the start of a sentence, is not a name: a common opening word or an
+// imperative.
+func opener(w string) bool {
+	l := strings.ToLower(w)
+	return starters[l] || imperatives[l]
+}
+
 // articles open a run without being part of the name, wherever the run is.
 var articles = set(`the a an my our his her their your`)
 
@@ -70,7 +90,8 @@ func ProperNames(text string) []string {
 		r, _ := utf8.DecodeRuneInString(w)
 		capital := w != "" && unicode.IsUpper(r) && !strings.ContainsAny(w, "0123456789@/") && !notNames[strings.ToLower(w)]
 		ws = append(ws, word{w: w, start: sentenceStart, cap: capital, stop: stop})
-		sentenceStart = ends && !abbreviations[strings.ToLower(w)] && utf8.RuneCountInString(w) > 1
+		// A one-letter word before a full stop is an initial ("J. Silva"); a one-digit number ends a sentence.
+		sentenceStart = ends && !abbreviations[strings.ToLower(w)] && (utf8.RuneCountInString(w) > 1 || w >= "0" && w <= "9")
 	}
 	var out []string
 	seen := map[string]bool{}
@@ -94,12 +115,12 @@ func ProperNames(text string) []string {
 			}
 			break
 		}
-		if ws[i].start && len(run) == 1 && (starters[strings.ToLower(run[0])] || looksLikeVerb(run[0])) {
+		if ws[i].start && len(run) == 1 && (opener(run[0]) || looksLikeVerb(run[0])) {
 			continue
 		}
 		// an opening article or common word is not part of the name: "The New York Times" → "New York
 		// Times", "My Aunt Rosa" → "Rosa"
-		for len(run) > 0 && (articles[strings.ToLower(run[0])] || ws[i].start && len(run) > 1 && starters[strings.ToLower(run[0])]) {
+		for len(run) > 0 && (articles[strings.ToLower(run[0])] || ws[i].start && len(run) > 1 && opener(run[0])) {
 			run = run[1:]
 		}
 		if len(run) == 0 {

@@ -82,6 +82,16 @@ func TestProperNames(t *testing.T) {
 		"Uses an iPhone 15.":                              nil,
 		"Leo and Leo's friend Tom went to Leo's school.":  {"Leo", "Tom"},
 		"Visited \"Casa Pia\" with the kids on Saturday.": {"Casa Pia"},
+		// A line that asks for something to be done opens with a verb, not a name.
+		"Remind me to call the dentist on Friday.": nil,
+		"Call Leo on Sunday.":                      {"Leo"},
+		"Ask Ana about the keys.":                  {"Ana"},
+		"Book the flight to Lisbon.":               {"Lisbon"},
+		"Pick up Leo at 5. Buy milk for Ana.":      {"Leo", "Ana"},
+		"Don't forget Leo's recital.":              {"Leo"},
+		"Leo is sick. Tell Rui and Ana.":           {"Leo", "Rui", "Ana"},
+		// A verb that is also a first name is read as the name.
+		"Mark starts school on Monday.": {"Mark"},
 	}
 	for text, want := range tests {
 		if got := ProperNames(text); !reflect.DeepEqual(got, want) {
