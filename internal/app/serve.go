@@ -82,7 +82,7 @@ func (a *App) Server(o ServeOptions) (*server.Server, *web.Web, error) {
 		PublicURL: public, BoxID: a.Box.Marker.ID, Version: o.Version, MCP: a.MCP(base, o.Version), Logger: o.Logger,
 		Indexing: a.indexing, Rate: o.Rate, Burst: o.Burst, OwnerName: owner,
 	}
-	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Connectors: a.Connectors, Routines: a.Routines,
+	ui, err := web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds, Connectors: a.Connectors, Routines: a.Routines, Jobs: a.Jobs,
 		Erase: a.Erase, Backups: a.BackupNames, Freeze: a.Freeze, Now: a.opts.Now, Logger: o.Logger, Grants: a.Grants, Issuer: srv.BaseURL, Secure: strings.HasPrefix(public, "https://"), OwnerName: owner,
 		Export: func(ctx context.Context, kind, name string, w io.Writer) error {
 			if o.Export == nil {

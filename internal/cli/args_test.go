@@ -50,6 +50,31 @@ func TestWrongArgumentsAreUsage(t *testing.T) {
 	}
 }
 
+// With --json anywhere before "--", a refused flag is a JSON error on stdout, even one that comes before
+// --json (cobra stops at it before it reads --json).
+func TestFlagErrorsAreJSONWhereverJSONIsAsked(t *testing.T) {
+	root := initBox(t)
+	for _, c := range []struct {
+		args []string
+		json bool
+	}{
+		{[]string{"status", "--bogus", "--json"}, true},
+		{[]string{"search", "--limit", "abc", "leo", "--json"}, true},
+		{[]string{"status", "--json", "--bogus"}, true},
+		{[]string{"status", "--bogus", "--json=true"}, true},
+		{[]string{"status", "--bogus", "--json=false"}, false},
+		{[]string{"status", "--bogus"}, false},
+		{[]string{"search", "--bogus", "--", "--json"}, false},
+	} {
+		got := runCLI(t, run{args: append([]string{"--box", root}, c.args...), cwd: root})
+		var out errorOutput
+		isJSON := json.Unmarshal([]byte(got.stdout), &out) == nil && out.Error.Kind == "usage"
+		if got.code != ExitUsage || isJSON != c.json || !strings.Contains(got.stderr, "box:") {
+			t.Errorf("box %s: exit %d, JSON error %v (want %v)\nstdout: %s\nstderr: %s", strings.Join(c.args, " "), got.code, isJSON, c.json, got.stdout, got.stderr)
+		}
+	}
+}
+
 // Exit codes docs/CLI.md gives for single verbs that no other test took through Main.
 func TestDocumentedExitCodes(t *testing.T) {
 	root := initBox(t)
@@ -65,6 +90,8 @@ func TestDocumentedExitCodes(t *testing.T) {
 		{ExitUsage, []string{"recent", "--n", "0"}},                // a count out of range is bad arguments
 		{ExitUsage, []string{"recent", "--n", "100000"}},           //
 		{ExitUsage, []string{"diary", "--n", "-1"}},                //
+		{ExitUsage, []string{"jobs", "-n", "0"}},                   //
+		{ExitUsage, []string{"jobs", "--limit", "100000"}},         //
 		{ExitUsage, []string{"search", "leo", "--limit", "0"}},     //
 		{ExitUsage, []string{"search", "leo", "--limit", "5000"}},  //
 		{ExitUsage, []string{"search", "leo", "--trust", "maybe"}}, //

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -74,8 +75,26 @@ func mainWith(args []string, streams IO, base app.Options) int {
 	if errors.As(err, &ee) {
 		return ee.code
 	}
+	if !g.JSON { // a flag refused before --json was read: the error is still JSON when it was asked for
+		g.JSON = asksJSON(args)
+	}
 	g.reportError(err)
 	return exitCode(err)
+}
+
+// asksJSON reports whether args hold --json (not --json=false) before any "--".
+func asksJSON(args []string) bool {
+	asked := false
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if v, ok := strings.CutPrefix(a, "--json"); ok && (v == "" || v[0] == '=') {
+			b, err := strconv.ParseBool(strings.TrimPrefix(v, "="))
+			asked = v == "" || err == nil && b
+		}
+	}
+	return asked
 }
 
 // errorOutput is the --json shape of a failure.

@@ -41,8 +41,11 @@ func jobsCmd(g *Global) *cobra.Command {
 }
 
 func runJobs(ctx context.Context, g *Global, n int) error {
+	if err := countFlag("limit", n, 10000); err != nil {
+		return err
+	}
 	return g.read(ctx, func(a *app.App) error {
-		runs, err := jobs.Records(a.Root, max(n, 1), nil)
+		runs, err := jobs.Records(a.Root, n, nil)
 		if err != nil {
 			return err
 		}

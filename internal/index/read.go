@@ -1,6 +1,9 @@
 package index
 
-import "math"
+import (
+	"math"
+	"strings"
+)
 
 // Reading a candidate's text in Go: where each query term occurs, for the proximity score and the
 // snippet (docs/SEARCH.md, "Ranking" and "Snippets"). The cost is linear in the text read and bounded
@@ -111,9 +114,24 @@ type docText struct {
 	hits   [][]int
 	length int  // words read
 	cut    bool // the text was longer than maxReadBytes
+	// headings are the positions of the body's words on Markdown heading lines ("# Leo", "## Key facts"),
+	// from and to (exclusive): a snippet shows a line that says something before a heading.
+	headings []span
+}
+
+// inHeading reports whether position pos is a word of a heading line.
+func (d *docText) inHeading(pos int) bool {
+	for _, h := range d.headings {
+		if pos >= h.start && pos < h.end {
+			return true
+		}
+	}
+	return false
 }
 
 const nFields = 4 // title, aliases, description, body: the FTS5 columns
+
+const bodyField = 3
 
 // read finds the terms in one document's fields.
 func (m *matcher) read(fields [nFields]string) (*docText, error) {
@@ -131,6 +149,7 @@ func (m *matcher) read(fields [nFields]string) (*docText, error) {
 			recent[k] = recent[k][:0]
 		}
 		next := checkEvery
+		lineEnd, heading := -1, false
 		var err error
 		scanWords(text, func(w []byte, start, end int) bool {
 			if start >= next {
@@ -138,6 +157,21 @@ func (m *matcher) read(fields [nFields]string) (*docText, error) {
 				if err = m.tick(); err != nil {
 					return false
 				}
+			}
+			if f == bodyField && start > lineEnd { // the first word of a line
+				ls := strings.LastIndexByte(text[:start], '\n') + 1
+				heading = strings.HasPrefix(strings.TrimLeft(text[ls:start], " "), "#")
+				if lineEnd = strings.IndexByte(text[start:], '\n'); lineEnd < 0 {
+					lineEnd = len(text)
+				} else {
+					lineEnd += start
+				}
+				if heading {
+					d.headings = append(d.headings, span{pos, pos})
+				}
+			}
+			if heading {
+				d.headings[len(d.headings)-1].end = pos + 1
 			}
 			d.length++
 			ids := m.wordIDs(w)

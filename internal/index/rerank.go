@@ -80,15 +80,36 @@ func (m *matcher) snippet(d *docText, w []float64) (snippet, text string) {
 		}
 	}
 	sort.Slice(ins, func(i, j int) bool { return ins[i].pos < ins[j].pos })
-	field, first, last := snippetWindow(ins, w)
+	field, first, last := snippetWindow(saying(d, ins, len(w)), w)
 	if first < 0 { // nothing matched in what was read: the start of the body, else of the title
-		field = 3
-		if strings.TrimSpace(d.fields[3]) == "" {
+		field = bodyField
+		if strings.TrimSpace(d.fields[bodyField]) == "" {
 			field = 0
 		}
 		first, last = 0, 0
 	}
-	return quote(d.fields[field], field == 3 && d.cut, first, last, ins, field)
+	return quote(d.fields[field], field == bodyField && d.cut, first, last, ins, field)
+}
+
+// saying is ins without a term's words on heading lines when the term is also elsewhere: the heading
+// "# Leo" repeats the title, and the line "- Leo swims on Thursdays" is what a search for Leo wants shown.
+func saying(d *docText, ins []instance, nTerms int) []instance {
+	if len(d.headings) == 0 {
+		return ins
+	}
+	elsewhere := make([]bool, nTerms)
+	for _, in := range ins {
+		if !d.inHeading(in.pos) {
+			elsewhere[in.term] = true
+		}
+	}
+	out := make([]instance, 0, len(ins))
+	for _, in := range ins {
+		if !elsewhere[in.term] || !d.inHeading(in.pos) {
+			out = append(out, in)
+		}
+	}
+	return out
 }
 
 // snippetWindow returns the field and the first and last token of the run of at most snippetTokens

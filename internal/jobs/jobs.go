@@ -215,6 +215,14 @@ func (r *Runner) TriggerOnce(name, why string, delay time.Duration) {
 	r.poke()
 }
 
+// Pending reports when the waiting trigger of name fires, and why; false when none waits.
+func (r *Runner) Pending(name string) (at time.Time, why string, ok bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	t, ok := r.triggers[name]
+	return t.at, t.why, ok
+}
+
 // Wrote tells the runner a commit with paths happened: unless it carries a run's record (the runner's
 // own commit), someone else wrote (the owner, an assistant), and a run waits Options.Quiet after the
 // last such commit, even one that came while another run was going on (docs/JOBS.md, "Yields to writes").

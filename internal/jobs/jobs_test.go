@@ -470,7 +470,7 @@ func TestAHeldJobWaitsForItsHold(t *testing.T) {
 	if runs.Load() != 0 || !p.held["tidy"] {
 		t.Fatalf("a held job ran (%d runs, held %v)", runs.Load(), p.held)
 	}
-	if _, _, ok := pending(r, "tidy"); !ok {
+	if _, _, ok := r.Pending("tidy"); !ok {
 		t.Fatal("the held job's trigger was dropped")
 	}
 	if w := r.wait(p); w != 30*time.Second {
@@ -497,11 +497,11 @@ func TestTriggerOnceKeepsTheEarlierTime(t *testing.T) {
 	r := New(newBox(t, c.Now), Options{Now: c.Now})
 	r.TriggerOnce("backup", "retry", time.Hour)
 	r.TriggerOnce("backup", "new commits", 30*time.Second)
-	if at, why, ok := pending(r, "backup"); !ok || !at.Equal(c.Now().Add(30*time.Second)) || why != "new commits" {
+	if at, why, ok := r.Pending("backup"); !ok || !at.Equal(c.Now().Add(30*time.Second)) || why != "new commits" {
 		t.Fatalf("pending: %v %q %v", at, why, ok)
 	}
 	r.TriggerOnce("backup", "retry", time.Hour)
-	if at, why, _ := pending(r, "backup"); !at.Equal(c.Now().Add(30*time.Second)) || why != "new commits" {
+	if at, why, _ := r.Pending("backup"); !at.Equal(c.Now().Add(30*time.Second)) || why != "new commits" {
 		t.Fatalf("a later trigger moved the earlier one: %v %q", at, why)
 	}
 }
@@ -578,7 +578,7 @@ func TestARunApartHoldsNoOtherJobBack(t *testing.T) {
 	if pushes.Load() != 1 {
 		t.Fatalf("%d pushes at once", pushes.Load())
 	}
-	if _, _, ok := pending(r, "backup"); !ok {
+	if _, _, ok := r.Pending("backup"); !ok {
 		t.Fatal("the commit's trigger was lost while the push went on")
 	}
 	r.pass(ctx)
@@ -637,12 +637,4 @@ func TestARunApartClearsOnlyItsOwnMark(t *testing.T) {
 	if r.IsRunning("backup") {
 		t.Error("a finished run is still marked")
 	}
-}
-
-// pending reports when the waiting trigger of name fires, and why; false when none waits.
-func pending(r *Runner, name string) (at time.Time, why string, ok bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	t, ok := r.triggers[name]
-	return t.at, t.why, ok
 }

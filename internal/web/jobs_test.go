@@ -8,10 +8,13 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/passkeytest"
 )
 
 // Today shows what the box's jobs did, as one sentence with Undo, and the true inbox line; the Undo takes
@@ -44,6 +47,29 @@ func TestTodayShowsTheJobsWithUndo(t *testing.T) {
 	f.form(f.c, "/undo", url.Values{"csrf": {csrf}, "entry": {m[1]}, "back": {"/today"}})
 	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Inbox: 3 lines waiting") || strings.Contains(body, `name="entry" value="`+rec.Entry) {
 		t.Fatalf("Today after Undo:\n%.3000s", body)
+	}
+}
+
+// Today reads in the owner's zone: a job's time (its record keeps UTC) is shown on the owner's clock,
+// and while lines wait the page says when the job runner files them.
+func TestTodayTellsTheOwnersTimeAndWhenLinesAreFiled(t *testing.T) {
+	tokyo := time.FixedZone("JST", 9*3600)
+	f := newFxOn(t, passkeytest.ClockAt(time.Date(2028, 2, 29, 8, 30, 0, 0, tokyo)), app.Options{})
+	f.signedIn()
+	ctx := context.Background()
+	if _, err := f.m.Remember(ctx, memory.Actor{Who: "Claude", Via: "mcp", Trust: "outside"}, memory.RememberInput{Text: "Leo swims on Thursdays"}); err != nil {
+		t.Fatal(err)
+	}
+	f.a.Jobs.Trigger("tidy", jobs.WhyTrigger, 5*time.Minute)
+	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Inbox: 1 line waiting · the box files it at <time datetime=\"2028-02-28T23:35:00Z\">08:35</time>") {
+		t.Fatalf("Today with a line waiting:\n%.3000s", body)
+	}
+	if _, err := f.a.Jobs.Run(ctx, "tidy", jobs.WhyTrigger); err != nil {
+		t.Fatal(err)
+	}
+	_, body := f.get(f.c, "/today")
+	if !regexp.MustCompile(`<time datetime="2028-02-28T23:30:00Z">08:30</time> The box filed 1 line`).MatchString(body) || strings.Contains(body, "the box files") {
+		t.Fatalf("Today after the job, its time on the owner's clock (08:30):\n%.3000s", body)
 	}
 }
 

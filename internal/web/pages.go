@@ -26,14 +26,21 @@ import (
 	"github.com/boxmem/box/internal/usage"
 )
 
+// timeFuncs show a time on the clock of zone, the zone the process counts its days in (Today is the
+// day of its clock): the diary, job records and stores keep UTC, and an owner reads their own time.
+func timeFuncs(zone func() *time.Location) template.FuncMap {
+	return template.FuncMap{
+		"when": func(t time.Time) string {
+			if t.IsZero() {
+				return "never"
+			}
+			return t.In(zone()).Format("2 Jan 15:04")
+		},
+		"clock": func(t time.Time) string { return t.In(zone()).Format("15:04") },
+	}
+}
+
 var funcs = template.FuncMap{
-	"when": func(t time.Time) string {
-		if t.IsZero() {
-			return "never"
-		}
-		return t.Format("2 Jan 15:04")
-	},
-	"clock":       func(t time.Time) string { return t.Format("15:04") },
 	"switchLabel": gate.Label,
 	"covers":      gate.Covers,
 	"choiceLabel": gate.ChoiceLabel,
@@ -98,6 +105,7 @@ type (
 		Done      []entryView
 		Inbox     int
 		InboxLine string       // "Inbox: 3 lines waiting", as on every surface
+		TidyAt    time.Time    // when the job runner files the waiting lines; zero: no run waits
 		Jobs      []jobView    // what the box's jobs did today, newest first
 		Last      *diary.Entry // what Undo would reverse; nil when nothing
 		// Reports are today's routine reports, latest first (docs/ROUTINES.md).
@@ -178,10 +186,10 @@ type (
 // pageNames are the templates, each drawn inside base.html.
 var pageNames = []string{"today", "todo", "memory", "note", "edit", "diary", "chat", "settings", "imports", "signin", "setup", "consent", "pages", "holder", "builds"}
 
-func parsePages() (map[string]*template.Template, error) {
+func parsePages(zone func() *time.Location) (map[string]*template.Template, error) {
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
-		t, err := template.New(name).Funcs(funcs).ParseFS(assets, "templates/base.html", "templates/"+name+".html")
+		t, err := template.New(name).Funcs(funcs).Funcs(timeFuncs(zone)).ParseFS(assets, "templates/base.html", "templates/"+name+".html")
 		if err != nil {
 			return nil, err
 		}
@@ -339,6 +347,11 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		return
 	}
 	data.Inbox, data.InboxLine = sum.Inbox, note.WaitingLine(sum.Inbox)
+	if w.cfg.Jobs != nil && data.Inbox > 0 {
+		if at, _, ok := w.cfg.Jobs.Pending("tidy"); ok {
+			data.TidyAt = at
+		}
+	}
 	if data.Jobs, err = w.todayJobs(ctx, start, done); err != nil {
 		w.fail(rw, r, err)
 		return

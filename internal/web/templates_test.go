@@ -53,7 +53,7 @@ func samples() map[string]page {
 }
 
 func TestEveryTemplateRunsWithItsData(t *testing.T) {
-	pages, err := parsePages()
+	pages, err := parsePages(func() *time.Location { return time.UTC })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,6 +25,7 @@ import (
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/httpjson"
+	"github.com/boxmem/box/internal/jobs"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
 	"github.com/boxmem/box/internal/provider"
@@ -76,6 +77,8 @@ type Config struct {
 	Brain  *brain.Brain   // the brain: the chat, Settings → Brain
 	// Routines are Settings → Routines and the reports on Today; nil leaves both out.
 	Routines *routine.Service
+	// Jobs is the process's job runner: Today says when the waiting lines will be filed; nil says nothing.
+	Jobs *jobs.Runner
 	// Erase erases the box (memory, files, history, connections); the web UI checks the phrase and the
 	// passkey first.
 	Erase func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
@@ -152,7 +155,7 @@ func New(cfg Config) (*Web, error) {
 		return cfg.Erase(ctx, who)
 	}
 	sweepUploads(w.uploadBase()) // what a process that died left waiting for its import
-	if w.pages, err = parsePages(); err != nil {
+	if w.pages, err = parsePages(func() *time.Location { return w.now().Location() }); err != nil {
 		return nil, errs.Wrap("web.new", errs.Other, err, "The web UI's pages could not be read")
 	}
 	return w, nil

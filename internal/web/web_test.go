@@ -52,7 +52,13 @@ func newFx(t *testing.T) *fx { return newFxWith(t, app.Options{}) }
 // newFxWith is newFx with the root's options (its clock and vault are the fixture's).
 func newFxWith(t *testing.T, opts app.Options) *fx {
 	t.Helper()
-	f := &fx{t: t, clock: passkeytest.NewClock()}
+	return newFxOn(t, passkeytest.NewClock(), opts)
+}
+
+// newFxOn is newFxWith on the clock c (in the zone of the owner a test is about).
+func newFxOn(t *testing.T, c *passkeytest.Clock, opts app.Options) *fx {
+	t.Helper()
+	f := &fx{t: t, clock: c}
 	opts.Now, opts.VaultDir = f.clock.Now, filepath.Join(t.TempDir(), "vault")
 	a, err := app.Init(context.Background(), t.TempDir(), nil, "true", opts)
 	if err != nil {
@@ -60,7 +66,7 @@ func newFxWith(t *testing.T, opts app.Options) *fx {
 	}
 	f.a, f.b, f.k, f.st, f.g, f.m = a, a.Box, a.Keys, a.State, a.Gate, a.Memory
 	f.w, err = web.New(web.Config{Box: a.Box, State: a.State, Keys: a.Keys, Todos: a.Todos, Gate: a.Gate, Memory: a.Memory, Brain: a.Brain, Builds: a.Builds,
-		Connectors: a.Connectors, Routines: a.Routines, Erase: a.Erase, Backups: a.BackupNames, Freeze: a.Freeze, Now: f.clock.Now})
+		Connectors: a.Connectors, Routines: a.Routines, Erase: a.Erase, Backups: a.BackupNames, Freeze: a.Freeze, Now: f.clock.Now, Jobs: a.Jobs})
 	if err != nil {
 		t.Fatal(err)
 	}
