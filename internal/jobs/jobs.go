@@ -767,7 +767,9 @@ func Nightly(hh, mm int) func(now time.Time) time.Time {
 	return func(now time.Time) time.Time {
 		at := time.Date(now.Year(), now.Month(), now.Day(), hh, mm, 0, 0, now.Location())
 		if at.After(now) {
-			at = at.AddDate(0, 0, -1)
+			// Yesterday's hh:mm made afresh: AddDate would keep today's wall time, which on a night the
+			// clocks go forward past hh:mm is an hour later than yesterday's run, and that run looked missed.
+			at = time.Date(now.Year(), now.Month(), now.Day()-1, hh, mm, 0, 0, now.Location())
 		}
 		return at
 	}

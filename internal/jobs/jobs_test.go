@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	_ "time/tzdata" // the zones a test names, on any machine
 
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
@@ -185,6 +186,26 @@ func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
 	}
 	if _, err := os.Stat(next.markerPath("writer")); !os.IsNotExist(err) {
 		t.Errorf("the marker stayed: %v", err)
+	}
+}
+
+// On the night the clocks go forward over the nightly time (03:00 in Helsinki on 29 March 2026 is
+// 04:00), the run of the night before is not taken for a missed one: the job runs once a night.
+func TestNightlyOnTheNightTheClocksGoForward(t *testing.T) {
+	helsinki, err := time.LoadLocation("Europe/Helsinki")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := Nightly(3, 0)
+	for _, c := range []struct{ now, want time.Time }{
+		{time.Date(2026, 3, 29, 0, 10, 0, 0, helsinki), time.Date(2026, 3, 28, 3, 0, 0, 0, helsinki)},
+		{time.Date(2026, 3, 29, 4, 30, 0, 0, helsinki), time.Date(2026, 3, 29, 4, 0, 0, 0, helsinki)}, // 03:00 does not exist: 04:00
+		{time.Date(2026, 3, 30, 2, 0, 0, 0, helsinki), time.Date(2026, 3, 29, 4, 0, 0, 0, helsinki)},
+		{time.Date(2026, 10, 25, 3, 30, 0, 0, helsinki), time.Date(2026, 10, 25, 3, 0, 0, 0, helsinki)}, // the hour twice: once
+	} {
+		if got := at(c.now); !got.Equal(c.want) {
+			t.Errorf("at %v the last nightly time is %v, want %v", c.now, got, c.want)
+		}
 	}
 }
 
