@@ -135,20 +135,37 @@ func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 	t := time.NewTicker(every)
 	defer t.Stop()
 	seen, _ := a.Box.Git().Head(ctx)
+	var w waitWatch
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		}
-		if n, err := a.Memory.Waiting(ctx); err == nil && n > 0 && !a.Jobs.IsRunning("tidy") {
+		head, herr := a.Box.Git().Head(ctx)
+		moved := herr == nil && head != seen
+		if n, err := a.Memory.Waiting(ctx); err == nil && !a.Jobs.IsRunning("tidy") && w.arm(n, moved) {
 			a.Jobs.TriggerOnce("tidy", jobs.WhyTrigger, o.TidyAfter)
 		}
-		if head, err := a.Box.Git().Head(ctx); err == nil && head != seen {
+		if moved {
 			seen = head
 			a.Jobs.TriggerOnce("backup", "new commits", o.BackupAfter)
 		}
 	}
+}
+
+// waitWatch decides when lines waiting in the inbox arm a tidy: at the first look, and again only when
+// their count or the box moved since the last look. Lines tidy leaves where they are (two of a day with
+// one id) would otherwise arm a run that files nothing every few minutes, for as long as they wait.
+type waitWatch struct {
+	looked bool
+	last   int
+}
+
+func (w *waitWatch) arm(n int, moved bool) bool {
+	arm := n > 0 && (!w.looked || n != w.last || moved)
+	w.looked, w.last = true, n
+	return arm
 }
 
 // passJob runs a memory pass whose record is committed with it (memory.Also): describe says what the

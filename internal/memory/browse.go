@@ -83,19 +83,26 @@ func (m *Memory) InboxDays(ctx context.Context, n int) ([]InboxDay, error) {
 	return out, ctx.Err()
 }
 
-// Waiting counts the unfiled inbox lines, read from the inbox files themselves (not the index); a file
-// that does not parse counts nothing (box status names it).
+// Waiting counts the unfiled inbox lines, read from the inbox files themselves (not the index), of the
+// files tidy reads (an editor's hidden lock or backup file beside a day is none); a file that does not
+// parse counts nothing (box status names it).
 func (m *Memory) Waiting(ctx context.Context) (int, error) {
-	files, err := filepath.Glob(filepath.Join(m.host(layout.InboxDir), "*.md"))
+	ents, err := os.ReadDir(m.host(layout.InboxDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
 	if err != nil {
 		return 0, errs.Wrap("memory.inbox", errs.Other, err, "The inbox could not be read")
 	}
 	n := 0
-	for _, f := range files {
+	for _, e := range ents {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		data, err := m.read(layout.InboxDir + "/" + filepath.Base(f))
+		if !dayFile(e) {
+			continue
+		}
+		data, err := m.read(layout.InboxDir + "/" + e.Name())
 		if err != nil {
 			return n, errs.Wrap("memory.inbox", errs.Other, err, "The inbox could not be read")
 		}

@@ -192,4 +192,20 @@ func TestEverySurfaceShowsTheLinesWaitingNow(t *testing.T) {
 	if o, _ := m.Overview(ctx); !strings.Contains(o.Router, "\nInbox: 1 line waiting\n") {
 		t.Errorf("after one more line:\n%s", o.Router)
 	}
+	// Reading the router by name (memory_read_note MEMORY, box read MEMORY) shows it as every surface does.
+	if n, err := m.Read(ctx, "MEMORY"); err != nil || !strings.Contains(n.Text, "\nInbox: 1 line waiting\n") {
+		t.Errorf("the router read by name (%v):\n%s", err, n.Text)
+	}
+	// The files tidy reads are the ones counted: an editor's lock beside a day (a symlink to nowhere, as
+	// Emacs makes it) and its backup are neither read nor counted.
+	dir := filepath.Join(m.root, "_content", "inbox")
+	if err := os.Symlink("mira@host.1234:1700000000", filepath.Join(dir, ".#2026-11-29.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "~2026-11-29.md"), []byte(inboxDay("2026-11-29", "own|owner|An old copy")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := m.Waiting(ctx); err != nil || n != 1 {
+		t.Errorf("waiting with an editor's files beside the day: %d %v", n, err)
+	}
 }

@@ -94,6 +94,14 @@ func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
 	if n.Name == "" {
 		n.Name = p
 	}
+	if p == layout.Router { // its inbox line says the lines waiting now, as on every surface
+		m.ensureFresh(ctx)
+		var waiting int
+		if err := m.withIndex(func(ix *index.Index) (err error) { waiting, err = inboxCount(ctx, ix); return err }); err != nil {
+			return Note{}, err
+		}
+		n.Text = m.liveRouter(data, waiting)
+	}
 	docs := docsOf(p, data)
 	if len(docs) > 0 {
 		n.Kind, n.Title = docs[0].Kind, docs[0].Title
@@ -186,7 +194,7 @@ func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 		if listed, total, err = ix.List(ctx, []string{KindNote}, maxHooks); err != nil {
 			return err
 		}
-		_, o.Inbox, err = ix.List(ctx, []string{KindInbox}, 0)
+		o.Inbox, err = inboxCount(ctx, ix)
 		return err
 	})
 	if err != nil {
@@ -203,6 +211,12 @@ func (m *Memory) Overview(ctx context.Context) (Overview, error) {
 	o.MoreNotes = total - len(listed)
 	o.Router = m.liveRouter(data, o.Inbox)
 	return o, nil
+}
+
+// inboxCount is how many unfiled inbox lines the index holds: the number every surface shows.
+func inboxCount(ctx context.Context, ix *index.Index) (int, error) {
+	_, n, err := ix.List(ctx, []string{KindInbox}, 0)
+	return n, err
 }
 
 // liveRouter is the router text as every surface shows it: its inbox line says the lines waiting now,
@@ -238,7 +252,7 @@ func (m *Memory) Summary(ctx context.Context) (Summary, error) {
 		if _, s.Maps, err = ix.List(ctx, []string{KindMap}, 0); err != nil {
 			return err
 		}
-		_, s.Inbox, err = ix.List(ctx, []string{KindInbox}, 0)
+		s.Inbox, err = inboxCount(ctx, ix)
 		return err
 	})
 	s.Router = m.liveRouter(data, s.Inbox)

@@ -155,6 +155,12 @@ type pendingLine struct {
 	inbox.Line
 }
 
+// dayFile reports whether an entry of the inbox folder is a day of lines tidy reads: a Markdown file, not
+// hidden (an editor's lock or backup beside a day is not one).
+func dayFile(e os.DirEntry) bool {
+	return !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && !hidden(e.Name())
+}
+
 // inboxNow lists the inbox lines on disk, oldest day first, in file order, and says which stay where
 // they are: lines of a day that share an id (a file edited by hand), which no action could name apart.
 func (m *Memory) inboxNow() ([]pendingLine, []string, error) {
@@ -171,7 +177,7 @@ func (m *Memory) inboxNow() ([]pendingLine, []string, error) {
 	var out []pendingLine
 	var skipped []string
 	for _, d := range ents {
-		if d.IsDir() || !strings.HasSuffix(d.Name(), ".md") || hidden(d.Name()) {
+		if !dayFile(d) {
 			continue
 		}
 		p := layout.InboxDir + "/" + d.Name()
