@@ -13,6 +13,7 @@ import (
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/git"
 	"github.com/boxmem/box/internal/jobs"
+	"github.com/boxmem/box/internal/layout"
 	"github.com/boxmem/box/internal/say"
 )
 
@@ -88,7 +89,15 @@ type Restored struct {
 // hooks are installed again, and the owner makes a new passkey and new keys.
 func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Restored, err error) {
 	exe, _ := os.Executable()
-	if _, err := git.Clone(ctx, url, dir, git.CloneOptions{Remote: "origin", Auth: git.Auth{Token: token, Askpass: exe, URL: url}}); err != nil {
+	check := func(paths []string) error {
+		for _, p := range paths {
+			if layout.NeverCommitted(p) {
+				return errs.E("app.restore", errs.Refused, "The repository at %s holds %q, which no box puts in git (the box's own state lives there, out of git), so it was not made by a box or was changed since; nothing was restored. Restore from a backup the box pushed.", git.ShownURL(url), p)
+			}
+		}
+		return nil
+	}
+	if _, err := git.Clone(ctx, url, dir, git.CloneOptions{Remote: "origin", Auth: git.Auth{Token: token, Askpass: exe, URL: url}, Check: check}); err != nil {
 		return Restored{}, err
 	}
 	opts.Mode = CLI

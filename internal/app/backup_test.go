@@ -169,3 +169,75 @@ func TestBackupTokenStaysWithItsAddress(t *testing.T) {
 		t.Errorf("push to an address with a token: %+v %v", round, err)
 	}
 }
+
+// A backup that carries what no box puts in git (its runtime folder .box/ but the marker: a symlink in
+// place of .box/tmp, a write journal, a state database with keys; the scratch area) is refused before
+// anything is checked out: the folder to restore into stays empty, and nothing outside it is touched.
+// Restored from the box's own backup, the same box opens.
+func TestRestoreRefusesWhatNoBoxCommits(t *testing.T) {
+	ctx := context.Background()
+	a := apptest.Open(t, app.Options{})
+	if _, err := a.Memory.Remember(ctx, memory.Actor{Who: "owner", Via: "cli", Trust: "own"}, memory.RememberInput{Text: "Leo plays chess on Thursdays"}); err != nil {
+		t.Fatal(err)
+	}
+	bare := filepath.Join(t.TempDir(), "backup.git")
+	gitIn(t, filepath.Dir(bare), "init", "-q", "--bare", bare)
+	if err := a.Backups.Add(ctx, "usb", bare, ""); err != nil {
+		t.Fatal(err)
+	}
+	if round, err := a.Backups.PushAll(ctx, false, true); err != nil || round.Failed() != 0 {
+		t.Fatalf("push: %+v %v", round, err)
+	}
+	home := t.TempDir() // the owner's files, beside the folder a restore makes
+	if err := os.WriteFile(filepath.Join(home, "taxes.txt"), []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, plant := range []struct {
+		path string
+		add  func(work string) error
+	}{
+		{".box/tmp", func(work string) error { return os.Symlink("../..", filepath.Join(work, ".box", "tmp")) }},
+		{".box/journal.json", func(work string) error {
+			return os.WriteFile(filepath.Join(work, ".box", "journal.json"), []byte(`{"entries":["x"],"files":[{"path":"/.git/config","pre":"","exists":false}]}`), 0o644)
+		}},
+		{".box/state.db", func(work string) error { return os.WriteFile(filepath.Join(work, ".box", "state.db"), []byte("SQLite format 3\x00"), 0o644) }},
+		{".BOX/tmp", func(work string) error {
+			if err := os.Mkdir(filepath.Join(work, ".BOX"), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(work, ".BOX", "tmp"), nil, 0o644)
+		}},
+		{"_tmp/x", func(work string) error {
+			if err := os.Mkdir(filepath.Join(work, "_tmp"), 0o755); err != nil {
+				return err
+			}
+			return os.WriteFile(filepath.Join(work, "_tmp", "x"), nil, 0o644)
+		}},
+	} {
+		evil := filepath.Join(t.TempDir(), "evil.git")
+		gitIn(t, filepath.Dir(evil), "clone", "-q", "--bare", bare, evil)
+		work := filepath.Join(t.TempDir(), "work")
+		gitIn(t, filepath.Dir(work), "clone", "-q", "-b", "main", evil, work)
+		if err := plant.add(work); err != nil {
+			t.Fatal(err)
+		}
+		gitIn(t, work, "add", "-f", "--", plant.path)
+		gitIn(t, work, "-c", "user.name=x", "-c", "user.email=x@example.com", "-c", "core.hooksPath=/dev/null", "commit", "-q", "-m", "plant")
+		gitIn(t, work, "push", "-q", "origin", "HEAD:main")
+		dir := filepath.Join(home, "box")
+		_, err := app.Restore(ctx, evil, dir, "", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
+		if !errs.Is(err, errs.Refused) || !strings.Contains(err.Error(), plant.path) {
+			t.Errorf("a backup holding %s: %v", plant.path, err)
+		}
+		if _, serr := os.Stat(dir); !os.IsNotExist(serr) {
+			t.Errorf("a backup holding %s left %s behind (%v)", plant.path, dir, serr)
+		}
+		if data, err := os.ReadFile(filepath.Join(home, "taxes.txt")); err != nil || string(data) != "keep me" {
+			t.Fatalf("a backup holding %s reached the owner's files: %q %v", plant.path, data, err)
+		}
+	}
+	r, err := app.Restore(ctx, bare, filepath.Join(home, "box"), "", app.Options{VaultDir: filepath.Join(t.TempDir(), "vault")})
+	if err != nil || r.ID != a.Box.Marker.ID {
+		t.Fatalf("restore from the box's own backup: %+v %v", r, err)
+	}
+}

@@ -633,6 +633,54 @@ func TestStaleGitLockAndTempFilesAreRepaired(t *testing.T) {
 	}
 }
 
+// What the box's recovery reads from .box/ never reaches outside what a change writes: a link in place
+// of .box/tmp is removed, not followed (its target's files stay), and a journal naming a file in .git/ or
+// .box/, which no change writes, is dropped without applying any of it.
+func TestRecoveryWritesOnlyWhereChangesWrite(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/a.md", "v1\n")})
+	head, _ := b.git.Head(ctx)
+	outside := t.TempDir()
+	if err := os.WriteFile(filepath.Join(outside, "taxes.txt"), []byte("keep me"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(b.Root, ".box", "tmp"))
+	if err := os.Symlink(outside, filepath.Join(b.Root, ".box", "tmp")); err != nil {
+		t.Fatal(err)
+	}
+	config, _ := os.ReadFile(filepath.Join(b.Root, ".git", "config"))
+	evil := b.git.BlobID([]byte("[core]\n\tfsmonitor = echo pwned\n"))
+	if _, err := b.git.Run(ctx, []byte("[core]\n\tfsmonitor = echo pwned\n"), "hash-object", "-w", "--stdin"); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{"/.git/config", "/.GIT/config", "/.box/box.json", "/_content/../.git/config"} {
+		j := journal{Head: head, Entries: []string{"20260101T000000-planted0"}, Files: []journalEntry{
+			{Path: "/_content/a.md", Pre: b.git.BlobID([]byte("v1\n")), Exists: true},
+			{Path: p, Pre: evil, Exists: true},
+		}}
+		if err := b.writeJournal(j); err != nil {
+			t.Fatal(err)
+		}
+		b2, err := OpenWith(b.Root, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := b2.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/b.md", p+"\n")}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := os.ReadFile(filepath.Join(b.Root, ".git", "config")); string(got) != string(config) {
+			t.Errorf("a journal naming %s rewrote .git/config:\n%s", p, got)
+		}
+		if _, err := os.Stat(filepath.Join(b.Root, journalPath)); err == nil {
+			t.Errorf("a journal naming %s was left", p)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(outside, "taxes.txt")); err != nil || string(data) != "keep me" {
+		t.Errorf("the folder a link in place of .box/tmp named lost its files: %q %v", data, err)
+	}
+}
+
 func TestInterruptedBatchIsRolledBack(t *testing.T) {
 	ctx := context.Background()
 	b := mustInit(t, Options{})

@@ -240,7 +240,9 @@ func (b *Box) recoverLocked(ctx context.Context) error {
 
 func (b *Box) recoverJournal(ctx context.Context) error {
 	tdir := filepath.Join(b.Root, filepath.FromSlash(tmpDir))
-	if ents, err := os.ReadDir(tdir); err == nil {
+	if fi, err := os.Lstat(tdir); err == nil && !fi.IsDir() {
+		_ = os.Remove(tdir) // a link or file in its place is never followed: the box's scratch is a folder of its own
+	} else if ents, err := os.ReadDir(tdir); err == nil {
 		for _, e := range ents {
 			_ = os.RemoveAll(filepath.Join(tdir, e.Name()))
 		}
@@ -254,7 +256,7 @@ func (b *Box) recoverJournal(ctx context.Context) error {
 	}
 	b.removeStaleGitLocks()
 	var j journal
-	if json.Unmarshal(data, &j) != nil || len(j.Entries) == 0 {
+	if json.Unmarshal(data, &j) != nil || len(j.Entries) == 0 || !j.changesOnly() {
 		b.dropJournal()
 		return nil
 	}
@@ -293,6 +295,19 @@ func (b *Box) recoverJournal(ctx context.Context) error {
 	}
 	b.dropJournal()
 	return nil
+}
+
+// changesOnly reports whether every file the journal names is one a change can write: a journal naming a
+// path in .git/ or .box/ (or one not clean) was not written by the box, and none of it is applied.
+func (j journal) changesOnly() bool {
+	for _, f := range j.Files {
+		clean, err := layout.Clean(f.Path)
+		segs := layout.Segments(clean)
+		if err != nil || clean != f.Path || len(segs) == 0 || strings.EqualFold(segs[0], ".git") || strings.EqualFold(segs[0], ".box") {
+			return false
+		}
+	}
+	return true
 }
 
 // committed reports whether HEAD carries the entry id (a batch's commit is HEAD until the next batch,

@@ -72,16 +72,16 @@ type wireOptions struct{ on, apply bool }
 
 func runWire(ctx context.Context, g *Global, o wireOptions, args []string) error {
 	on, apply := o.on, o.apply
-	dir := g.IO.Cwd
+	named := g.IO.Cwd
 	if len(args) == 1 {
-		dir = g.abs(args[0])
+		named = g.abs(args[0])
 	}
-	dir, err := filepath.Abs(dir)
+	dir, err := filepath.Abs(named)
 	if err == nil {
 		dir, err = filepath.EvalSymlinks(dir)
 	}
 	if fi, serr := os.Stat(dir); err != nil || serr != nil || !fi.IsDir() {
-		return usageErr("%s is not a folder: name the project or box to wire", dir)
+		return usageErr("%s is not a folder: name the project or box to wire", named)
 	}
 	bin, binNote := box.HookBinary()
 	if binNote != "" {

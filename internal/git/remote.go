@@ -493,6 +493,9 @@ type CloneOptions struct {
 	Auth Auth
 	// Remote, when set, records the source as a backup remote of that name that has received everything.
 	Remote string
+	// Check, when set, is given every path the fetched branch holds before anything is checked out; its
+	// error refuses the clone, and the folder is left as it was.
+	Check func(paths []string) error
 }
 
 // Clone makes dir (absent or empty) a working copy of the repository at u: its main, or its only
@@ -551,6 +554,15 @@ func Clone(ctx context.Context, u, dir string, o CloneOptions) (*Repo, error) {
 	if _, err := r.run(ctx, c, "fetch", "--no-tags", "--update-head-ok", "--upload-pack=git-upload-pack", "--", u,
 		"refs/heads/"+branch+":refs/heads/main"); err != nil {
 		return nil, transportError("fetching from", ShownURL(u), err)
+	}
+	if o.Check != nil {
+		out, err := r.Run(ctx, nil, "ls-tree", "-r", "-z", "--name-only", "refs/heads/main")
+		if err != nil {
+			return nil, errs.Wrap(op, errs.Other, err, "The fetched files could not be listed")
+		}
+		if err := o.Check(strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")); err != nil {
+			return nil, err
+		}
 	}
 	if _, err := r.Run(ctx, nil, "reset", "-q", "--hard", "refs/heads/main"); err != nil {
 		return nil, errs.Wrap(op, errs.Other, err, "The restored files could not be checked out")

@@ -205,9 +205,15 @@ type importPrep struct {
 	seen   map[string]bool // keys met in this import
 	lines  []importLine
 	docs   []importDoc
+	kept   int64         // bytes of docs' data: at most maxKept
 	read   []recordEntry // documents the brain read for facts (Extract), recorded with the import
 	res    ImportResult
 }
+
+// maxKept bounds the documents and attachments one import holds in memory until its one commit (a dry
+// run holds them too): a small zip of large attachments would otherwise hold gigabytes (docs/IMPORTS.md,
+// "Limits"). A variable so tests can lower it.
+var maxKept int64 = 256 << 20
 
 func (p *importPrep) refuse(where string) {
 	p.res.Refused++
@@ -304,6 +310,10 @@ func (p *importPrep) doc(d imports.Doc) error {
 		p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "its path cannot be a box path; rename it to import it"})
 		return nil
 	}
+	key := hashOf(p.in.Kind, d.Key)
+	if old, had := p.record[key]; had && importedPath(old.To) {
+		bp = old.To // a changed document is rewritten where it went the first time, checked there below
+	}
 	data := d.Data
 	if d.Binary {
 		if at, found := attachmentSecret(data); found {
@@ -317,7 +327,7 @@ func (p *importPrep) doc(d imports.Doc) error {
 			return nil
 		}
 	}
-	key, sum := hashOf(p.in.Kind, d.Key), hashOf(string(data))
+	sum := hashOf(string(data))
 	if !d.Binary {
 		if err := p.extract(d, data, sum); err != nil {
 			return err
@@ -326,13 +336,24 @@ func (p *importPrep) doc(d imports.Doc) error {
 	if _, ok := p.fresh(key, sum); !ok {
 		return nil
 	}
-	if old, had := p.record[key]; had && strings.HasPrefix(old.To, importsDir+"/") {
-		bp = old.To // a changed document is rewritten where it went the first time
+	if p.kept += int64(len(data)); p.kept > maxKept {
+		return errs.E("memory.import", errs.Limited, "%s holds more than %d MiB of documents and attachments to keep, which an import holds until its one commit; nothing was imported. Import it in parts (a folder at a time).", p.in.Source, maxKept>>20)
 	}
 	p.docs = append(p.docs, importDoc{path: bp, data: data, rec: recordEntry{Key: key, Sum: sum, To: bp, At: p.now.Format("2006-01-02")}})
 	p.res.Documents++
 	p.sample(bp)
 	return nil
+}
+
+// importedPath reports whether to, read from an import's record (a file in the box anyone who writes the
+// box may edit), is a path an import writes: clean, under the imports folder, no reserved name below it.
+func importedPath(to string) bool {
+	clean, err := layout.Clean(to)
+	if err != nil || clean != to || !strings.HasPrefix(clean, importsDir+"/") {
+		return false
+	}
+	_, reserved := layout.ReservedOffender(clean)
+	return !reserved
 }
 
 // extract proposes facts from a document (a conversation) when the owner asked (ImportInput.Extract),

@@ -1,13 +1,16 @@
 package memory
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/inbox"
 	"github.com/boxmem/box/internal/layout"
@@ -241,6 +244,66 @@ func TestImportDocuments(t *testing.T) {
 	}
 	if got := read(t, m, "/_content/imports/notes/ideas.md"); got != "# Ideas\n\nA greenhouse for tomatoes, see [[broken]].\n" {
 		t.Errorf("kept as %q", got)
+	}
+}
+
+// An import's record is a file in the box: where it says a document went is used again only when that
+// is a path an import writes. A record edited to send the next version elsewhere (out of the imports
+// folder, onto the switches) is ignored, and the document goes where it would go the first time.
+func TestImportRecordCannotSendADocumentElsewhere(t *testing.T) {
+	m := mustOpen(t, nil)
+	vault := filepath.Join(t.TempDir(), "Notes")
+	os.MkdirAll(vault, 0o755)
+	os.WriteFile(filepath.Join(vault, "a.md"), []byte("# A\n\nThe first version.\n"), 0o644)
+	importFrom(t, m, imports.Markdown, vault, false)
+	rec := filepath.Join(m.root, filepath.FromSlash(strings.TrimPrefix(recordPath(string(imports.Markdown)), "/")))
+	data, err := os.ReadFile(rec)
+	if err != nil || !strings.Contains(string(data), `"to":"/_content/imports/notes/a.md"`) {
+		t.Fatalf("the record: %s %v", data, err)
+	}
+	switches := read(t, m, layout.Switches)
+	for _, to := range []string{"/_content/imports/../../_config/switches.card", "/_config/switches.card", "/_content/imports/notes/_config/x.md"} {
+		planted := strings.Replace(string(data), `"to":"/_content/imports/notes/a.md"`, `"to":"`+to+`"`, 1)
+		if err := os.WriteFile(rec, []byte(planted), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		os.WriteFile(filepath.Join(vault, "a.md"), []byte("# A\n\nVersion for "+to+"\n"), 0o644)
+		if _, err := importTry(m, imports.Markdown, vault, false); err != nil {
+			t.Errorf("a record sending the document to %s: %v", to, err)
+		}
+		if got := read(t, m, layout.Switches); got != switches {
+			t.Fatalf("a record sending the document to %s changed the switches:\n%s", to, got)
+		}
+		if got := read(t, m, "/_content/imports/notes/a.md"); !strings.Contains(got, "Version for "+to) {
+			t.Errorf("the document with the record sending it to %s went elsewhere: %q", to, got)
+		}
+	}
+}
+
+// An import holds what it keeps until its one commit, bounded: past maxKept it stops with a sentence
+// (limited), a dry run as well, and nothing is written.
+func TestImportKeepsABoundedAmount(t *testing.T) {
+	m := mustOpen(t, nil)
+	defer func(was int64) { maxKept = was }(maxKept)
+	maxKept = 3 << 20
+	vault := filepath.Join(t.TempDir(), "Notes")
+	os.MkdirAll(vault, 0o755)
+	for i := range 4 {
+		os.WriteFile(filepath.Join(vault, fmt.Sprintf("photo-%d.bin", i)), bytes.Repeat([]byte{byte(i)}, 1<<20), 0o644)
+	}
+	before := treeAndHistory(t, m)
+	for _, dry := range []bool{true, false} {
+		_, err := importTry(m, imports.Markdown, vault, dry)
+		if !errs.Is(err, errs.Limited) || !strings.Contains(err.Error(), "more than 3 MiB") {
+			t.Errorf("dry run %v: %v", dry, err)
+		}
+	}
+	if treeAndHistory(t, m) != before {
+		t.Error("a refused import wrote to the box")
+	}
+	os.Remove(filepath.Join(vault, "photo-3.bin"))
+	if res := importFrom(t, m, imports.Markdown, vault, false); res.Documents != 3 {
+		t.Errorf("three photos under the bound: %+v", res)
 	}
 }
 

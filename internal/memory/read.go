@@ -25,7 +25,7 @@ import (
 func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, error) {
 	k, ok := searchKinds[in.Kind]
 	if !ok {
-		return SearchResult{}, errs.E("memory.search", errs.Invalid, "The kind %q is not one the box has; use one of %s, or none for every kind", in.Kind, strings.Join(SearchKinds, ", "))
+		return SearchResult{}, errs.E("memory.search", errs.Invalid, "The kind %q is not one the box has; use one of %s, or leave it out to search every kind", in.Kind, strings.Join(SearchKinds, ", "))
 	}
 	m.ensureFresh(ctx)
 	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: k.kind, Prefix: k.prefix, Map: in.Map, Who: in.Who,

@@ -221,7 +221,7 @@ func find(lists []List, ref string) (Item, error) {
 			return byText[0], nil
 		}
 	case 0:
-		return Item{}, errs.E("todo.done", errs.NotFound, "There is no to-do %q; todos_list shows each one with its id", ref)
+		return Item{}, errs.E("todo.done", errs.NotFound, "There is no to-do %q; the list of to-dos shows each one with its id (box todo list, or todos_list over MCP)", ref)
 	}
 	return Item{}, errs.E("todo.done", errs.Conflict, "More than one to-do reads %q; tick it off by its id from todos_list", ref)
 }
