@@ -200,7 +200,9 @@ func TestRestoreRefusesWhatNoBoxCommits(t *testing.T) {
 		{".box/journal.json", func(work string) error {
 			return os.WriteFile(filepath.Join(work, ".box", "journal.json"), []byte(`{"entries":["x"],"files":[{"path":"/.git/config","pre":"","exists":false}]}`), 0o644)
 		}},
-		{".box/state.db", func(work string) error { return os.WriteFile(filepath.Join(work, ".box", "state.db"), []byte("SQLite format 3\x00"), 0o644) }},
+		{".box/state.db", func(work string) error {
+			return os.WriteFile(filepath.Join(work, ".box", "state.db"), []byte("SQLite format 3\x00"), 0o644)
+		}},
 		{".BOX/tmp", func(work string) error {
 			if err := os.Mkdir(filepath.Join(work, ".BOX"), 0o755); err != nil {
 				return err
