@@ -29,7 +29,7 @@ var Root = []Entry{
 	{Name: "AGENTS.md", Purpose: "the same guide for Codex and other agents (mirrors CLAUDE.md)"},
 	{Name: ".claude", Dir: true, Purpose: "Claude Code configuration written by box wire"},
 	{Name: ".codex", Dir: true, Purpose: "Codex configuration written by box wire"},
-	{Name: ".agents", Dir: true, Purpose: "agent skills written by box wire"},
+	{Name: ".agents", Dir: true, Purpose: "an agent's own folder (skills, for agents that read them there), allowed at the root; box wire writes none"},
 	{Name: ".mcp.json", Purpose: "the MCP entry for box mcp, written by box wire"},
 	{Name: "README.md", Purpose: "optional: what this box is, for a person browsing it"},
 	{Name: "_content", Dir: true, Purpose: "everything the owner and assistants author; the only open vocabulary"},
