@@ -15,6 +15,7 @@ func TestSnippetAndText(t *testing.T) {
 		note("/long", "Long", long+"\n- Mia said Leo plays the cello on Thursdays at the school.\n"+long),
 		note("/title", "Cellist", "a friend"),
 		note("/far", "Far", strings.Repeat("padding text goes on and on. ", maxReadBytes/29+10)+"zebra cello"),
+		note("/ana", "Ana", "# Ana\n\n## Snapshot\n\n## Key facts\n- My sister Ana lives in Porto. ^k3x9a2mq\n- Ana's daughter Lia is 7.\n\n## Timeline\n"),
 	)
 	for _, tc := range []struct {
 		q, path, snippet, text string
@@ -27,6 +28,12 @@ func TestSnippetAndText(t *testing.T) {
 		// A match past the part search reads is found all the same; its snippet is the start.
 		{"zebra", "/far", "padding text goes on and on. padding text goes on and on. padding text goes on…",
 			"padding text goes on and on. padding text goes on and on. padding text goes on…"},
+		// A heading repeats the title: the line that says something about Ana is shown, not "# Ana".
+		{"ana", "/ana", "# **Ana**\n\n## Snapshot\n\n## Key facts\n- My sister **Ana** lives in Porto. ^k3x9a2mq\n- **Ana**'s daughter Lia is…",
+			"- My sister Ana lives in Porto. ^k3x9a2mq"},
+		// A word only a heading holds is shown there.
+		{"timeline ana", "/ana", "…My sister **Ana** lives in Porto. ^k3x9a2mq\n- **Ana**'s daughter Lia is 7.\n\n## **Timeline**",
+			"- My sister Ana lives in Porto. ^k3x9a2mq\n- Ana's daughter Lia is 7.\n\n## Timeline"},
 	} {
 		hits := search(t, ix, Query{Text: tc.q})
 		var h *Hit
