@@ -99,6 +99,13 @@ func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[Caution
 			return err
 		}
 		res = CautionsResult{Ended: []EndedCaution{}}
+		ended := func(text, until string) {
+			target := ownerName
+			if hits := cat.find(toks(text)); len(hits) > 0 {
+				target = hits[0].name
+			}
+			res.Ended = append(res.Ended, EndedCaution{Text: text, Until: until, Note: target})
+		}
 		var keep []string
 		for _, cs := range r.Cautions {
 			text, until := note.ParseCaution(cs)
@@ -106,13 +113,24 @@ func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[Caution
 				keep = append(keep, cs)
 				continue
 			}
-			target := ownerName
-			if hits := cat.find(toks(text)); len(hits) > 0 {
-				target = hits[0].name
-			}
-			res.Ended = append(res.Ended, EndedCaution{Text: text, Until: until, Note: target})
+			ended(text, until)
 		}
 		res.Live = len(keep)
+		// The cautions a full router left out wait in the note of what it keeps; they end there too.
+		if data, err := readOr(tx, notePath(overflowNote), nil); err != nil {
+			return err
+		} else if _, gone := note.RemoveFactsMatching(data, keptEnded(today)); len(gone) > 0 {
+			if err := ap.edit(overflowNote, func(d []byte) ([]byte, error) {
+				rest, _ := note.RemoveFactsMatching(d, keptEnded(today))
+				return rest, nil
+			}, ap.touch(inbox.Own)); err != nil {
+				return err
+			}
+			for _, g := range gone {
+				text, until, _ := keptCaution(g.Fact.Text)
+				ended(text, until)
+			}
+		}
 		if len(res.Ended) == 0 {
 			return errNothing
 		}
@@ -179,7 +197,7 @@ func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[Caution
 // errNothing stops a change that found nothing to do (another process did it first).
 var errNothing = errs.E("memory.cautions", errs.Conflict, "No caution has ended.")
 
-// endedNow lists the cautions of the router on disk whose last day has passed.
+// endedNow lists the cautions of the router on disk, and those it left out, whose last day has passed.
 func (m *Memory) endedNow(_ *catalogue, today string) ([]string, error) {
 	r, err := readRouter(diskView{m})
 	if err != nil {
@@ -191,5 +209,35 @@ func (m *Memory) endedNow(_ *catalogue, today string) ([]string, error) {
 			out = append(out, text)
 		}
 	}
+	data, err := readOr(diskView{m}, notePath(overflowNote), nil)
+	if err != nil {
+		return nil, err
+	}
+	_, gone := note.RemoveFactsMatching(data, keptEnded(today))
+	for _, g := range gone {
+		text, _, _ := keptCaution(g.Fact.Text)
+		out = append(out, text)
+	}
 	return out, nil
+}
+
+// keptCautionPrefix marks a caution the router left out, kept as a fact of overflowNote until its day.
+const keptCautionPrefix = "Caution: "
+
+// keptCaution reads a fact of overflowNote as a caution kept there: its text and last day.
+func keptCaution(fact string) (text, until string, ok bool) {
+	line, ok := strings.CutPrefix(fact, keptCautionPrefix)
+	if !ok {
+		return "", "", false
+	}
+	text, until = note.ParseCaution(line)
+	return text, until, until != ""
+}
+
+// keptEnded matches the kept cautions whose last day is before today.
+func keptEnded(today string) func(note.Fact) bool {
+	return func(f note.Fact) bool {
+		_, until, ok := keptCaution(f.Text)
+		return ok && until < today
+	}
 }

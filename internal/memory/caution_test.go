@@ -75,6 +75,57 @@ func TestACautionIsShownUntilItsDayThenMovesToItsNote(t *testing.T) {
 	}
 }
 
+// Cautions are live warnings: a router full of core facts leaves out core facts before any caution; and a
+// caution left out all the same (a router of many cautions) is kept marked in the note of what the
+// router leaves out, and still ends on its day.
+func TestCautionsOutliveAFullRouter(t *testing.T) {
+	ctx := context.Background()
+	m0 := mustOpen(t, nil)
+	c := passkeytest.ClockAt(time.Date(2026, 12, 1, 10, 0, 0, 0, time.Local))
+	m := openAt(t, m0.root, Options{}, c.Now)
+	for i := range 26 {
+		if _, err := m.Remember(ctx, own, RememberInput{Text: fmt.Sprintf("Core fact number %d", i), Core: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := m.Remember(ctx, own, RememberInput{Text: "Leo's school is closed for works", Caution: true, Until: "2026-12-05"}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 4 {
+		if _, err := m.Remember(ctx, own, RememberInput{Text: fmt.Sprintf("Road %d is closed", i), Caution: true, Until: "2026-12-20"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if r := routerOf(t, m); len(r.Cautions) != 5 || len(r.CoreFacts) >= 26 {
+		t.Fatalf("a full router showed %d cautions and %d core facts", len(r.Cautions), len(r.CoreFacts))
+	}
+	for i := range 40 {
+		if _, err := m.Remember(ctx, own, RememberInput{Text: fmt.Sprintf("Bridge %d is closed", i), Caution: true, Until: "2026-12-30"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	kept, err := m.Read(ctx, overflowNote)
+	if err != nil || !strings.Contains(kept.Text, "- Caution: Leo's school is closed for works (until 2026-12-05)") {
+		t.Fatalf("the caution the router left out (%v):\n%s", err, kept.Text)
+	}
+	c.Set(time.Date(2026, 12, 6, 3, 0, 0, 0, time.Local))
+	got, err := m.ExpireCautions(ctx, own, nil)
+	if err != nil || len(got.Ended) != 1 || got.Ended[0].Text != "Leo's school is closed for works" || got.Ended[0].Until != "2026-12-05" {
+		t.Fatalf("ended %+v %v", got, err)
+	}
+	if kept, _ := m.Read(ctx, overflowNote); strings.Contains(kept.Text, "Leo's school") {
+		t.Errorf("the ended caution stayed kept:\n%s", kept.Text)
+	}
+	owner, _ := m.Read(ctx, ownerName)
+	if !strings.Contains(owner.Text, "Caution, until 2026-12-05: Leo's school is closed for works") {
+		t.Errorf("the ended caution is not on a timeline:\n%s", owner.Text)
+	}
+	c.Set(time.Date(2026, 12, 21, 3, 0, 0, 0, time.Local))
+	if got, err := m.ExpireCautions(ctx, own, nil); err != nil || len(got.Ended) != 4 {
+		t.Errorf("the roads' cautions: %+v %v", got, err)
+	}
+}
+
 func TestACautionNamingNoOneGoesToTheOwnersNote(t *testing.T) {
 	ctx := context.Background()
 	m0 := mustOpen(t, nil)

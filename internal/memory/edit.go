@@ -41,7 +41,7 @@ type EditResult struct {
 
 // ReadForEdit returns a note, map, router or other Markdown file under /_content/ by name, for editing.
 func (m *Memory) ReadForEdit(ctx context.Context, name string) (Editable, error) {
-	n, err := m.Read(ctx, name)
+	n, err := m.readNote(ctx, name)
 	if err != nil {
 		return Editable{}, err
 	}

@@ -70,8 +70,24 @@ var searchKinds = map[string]struct{ kind, prefix string }{
 }
 
 // Read returns a note, map or the router by name: entity-leo, moc-people, moc-people/a, MEMORY.
-// A box path of another Markdown file under /_content/ is read too.
+// A box path of another Markdown file under /_content/ is read too. The router's inbox line says the
+// lines waiting now, as on every surface (ReadForEdit gives the file as it is).
 func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
+	n, err := m.readNote(ctx, name)
+	if err != nil || n.Path != layout.Router {
+		return n, err
+	}
+	m.ensureFresh(ctx)
+	var waiting int
+	if err := m.withIndex(func(ix *index.Index) (err error) { waiting, err = inboxCount(ctx, ix); return err }); err != nil {
+		return Note{}, err
+	}
+	n.Text = m.liveRouter([]byte(n.Text), waiting)
+	return n, nil
+}
+
+// readNote is Read with the file's text as it is.
+func (m *Memory) readNote(ctx context.Context, name string) (Note, error) {
 	const op = "memory.read"
 	p, err := resolveName(name)
 	if err != nil {
@@ -93,14 +109,6 @@ func (m *Memory) Read(ctx context.Context, name string) (Note, error) {
 	n := Note{Name: nameOf(p), Path: p, Text: string(data)}
 	if n.Name == "" {
 		n.Name = p
-	}
-	if p == layout.Router { // its inbox line says the lines waiting now, as on every surface
-		m.ensureFresh(ctx)
-		var waiting int
-		if err := m.withIndex(func(ix *index.Index) (err error) { waiting, err = inboxCount(ctx, ix); return err }); err != nil {
-			return Note{}, err
-		}
-		n.Text = m.liveRouter(data, waiting)
 	}
 	docs := docsOf(p, data)
 	if len(docs) > 0 {

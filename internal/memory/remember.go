@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"slices"
 	"strings"
 
 	"github.com/boxmem/box/internal/box"
@@ -241,16 +242,21 @@ func readRouter(tx View) (*note.Router, error) {
 // overflowNote keeps the core facts and cautions the router's line budget leaves out.
 const overflowNote = "topic-kept-from-the-router"
 
-// writeRouter renders the router and keeps whatever the fit dropped in overflowNote.
+// writeRouter renders the router and keeps whatever the fit dropped in overflowNote: core facts as they
+// are, cautions marked (keptCautionPrefix) so the nightly job still ends them on their day.
 func writeRouter(tx *box.Tx, r *note.Router, date string) error {
 	out := r.Render()
-	if len(r.Dropped) > 0 {
+	if len(r.Dropped)+len(r.DroppedCautions) > 0 {
 		p := notePath(overflowNote)
 		data, err := readOr(tx, p, note.NewNote("topic", "Kept from the router", nil, nil))
 		if err != nil {
 			return err
 		}
-		for _, t := range r.Dropped {
+		facts := slices.Clone(r.Dropped)
+		for _, c := range r.DroppedCautions {
+			facts = append(facts, keptCautionPrefix+c)
+		}
+		for _, t := range facts {
 			if data, err = note.AddFact(data, note.Fact{Text: t}); err != nil {
 				return err
 			}

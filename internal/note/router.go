@@ -54,7 +54,10 @@ type Router struct {
 	Maps      []MapLink // "- [[moc-people]] — People (12 notes)"
 	Cautions  []string  // "- Leo is allergic to peanuts."
 	Waiting   int       // inbox lines waiting; -1 when the Inbox line is missing or hand-edited
-	Dropped   []string  // core facts and cautions the last fit had to leave out, for the caller to keep
+	Dropped   []string  // core facts the last fit had to leave out, for the caller to keep
+	// DroppedCautions are the cautions the last fit had to leave out (only when even the newest core
+	// fact could not make room), for the caller to keep and end on their day.
+	DroppedCautions []string
 
 	doc   *doc
 	dirty bool
@@ -188,34 +191,37 @@ func (r *Router) SetWaiting(n int) { r.Waiting, r.dirty = n, true }
 // Render returns the router. Unchanged, it is the parsed bytes. Changed, it is rebuilt section by
 // section and fitted into MaxRouterLines, in this order until it fits:
 //  1. maps beyond the first three (the caller lists them biggest first) fold into "- … and N more maps";
-//  2. cautions beyond the newest three (the last listed) fold into "- … and N older cautions";
-//  3. core facts beyond the newest (the last listed) are left out.
+//  2. core facts beyond the newest (the last listed) are left out: cautions are live warnings, shown
+//     until their day ends, and go before none but the newest core fact;
+//  3. cautions beyond the newest three (the last listed) fold into "- … and N older cautions";
+//  4. the newest core fact is left out.
 //
-// What 2 and 3 left out is in r.Dropped: the router is the only home of core facts and cautions, so the
-// caller must keep them elsewhere (a note) before writing. Other sections are never touched.
+// What 2–4 left out is in r.Dropped and r.DroppedCautions: the router is the only home of core facts and
+// cautions, so the caller must keep them elsewhere (a note) before writing. Other sections are never
+// touched.
 func (r *Router) Render() []byte {
 	if !r.dirty {
 		return r.doc.render()
 	}
-	r.Dropped = nil
+	r.Dropped, r.DroppedCautions = nil, nil
 	maps, cautions, core := len(r.Maps), len(r.Cautions), len(r.CoreFacts)
 	r.build(maps, cautions, core)
 	for over := len(r.doc.lines()) - MaxRouterLines; over > 0; over = len(r.doc.lines()) - MaxRouterLines {
 		switch {
 		case maps > 3:
 			maps = max(3, maps-over-1)
+		case core > 1:
+			core = max(1, core-over)
 		case cautions > 3:
 			cautions = max(3, cautions-over-1)
 		case core > 0:
-			core = max(0, core-over)
+			core = 0
 		default:
 			return r.doc.render() // only hand-written lines are left over; validate reports it
 		}
 		r.build(maps, cautions, core)
 	}
-	for _, c := range r.Cautions[:len(r.Cautions)-cautions] {
-		r.Dropped = append(r.Dropped, c)
-	}
+	r.DroppedCautions = append(r.DroppedCautions, r.Cautions[:len(r.Cautions)-cautions]...)
 	for _, f := range r.CoreFacts[:len(r.CoreFacts)-core] {
 		r.Dropped = append(r.Dropped, f.Text)
 	}

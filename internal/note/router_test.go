@@ -71,8 +71,11 @@ func TestRouterFits(t *testing.T) {
 	}
 	back, _ := ParseRouter(out)
 	kept := len(back.CoreFacts) + len(back.Cautions)
-	if kept+len(r.Dropped) != 40 {
-		t.Errorf("kept %d and dropped %d of 40 core facts and cautions", kept, len(r.Dropped))
+	if kept+len(r.Dropped)+len(r.DroppedCautions) != 40 {
+		t.Errorf("kept %d and dropped %d + %d of 40 core facts and cautions", kept, len(r.Dropped), len(r.DroppedCautions))
+	}
+	if len(back.Cautions) != 20 || len(r.DroppedCautions) != 0 {
+		t.Errorf("live cautions left the router for older core facts: %d shown, %d dropped", len(back.Cautions), len(r.DroppedCautions))
 	}
 	if back.CoreFacts[len(back.CoreFacts)-1].Text != "Core fact 19." {
 		t.Error("the newest core fact was dropped")
