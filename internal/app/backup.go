@@ -129,5 +129,20 @@ func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Resto
 			r.Notes = append(r.Notes, n)
 		}
 	}
+	// The builds a backup carries (pages, looks, the layout, connectors) were approved in the box it came
+	// from, or planted by whoever could push to it: a restore cannot tell, so they wait paused for the
+	// owner to look (docs/BACKUP.md).
+	if bs, lerr := a.Builds.List(ctx); lerr != nil || len(bs) > 0 {
+		if err := a.Builds.SetSafeMode(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, true); err != nil {
+			return Restored{}, err
+		}
+		r.Notes = append(r.Notes, "Safe mode is on: the pages, looks, layout and connectors the backup carries stay paused until you have checked them (box builds list) and turned it off (box safe-mode off).")
+	}
+	for _, p := range []string{".claude", ".codex", ".mcp.json"} {
+		if _, err := os.Lstat(filepath.Join(a.Root, p)); err == nil {
+			r.Notes = append(r.Notes, "The backup carries settings coding agents act on (.claude/, .codex/, .mcp.json): read them before you open the box in Claude Code or Codex.")
+			break
+		}
+	}
 	return r, nil
 }

@@ -144,7 +144,8 @@ func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 		}
 		head, herr := a.Box.Git().Head(ctx)
 		moved := herr == nil && head != seen
-		if n, err := a.Memory.Waiting(ctx); err == nil && !a.Jobs.IsRunning("tidy") && w.arm(n, moved) {
+		w.saw(moved) // kept until a look arms or not: a commit during a tidy still counts after it
+		if n, err := a.Memory.Waiting(ctx); err == nil && !a.Jobs.IsRunning("tidy") && w.arm(n) {
 			a.Jobs.TriggerOnce("tidy", jobs.WhyTrigger, o.TidyAfter)
 		}
 		if moved {
@@ -160,11 +161,16 @@ func (a *App) watchInbox(ctx context.Context, o JobOptions) {
 type waitWatch struct {
 	looked bool
 	last   int
+	moved  bool // the box moved since the last look
 }
 
-func (w *waitWatch) arm(n int, moved bool) bool {
-	arm := n > 0 && (!w.looked || n != w.last || moved)
-	w.looked, w.last = true, n
+// saw notes whether the box moved since the previous tick.
+func (w *waitWatch) saw(moved bool) { w.moved = w.moved || moved }
+
+// arm looks at n lines waiting and reports whether they arm a tidy.
+func (w *waitWatch) arm(n int) bool {
+	arm := n > 0 && (!w.looked || n != w.last || w.moved)
+	w.looked, w.last, w.moved = true, n, false
 	return arm
 }
 

@@ -21,12 +21,19 @@ func TestWaitingLinesArmATidyOnlyWhenSomethingChanged(t *testing.T) {
 		{1, false, false},
 		{0, true, false}, // the owner fixed the ids and filed it
 	} {
-		if got := w.arm(c.n, c.moved); got != c.arm {
+		w.saw(c.moved)
+		if got := w.arm(c.n); got != c.arm {
 			t.Errorf("look %d (%d waiting, moved %v): arm %v, want %v", i, c.n, c.moved, got, c.arm)
 		}
 	}
 	var first waitWatch
-	if !first.arm(4, false) {
+	if !first.arm(4) {
 		t.Error("lines waiting when box serve starts do not arm a tidy")
+	}
+	// The box moved while a tidy ran (no look then): the next look arms, though the count is the same.
+	first.saw(true)
+	first.saw(false)
+	if !first.arm(4) {
+		t.Error("a commit made while a tidy ran was forgotten")
 	}
 }

@@ -47,6 +47,20 @@ func BenchmarkSearchHugeNote(b *testing.B) {
 	}
 }
 
+// BenchmarkSearchNoteOfHeadings: a note of nothing but headings holding the word, read to maxReadBytes
+// (tens of thousands of heading lines): the snippet's pass over heading lines is one walk, not a look at
+// every heading for every occurrence (which took seconds).
+func BenchmarkSearchNoteOfHeadings(b *testing.B) {
+	ix := mustOpen(b)
+	put(b, ix, note("/n/headings", "Headings", strings.Repeat("# z\nz\n", maxReadBytes/6)))
+	ctx := context.Background()
+	for b.Loop() {
+		if hits, err := ix.Search(ctx, Query{Text: "z"}); err != nil || len(hits) != 1 {
+			b.Fatal(len(hits), err)
+		}
+	}
+}
+
 // TestSearchStopsWhenContextEnds: reading candidates' text stops at the next step once the request's
 // context ends, and the search returns the context's error; a context already ended reads nothing.
 func TestSearchStopsWhenContextEnds(t *testing.T) {

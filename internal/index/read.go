@@ -115,18 +115,34 @@ type docText struct {
 	length int  // words read
 	cut    bool // the text was longer than maxReadBytes
 	// headings are the positions of the body's words on Markdown heading lines ("# Leo", "## Key facts"),
-	// from and to (exclusive): a snippet shows a line that says something before a heading.
+	// from and to (exclusive), in order: a snippet shows a line that says something before a heading.
 	headings []span
 }
 
-// inHeading reports whether position pos is a word of a heading line.
-func (d *docText) inHeading(pos int) bool {
-	for _, h := range d.headings {
-		if pos >= h.start && pos < h.end {
-			return true
+// inHeadings reports, for positions in ascending order, which are words of a heading line: one walk of
+// both lists, so a note of many headings costs no more than one of a few.
+func (d *docText) inHeadings(pos []int) []bool {
+	out := make([]bool, len(pos))
+	h := 0
+	for i, p := range pos {
+		for h < len(d.headings) && d.headings[h].end <= p {
+			h++
 		}
+		out[i] = h < len(d.headings) && p >= d.headings[h].start
 	}
-	return false
+	return out
+}
+
+// atxHeading reports whether a line that goes on from prefix (what stands before its first word) is a
+// Markdown heading: at most three spaces, one to six '#', then a space or a tab ("#tag" is no heading;
+// "# Leo" and "## Key facts" are).
+func atxHeading(prefix string) bool {
+	p := strings.TrimLeft(prefix, " ")
+	if len(prefix)-len(p) > 3 {
+		return false
+	}
+	n := len(p) - len(strings.TrimLeft(p, "#"))
+	return n >= 1 && n <= 6 && len(p) > n && (p[n] == ' ' || p[n] == '\t')
 }
 
 const nFields = 4 // title, aliases, description, body: the FTS5 columns
@@ -160,7 +176,7 @@ func (m *matcher) read(fields [nFields]string) (*docText, error) {
 			}
 			if f == bodyField && start > lineEnd { // the first word of a line
 				ls := strings.LastIndexByte(text[:start], '\n') + 1
-				heading = strings.HasPrefix(strings.TrimLeft(text[ls:start], " "), "#")
+				heading = atxHeading(text[ls:start])
 				if lineEnd = strings.IndexByte(text[start:], '\n'); lineEnd < 0 {
 					lineEnd = len(text)
 				} else {

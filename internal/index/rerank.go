@@ -97,15 +97,20 @@ func saying(d *docText, ins []instance, nTerms int) []instance {
 	if len(d.headings) == 0 {
 		return ins
 	}
+	pos := make([]int, len(ins))
+	for i, in := range ins {
+		pos[i] = in.pos
+	}
+	heading := d.inHeadings(pos)
 	elsewhere := make([]bool, nTerms)
-	for _, in := range ins {
-		if !d.inHeading(in.pos) {
+	for i, in := range ins {
+		if !heading[i] {
 			elsewhere[in.term] = true
 		}
 	}
 	out := make([]instance, 0, len(ins))
-	for _, in := range ins {
-		if !elsewhere[in.term] || !d.inHeading(in.pos) {
+	for i, in := range ins {
+		if !elsewhere[in.term] || !heading[i] {
 			out = append(out, in)
 		}
 	}

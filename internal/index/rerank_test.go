@@ -146,3 +146,14 @@ func TestFarPairsRank(t *testing.T) {
 		t.Fatalf("got %v", paths(hits))
 	}
 }
+
+func TestATXHeading(t *testing.T) {
+	for prefix, want := range map[string]bool{
+		"# ": true, "## ": true, "###### ": true, "#\t": true, "   # ": true, "# **": true,
+		"#": false, "####### ": false, "    # ": false, "- ": false, "": false, "#tag ": false, "x # ": false,
+	} {
+		if got := atxHeading(prefix); got != want {
+			t.Errorf("atxHeading(%q) = %v, want %v", prefix, got, want)
+		}
+	}
+}

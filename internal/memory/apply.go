@@ -588,7 +588,7 @@ func (ap *applier) listNames(dir string) []string {
 	seen := map[string]bool{}
 	if ents, err := os.ReadDir(ap.m.host(dir)); err == nil {
 		for _, e := range ents {
-			if n, ok := strings.CutSuffix(e.Name(), ".md"); ok && !e.IsDir() && !hidden(e.Name()) {
+			if n, ok := mdName(e); ok {
 				seen[n] = true
 			}
 		}

@@ -99,7 +99,7 @@ func (m *Memory) Waiting(ctx context.Context) (int, error) {
 		if err := ctx.Err(); err != nil {
 			return n, err
 		}
-		if !dayFile(e) {
+		if _, ok := mdName(e); !ok {
 			continue
 		}
 		data, err := m.read(layout.InboxDir + "/" + e.Name())

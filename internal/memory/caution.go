@@ -79,7 +79,7 @@ type EndedCaution struct {
 }
 
 // ExpireCautions moves every caution whose last day is before today (on the memory's clock) from the
-// router to the timeline of the note it names (the owner's own note when it names none), as one change
+// router, or from the note of what a full router left out (keptCautionPrefix), to the timeline of the note it names (the owner's own note when it names none), as one change
 // committed with also (nil: none). The router's inbox line is made true in the same change. No caution
 // ended: nothing is written.
 func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[CautionsResult]) (CautionsResult, error) {
@@ -222,7 +222,7 @@ func (m *Memory) endedNow(_ *catalogue, today string) ([]string, error) {
 }
 
 // keptCautionPrefix marks a caution the router left out, kept as a fact of overflowNote until its day.
-const keptCautionPrefix = "Caution: "
+const keptCautionPrefix = "[caution] "
 
 // keptCaution reads a fact of overflowNote as a caution kept there: its text and last day.
 func keptCaution(fact string) (text, until string, ok bool) {

@@ -105,7 +105,7 @@ func TestCautionsOutliveAFullRouter(t *testing.T) {
 		}
 	}
 	kept, err := m.Read(ctx, overflowNote)
-	if err != nil || !strings.Contains(kept.Text, "- Caution: Leo's school is closed for works (until 2026-12-05)") {
+	if err != nil || !strings.Contains(kept.Text, "- [caution] Leo's school is closed for works (until 2026-12-05)") {
 		t.Fatalf("the caution the router left out (%v):\n%s", err, kept.Text)
 	}
 	c.Set(time.Date(2026, 12, 6, 3, 0, 0, 0, time.Local))

@@ -256,8 +256,8 @@ func (m *Memory) eachNote(fn func(name string, data []byte, n *note.Note, err er
 	}
 	v := diskView{m}
 	for _, d := range ents {
-		name, ok := strings.CutSuffix(d.Name(), ".md")
-		if !ok || d.IsDir() || hidden(d.Name()) {
+		name, ok := mdName(d)
+		if !ok {
 			continue
 		}
 		data, err := v.Read(notePath(name))

@@ -155,10 +155,11 @@ type pendingLine struct {
 	inbox.Line
 }
 
-// dayFile reports whether an entry of the inbox folder is a day of lines tidy reads: a Markdown file, not
-// hidden (an editor's lock or backup beside a day is not one).
-func dayFile(e os.DirEntry) bool {
-	return !e.IsDir() && strings.HasSuffix(e.Name(), ".md") && !hidden(e.Name())
+// mdName is the name without ".md" of an entry of a folder of notes, maps or inbox days that the box
+// reads: a Markdown file, not hidden (an editor's lock or backup beside it is none); ok false otherwise.
+func mdName(e os.DirEntry) (name string, ok bool) {
+	name, ok = strings.CutSuffix(e.Name(), ".md")
+	return name, ok && !e.IsDir() && !hidden(e.Name())
 }
 
 // inboxNow lists the inbox lines on disk, oldest day first, in file order, and says which stay where
@@ -177,7 +178,7 @@ func (m *Memory) inboxNow() ([]pendingLine, []string, error) {
 	var out []pendingLine
 	var skipped []string
 	for _, d := range ents {
-		if !dayFile(d) {
+		if _, ok := mdName(d); !ok {
 			continue
 		}
 		p := layout.InboxDir + "/" + d.Name()

@@ -55,8 +55,8 @@ type Router struct {
 	Cautions  []string  // "- Leo is allergic to peanuts."
 	Waiting   int       // inbox lines waiting; -1 when the Inbox line is missing or hand-edited
 	Dropped   []string  // core facts the last fit had to leave out, for the caller to keep
-	// DroppedCautions are the cautions the last fit had to leave out (only when even the newest core
-	// fact could not make room), for the caller to keep and end on their day.
+	// DroppedCautions are the cautions the last fit had to leave out (only when leaving out every core
+	// fact but the newest could not make room), for the caller to keep and end on their day.
 	DroppedCautions []string
 
 	doc   *doc

@@ -64,6 +64,12 @@ func TestTodayTellsTheOwnersTimeAndWhenLinesAreFiled(t *testing.T) {
 	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Inbox: 1 line waiting · the box files it at <time datetime=\"2028-02-28T23:35:00Z\">08:35</time>") {
 		t.Fatalf("Today with a line waiting:\n%.3000s", body)
 	}
+	// Held past its time (a freeze, writes it yields to): no time already gone is shown.
+	f.clock.Advance(10 * time.Minute)
+	if _, body := f.get(f.c, "/today"); !strings.Contains(body, "Inbox: 1 line waiting") || strings.Contains(body, "the box files") {
+		t.Fatalf("Today with the tidy's time past:\n%.3000s", body)
+	}
+	f.clock.Advance(-10 * time.Minute)
 	if _, err := f.a.Jobs.Run(ctx, "tidy", jobs.WhyTrigger); err != nil {
 		t.Fatal(err)
 	}

@@ -348,7 +348,8 @@ func (w *Web) todayPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 	}
 	data.Inbox, data.InboxLine = sum.Inbox, note.WaitingLine(sum.Inbox)
 	if w.cfg.Jobs != nil && data.Inbox > 0 {
-		if at, _, ok := w.cfg.Jobs.Pending("tidy"); ok {
+		// A time past (a run held by a freeze, or yielding to writes) says nothing the owner can use.
+		if at, _, ok := w.cfg.Jobs.Pending("tidy"); ok && at.After(now) {
 			data.TidyAt = at
 		}
 	}
