@@ -64,10 +64,11 @@ func main() {
 	verbose := flag.Bool("v", false, "print the questions the box search misses at 10")
 	flag.StringVar(&dumpPath, "dump", "", "write each question's box search list to this file, one JSON object a line (question, category, conversation, wanted and got paths)")
 	flag.Parse()
+	shown := *data // as the reproduce line says it: from a clone beside the shared folder
 	if *data == "" {
-		*data = defaultData()
+		*data, shown = defaultData(), "../shared/datasets/locomo-dev.json"
 	}
-	if err := run(*data, *verbose); err != nil {
+	if err := run(*data, shown, *verbose); err != nil {
 		fmt.Fprintln(os.Stderr, "locomo:", err)
 		os.Exit(1)
 	}
@@ -87,7 +88,7 @@ func defaultData() string {
 // dumpPath, when set, is where run writes every question's ranked list, for looking at misses.
 var dumpPath string
 
-func run(data string, verbose bool) error {
+func run(data, shown string, verbose bool) error {
 	raw, err := os.ReadFile(data)
 	if err != nil {
 		return err
@@ -147,7 +148,7 @@ func run(data string, verbose bool) error {
 	defer fmt.Println("<!-- bench:end -->")
 	fmt.Printf("## LoCoMo retrieval (%s, %d sessions, %d questions)\n\n", filepath.Base(data), len(sessions), len(questions))
 	fmt.Printf("%s, %s, index schema %d. Reproduce: `go run ./bench/locomo -data %s` (bench/run.sh locomo).\n",
-		time.Now().UTC().Format("2006-01-02"), benchkit.Machine(), index.Version, data)
+		time.Now().UTC().Format("2006-01-02"), benchkit.Machine(), index.Version, shown)
 	fmt.Println("One note per session in a real box, every question a `box search --limit 10` (memory.Search); the peer is a")
 	fmt.Println("plain BM25 (k1 1.2, b 0.75) over the same notes. R@k: share of a question's evidence sessions in the first k")
 	fmt.Println("results, averaged; MRR: 1/rank of the first evidence session; \"empty\": questions with no result. The rules and")
