@@ -681,6 +681,41 @@ func TestRecoveryWritesOnlyWhereChangesWrite(t *testing.T) {
 	}
 }
 
+// A folder of the box that is a link (to another folder of the box) takes no write: git keeps no file
+// beyond a link, so the write could be neither committed nor rolled back, and the box would refuse every
+// command after it. The write is refused with a sentence and nothing is written; a journal left by such a
+// write (a box written before) is recovered without it, and the box works again.
+func TestWritesThroughALinkedFolderAreRefused(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	if err := os.MkdirAll(filepath.Join(b.Root, "_content", "other"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("other", filepath.Join(b.Root, "_content", "linked")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/linked/a.md", "a\n")})
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "/_content/linked is a link to a folder") {
+		t.Fatalf("a write through a linked folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(b.Root, "_content", "other", "a.md")); err == nil {
+		t.Error("the refused write reached the folder the link points to")
+	}
+	head, _ := b.git.Head(ctx)
+	j := journal{Head: head, Entries: []string{"20260101T000000-linked00"}, Files: []journalEntry{{Path: "/_content/linked/b.md"}}}
+	if err := b.writeJournal(j); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(b.Root, "_content", "other", "b.md"), []byte("half"), 0o644)
+	b2, err := OpenWith(b.Root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b2.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/x.md", "x\n")}); err != nil {
+		t.Fatalf("the box after a journal naming a path beyond a link: %v", err)
+	}
+}
+
 func TestInterruptedBatchIsRolledBack(t *testing.T) {
 	ctx := context.Background()
 	b := mustInit(t, Options{})

@@ -49,6 +49,25 @@ func (b *Box) host(boxPath string) (string, error) {
 	return h, nil
 }
 
+// linkedFolder returns the first folder of box path clean (a path Clean made) that is a symbolic link,
+// if one is: git refuses a path beyond a link, so a write through one could be neither committed nor
+// rolled back.
+func (b *Box) linkedFolder(clean string) (string, bool) {
+	segs := layout.Segments(clean)
+	dir := b.Root
+	for i, s := range segs[:max(0, len(segs)-1)] {
+		dir = filepath.Join(dir, s)
+		fi, err := os.Lstat(dir)
+		if err != nil {
+			return "", false // a folder not made yet: nothing beyond it is a link
+		}
+		if fi.Mode()&fs.ModeSymlink != 0 {
+			return "/" + strings.Join(segs[:i+1], "/"), true
+		}
+	}
+	return "", false
+}
+
 func (b *Box) readDisk(boxPath string) (fileState, error) {
 	if _, err := b.host(boxPath); err != nil {
 		return fileState{}, err
@@ -276,6 +295,9 @@ func (b *Box) recoverJournal(ctx context.Context) error {
 	paths := make([]string, 0, len(j.Files))
 	states := map[string]fileState{}
 	for _, f := range j.Files {
+		if _, linked := b.linkedFolder(f.Path); linked {
+			continue // git holds nothing there to put back, and would refuse the path (a box written before links were refused)
+		}
 		st := fileState{exists: f.Exists}
 		if f.Exists {
 			d, err := b.git.Blob(ctx, f.Pre)

@@ -826,5 +826,8 @@ func (tx *Tx) guard(p string) (string, error) {
 	if off, bad := layout.ReservedOffender(clean); bad {
 		return "", errs.E(op, errs.Invalid, "%s uses the reserved name %s below the root; pick another folder name", clean, off)
 	}
+	if link, ok := tx.bt.b.linkedFolder(clean); ok {
+		return "", errs.E(op, errs.Invalid, "%s is a link to a folder, and git keeps no file beyond a link, so the box writes nothing through it (%s); replace the link with the folder it points to, then try again", link, clean)
+	}
 	return clean, nil
 }
