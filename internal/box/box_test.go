@@ -714,6 +714,37 @@ func TestWritesThroughALinkedFolderAreRefused(t *testing.T) {
 	if _, err := b2.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/x.md", "x\n")}); err != nil {
 		t.Fatalf("the box after a journal naming a path beyond a link: %v", err)
 	}
+	// The diary, which the box writes past the change's own guard, is held to the same rule.
+	diaryDir := filepath.Join(b.Root, "_bookkeeping", "diary")
+	if err := os.Rename(diaryDir, diaryDir+"2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("diary2", diaryDir); err != nil {
+		t.Fatal(err)
+	}
+	days := func() string {
+		var all strings.Builder
+		ents, _ := os.ReadDir(diaryDir + "2")
+		for _, e := range ents {
+			data, _ := os.ReadFile(filepath.Join(diaryDir+"2", e.Name()))
+			all.WriteString(e.Name() + "\n" + string(data))
+		}
+		return all.String()
+	}
+	before := days()
+	_, err = b2.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/y.md", "y\n")})
+	if !errs.Is(err, errs.Invalid) || !strings.Contains(err.Error(), "/_bookkeeping/diary is a link to a folder") {
+		t.Fatalf("a write whose diary folder is a link: %v", err)
+	}
+	if days() != before {
+		t.Error("the refused change left a diary line")
+	}
+	if _, err := os.Stat(filepath.Join(b.Root, journalPath)); err == nil {
+		t.Error("the refused change left a journal")
+	}
+	if _, err := os.Stat(filepath.Join(b.Root, "_content", "y.md")); err == nil {
+		t.Error("the refused change wrote its file")
+	}
 }
 
 func TestInterruptedBatchIsRolledBack(t *testing.T) {

@@ -68,6 +68,14 @@ func (b *Box) linkedFolder(clean string) (string, bool) {
 	return "", false
 }
 
+// noLinkedFolder refuses a write of box path p whose folder is a link, with the sentence that says what to do.
+func (b *Box) noLinkedFolder(op, p string) error {
+	if link, ok := b.linkedFolder(p); ok {
+		return errs.E(op, errs.Invalid, "%s is a link to a folder, and git keeps no file beyond a link, so the box writes nothing through it (%s); replace the link with the folder it points to, then try again", link, p)
+	}
+	return nil
+}
+
 func (b *Box) readDisk(boxPath string) (fileState, error) {
 	if _, err := b.host(boxPath); err != nil {
 		return fileState{}, err

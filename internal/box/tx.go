@@ -493,6 +493,11 @@ func (b *Box) commitApplied(ctx context.Context, bt *batch, ok []applied, blobs 
 		if bt.initial[p].equal(bt.current[p]) {
 			continue
 		}
+		// Again for every path, the diary's day included (the box writes it, past the change's guard),
+		// and for a link made since the change wrote.
+		if err := b.noLinkedFolder("box.do", p); err != nil {
+			return "", err
+		}
 		paths = append(paths, p)
 		j.Files = append(j.Files, journalEntry{Path: p, Pre: b.blob(bt.initial[p], blobs), Exists: bt.initial[p].exists})
 	}
@@ -826,8 +831,8 @@ func (tx *Tx) guard(p string) (string, error) {
 	if off, bad := layout.ReservedOffender(clean); bad {
 		return "", errs.E(op, errs.Invalid, "%s uses the reserved name %s below the root; pick another folder name", clean, off)
 	}
-	if link, ok := tx.bt.b.linkedFolder(clean); ok {
-		return "", errs.E(op, errs.Invalid, "%s is a link to a folder, and git keeps no file beyond a link, so the box writes nothing through it (%s); replace the link with the folder it points to, then try again", link, clean)
+	if err := tx.bt.b.noLinkedFolder(op, clean); err != nil {
+		return "", err
 	}
 	return clean, nil
 }

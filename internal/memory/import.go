@@ -211,9 +211,9 @@ type importPrep struct {
 }
 
 // maxKept bounds the documents and attachments one import holds in memory until its one commit (a dry
-// run holds them too): a small zip of large attachments would otherwise hold gigabytes (docs/IMPORTS.md,
-// "Limits"). A variable so tests can lower it.
-var maxKept int64 = 256 << 20
+// run counts them and holds none): a small zip of large attachments would otherwise hold gigabytes
+// (docs/IMPORTS.md, "Limits"). A variable so tests can lower it.
+var maxKept int64 = 1 << 30
 
 func (p *importPrep) refuse(where string) {
 	p.res.Refused++
@@ -337,7 +337,10 @@ func (p *importPrep) doc(d imports.Doc) error {
 		return nil
 	}
 	if p.kept += int64(len(data)); p.kept > maxKept {
-		return errs.E("memory.import", errs.Limited, "%s holds more than %d MiB of documents and attachments to keep, which an import holds until its one commit; nothing was imported. Import it in parts (a folder at a time).", p.in.Source, maxKept>>20)
+		return errs.E("memory.import", errs.Limited, "%s holds more than %d MiB of documents and attachments to keep, which an import holds until its one commit; nothing was imported. Import it in parts (a folder at a time, or an export cut into several).", p.in.Source, maxKept>>20)
+	}
+	if p.in.DryRun {
+		data = nil // a dry run writes nothing: what it would keep is only counted
 	}
 	p.docs = append(p.docs, importDoc{path: bp, data: data, rec: recordEntry{Key: key, Sum: sum, To: bp, At: p.now.Format("2006-01-02")}})
 	p.res.Documents++
