@@ -611,6 +611,15 @@ func TestStatusReportsStraysReservedAndUncommitted(t *testing.T) {
 	if _, err := json.Marshal(s); err != nil {
 		t.Error(err)
 	}
+	if len(s.Linked) != 0 {
+		t.Errorf("linked %+v in a box without links", s.Linked)
+	}
+	// A folder that is a link is named (a warning: the box writes nothing through it); a linked file is not.
+	os.Symlink("a", filepath.Join(b.Root, "_content", "linked"))
+	os.Symlink("note.md", filepath.Join(b.Root, "_content", "a", "alias.md"))
+	if s, err = b.Status(context.Background()); err != nil || len(s.Linked) != 1 || s.Linked[0].Path != "/_content/linked" || s.Linked[0].Code != "linked-folder" {
+		t.Errorf("linked %+v %v", s.Linked, err)
+	}
 }
 
 func TestStaleGitLockAndTempFilesAreRepaired(t *testing.T) {

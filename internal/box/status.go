@@ -18,12 +18,13 @@ type Status struct {
 	Areas       map[string]int    `json:"areas"`       // files per area
 	Strays      []finding.Finding `json:"strays"`      // root names outside the vocabulary
 	Reserved    []finding.Finding `json:"reserved"`    // nested reserved names, shallowest only
+	Linked      []finding.Finding `json:"linked"`      // folders that are links: the box writes nothing through them
 	Uncommitted []git.StatusEntry `json:"uncommitted"` // git status, untracked included
 }
 
 // Status walks the areas once and asks git for uncommitted changes.
 func (b *Box) Status(ctx context.Context) (Status, error) {
-	s := Status{Root: b.Root, Areas: map[string]int{}, Strays: []finding.Finding{}, Reserved: []finding.Finding{}}
+	s := Status{Root: b.Root, Areas: map[string]int{}, Strays: []finding.Finding{}, Reserved: []finding.Finding{}, Linked: []finding.Finding{}}
 	ents, err := os.ReadDir(b.Root)
 	if err != nil {
 		return s, errs.Wrap("box.status", errs.Other, err, "cannot read the box root")
@@ -44,6 +45,13 @@ func (b *Box) Status(ctx context.Context) (Status, error) {
 			}
 			rel, _ := filepath.Rel(b.Root, p)
 			bp := "/" + filepath.ToSlash(rel)
+			if d.Type()&fs.ModeSymlink != 0 {
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					s.Linked = append(s.Linked, finding.Warnf(bp, 0, "linked-folder",
+						"%s is a link to a folder: the box writes nothing through it (git keeps no file beyond a link); replace it with the folder it points to", bp))
+				}
+				return nil
+			}
 			if off, bad := layout.ReservedOffender(bp); bad && off == bp {
 				s.Reserved = append(s.Reserved, finding.Errorf(bp, 0, "reserved-name",
 					"%s uses a reserved area name below the root: rename it", bp))

@@ -104,6 +104,9 @@ func printStatus(w io.Writer, rep statusReport) {
 	for _, f := range rep.Reserved {
 		p("%s\n", f.String())
 	}
+	for _, f := range rep.Linked {
+		p("%s\n", f.String())
+	}
 }
 
 func areaOrder(a string) int {
