@@ -617,8 +617,13 @@ func TestStatusReportsStraysReservedAndUncommitted(t *testing.T) {
 	// A folder that is a link is named (a warning: the box writes nothing through it); a linked file is not.
 	os.Symlink("a", filepath.Join(b.Root, "_content", "linked"))
 	os.Symlink("note.md", filepath.Join(b.Root, "_content", "a", "alias.md"))
+	os.Symlink("a", filepath.Join(b.Root, "_content", "a", "_publish"))
 	if s, err = b.Status(context.Background()); err != nil || len(s.Linked) != 1 || s.Linked[0].Path != "/_content/linked" || s.Linked[0].Code != "linked-folder" {
 		t.Errorf("linked %+v %v", s.Linked, err)
+	}
+	// A link with a reserved name is a violation as any other; a link to a file is a file of its area.
+	if len(s.Reserved) != 2 || s.Reserved[1].Path != "/_content/a/_publish" || s.Areas["_content"] != 3 {
+		t.Errorf("reserved %+v, areas %v", s.Reserved, s.Areas)
 	}
 }
 

@@ -45,13 +45,6 @@ func (b *Box) Status(ctx context.Context) (Status, error) {
 			}
 			rel, _ := filepath.Rel(b.Root, p)
 			bp := "/" + filepath.ToSlash(rel)
-			if d.Type()&fs.ModeSymlink != 0 {
-				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
-					s.Linked = append(s.Linked, finding.Warnf(bp, 0, "linked-folder",
-						"%s is a link to a folder: the box writes nothing through it (git keeps no file beyond a link); replace it with the folder it points to", bp))
-				}
-				return nil
-			}
 			if off, bad := layout.ReservedOffender(bp); bad && off == bp {
 				s.Reserved = append(s.Reserved, finding.Errorf(bp, 0, "reserved-name",
 					"%s uses a reserved area name below the root: rename it", bp))
@@ -59,6 +52,13 @@ func (b *Box) Status(ctx context.Context) (Status, error) {
 					return fs.SkipDir
 				}
 				return nil
+			}
+			if d.Type()&fs.ModeSymlink != 0 {
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					s.Linked = append(s.Linked, finding.Warnf(bp, 0, "linked-folder",
+						"%s is a link to a folder: the box writes nothing through it (git keeps no file beyond a link); replace it with the folder it points to", bp))
+					return nil
+				}
 			}
 			if d.IsDir() && d.Name() == "_tmp" {
 				return fs.SkipDir

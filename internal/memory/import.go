@@ -213,7 +213,7 @@ type importPrep struct {
 // maxKept bounds the documents and attachments one import holds in memory until its one commit (a dry
 // run counts them and holds none): a small zip of large attachments would otherwise hold gigabytes
 // (docs/IMPORTS.md, "Limits"). A variable so tests can lower it.
-var maxKept int64 = 1 << 30
+var maxKept int64 = 512 << 20
 
 func (p *importPrep) refuse(where string) {
 	p.res.Refused++
