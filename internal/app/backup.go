@@ -89,10 +89,11 @@ type Restored struct {
 // hooks are installed again, and the owner makes a new passkey and new keys.
 func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Restored, err error) {
 	exe, _ := os.Executable()
-	check := func(paths []string) error {
-		for _, p := range paths {
-			if layout.NeverCommitted(p) {
-				return errs.E("app.restore", errs.Refused, "The repository at %s holds %q, which no box puts in git (the box's own state lives there, out of git), so it was not made by a box or was changed since; nothing was restored. Restore from a backup the box pushed.", git.ShownURL(url), p)
+	check := func(files []git.TreeFile) error {
+		for _, f := range files {
+			plain := f.Mode == "100644" || f.Mode == "100755"
+			if layout.NeverCommitted(f.Path) || f.Path == layout.Marker && !plain {
+				return errs.E("app.restore", errs.Refused, "The repository at %s holds %q, which no box puts in git (the box's own state lives there, out of git), so it was not made by a box or was changed since; nothing was restored. Restore from a backup the box pushed.", git.ShownURL(url), f.Path)
 			}
 		}
 		return nil
@@ -138,9 +139,9 @@ func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Resto
 		}
 		r.Notes = append(r.Notes, "Safe mode is on: the pages, looks, layout and connectors the backup carries stay paused until you have checked them (box builds list) and turned it off (box safe-mode off).")
 	}
-	for _, p := range []string{".claude", ".codex", ".mcp.json"} {
+	for _, p := range []string{".claude", ".codex", ".agents", ".mcp.json"} {
 		if _, err := os.Lstat(filepath.Join(a.Root, p)); err == nil {
-			r.Notes = append(r.Notes, "The backup carries settings coding agents act on (.claude/, .codex/, .mcp.json): read them before you open the box in Claude Code or Codex.")
+			r.Notes = append(r.Notes, "The backup carries settings coding agents act on (.claude/, .codex/, .agents/, .mcp.json): read them before you open the box in Claude Code or Codex.")
 			break
 		}
 	}

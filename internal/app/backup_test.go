@@ -198,6 +198,13 @@ func TestRestoreRefusesWhatNoBoxCommits(t *testing.T) {
 			}
 			return os.WriteFile(filepath.Join(work, ".BOX", "tmp"), nil, 0o644)
 		}},
+		{".box/box.json", func(work string) error { // the marker as a link
+			marker := filepath.Join(work, ".box", "box.json")
+			if err := os.Rename(marker, filepath.Join(work, "marker.json")); err != nil {
+				return err
+			}
+			return os.Symlink("../marker.json", marker)
+		}},
 		{"_tmp/x", func(work string) error {
 			if err := os.Mkdir(filepath.Join(work, "_tmp"), 0o755); err != nil {
 				return err

@@ -493,10 +493,14 @@ type CloneOptions struct {
 	Auth Auth
 	// Remote, when set, records the source as a backup remote of that name that has received everything.
 	Remote string
-	// Check, when set, is given every path the fetched branch holds before anything is checked out; its
+	// Check, when set, is given every file the fetched branch holds before anything is checked out; its
 	// error refuses the clone, and the folder is left as it was.
-	Check func(paths []string) error
+	Check func(files []TreeFile) error
 }
+
+// TreeFile is one file of a commit's tree: its path and git's mode for it ("100644", "100755", "120000"
+// for a link, "160000" for a submodule).
+type TreeFile struct{ Mode, Path string }
 
 // Clone makes dir (absent or empty) a working copy of the repository at u: its main, or its only
 // branch when HEAD names none, checked out as the box's main. Nothing else of the source comes along.
@@ -556,11 +560,20 @@ func Clone(ctx context.Context, u, dir string, o CloneOptions) (*Repo, error) {
 		return nil, transportError("fetching from", ShownURL(u), err)
 	}
 	if o.Check != nil {
-		out, err := r.Run(ctx, nil, "ls-tree", "-r", "-z", "--name-only", "refs/heads/main")
+		out, err := r.Run(ctx, nil, "ls-tree", "-r", "-z", "refs/heads/main")
 		if err != nil {
 			return nil, errs.Wrap(op, errs.Other, err, "The fetched files could not be listed")
 		}
-		if err := o.Check(strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00")); err != nil {
+		var files []TreeFile
+		for _, rec := range strings.Split(strings.TrimSuffix(string(out), "\x00"), "\x00") {
+			meta, p, ok := strings.Cut(rec, "\t") // "<mode> <type> <object>\t<path>"
+			if !ok {
+				continue
+			}
+			mode, _, _ := strings.Cut(meta, " ")
+			files = append(files, TreeFile{Mode: mode, Path: p})
+		}
+		if err := o.Check(files); err != nil {
 			return nil, err
 		}
 	}

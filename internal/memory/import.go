@@ -349,10 +349,11 @@ func (p *importPrep) doc(d imports.Doc) error {
 }
 
 // importedPath reports whether to, read from an import's record (a file in the box anyone who writes the
-// box may edit), is a path an import writes: clean, under the imports folder, no reserved name below it.
+// box may edit), is a path an import writes: clean, under the imports folder, no reserved name below it
+// and no _tmp (git ignores it).
 func importedPath(to string) bool {
 	clean, err := layout.Clean(to)
-	if err != nil || clean != to || !strings.HasPrefix(clean, importsDir+"/") {
+	if err != nil || clean != to || !strings.HasPrefix(clean, importsDir+"/") || slices.Contains(layout.Segments(clean), "_tmp") {
 		return false
 	}
 	_, reserved := layout.ReservedOffender(clean)

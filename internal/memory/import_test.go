@@ -262,7 +262,7 @@ func TestImportRecordCannotSendADocumentElsewhere(t *testing.T) {
 		t.Fatalf("the record: %s %v", data, err)
 	}
 	switches := read(t, m, layout.Switches)
-	for _, to := range []string{"/_content/imports/../../_config/switches.card", "/_config/switches.card", "/_content/imports/notes/_config/x.md"} {
+	for _, to := range []string{"/_content/imports/../../_config/switches.card", "/_config/switches.card", "/_content/imports/notes/_config/x.md", "/_content/imports/notes/_tmp/a.md"} {
 		planted := strings.Replace(string(data), `"to":"/_content/imports/notes/a.md"`, `"to":"`+to+`"`, 1)
 		if err := os.WriteFile(rec, []byte(planted), 0o644); err != nil {
 			t.Fatal(err)
