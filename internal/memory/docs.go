@@ -184,8 +184,15 @@ func trustOfSource(src string) string {
 func inboxDocs(p string, data []byte) []index.Doc {
 	date := dayOf(p)
 	var docs []index.Doc
+	seen := map[string]int{}
 	for _, l := range inbox.LinesOf(data) {
-		d := index.Doc{Path: p + "#" + l.ID, Kind: KindInbox, Body: l.Text, Who: l.Who, Trust: l.Trust, Title: "Inbox " + date}
+		key := p + "#" + l.ID
+		// Two lines of a day with one id (a file edited by hand, which tidy leaves) are two documents:
+		// found, and counted as waiting, as the file holds them.
+		if seen[l.ID]++; seen[l.ID] > 1 {
+			key += "~" + strconv.Itoa(seen[l.ID])
+		}
+		d := index.Doc{Path: key, Kind: KindInbox, Body: l.Text, Who: l.Who, Trust: l.Trust, Title: "Inbox " + date}
 		if t, err := time.ParseInLocation("2006-01-02 15:04:05", date+" "+l.Time, time.Local); err == nil {
 			d.Date = t
 		}

@@ -370,6 +370,18 @@ func TestTidyLeavesLinesSharingAnId(t *testing.T) {
 	if text := read(t, m, day); !strings.Contains(text, "Zara paints murals.") || !strings.Contains(text, "Omar bakes bread.") || strings.Contains(text, "Ana") {
 		t.Errorf("the inbox after the tidy:\n%s", text)
 	}
+	// Both lines wait, and every surface counts and finds two.
+	ctx := context.Background()
+	o, err := m.Overview(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w, err := m.Waiting(ctx); err != nil || o.Inbox != 2 || w != 2 || !strings.Contains(o.Router, "Inbox: 2 lines waiting") {
+		t.Errorf("overview counts %d, the files %d (%v):\n%s", o.Inbox, w, err, o.Router)
+	}
+	if len(hits(t, m, SearchInput{Words: "zara"})) != 1 || len(hits(t, m, SearchInput{Words: "omar"})) != 1 {
+		t.Error("a line sharing its id with another is not found")
+	}
 }
 
 // A note some editor saved with a byte-order mark first keeps its frontmatter: found with the trust it
