@@ -48,8 +48,8 @@ func BenchmarkSearchHugeNote(b *testing.B) {
 }
 
 // BenchmarkSearchNoteOfHeadings: a note of nothing but headings holding the word, read to maxReadBytes
-// (tens of thousands of heading lines): the snippet's pass over heading lines is one walk, not a look at
-// every heading for every occurrence (which took seconds).
+// (tens of thousands of heading lines): the snippet tells heading words in one pass over the body's words
+// up to its last match, not a look at every heading for every occurrence (which took seconds).
 func BenchmarkSearchNoteOfHeadings(b *testing.B) {
 	ix := mustOpen(b)
 	put(b, ix, note("/n/headings", "Headings", strings.Repeat("# z\nz\n", maxReadBytes/6)))

@@ -1,9 +1,6 @@
 package index
 
-import (
-	"math"
-	"strings"
-)
+import "math"
 
 // Reading a candidate's text in Go: where each query term occurs, for the proximity score and the
 // snippet (docs/SEARCH.md, "Ranking" and "Snippets"). The cost is linear in the text read and bounded
@@ -114,35 +111,6 @@ type docText struct {
 	hits   [][]int
 	length int  // words read
 	cut    bool // the text was longer than maxReadBytes
-	// headings are the positions of the body's words on Markdown heading lines ("# Leo", "## Key facts"),
-	// from and to (exclusive), in order: a snippet shows a line that says something before a heading.
-	headings []span
-}
-
-// inHeadings reports, for positions in ascending order, which are words of a heading line: one walk of
-// both lists, so a note of many headings costs no more than one of a few.
-func (d *docText) inHeadings(pos []int) []bool {
-	out := make([]bool, len(pos))
-	h := 0
-	for i, p := range pos {
-		for h < len(d.headings) && d.headings[h].end <= p {
-			h++
-		}
-		out[i] = h < len(d.headings) && p >= d.headings[h].start
-	}
-	return out
-}
-
-// atxHeading reports whether a line that goes on from prefix (what stands before its first word) is a
-// Markdown heading: at most three spaces, one to six '#', then a space or a tab ("#tag" is no heading;
-// "# Leo" and "## Key facts" are).
-func atxHeading(prefix string) bool {
-	p := strings.TrimLeft(prefix, " ")
-	if len(prefix)-len(p) > 3 {
-		return false
-	}
-	n := len(p) - len(strings.TrimLeft(p, "#"))
-	return n >= 1 && n <= 6 && len(p) > n && (p[n] == ' ' || p[n] == '\t')
 }
 
 const nFields = 4 // title, aliases, description, body: the FTS5 columns
@@ -165,7 +133,6 @@ func (m *matcher) read(fields [nFields]string) (*docText, error) {
 			recent[k] = recent[k][:0]
 		}
 		next := checkEvery
-		lineEnd, heading := -1, false
 		var err error
 		scanWords(text, func(w []byte, start, end int) bool {
 			if start >= next {
@@ -173,21 +140,6 @@ func (m *matcher) read(fields [nFields]string) (*docText, error) {
 				if err = m.tick(); err != nil {
 					return false
 				}
-			}
-			if f == bodyField && start > lineEnd { // the first word of a line
-				ls := strings.LastIndexByte(text[:start], '\n') + 1
-				heading = atxHeading(text[ls:start])
-				if lineEnd = strings.IndexByte(text[start:], '\n'); lineEnd < 0 {
-					lineEnd = len(text)
-				} else {
-					lineEnd += start
-				}
-				if heading {
-					d.headings = append(d.headings, span{pos, pos})
-				}
-			}
-			if heading {
-				d.headings[len(d.headings)-1].end = pos + 1
 			}
 			d.length++
 			ids := m.wordIDs(w)

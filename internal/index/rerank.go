@@ -93,28 +93,67 @@ func (m *matcher) snippet(d *docText, w []float64) (snippet, text string) {
 
 // saying is ins without a term's words on heading lines when the term is also elsewhere: the heading
 // "# Leo" repeats the title, and the line "- Leo swims on Thursdays" is what a search for Leo wants shown.
+// It reads the body only for a document quoted, and only as far as its last match.
 func saying(d *docText, ins []instance, nTerms int) []instance {
-	if len(d.headings) == 0 {
+	last := -1
+	for _, in := range ins {
+		if in.pos/fieldGap == bodyField {
+			last = in.pos % fieldGap
+		}
+	}
+	if last < 0 || !strings.Contains(d.fields[bodyField], "#") {
 		return ins
 	}
-	pos := make([]int, len(ins))
-	for i, in := range ins {
-		pos[i] = in.pos
+	heading := headingWords(d.fields[bodyField], last)
+	inHeading := func(in instance) bool {
+		p := in.pos - bodyField*fieldGap
+		return in.pos/fieldGap == bodyField && p < len(heading) && heading[p]
 	}
-	heading := d.inHeadings(pos)
 	elsewhere := make([]bool, nTerms)
-	for i, in := range ins {
-		if !heading[i] {
+	for _, in := range ins {
+		if !inHeading(in) {
 			elsewhere[in.term] = true
 		}
 	}
 	out := make([]instance, 0, len(ins))
-	for i, in := range ins {
-		if !elsewhere[in.term] || !heading[i] {
+	for _, in := range ins {
+		if !elsewhere[in.term] || !inHeading(in) {
 			out = append(out, in)
 		}
 	}
 	return out
+}
+
+// headingWords reports, for each word of text up to word last, whether it stands on a heading line.
+func headingWords(text string, last int) []bool {
+	out := make([]bool, 0, last+1)
+	lineEnd, heading := -1, false
+	scanWords(text, func(_ []byte, start, _ int) bool {
+		if start > lineEnd { // the first word of a line
+			ls := strings.LastIndexByte(text[:start], '\n') + 1
+			heading = atxHeading(text[ls:start])
+			if lineEnd = strings.IndexByte(text[start:], '\n'); lineEnd < 0 {
+				lineEnd = len(text)
+			} else {
+				lineEnd += start
+			}
+		}
+		out = append(out, heading)
+		return len(out) <= last
+	})
+	return out
+}
+
+// atxHeading reports whether a line that goes on from prefix (what stands before its first word) is a
+// Markdown heading: at most three spaces, one to six '#', then a space or a tab ("#tag" is no heading;
+// "# Leo" and "## Key facts" are).
+func atxHeading(prefix string) bool {
+	p := strings.TrimLeft(prefix, " ")
+	if len(prefix)-len(p) > 3 {
+		return false
+	}
+	n := len(p) - len(strings.TrimLeft(p, "#"))
+	return n >= 1 && n <= 6 && len(p) > n && (p[n] == ' ' || p[n] == '\t')
 }
 
 // snippetWindow returns the field and the first and last token of the run of at most snippetTokens
