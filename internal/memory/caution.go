@@ -79,8 +79,8 @@ type EndedCaution struct {
 }
 
 // ExpireCautions moves every caution whose last day is before today (on the memory's clock) from the
-// router, or from the note of what a full router left out (keptCautionPrefix), to the timeline of the note it names (the owner's own note when it names none), as one change
-// committed with also (nil: none). The router's inbox line is made true in the same change. No caution
+// router, or from the note of what a full router left out (keptCautionPrefix), to the timeline of the
+// note it names (the owner's own note when it names none), as one change committed with also (nil: none). The router's inbox line is made true in the same change. No caution
 // ended: nothing is written.
 func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[CautionsResult]) (CautionsResult, error) {
 	a = normalize(a)
@@ -119,11 +119,8 @@ func (m *Memory) ExpireCautions(ctx context.Context, a Actor, also *Also[Caution
 		// The cautions a full router left out wait in the note of what it keeps; they end there too.
 		if data, err := readOr(tx, notePath(overflowNote), nil); err != nil {
 			return err
-		} else if _, gone := note.RemoveFactsMatching(data, keptEnded(today)); len(gone) > 0 {
-			if err := ap.edit(overflowNote, func(d []byte) ([]byte, error) {
-				rest, _ := note.RemoveFactsMatching(d, keptEnded(today))
-				return rest, nil
-			}, ap.touch(inbox.Own)); err != nil {
+		} else if rest, gone := note.RemoveFactsMatching(data, keptEnded(today)); len(gone) > 0 {
+			if err := ap.edit(overflowNote, func([]byte) ([]byte, error) { return rest, nil }, ap.touch(inbox.Own)); err != nil {
 				return err
 			}
 			for _, g := range gone {
