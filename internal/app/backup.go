@@ -91,8 +91,7 @@ func Restore(ctx context.Context, url, dir, token string, opts Options) (_ Resto
 	exe, _ := os.Executable()
 	check := func(files []git.TreeFile) error {
 		for _, f := range files {
-			plain := f.Mode == "100644" || f.Mode == "100755"
-			if layout.NeverCommitted(f.Path) || f.Path == layout.Marker && !plain {
+			if layout.NeverCommitted(f.Path, f.Mode == "100644" || f.Mode == "100755") {
 				return errs.E("app.restore", errs.Refused, "The repository at %s holds %q, which no box puts in git (the box's own state lives there, out of git), so it was not made by a box or was changed since; nothing was restored. Restore from a backup the box pushed.", git.ShownURL(url), f.Path)
 			}
 		}

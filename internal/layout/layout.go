@@ -197,10 +197,11 @@ func Clean(p string) (string, error) {
 // NeverCommitted reports a path (relative to the box root, as git lists it) that no box puts in git: the
 // runtime folder .box/ but its marker, and the scratch area _tmp/. A repository that carries one was not
 // made by a box, and what it holds there (a write journal, a state database, a symlink) is never used.
-func NeverCommitted(rel string) bool {
+// The marker is committed as a plain file only (plain false: a link or a submodule).
+func NeverCommitted(rel string, plain bool) bool {
 	first, _, _ := strings.Cut(rel, "/")
 	// Case folded: on a file system that ignores case, .BOX/tmp is .box/tmp.
-	return strings.EqualFold(first, ".box") && rel != Marker || strings.EqualFold(first, "_tmp")
+	return strings.EqualFold(first, ".box") && (rel != Marker || !plain) || strings.EqualFold(first, "_tmp")
 }
 
 // InArea reports whether a clean box path lies inside one of the five areas.

@@ -173,3 +173,19 @@ func TestResolve(t *testing.T) {
 		t.Errorf("Join cleaned the path: %s", got)
 	}
 }
+
+func TestNeverCommitted(t *testing.T) {
+	for _, c := range []struct {
+		rel   string
+		plain bool
+		never bool
+	}{
+		{".box/box.json", true, false}, {".box/box.json", false, true}, {".box/tmp", false, true}, {".box/state.db", true, true},
+		{".BOX/journal.json", true, true}, {"_tmp/x", true, true}, {"_TMP/x", true, true}, {"_content/a.md", true, false},
+		{"_content/.box/x", true, false}, {".boxes/x", true, false},
+	} {
+		if got := NeverCommitted(c.rel, c.plain); got != c.never {
+			t.Errorf("NeverCommitted(%q, plain %v) = %v", c.rel, c.plain, got)
+		}
+	}
+}
