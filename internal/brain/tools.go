@@ -225,8 +225,10 @@ func describeConnectorTool(c connectors.ChatTool) string {
 }
 
 // callConnector runs a connector's tool for the chat, as the owner's chat: a write goes through the
-// owner's switches (after outside content, always a card). What the tool returns, or the error it
-// threw, is outside content: fenced, and the turn has read it (docs/CONNECTORS.md, "Calls").
+// owner's switches (after outside content, always a card). What the tool returns, or any error of the
+// call, is outside content: fenced, and the turn has read it (docs/CONNECTORS.md, "Calls"). An error
+// the tool did not throw still quotes its sender: the connector's name, its tools' names, the schema's
+// words an argument failed (a pattern can say anything).
 func (b *Brain) callConnector(ctx context.Context, st *turnState, name string, in json.RawMessage) Outcome {
 	id, tool, ok := connectors.SplitToolName(name)
 	if !ok {
@@ -234,12 +236,9 @@ func (b *Brain) callConnector(ctx context.Context, st *turnState, name string, i
 	}
 	ans, err := b.cfg.Connectors.Call(ctx, connectors.Caller{Actor: chatActor, Asker: gate.Asker{Owner: true, Via: "chat", OutsideRead: st.outside}}, id, tool, in)
 	switch {
-	case err != nil && errs.KindOf(err) == errs.Other:
-		// The tool threw: its message is the connector's, not the box's.
-		st.outside = true
-		return Outcome{Text: memory.Fence(errs.Sentence(err)), IsError: true, Outside: true, Changed: true}
 	case err != nil:
-		return failure(err)
+		st.outside = true
+		return Outcome{Text: memory.Fence(errs.Sentence(err)), IsError: true, Outside: true, Changed: errs.KindOf(err) == errs.Other}
 	case ans.Card != "":
 		return Outcome{Text: "Not done yet: " + ans.Text + " Tell the owner it waits for their yes.", Card: ans.Card}
 	}

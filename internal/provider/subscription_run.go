@@ -86,6 +86,9 @@ func (s *Subscription) run(ctx context.Context, cmd *exec.Cmd, line func([]byte)
 		}
 	}
 	scanErr := sc.Err()
+	if scanErr != nil { // a line too long: the CLI would block writing the rest of it into a full pipe
+		stop(errStopped)
+	}
 	first.Stop()
 	idle.Stop()
 	if ended { // the last event came: the CLI exits by itself, or is ended after a grace

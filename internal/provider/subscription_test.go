@@ -355,6 +355,9 @@ func TestSubscriptionFailures(t *testing.T) {
 		{"codex offline", provider.Codex, providertest.CLIRun{Fail: "offline"}, provider.Down, errs.Busy, "seems to be offline", 0},
 		{"codex crash", provider.Codex, providertest.CLIRun{Fail: "crash", Stderr: stderr}, provider.BrokenStream, errs.Other, "Codex stopped unexpectedly (exit status 2)", 0},
 		{"codex garbage", provider.Codex, providertest.CLIRun{Fail: "garbage"}, provider.BrokenStream, errs.Other, "could not be read", 0},
+		// The reader stops at a line past its limit; the CLI, blocked writing the rest, is ended then.
+		{"claude line too long", provider.ClaudeCode, providertest.CLIRun{Fail: "long_line"}, provider.BrokenStream, errs.Other, "a line of its output was too long", 0},
+		{"codex line too long", provider.Codex, providertest.CLIRun{Fail: "long_line"}, provider.BrokenStream, errs.Other, "a line of its output was too long", 0},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -32,7 +32,8 @@ type CLIRun struct {
 	Cost         float64 // Claude Code's total_cost_usd
 	// Fail picks a failure: signed_out (Codex: signed_out_early, before any event), usage_limit, rate_limited, overloaded, offline (Codex waits
 	// for the network), crash (exit 2 after a first event), hang (no output at all),
-	// hang_after_start (one event, then nothing), garbage (a line that is not JSON), tools (Claude
+	// hang_after_start (one event, then nothing), garbage (a line that is not JSON), long_line (a line
+	// of 6 MB, then nothing), tools (Claude
 	// Code starts with built-in tools), not_found (Claude Code: the model does not exist).
 	Fail     string
 	ResetsAt int64  // Claude Code usage limit: the rate_limit_event's resetsAt, Unix seconds
@@ -264,7 +265,7 @@ func playClaude(out *liner, model string, run CLIRun) int {
 		return failWith("overloaded", "API Error: 529 Overloaded. This is a server-side issue, usually temporary.", 529)
 	case "not_found":
 		return failWith("model_not_found", "There's an issue with the selected model ("+model+"). It may not exist or you may not have access to it.", 404)
-	case "crash", "hang_after_start", "garbage":
+	case "crash", "hang_after_start", "garbage", "long_line":
 		return misbehave(out, run.Fail)
 	}
 	text := strings.Join(run.Text, "")
@@ -341,7 +342,7 @@ func playCodex(out *liner, run CLIRun) int {
 		out.send(map[string]any{"type": "error", "message": "Reconnecting... waiting for network (Connection failed: error sending request)"})
 		time.Sleep(time.Hour)
 		return 0
-	case "crash", "hang_after_start", "garbage":
+	case "crash", "hang_after_start", "garbage", "long_line":
 		return misbehave(out, run.Fail)
 	}
 	if run.Reconnect {
@@ -360,6 +361,11 @@ func misbehave(out *liner, how string) int {
 	case "crash":
 		return 2
 	case "hang_after_start":
+		time.Sleep(time.Hour)
+		return 0
+	case "long_line": // more than the reader takes in one line; the rest blocks on a full pipe
+		_, _ = out.w.WriteString(`{"type":"` + strings.Repeat("a", 6<<20) + "\"}\n")
+		_ = out.w.Flush()
 		time.Sleep(time.Hour)
 		return 0
 	}

@@ -100,14 +100,16 @@ func localAddrs() map[netip.Addr]bool {
 func (p *proxy) target(raw string) (*url.URL, string, error) {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, "", &refusal{why: fmt.Sprintf("%q is not an http or https address", clip(raw))}
+		// The address is the connector's text (a query can carry the owner's words, a redirect's the key it
+		// was sent with): it is never quoted.
+		return nil, "", &refusal{why: "the address is not an http or https address"}
 	}
 	host := connector.NormalizeHost(u.Hostname())
 	switch {
 	case !ascii(host):
 		// The transport would map it (IDNA: fullwidth letters, a soft hyphen) to another name than the
 		// one these checks and the diary see.
-		return nil, "", &refusal{why: fmt.Sprintf("%q has a host name that is not plain ASCII; write it as the xn-- name", clip(raw))}
+		return nil, "", &refusal{why: "the address has a host name that is not plain ASCII; write it as the xn-- name"}
 	case u.User != nil:
 		return nil, host, &refusal{host, fmt.Sprintf("the address for %s carries a user name or password; send credentials as declared keys", host)}
 	case u.Port() != "" && !(u.Scheme == "https" && u.Port() == "443") && !(u.Scheme == "http" && u.Port() == "80"):

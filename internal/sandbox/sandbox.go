@@ -157,7 +157,7 @@ func (r *Runner) run(ctx context.Context, tool string, args json.RawMessage, st 
 		return &Result{}, errs.Wrap(op, errs.Other, err, "the sandbox could not start")
 	}
 	res := &Result{Confinement: Confinement{Namespaces: ns}}
-	rec := &recorder{res: res, onFetch: r.cfg.OnFetch}
+	rec := &recorder{res: res, onFetch: r.cfg.OnFetch, scrub: r.proxy.scrub}
 	killed := make(chan struct{})
 	go func() {
 		select {
@@ -229,8 +229,8 @@ func (r *Runner) converse(ctx context.Context, in io.Writer, out io.Reader, star
 			}
 			res, err := r.proxy.fetch(ctx, m.Req, r.reads(startMsg.Tool))
 			rec.fetched(m.Req.URL, res, err)
-			if err != nil {
-				reply = &message{Op: "reply", Error: err.Error()}
+			if err != nil { // scrubbed as a response is: a refused redirect's address can echo a key
+				reply = &message{Op: "reply", Error: r.proxy.scrub(err.Error())}
 			} else {
 				reply = &message{Op: "reply", Res: res}
 			}
@@ -303,6 +303,7 @@ type recorder struct {
 	mu      sync.Mutex
 	res     *Result
 	onFetch func(Fetch)
+	scrub   func(string) string // the proxy's: a host or reason can carry a key the connector echoed
 }
 
 func (rc *recorder) fetched(rawURL string, res *fetchResponse, err error) {
@@ -312,12 +313,12 @@ func (rc *recorder) fetched(rawURL string, res *fetchResponse, err error) {
 	var ref *refusal
 	switch {
 	case errors.As(err, &ref):
-		f.Host, f.Refused = ref.host, ref.why
-		if f.Host == "" {
-			f.Host = clip(rawURL)
+		f.Host, f.Refused = rc.scrub(ref.host), rc.scrub(ref.why)
+		if f.Host == "" { // never the address itself: the connector's text, which can carry anything
+			f.Host = "an address that is not a web address"
 		}
 		if !slices.ContainsFunc(rc.res.Blocked, func(b Blocked) bool { return b.Host == f.Host }) {
-			rc.res.Blocked = append(rc.res.Blocked, Blocked{Host: f.Host, Why: ref.why})
+			rc.res.Blocked = append(rc.res.Blocked, Blocked{Host: f.Host, Why: f.Refused})
 		}
 	case res != nil:
 		f.Host, f.Status = hostOf(res.URL), res.Status
