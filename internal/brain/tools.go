@@ -106,12 +106,21 @@ func (b *Brain) handlers() map[string]handler {
 			}
 			return st.read(result(map[string]any{"items": items}, err), outside)
 		}),
-		"todos_list": typed(func(ctx context.Context, _ *turnState, in struct {
+		"todos_list": typed(func(ctx context.Context, st *turnState, in struct {
 			List        string `json:"list"`
 			IncludeDone bool   `json:"include_done"`
 		}) Outcome {
 			lists, err := b.cfg.Todos.Lists(ctx)
-			return result(map[string]any{"lists": todo.Select(lists, in.List, in.IncludeDone)}, err)
+			lists = todo.Select(lists, in.List, in.IncludeDone)
+			// A to-do keeps no author, and assistants and pages add them: every item is read as others'
+			// words (docs/BRAIN.md, "The chat's tools").
+			outside := false
+			for i := range lists {
+				for j := range lists[i].Items {
+					lists[i].Items[j].Text, outside = memory.Fence(lists[i].Items[j].Text), true
+				}
+			}
+			return st.read(result(map[string]any{"lists": lists}, err), outside)
 		}),
 		"memory_remember": typed(func(ctx context.Context, st *turnState, in struct {
 			Text string `json:"text"`
@@ -302,7 +311,8 @@ func (b *Brain) forget(ctx context.Context, st *turnState, words string) Outcome
 	if o, held := heldByTheGate(out, "Nothing removed yet: a card is waiting for the owner on Today. Tell the owner it waits for their yes."); held {
 		return o
 	}
-	res, err := b.cfg.Memory.Forget(ctx, chatActor, memory.ForgetInput{Words: words})
+	// Exactly the lines the gate decided on: one that arrived since is not in them, and stays.
+	res, err := b.cfg.Memory.ForgetMatched(ctx, chatActor, memory.ForgetInput{Words: words}, lines)
 	o := result(res, err)
 	o.Changed = !o.IsError && res.Removed > 0
 	return o

@@ -35,7 +35,22 @@ func (b *Brain) Unthinking(ctx context.Context, text string, confirm bool) (repl
 	}
 	m := b.cfg.Memory
 	if mt := forgetRe.FindStringSubmatch(text); mt != nil {
-		res, err := m.Forget(ctx, memory.Actor{Who: "owner", Via: "chat", Trust: "own"}, memory.ForgetInput{Words: mt[1], Confirm: confirm})
+		// The owner's own words, through the gate as the chat with a brain goes (docs/GATE.md): "Change
+		// my box" at Never refuses, Ask me makes a card; the lines removed are those it decided on.
+		lines, err := m.ForgetPreview(ctx, mt[1])
+		if err != nil {
+			return sentenceOf(err), false
+		}
+		if len(lines) > 0 {
+			out, err := b.cfg.Gate.Propose(ctx, memory.ForgetAction(mt[1], lines), gate.Asker{Owner: true, Via: "chat", OwnLastMessageAsked: true})
+			if err != nil {
+				return sentenceOf(err), false
+			}
+			if o, held := heldByTheGate(out, "Nothing removed yet: a card is waiting for you on Today."); held {
+				return o.Text, false
+			}
+		}
+		res, err := m.ForgetMatched(ctx, memory.Actor{Who: "owner", Via: "chat", Trust: "own"}, memory.ForgetInput{Words: mt[1], Confirm: confirm}, lines)
 		if err != nil {
 			return sentenceOf(err), false
 		}
