@@ -68,7 +68,7 @@ func (b *Brain) ProposeFacts(ctx context.Context, in ProposeInput) (Proposal, er
 	}
 	job := Job{Turn: in.Turn, Purpose: "import", Tier: route.Fast, MaxSteps: 1, MaxTokens: 1024,
 		System: func(string) string { return proposePrompt },
-		Messages: []provider.Message{{Role: provider.User, Text: "The conversation " + quoteTitle(in.Title) + ", as exported:\n\n" + memory.Fence(text) +
+		Messages: []provider.Message{{Role: provider.User, Text: "The conversation " + memory.Fence(quoteTitle(in.Title)) + ", as exported:\n\n" + memory.Fence(text) +
 			"\n\nList the lasting facts about the owner it holds, one per line starting with \"- \", or NONE."}}}
 	th, err := b.Think(ctx, job, nil)
 	p := Proposal{Lines: th.Lines}

@@ -110,11 +110,15 @@ func batchText(batch memory.Batch) string {
 		t.WriteString("(none of the existing notes is named in these lines)\n")
 	}
 	for _, n := range batch.Notes {
-		fmt.Fprintf(&t, "- %s (%s, %q", n.Name, n.Kind, n.Title)
+		// An outside note's title and aliases are its writer's words as much as its facts are.
+		names := fmt.Sprintf("%q", n.Title)
 		if len(n.Aliases) > 0 {
-			fmt.Fprintf(&t, ", also %s", strings.Join(n.Aliases, ", "))
+			names += ", also " + strings.Join(n.Aliases, ", ")
 		}
-		t.WriteString(")")
+		if n.Outside {
+			names = memory.Fence(names)
+		}
+		fmt.Fprintf(&t, "- %s (%s, %s)", n.Name, n.Kind, names)
 		if len(n.Facts) > 0 {
 			facts := strings.Join(n.Facts, " | ")
 			if n.Outside {
