@@ -11,6 +11,7 @@ import (
 	"math"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
@@ -47,16 +48,37 @@ type Line struct {
 
 // NewLine records one call: the provider's own counts, and its own cost when it gave one, else the
 // price table's, else Unknown.
+// The model id and the figures are the provider's word, and a line the ledger refuses would lose the
+// turn's record and stop a tidy: a model id is made one line (at most 100 characters), a negative count
+// zero, a cost that is negative or not a number is not taken.
 func NewLine(now time.Time, turn, purpose, providerName, model string, u provider.Usage, prices Prices) Line {
+	model = oneLine(model, 100)
+	if model == "" {
+		model = "unknown"
+	}
 	l := Line{Time: now, Turn: turn, Purpose: purpose, Provider: providerName, Model: model,
-		TokensIn: u.InputTokens, TokensOut: u.OutputTokens, CostFrom: Unknown}
+		TokensIn: max(u.InputTokens, 0), TokensOut: max(u.OutputTokens, 0), CostFrom: Unknown}
 	switch p, ok := prices.Lookup(model); {
-	case u.HasCost:
+	case u.HasCost && u.Cost >= 0 && !math.IsInf(u.Cost, 0): // NaN compares false
 		l.Cost, l.CostFrom = u.Cost, FromProvider
 	case ok:
-		l.Cost, l.CostFrom = p.Cost(u.InputTokens, u.OutputTokens), FromPrices
+		l.Cost, l.CostFrom = p.Cost(l.TokensIn, l.TokensOut), FromPrices
 	}
 	return l
+}
+
+// oneLine is s with control characters as spaces, trimmed, at most n runes.
+func oneLine(s string, n int) string {
+	s = strings.TrimSpace(strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
+			return ' '
+		}
+		return r
+	}, strings.ToValidUTF8(s, "")))
+	if r := []rune(s); len(r) > n {
+		s = strings.TrimSpace(string(r[:n]))
+	}
+	return s
 }
 
 // Marshal is the line as the ledger holds it: one JSON object and a newline.

@@ -1,6 +1,7 @@
 package usage_test
 
 import (
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -208,4 +209,36 @@ func FuzzParse(f *testing.F) {
 			t.Fatalf("round trip: %v", err)
 		}
 	})
+}
+
+// TestNewLineTakesTheProvidersWordOnlyAsTheLedgerHoldsIt: a model id with a line break, negative counts or
+// a cost that is negative or not a number still make a line the ledger takes (a refused line lost the
+// chat's turn and stopped the tidy), never the figures as sent.
+func TestNewLineTakesTheProvidersWordOnlyAsTheLedgerHoldsIt(t *testing.T) {
+	now := time.Date(2026, 3, 5, 14, 2, 0, 0, time.UTC)
+	for _, c := range []struct {
+		name     string
+		model    string
+		u        provider.Usage
+		want     string
+		cost     float64
+		costFrom usage.CostFrom
+	}{
+		{"line break", "model-a\nx\u2028y", provider.Usage{InputTokens: 10, OutputTokens: 5}, "model-a x y", 0, usage.Unknown},
+		{"negative cost", "model-a", provider.Usage{InputTokens: 10, Cost: -0.5, HasCost: true}, "model-a", 0, usage.Unknown},
+		{"not a number", "model-a", provider.Usage{Cost: math.NaN(), HasCost: true}, "model-a", 0, usage.Unknown},
+		{"infinite", "model-a", provider.Usage{Cost: math.Inf(1), HasCost: true}, "model-a", 0, usage.Unknown},
+		{"negative counts", "", provider.Usage{InputTokens: -4, OutputTokens: -1, Cost: 0.25, HasCost: true}, "unknown", 0.25, usage.FromProvider},
+		{"long", strings.Repeat("m", 300), provider.Usage{}, strings.Repeat("m", 100), 0, usage.Unknown},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			l := usage.NewLine(now, "turn-1", "chat", "openai", c.model, c.u, nil)
+			if l.Model != c.want || l.TokensIn < 0 || l.TokensOut < 0 || l.Cost != c.cost || l.CostFrom != c.costFrom {
+				t.Errorf("%+v: want model %q, cost %v from %s, counts zero or more", l, c.want, c.cost, c.costFrom)
+			}
+			if _, err := l.Marshal(); err != nil {
+				t.Errorf("the ledger refuses the line: %v", err)
+			}
+		})
+	}
 }
