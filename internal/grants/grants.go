@@ -19,6 +19,7 @@ import (
 	"net/netip"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -294,11 +295,13 @@ func checkRedirect(raw string) error {
 	return fmt.Errorf("%q must be https, or http on a loopback address (127.0.0.1, [::1], localhost)", raw)
 }
 
-// Own is where the box itself answers: its public address (the issuer of the request) and the port the
-// request reached it on.
+// Own is where the box itself answers: its public address (the issuer of the request), the port the
+// request reached it on, and the other host names it answers to (those a reverse proxy may send, its
+// public address's), whatever name this request came in under.
 type Own struct {
 	Issuer string
 	Port   string
+	Hosts  []string
 }
 
 // CheckNotOwn refuses a redirect URI on the box's own origin: the issuer, or a loopback address on the
@@ -314,17 +317,18 @@ func CheckNotOwn(redirects []string, own Own) error {
 		host := strings.ToLower(u.Hostname())
 		same := iss != nil && iss.Host != "" && strings.EqualFold(u.Scheme, iss.Scheme) &&
 			host == strings.ToLower(iss.Hostname()) && portOf(u) == portOf(iss)
-		if same || (own.Port != "" && loopback(host) && portOf(u) == own.Port) {
+		named := slices.ContainsFunc(own.Hosts, func(h string) bool { return h != "" && strings.EqualFold(h, host) })
+		if same || named || (own.Port != "" && loopback(host) && portOf(u) == number(own.Port)) {
 			return refuse("invalid_redirect_uri", "%q is this box's own address; a redirect URI leads to the app that connects, never to the box itself.", r)
 		}
 	}
 	return nil
 }
 
-// portOf is a URL's port, or its scheme's default.
+// portOf is a URL's port as a number reads (a browser takes 07317 for 7317), or its scheme's default.
 func portOf(u *url.URL) string {
 	if p := u.Port(); p != "" {
-		return p
+		return number(p)
 	}
 	if strings.EqualFold(u.Scheme, "https") {
 		return "443"
@@ -1138,3 +1142,11 @@ func (r Request) Answer(v url.Values) string {
 
 // ConsentPath is where package web serves the consent page that /authorize sends the owner to.
 const ConsentPath = "/mcp/oauth/consent"
+
+// number is a port written in digits as its number ("07317": "7317"); anything else as it is.
+func number(port string) string {
+	if n, err := strconv.ParseUint(port, 10, 32); err == nil {
+		return strconv.FormatUint(n, 10)
+	}
+	return port
+}

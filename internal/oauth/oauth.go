@@ -48,6 +48,9 @@ type Config struct {
 	// OwnerName is the name the owner's passkey lives on for a box reached on this machine
 	// (box.localhost); "": localhost (docs/OAUTH.md).
 	OwnerName string
+	// OwnHosts are the other host names the box answers to (those a reverse proxy may send, its public
+	// address's): no redirect URI leads to them.
+	OwnHosts []string
 }
 
 // Server is the authorization server of one box.
@@ -158,7 +161,7 @@ func (s *Server) register(w http.ResponseWriter, r *http.Request) {
 
 // own is where this box answers for r: its issuer, and the port the request reached it on.
 func (s *Server) own(r *http.Request) grants.Own {
-	o := grants.Own{Issuer: s.cfg.Issuer(r)}
+	o := grants.Own{Issuer: s.cfg.Issuer(r), Hosts: s.cfg.OwnHosts}
 	if a, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok {
 		if _, port, err := net.SplitHostPort(a.String()); err == nil {
 			o.Port = port

@@ -424,7 +424,9 @@ func TestRedirectToTheBoxItselfIsRefused(t *testing.T) {
 	f := newFx(t)
 	f.owner()
 	_, port, _ := strings.Cut(strings.TrimPrefix(f.base, "http://"), ":")
-	for _, own := range []string{f.base + "/s/garden/", "http://127.0.0.1:" + port + "/s/garden/", "http://[::1]:" + port + "/cb", "http://LOCALHOST:" + port + "/"} {
+	// The port as a browser reads it: 07317 is 7317.
+	for _, own := range []string{f.base + "/s/garden/", "http://127.0.0.1:" + port + "/s/garden/", "http://[::1]:" + port + "/cb", "http://LOCALHOST:" + port + "/",
+		"http://127.0.0.1:0" + port + "/s/x/", "http://localhost:00" + port + "/s/x/", "http://[::1]:0" + port + "/s/x/"} {
 		st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "Claude Code", "redirect_uris": []string{"http://127.0.0.1:9/cb", own}})
 		if st != 400 || out["error"] != "invalid_redirect_uri" || !strings.Contains(fmt.Sprint(out["error_description"]), "this box's own address") {
 			t.Errorf("%s: %d %v", own, st, out)
@@ -432,12 +434,30 @@ func TestRedirectToTheBoxItselfIsRefused(t *testing.T) {
 	}
 	fl := f.newFlow("http://127.0.0.1/callback")
 	q := f.query(fl, "memory.read")
-	q.Set("redirect_uri", "http://127.0.0.1:"+port+"/callback")
-	if st, loc, out := f.authorize(q); st != http.StatusBadRequest || loc.String() != "" || out["error"] != "invalid_redirect_uri" {
-		t.Fatalf("a port-less loopback redirect sent to the box's port: %d %v %v", st, loc, out)
+	for _, p := range []string{port, "0" + port} {
+		q.Set("redirect_uri", "http://127.0.0.1:"+p+"/callback")
+		if st, loc, out := f.authorize(q); st != http.StatusBadRequest || loc.String() != "" || out["error"] != "invalid_redirect_uri" {
+			t.Fatalf("a port-less loopback redirect sent to the box's port %s: %d %v %v", p, st, loc, out)
+		}
 	}
 	q.Set("redirect_uri", "http://127.0.0.1:53682/callback") // the app's own port: fine
 	if st, loc, out := f.authorize(q); st != http.StatusFound || loc.Path != oauth.ConsentPath {
 		t.Fatalf("the app's own port: %d %v %v", st, loc, out)
+	}
+}
+
+// TestRedirectToAnotherNameOfTheBoxIsRefused: the box answers to the names a reverse proxy may send and
+// its public address's, whatever name a registration came in under: none is a redirect.
+func TestRedirectToAnotherNameOfTheBoxIsRefused(t *testing.T) {
+	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com", "box.tail.ts.net"} })
+	f.owner()
+	for _, own := range []string{"https://box.example.com/s/x/", "https://BOX.tail.ts.net:8443/cb"} {
+		st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "T", "redirect_uris": []string{own}})
+		if st != 400 || out["error"] != "invalid_redirect_uri" {
+			t.Errorf("%s: %d %v", own, st, out)
+		}
+	}
+	if st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "T", "redirect_uris": []string{"https://app.example.com/cb"}}); st != http.StatusCreated {
+		t.Errorf("another site's redirect: %d %v", st, out)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
+	"slices"
 	"sync/atomic"
 	"time"
 
@@ -118,12 +120,23 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", s.resourceMetadata)
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/{path...}", s.resourceMetadata) // a public URL with a path
 	if s.Grants != nil {
-		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Peer: s.remoteHost, Fetch: s.Fetch, Logger: s.Logger, OwnerName: s.OwnerName}).Mount(mux)
+		oauth.New(oauth.Config{Grants: s.Grants, Gate: s.Gate, Issuer: s.baseURL, Peer: s.remoteHost, Fetch: s.Fetch, Logger: s.Logger, OwnerName: s.OwnerName,
+			OwnHosts: s.ownHosts()}).Mount(mux)
 	}
 	if s.Web != nil {
 		mux.Handle("/", s.realPeer(s.Web)) // every other path: the web UI checks its own sessions and CSRF
 	}
 	return s.logRequests(s.checkHost(mux))
+}
+
+// ownHosts are the names the box answers to besides the request's own: the allowed hosts and the public
+// address's host.
+func (s *Server) ownHosts() []string {
+	hosts := slices.Clone(s.AllowedHosts)
+	if u, err := url.Parse(s.PublicURL); err == nil && u.Hostname() != "" {
+		hosts = append(hosts, u.Hostname())
+	}
+	return hosts
 }
 
 // Run serves until ctx is done, then shuts down gracefully, letting calls in flight finish.
