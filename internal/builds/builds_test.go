@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -154,8 +155,12 @@ func TestFirstVersionThatFailsGoesOff(t *testing.T) {
 	if st, _ := a.Builds.Heartbeat(ctx, "garden", 2); st != builds.StatusPending {
 		t.Fatalf("a heartbeat for a version that is not served: %s", st)
 	}
-	if st, err := a.Builds.Failed(ctx, "garden", 1, "boom"); err != nil || st != builds.StatusBroken {
+	// The page's own words, kept in build.json (in git), never a secret in them.
+	if st, err := a.Builds.Failed(ctx, "garden", 1, "boom: my bank password is Tr0ub4dor&3xyz"); err != nil || st != builds.StatusBroken {
 		t.Fatalf("failed: %s %v", st, err)
+	}
+	if out, err := exec.Command("git", "-C", a.Root, "log", "-p", "--all").CombinedOutput(); err != nil || strings.Contains(string(out), "Tr0ub4dor") || !strings.Contains(string(out), "was not kept") {
+		t.Fatalf("the page's message in git: %v\n%s", err, out)
 	}
 	if s, _ := a.Builds.StatusFor(ctx, p.Card.ID, "k-claude"); s.Section == nil || s.Section.Status != builds.StatusBroken || strings.Contains(s.Section.Problem, "boom") {
 		t.Fatalf("status: %+v", s)
@@ -257,5 +262,51 @@ func TestPageMayNotOwnTheOwnersMap(t *testing.T) {
 	}
 	if w, _ := a.Gate.Waiting(ctx); len(w) != 0 {
 		t.Fatalf("a refused page left %d cards", len(w))
+	}
+}
+
+// TestPageDataKeepsNoSecret: a page's store is in the tree and git and its key in a commit's message: a
+// password or an API key, as a value, deep in one or as the key, is refused as remember refuses it, and
+// nothing is written.
+func TestPageDataKeepsNoSecret(t *testing.T) {
+	ctx := context.Background()
+	a := newApp(t)
+	r := a.Builds
+	p, err := r.ProposePage(ctx, builds.PageInput{Name: "Garden", Own: "garden", What: "What I planted where.", HTML: garden(t)}, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Gate.Approve(ctx, p.Card.ID, gate.By{Via: "cli", Local: true}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Heartbeat(ctx, "garden", 1); err != nil {
+		t.Fatal(err)
+	}
+	const key = "sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+	for _, c := range []struct{ key, value string }{
+		{"note", `"my bank password is Tr0ub4dor&3xyz"`},
+		{"beds", `{"north": ["tomatoes", {"code": "my bank password is Tr0ub4dor&3xyz"}]}`},
+		{"beds", `{"` + key + `": 1}`},
+		{key, `1`},
+	} {
+		err := r.SetData(ctx, "garden", c.key, json.RawMessage(c.value))
+		if errs.KindOf(err) != errs.Invalid || !strings.Contains(errs.Sentence(err), "not saved") {
+			t.Errorf("%s = %s: %v", c.key, c.value, err)
+		}
+	}
+	if err := r.SetData(ctx, "garden", "beds", json.RawMessage(`{"north":"tomatoes"}`)); err != nil {
+		t.Fatalf("a plain value: %v", err)
+	}
+	out, err := exec.Command("git", "-C", a.Root, "log", "-p", "--all").CombinedOutput()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "tomatoes") {
+		t.Fatalf("the plain value is not in git; the test sees nothing")
+	}
+	for _, s := range []string{"Tr0ub4dor", "sk-ant-api03-AAAA"} {
+		if strings.Contains(string(out), s) {
+			t.Errorf("git holds %q", s)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/boxmem/box/internal/secret"
 	"io/fs"
 	"unicode/utf8"
 
@@ -39,6 +40,11 @@ func (r *Builds) SetData(ctx context.Context, slug, key string, value json.RawMe
 	case !json.Valid(value):
 		return errs.E("builds.data", errs.Invalid, "The value is not JSON.")
 	}
+	// The store is in the box's tree and git, its key in a commit's message: the rules that keep a
+	// secret out of a remembered line keep it out of here (a page is often fed by the owner's typing).
+	if reason, found := secretIn(key, value); found {
+		return errs.E("builds.data", errs.Invalid, "The page's data was not saved: %s", reason)
+	}
 	pa := PageActor(slug)
 	if err := r.gate.Check(ctx, gate.Change, gate.Asker{Connection: pa.Who, Via: pa.Via, Host: pa.Host, Conn: pa.Conn}, "the page's data "+key); err != nil {
 		return err
@@ -68,4 +74,39 @@ func (r *Builds) SetData(ctx context.Context, slug, key string, value json.RawMe
 	_, err = r.b.Do(ctx, box.Change{Actor: pageActor(slug), Op: "page-data", Switch: gate.Change, Summary: "Saved the page's data: " + clip(key, 60),
 		Apply: func(tx *box.Tx) error { return tx.Write(DataPath(slug), append(out, '\n')) }})
 	return err
+}
+
+// secretIn reports a secret in a store's key or in any key or string of its JSON value, with the reason.
+func secretIn(key string, value json.RawMessage) (string, bool) {
+	if reason, found := secret.Secret(key); found {
+		return reason, true
+	}
+	var v any
+	if err := json.Unmarshal(value, &v); err != nil {
+		return "", false // not JSON: refused as such before it is written
+	}
+	var walk func(any) (string, bool)
+	walk = func(v any) (string, bool) {
+		switch v := v.(type) {
+		case string:
+			return secret.Secret(v)
+		case []any:
+			for _, e := range v {
+				if reason, found := walk(e); found {
+					return reason, true
+				}
+			}
+		case map[string]any:
+			for k, e := range v {
+				if reason, found := secret.Secret(k); found {
+					return reason, true
+				}
+				if reason, found := walk(e); found {
+					return reason, true
+				}
+			}
+		}
+		return "", false
+	}
+	return walk(v)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/boxmem/box/internal/secret"
 	"io/fs"
 	"path/filepath"
 	"sort"
@@ -42,7 +43,11 @@ func (r *Builds) Failed(ctx context.Context, slug string, n int, message string)
 	return r.firstLoad(ctx, slug, n, func(b *Build) (string, string) {
 		for i := range b.Versions {
 			if b.Versions[i].N == n {
-				b.Versions[i].Failed, b.Versions[i].Problem = true, clip(oneLine(message), 500)
+				problem := clip(oneLine(message), 500)
+				if reason, found := secret.Secret(problem); found { // build.json is in git
+					problem = "the page's message was not kept: " + reason
+				}
+				b.Versions[i].Failed, b.Versions[i].Problem = true, problem
 			}
 		}
 		if b.Previous > 0 {
