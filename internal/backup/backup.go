@@ -326,6 +326,11 @@ func (b *Backups) PushAll(ctx context.Context, force, asked bool) (Round, error)
 			continue
 		}
 		res, err := b.push(ctx, r.Name, force)
+		if err != nil && ctx.Err() != nil {
+			// Stopped by the caller (box serve stopping): no failure of the remote, and no other remote is
+			// tried with the ended context.
+			return round, ctx.Err()
+		}
 		var p Pushed
 		if uerr := b.update(r.Name, func(h *health) bool {
 			if err == nil {

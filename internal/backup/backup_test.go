@@ -2,6 +2,7 @@ package backup_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -99,6 +100,34 @@ func TestAPushThatHangsIsStopped(t *testing.T) {
 	}
 	if s := status(t, b); !s.Failing || s.Stopped || s.NextRetry.IsZero() {
 		t.Fatalf("status after a push that hung: %+v", s)
+	}
+}
+
+// A push stopped by its caller (box serve stopping) is no failure of the remote: no news for Today or the
+// diary, no backoff, and the next remote is not tried with the ended context.
+func TestAPushStoppedByItsCallerIsNoFailure(t *testing.T) {
+	bin := t.TempDir()
+	ssh := "#!/bin/sh\nexec 2>&-\nexec cat >/dev/null\n" // answers nothing until git is gone
+	if err := os.WriteFile(filepath.Join(bin, "ssh"), []byte(ssh), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	r := repo(t)
+	for _, name := range []string{"far", "farther"} {
+		if err := r.AddRemote(context.Background(), name, "ssh://backup.example/srv/"+name+".git"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := backups(t, r, backup.Config{})
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(300*time.Millisecond, cancel)
+	round, err := b.PushAll(ctx, false, false)
+	if !errors.Is(err, context.Canceled) || round.Worth() || len(round.Pushed) != 0 {
+		t.Fatalf("a push stopped by its caller: %+v %v", round, err)
+	}
+	st, err := b.Status(context.Background())
+	if err != nil || len(st) != 2 || st[0].Failing || st[1].Failing {
+		t.Fatalf("status after a stopped push: %+v %v", st, err)
 	}
 }
 

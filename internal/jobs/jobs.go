@@ -455,6 +455,12 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 		}()
 		return j.Run(ctx, run)
 	}()
+	if jerr != nil && ctx.Err() != nil {
+		// Stopped by its caller (box serve stopping, Ctrl-C), not failed: left as a kill leaves it, its
+		// change whole or absent and its marker for the next start to record as interrupted and run again
+		// (docs/JOBS.md, "Survives a kill").
+		return run.record(res), jerr
+	}
 	rec := run.record(res)
 	if res.Recorded && jerr == nil && run.written != nil {
 		rec = *run.written // the record as committed, not measured again

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -186,6 +187,44 @@ func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
 	}
 	if _, err := os.Stat(next.markerPath("writer")); !os.IsNotExist(err) {
 		t.Errorf("the marker stayed: %v", err)
+	}
+}
+
+// TestARunStoppedByShutdownIsAKillNotAFailure: box serve stopping while a job runs commits no failed
+// record ("context canceled" on Today); the run is left as a kill leaves it, and the next start
+// records it as interrupted and runs the job again.
+func TestARunStoppedByShutdownIsAKillNotAFailure(t *testing.T) {
+	b := newBox(t, nil)
+	r := New(b, Options{Quiet: time.Millisecond})
+	started := make(chan struct{})
+	var once sync.Once
+	if err := r.Register(Job{Name: "slow", Run: func(ctx context.Context, _ *Run) (Result, error) {
+		once.Do(func() { close(started) })
+		<-ctx.Done()
+		return Result{}, ctx.Err()
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r.Start(ctx, time.Hour)
+	r.Trigger("slow", WhyTrigger, 0)
+	<-started
+	cancel()
+	r.Wait()
+	if recs, err := Records(b.Root, 0, nil); err != nil || len(recs) != 0 {
+		t.Fatalf("a run stopped by shutdown was recorded: %+v %v", recs, err)
+	}
+	if _, err := os.Stat(r.markerPath("slow")); err != nil {
+		t.Fatalf("the run's marker is gone, so the next start cannot tell it was stopped: %v", err)
+	}
+	next := New(b, Options{})
+	if err := next.Register(Job{Name: "slow", Run: func(context.Context, *Run) (Result, error) { return Result{Summary: "done"}, nil }}); err != nil {
+		t.Fatal(err)
+	}
+	next.Recover(context.Background())
+	recs, err := Records(b.Root, 0, nil)
+	if err != nil || len(recs) != 1 || !strings.Contains(recs[0].Error, "interrupted") {
+		t.Fatalf("the next start's record: %+v %v", recs, err)
 	}
 }
 
