@@ -460,7 +460,7 @@ func (b *Brain) Status(ctx context.Context) (Status, error) {
 				st.Key = keySentence(st.Name, e)
 			}
 		}
-		v2 := b.verdict(s, st.Month.Cost, now)
+		v2 := b.verdict(s, usage.Total(billed(lines), now).Cost, now) // as a turn weighs it
 		st.Standing, st.Sentence = v2.Standing.String(), v2.Sentence
 	}
 	return st, nil

@@ -895,3 +895,27 @@ func TestUnthinkingForgetAsksTheGate(t *testing.T) {
 		})
 	}
 }
+
+// TestASubscriptionsEstimateSpendsNoBudget: Claude Code's cost is its estimate of the API price, not a
+// bill: an API brain set later in the month is not stopped by it, in a turn or in its settings' standing.
+func TestASubscriptionsEstimateSpendsNoBudget(t *testing.T) {
+	f := newFx(t)
+	ctx := context.Background()
+	srv := providertest.OpenAI(t, openAIKey, text("Hello."))
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", Key: openAIKey})
+	if _, err := f.b.SetBudget(ctx, owner, 20); err != nil {
+		t.Fatal(err)
+	}
+	line := usage.Line{Time: f.clock.Now(), Turn: "turn-sub", Purpose: "chat", Provider: brain.ClaudeCode, Model: "opus", TokensIn: 1000000, TokensOut: 100000, Cost: 45, CostFrom: usage.FromProvider}
+	if _, err := f.a.Box.Do(ctx, box.Change{Actor: owner, Op: "usage", Summary: "a subscription's turn", Permanent: true, Apply: func(tx *box.Tx) error { return brain.WriteLedger(tx, []usage.Line{line}) }}); err != nil {
+		t.Fatal(err)
+	}
+	st, err := f.b.Status(ctx)
+	if err != nil || st.Standing != usage.Open.String() || st.Month.Cost != 45 {
+		t.Fatalf("the settings' standing counts the estimate, or the month does not show it: %+v %v", st, err)
+	}
+	res, err := f.b.Chat(ctx, brain.ChatInput{Text: "hi there", Via: "cli"}, nil)
+	if err != nil || res.Calls != 1 || res.Reply != "Hello." {
+		t.Fatalf("the API brain was stopped by a subscription's estimate: %+v %v", res, err)
+	}
+}

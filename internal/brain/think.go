@@ -102,7 +102,7 @@ func (b *Brain) Think(ctx context.Context, job Job, emit func(Event)) (Thought, 
 	if err != nil {
 		return Thought{}, err
 	}
-	spent := usage.Total(lines, now).Cost
+	spent := usage.Total(billed(lines), now).Cost
 	models := route.Models{Main: s.Model, Fast: s.FastModel}
 	start := route.Pick(job.Message, models, b.verdict(s, spent, now))
 	if job.Tier == route.Fast && !start.Stopped && start.Tier == route.Main && models.HasFast() {
@@ -121,7 +121,8 @@ func (b *Brain) Think(ctx context.Context, job Job, emit func(Event)) (Thought, 
 	}
 	t := &turn{b: b, job: job, p: p, s: s, models: models, model: start.Model, tier: start.Tier, spent: spent,
 		thinkHarder: start.ThinkHarder, emit: emit, th: &th}
-	return th, t.run(ctx)
+	err = t.run(ctx) // before th is read: the run writes it
+	return th, err
 }
 
 // turn is one job's turn in progress.
@@ -313,4 +314,16 @@ func (t *turn) runOne(ctx context.Context, c provider.ToolCall, byName map[strin
 		return Outcome{Text: "The arguments were not valid JSON, so the tool did not run; send them again as one JSON object.", IsError: true}
 	}
 	return tl.Run(ctx, c.Input)
+}
+
+// billed are the lines the budget counts: a subscription's cost is its CLI's estimate of the API price,
+// not a bill (docs/BRAIN.md, "Subscriptions"), so it never spends an API brain's budget.
+func billed(lines []usage.Line) []usage.Line {
+	out := make([]usage.Line, 0, len(lines))
+	for _, l := range lines {
+		if !(Settings{Provider: l.Provider}).Subscription() {
+			out = append(out, l)
+		}
+	}
+	return out
 }
