@@ -361,7 +361,7 @@ func (p *proxy) read(resp *http.Response, host string, redirected bool) (*fetchR
 		Redirected: redirected, Body: p.scrub(string(b)), Headers: [][2]string{}}
 	for k, vs := range resp.Header {
 		for _, v := range vs {
-			out.Headers = append(out.Headers, [2]string{strings.ToLower(k), p.scrub(v)})
+			out.Headers = append(out.Headers, [2]string{p.scrub(strings.ToLower(k)), p.scrub(v)}) // a name can echo a key too
 		}
 	}
 	slices.SortFunc(out.Headers, func(a, b [2]string) int { return strings.Compare(a[0], b[0]) })

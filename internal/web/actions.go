@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/errs"
@@ -102,7 +103,10 @@ func nonEmpty(s, def string) string {
 }
 
 func safeBack(p string) string {
-	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.ContainsAny(p, "\\\r\n") {
+	// A browser drops tabs and newlines from a URL ("/\t/evil.example" is "//evil.example"): any control
+	// character refuses the path.
+	if strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.ContainsAny(p, "\\") &&
+		!strings.ContainsFunc(p, unicode.IsControl) {
 		return p
 	}
 	return ""

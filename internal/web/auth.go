@@ -23,12 +23,12 @@ import (
 )
 
 // Session and setup lifetimes: a session ends after 7 days unused or 30 days at most; a setup link lasts
-// 15 minutes; erase needs a passkey assertion made in the last 2 minutes.
+// 15 minutes; a passkey check (an approval, an erase, an export) is one ceremony, answered within 5
+// minutes of its start and used once.
 const (
 	SessionIdle   = 7 * 24 * time.Hour
 	SessionMax    = 30 * 24 * time.Hour
 	SetupLifetime = 15 * time.Minute
-	FreshPasskey  = 2 * time.Minute // erase needs an assertion this recent
 	ceremonyLife  = 5 * time.Minute
 )
 

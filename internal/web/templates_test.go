@@ -83,3 +83,23 @@ func TestEveryTemplateRunsWithItsData(t *testing.T) {
 		t.Errorf("%d samples for %d templates", len(data), len(pageNames))
 	}
 }
+
+// TestSafeBack: a form's back path is a path of this site only; a browser drops tabs and newlines from a
+// URL, so one that holds any control character could lead to another site.
+func TestSafeBack(t *testing.T) {
+	for p, want := range map[string]string{
+		"/memory":              "/memory",
+		"/memory/note?name=x":  "/memory/note?name=x",
+		"//evil.example":       "",
+		"/\t/evil.example":     "",
+		"/\n/evil.example":     "",
+		"/\\evil.example":      "",
+		"/\x00/evil.example":   "",
+		"https://evil.example": "",
+		"":                     "",
+	} {
+		if got := safeBack(p); got != want {
+			t.Errorf("safeBack(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
