@@ -76,9 +76,10 @@ func (r *Builds) SetData(ctx context.Context, slug, key string, value json.RawMe
 	return err
 }
 
-// secretIn reports a secret in a store's key or in any key or string of its JSON value, with the reason.
+// secretIn reports a secret in a store's key or in any key or string of its JSON value, with the reason,
+// by the rules for what a program keeps (secret.Stored: an id or a hash is not taken for a key).
 func secretIn(key string, value json.RawMessage) (string, bool) {
-	if reason, found := secret.Secret(key); found {
+	if reason, found := secret.Stored(key); found {
 		return reason, true
 	}
 	var v any
@@ -89,7 +90,7 @@ func secretIn(key string, value json.RawMessage) (string, bool) {
 	walk = func(v any) (string, bool) {
 		switch v := v.(type) {
 		case string:
-			return secret.Secret(v)
+			return secret.Stored(v)
 		case []any:
 			for _, e := range v {
 				if reason, found := walk(e); found {
@@ -98,7 +99,7 @@ func secretIn(key string, value json.RawMessage) (string, bool) {
 			}
 		case map[string]any:
 			for k, e := range v {
-				if reason, found := secret.Secret(k); found {
+				if reason, found := secret.Stored(k); found {
 					return reason, true
 				}
 				if reason, found := walk(e); found {

@@ -44,7 +44,7 @@ func (r *Builds) Failed(ctx context.Context, slug string, n int, message string)
 		for i := range b.Versions {
 			if b.Versions[i].N == n {
 				problem := clip(oneLine(message), 500)
-				if reason, found := secret.Secret(problem); found { // build.json is in git
+				if reason, found := secret.Stored(problem); found { // build.json is in git
 					problem = "the page's message was not kept: " + reason
 				}
 				b.Versions[i].Failed, b.Versions[i].Problem = true, problem

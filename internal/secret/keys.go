@@ -56,8 +56,9 @@ var (
 	hexRe   = lazyregexp.New(`[0-9a-fA-F]{32,}`)
 )
 
-// keySecret finds machine-made secrets in text; depth counts the base64 layers already opened.
-func keySecret(text string, depth int) (string, bool) {
+// keySecret finds machine-made secrets in text; depth counts the base64 layers already opened; random
+// says whether a long random or encoded string alone counts.
+func keySecret(text string, depth int, random bool) (string, bool) {
 	for _, k := range providerKeys {
 		if k.hint == "A" && !awsPrefix(text) {
 			continue
@@ -97,9 +98,15 @@ func keySecret(text string, depth int) (string, bool) {
 		if userPassword(f) {
 			return ReasonCredentials, true
 		}
+		if !random {
+			continue
+		}
 		if r, ok := machineMade(f, depth); ok {
 			return r, true
 		}
+	}
+	if !random {
+		return "", false
 	}
 	return spacedKey(fields, depth)
 }
@@ -251,10 +258,11 @@ func placeholder(p string) bool {
 }
 
 // userPassword is one word "user:Password1": a name, a colon, then a password with a capital, a small
-// letter and a digit or a symbol. A time (10:30), a ratio (16:9) or "Note:Bring" do not have that.
+// letter and a digit or a symbol. A time (10:30), a ratio (16:9) or "Note:Bring" do not have that, and
+// a data: URL (an image inline) is an address, not a login.
 func userPassword(w string) bool {
 	k := strings.IndexByte(w, ':')
-	if k < 2 || k > 64 || strings.Count(w, ":") != 1 || strings.Contains(w, "//") {
+	if k < 2 || k > 64 || strings.Count(w, ":") != 1 || strings.Contains(w, "//") || strings.EqualFold(w[:k], "data") {
 		return false
 	}
 	user, pass := w[:k], strings.TrimRight(w[k+1:], ".")

@@ -27,9 +27,20 @@ func Secret(text string) (reason string, found bool) {
 	return secretIn(text, 0)
 }
 
+// Stored is Secret for what a program keeps (a page's data store): ids, hashes and encoded images are
+// its ordinary content, so a long random string alone is not taken for a key; every other rule holds
+// (a provider's key by its shape, a JWT, a private key, a password in words or in an address, a card,
+// a national id, codes and seed phrases).
+func Stored(text string) (reason string, found bool) {
+	return secretWith(text, 0, false)
+}
+
 // secretIn is Secret on text found inside other text (decoded base64) at the given depth.
-func secretIn(text string, depth int) (string, bool) {
-	if r, ok := keySecret(text, depth); ok {
+func secretIn(text string, depth int) (string, bool) { return secretWith(text, depth, true) }
+
+// secretWith is every rule; random says whether a long random string alone counts as a key.
+func secretWith(text string, depth int, random bool) (string, bool) {
+	if r, ok := keySecret(text, depth, random); ok {
 		return r, true
 	}
 	if hasCardNumber(text) {

@@ -250,3 +250,27 @@ func FuzzSecret(f *testing.F) {
 		}
 	})
 }
+
+// TestStored: what a program keeps passes for looking random (ids, hashes, an inline image); a key by
+// its shape, a token, a password in words or in an address are refused as Secret refuses them.
+func TestStored(t *testing.T) {
+	for text, want := range map[string]bool{
+		"V1StGXR8_Z5jdHi6B-myT":                    false,
+		"Kx9pQ2mZ7vL4sR8tY3wN":                     false,
+		"da39a3ee5e6b4b0d3255bfef95601890afd80709": false,
+		"data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==": false,
+		"tomatoes in bed 4": false,
+		"sk-ant-api03-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA":                                        true,
+		"ghp_abcdefghijklmnopqrstuvwxyz0123456789":                                                     true,
+		"my bank password is Tr0ub4dor&3xyz":                                                           true,
+		"postgres://leo:hunter2hunter@db.example.com/app":                                              true,
+		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U": true,
+	} {
+		if _, found := Stored(text); found != want {
+			t.Errorf("Stored(%q) = %v, want %v", text, found, want)
+		}
+	}
+	if _, found := Secret("V1StGXR8_Z5jdHi6B-myT"); !found {
+		t.Error("Secret no longer takes a random string for a key: remember's rule changed")
+	}
+}
