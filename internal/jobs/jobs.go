@@ -456,9 +456,13 @@ func (r *Runner) Run(ctx context.Context, name, why string) (Record, error) {
 		return j.Run(ctx, run)
 	}()
 	if jerr != nil && ctx.Err() != nil {
-		// Stopped by its caller (box serve stopping, Ctrl-C), not failed: left as a kill leaves it, its
-		// change whole or absent and its marker for the next start to record as interrupted and run again
-		// (docs/JOBS.md, "Survives a kill").
+		// Stopped by its caller (box serve stopping, Ctrl-C), not failed: its change is whole or absent as
+		// after a kill, and its marker, marked stopped, has the next start run it again with no failure
+		// recorded (docs/JOBS.md, "Survives a kill").
+		run.stopped = true
+		if err := r.mark(run); err != nil {
+			r.log.Warn("jobs: a stopped run could not be marked", "job", name, "err", err)
+		}
 		return run.record(res), jerr
 	}
 	rec := run.record(res)
@@ -502,6 +506,7 @@ type Run struct {
 	Start        time.Time
 	r            *Runner
 	written      *Record // the record WriteRecord put in the job's commit: what Run returns
+	stopped      bool    // its caller stopped it (the marker says so)
 }
 
 // Actor is who the run's changes are by.
@@ -608,6 +613,8 @@ type marker struct {
 	ID    string    `json:"id"`
 	Why   string    `json:"why"`
 	Start time.Time `json:"start"`
+	// Stopped: the run's caller stopped it (box serve stopping), rather than a kill: no failure.
+	Stopped bool `json:"stopped,omitempty"`
 }
 
 func (r *Runner) markerPath(name string) string {
@@ -615,7 +622,7 @@ func (r *Runner) markerPath(name string) string {
 }
 
 func (r *Runner) mark(run *Run) error {
-	data, _ := json.Marshal(marker{ID: run.ID, Why: run.Why, Start: run.Start.UTC()})
+	data, _ := json.Marshal(marker{ID: run.ID, Why: run.Why, Start: run.Start.UTC(), Stopped: run.stopped})
 	if err := os.MkdirAll(filepath.Dir(r.markerPath(run.Job)), 0o700); err != nil {
 		return errs.Wrap("jobs.run", errs.Other, err, "The jobs' runtime folder could not be made")
 	}
@@ -645,10 +652,15 @@ func (r *Runner) Recover(ctx context.Context) {
 			mk = marker{ID: newID(), Why: WhyInterrupted, Start: r.opts.Now().UTC()}
 		}
 		recs, _ := Records(r.b.Root, 0, func(rec Record) bool { return rec.ID == mk.ID })
-		if len(recs) == 0 {
+		switch {
+		case len(recs) == 0 && mk.Stopped && j.Quiet:
+			r.Trigger(j.Name, WhyInterrupted, 0) // a quiet job stopped with the box: no news, its work again
+		case len(recs) == 0:
 			run := &Run{Job: j.Name, Why: mk.Why, Start: mk.Start, ID: mk.ID, r: r}
 			rec := run.record(Result{Summary: fmt.Sprintf("The %s run was stopped before it finished; the box kept its change whole or took it back, and the job runs again when due.", j.Name)})
-			rec.Error = "interrupted: the box stopped during the run"
+			if !mk.Stopped { // a kill is news; the box stopping on purpose is not
+				rec.Error = "interrupted: the box stopped during the run"
+			}
 			if err := r.commitRecord(ctx, run, rec); err != nil {
 				r.log.Warn("jobs: an interrupted run could not be recorded", "job", j.Name, "err", err)
 				unlock()

@@ -3,6 +3,7 @@ package jobs
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -190,41 +191,60 @@ func TestAKilledRunIsRecordedAtTheNextStartAndRunsAgain(t *testing.T) {
 	}
 }
 
-// TestARunStoppedByShutdownIsAKillNotAFailure: box serve stopping while a job runs commits no failed
-// record ("context canceled" on Today); the run is left as a kill leaves it, and the next start
-// records it as interrupted and runs the job again.
-func TestARunStoppedByShutdownIsAKillNotAFailure(t *testing.T) {
-	b := newBox(t, nil)
-	r := New(b, Options{Quiet: time.Millisecond})
-	started := make(chan struct{})
-	var once sync.Once
-	if err := r.Register(Job{Name: "slow", Run: func(ctx context.Context, _ *Run) (Result, error) {
-		once.Do(func() { close(started) })
-		<-ctx.Done()
-		return Result{}, ctx.Err()
-	}}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	r.Start(ctx, time.Hour)
-	r.Trigger("slow", WhyTrigger, 0)
-	<-started
-	cancel()
-	r.Wait()
-	if recs, err := Records(b.Root, 0, nil); err != nil || len(recs) != 0 {
-		t.Fatalf("a run stopped by shutdown was recorded: %+v %v", recs, err)
-	}
-	if _, err := os.Stat(r.markerPath("slow")); err != nil {
-		t.Fatalf("the run's marker is gone, so the next start cannot tell it was stopped: %v", err)
-	}
-	next := New(b, Options{})
-	if err := next.Register(Job{Name: "slow", Run: func(context.Context, *Run) (Result, error) { return Result{Summary: "done"}, nil }}); err != nil {
-		t.Fatal(err)
-	}
-	next.Recover(context.Background())
-	recs, err := Records(b.Root, 0, nil)
-	if err != nil || len(recs) != 1 || !strings.Contains(recs[0].Error, "interrupted") {
-		t.Fatalf("the next start's record: %+v %v", recs, err)
+// TestARunStoppedByShutdownIsNoFailure: box serve stopping while a job runs commits no failed record
+// ("context canceled" on Today); the next start records the run as stopped, with no error (a quiet job,
+// as the backup push, not at all), and runs the job again.
+func TestARunStoppedByShutdownIsNoFailure(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		t.Run(fmt.Sprintf("quiet=%v", quiet), func(t *testing.T) {
+			b := newBox(t, nil)
+			r := New(b, Options{Quiet: time.Millisecond})
+			started := make(chan struct{})
+			var once sync.Once
+			if err := r.Register(Job{Name: "slow", Quiet: quiet, Run: func(ctx context.Context, _ *Run) (Result, error) {
+				once.Do(func() { close(started) })
+				<-ctx.Done()
+				return Result{}, ctx.Err()
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			r.Start(ctx, time.Hour)
+			r.Trigger("slow", WhyTrigger, 0)
+			<-started
+			cancel()
+			r.Wait()
+			if recs, err := Records(b.Root, 0, nil); err != nil || len(recs) != 0 {
+				t.Fatalf("a run stopped by shutdown was recorded at once: %+v %v", recs, err)
+			}
+			next := New(b, Options{Tick: time.Hour})
+			var again atomic.Int32
+			if err := next.Register(Job{Name: "slow", Quiet: quiet, Run: func(context.Context, *Run) (Result, error) {
+				again.Add(1)
+				return Result{Summary: "done", Nothing: true}, nil
+			}}); err != nil {
+				t.Fatal(err)
+			}
+			nctx, ncancel := context.WithCancel(context.Background())
+			next.Start(nctx, 0)
+			for deadline := time.Now().Add(30 * time.Second); again.Load() == 0 && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			}
+			ncancel()
+			next.Wait()
+			recs, err := Records(b.Root, 0, func(rec Record) bool { return rec.Why != WhyInterrupted || rec.Summary != "done" })
+			if err != nil || again.Load() != 1 {
+				t.Fatalf("the job did not run again at the next start: %d runs, %v", again.Load(), err)
+			}
+			switch {
+			case quiet && len(recs) != 0:
+				t.Fatalf("a quiet job stopped with the box left news: %+v", recs)
+			case !quiet && (len(recs) != 1 || recs[0].Error != "" || !strings.Contains(recs[0].Summary, "stopped before it finished")):
+				t.Fatalf("the stopped run's record: %+v", recs)
+			}
+			if _, err := os.Stat(next.markerPath("slow")); !os.IsNotExist(err) {
+				t.Errorf("the marker stayed: %v", err)
+			}
+		})
 	}
 }
 
