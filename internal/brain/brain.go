@@ -405,9 +405,10 @@ type Status struct {
 
 // Month is this month's usage, totalled from the ledger.
 type Month struct {
-	Month     string  `json:"month"` // 2026-03
-	Cost      float64 `json:"cost"`
-	AtLeast   bool    `json:"atLeast,omitempty"` // some calls had no price: the cost is at least this
+	Month     string  `json:"month"`               // 2026-03
+	Cost      float64 `json:"cost"`                // billed: what the budget counts
+	Estimated float64 `json:"estimated,omitempty"` // a subscription's own estimate of the API price, not billed
+	AtLeast   bool    `json:"atLeast,omitempty"`   // some calls had no price: the cost is at least this
 	Calls     int     `json:"calls"`
 	TokensIn  int     `json:"tokensIn"`
 	TokensOut int     `json:"tokensOut"`
@@ -460,7 +461,7 @@ func (b *Brain) Status(ctx context.Context) (Status, error) {
 				st.Key = keySentence(st.Name, e)
 			}
 		}
-		v2 := b.verdict(s, usage.Total(billed(lines), now).Cost, now) // as a turn weighs it
+		v2 := b.verdict(s, st.Month.Cost, now)
 		st.Standing, st.Sentence = v2.Standing.String(), v2.Sentence
 	}
 	return st, nil
@@ -510,8 +511,8 @@ func (b *Brain) ledger(now time.Time) ([]usage.Line, error) {
 
 // month totals the ledger's lines of now's month, with the latest turns.
 func month(lines []usage.Line, now time.Time) Month {
-	t := usage.Total(lines, now)
-	m := Month{Month: now.Format("2006-01"), Cost: t.Cost, AtLeast: t.Unpriced > 0, Calls: t.Calls, TokensIn: t.TokensIn, TokensOut: t.TokensOut}
+	t, paid := usage.Total(lines, now), usage.Total(billed(lines), now).Cost
+	m := Month{Month: now.Format("2006-01"), Cost: paid, Estimated: t.Cost - paid, AtLeast: t.Unpriced > 0, Calls: t.Calls, TokensIn: t.TokensIn, TokensOut: t.TokensOut}
 	from, to := usage.MonthOf(now)
 	byTurn := map[string]*Turn{}
 	for _, l := range lines {

@@ -911,7 +911,7 @@ func TestASubscriptionsEstimateSpendsNoBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, err := f.b.Status(ctx)
-	if err != nil || st.Standing != usage.Open.String() || st.Month.Cost != 45 {
+	if err != nil || st.Standing != usage.Open.String() || st.Month.Cost != 0 || st.Month.Estimated != 45 {
 		t.Fatalf("the settings' standing counts the estimate, or the month does not show it: %+v %v", st, err)
 	}
 	res, err := f.b.Chat(ctx, brain.ChatInput{Text: "hi there", Via: "cli"}, nil)

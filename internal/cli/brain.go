@@ -152,7 +152,11 @@ func printBrainStatus(w io.Writer, st brain.Status) {
 	if s.Budget > 0 {
 		budget = "budget " + usage.Dollars(s.Budget)
 	}
-	_, _ = fmt.Fprintf(w, "%s: %s%s spent (%s), %d calls, %d tokens in, %d out\n", m.Month, atLeast, usage.Dollars(m.Cost), budget, m.Calls, m.TokensIn, m.TokensOut)
+	estimate := ""
+	if m.Estimated > 0 {
+		estimate = ", and " + usage.Dollars(m.Estimated) + " by the subscription's own estimate, not billed"
+	}
+	_, _ = fmt.Fprintf(w, "%s: %s%s spent (%s%s), %d calls, %d tokens in, %d out\n", m.Month, atLeast, usage.Dollars(m.Cost), budget, estimate, m.Calls, m.TokensIn, m.TokensOut)
 	if st.Sentence != "" {
 		_, _ = fmt.Fprintln(w, st.Sentence)
 	}
