@@ -317,7 +317,8 @@ func CheckNotOwn(redirects []string, own Own) error {
 		host := strings.ToLower(u.Hostname())
 		same := iss != nil && iss.Host != "" && strings.EqualFold(u.Scheme, iss.Scheme) &&
 			host == strings.ToLower(iss.Hostname()) && portOf(u) == portOf(iss)
-		named := slices.ContainsFunc(own.Hosts, func(h string) bool { return h != "" && strings.EqualFold(h, host) })
+		// A loopback name is the box's only on its own port (below): a native app listens on another.
+		named := !loopback(host) && slices.ContainsFunc(own.Hosts, func(h string) bool { return h != "" && strings.EqualFold(h, host) })
 		if same || named || (own.Port != "" && loopback(host) && portOf(u) == number(own.Port)) {
 			return refuse("invalid_redirect_uri", "%q is this box's own address; a redirect URI leads to the app that connects, never to the box itself.", r)
 		}

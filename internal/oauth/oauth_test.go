@@ -449,7 +449,9 @@ func TestRedirectToTheBoxItselfIsRefused(t *testing.T) {
 // TestRedirectToAnotherNameOfTheBoxIsRefused: the box answers to the names a reverse proxy may send and
 // its public address's, whatever name a registration came in under: none is a redirect.
 func TestRedirectToAnotherNameOfTheBoxIsRefused(t *testing.T) {
-	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com", "box.tail.ts.net"} })
+	// localhost among them (an owner's --allowed-host): a native app's loopback redirect on its own port
+	// is still an app's.
+	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com", "box.tail.ts.net", "localhost"} })
 	f.owner()
 	for _, own := range []string{"https://box.example.com/s/x/", "https://BOX.tail.ts.net:8443/cb"} {
 		st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "T", "redirect_uris": []string{own}})
@@ -457,7 +459,9 @@ func TestRedirectToAnotherNameOfTheBoxIsRefused(t *testing.T) {
 			t.Errorf("%s: %d %v", own, st, out)
 		}
 	}
-	if st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "T", "redirect_uris": []string{"https://app.example.com/cb"}}); st != http.StatusCreated {
-		t.Errorf("another site's redirect: %d %v", st, out)
+	for _, app := range []string{"https://app.example.com/cb", "http://localhost:53682/callback", "http://127.0.0.1:53682/callback"} {
+		if st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "T", "redirect_uris": []string{app}}); st != http.StatusCreated {
+			t.Errorf("an app's redirect %s: %d %v", app, st, out)
+		}
 	}
 }
