@@ -894,6 +894,24 @@ func TestUnthinkingForgetAsksTheGate(t *testing.T) {
 			}
 		})
 	}
+	// Past five lines at Ask me: the owner's yes is asked first, and only then the card is made.
+	f := newFx(t)
+	for i := range 6 {
+		if _, err := f.a.Memory.Remember(ctx, memory.Actor{Who: "owner", Via: "cli", Trust: "own"}, memory.RememberInput{Text: fmt.Sprintf("Mia plays chess on court %d.", i+1)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := f.a.Gate.SetSwitch(ctx, owner, gate.Change, gate.AskMe); err != nil {
+		t.Fatal(err)
+	}
+	reply, confirm := f.b.Unthinking(ctx, "forget Mia chess", false)
+	if cards, _ := f.a.Gate.Waiting(ctx); !confirm || len(cards) != 0 || !strings.Contains(reply, "6 lines match") {
+		t.Fatalf("past five lines, before the owner's yes: %q confirm=%v cards=%d", reply, confirm, len(cards))
+	}
+	reply, _ = f.b.Unthinking(ctx, "forget Mia chess", true)
+	if cards, _ := f.a.Gate.Waiting(ctx); len(cards) != 1 || !strings.Contains(reply, "a card is waiting") {
+		t.Fatalf("past five lines, after the owner's yes: %q cards=%d", reply, len(cards))
+	}
 }
 
 // TestASubscriptionsEstimateSpendsNoBudget: Claude Code's cost is its estimate of the API price, not a

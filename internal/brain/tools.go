@@ -112,15 +112,15 @@ func (b *Brain) handlers() map[string]handler {
 		}) Outcome {
 			lists, err := b.cfg.Todos.Lists(ctx)
 			lists = todo.Select(lists, in.List, in.IncludeDone)
-			// A to-do keeps no author, and assistants and pages add them: every item is read as others'
-			// words (docs/BRAIN.md, "The chat's tools").
-			outside := false
+			// A to-do keeps no author, and assistants and pages add them (and lists, with their titles):
+			// every item and title is read as others' words (docs/BRAIN.md, "The chat's tools").
 			for i := range lists {
+				lists[i].Title = memory.Fence(lists[i].Title)
 				for j := range lists[i].Items {
-					lists[i].Items[j].Text, outside = memory.Fence(lists[i].Items[j].Text), true
+					lists[i].Items[j].Text = memory.Fence(lists[i].Items[j].Text)
 				}
 			}
-			return st.read(result(map[string]any{"lists": lists}, err), outside)
+			return st.read(result(map[string]any{"lists": lists}, err), len(lists) > 0)
 		}),
 		"memory_remember": typed(func(ctx context.Context, st *turnState, in struct {
 			Text string `json:"text"`
@@ -247,7 +247,11 @@ func (b *Brain) callConnector(ctx context.Context, st *turnState, name string, i
 	switch {
 	case err != nil:
 		st.outside = true
-		return Outcome{Text: memory.Fence(errs.Sentence(err)), IsError: true, Outside: true, Changed: errs.KindOf(err) == errs.Other}
+		said := errs.Sentence(err)
+		if said == "" {
+			said = failure(err).Text
+		}
+		return Outcome{Text: memory.Fence(said), IsError: true, Outside: true, Changed: errs.KindOf(err) == errs.Other}
 	case ans.Card != "":
 		return Outcome{Text: "Not done yet: " + ans.Text + " Tell the owner it waits for their yes.", Card: ans.Card}
 	}

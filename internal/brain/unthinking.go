@@ -41,6 +41,9 @@ func (b *Brain) Unthinking(ctx context.Context, text string, confirm bool) (repl
 		if err != nil {
 			return sentenceOf(err), false
 		}
+		if len(lines) > memory.MaxForgetUnconfirmed && !confirm { // the owner's yes first, then the gate
+			return fmt.Sprintf("%d lines match; nothing was removed yet. Remove them all? (They go to the trash, and Undo brings them back.)", len(lines)), true
+		}
 		if len(lines) > 0 {
 			out, err := b.cfg.Gate.Propose(ctx, memory.ForgetAction(mt[1], lines), gate.Asker{Owner: true, Via: "chat", OwnLastMessageAsked: true})
 			if err != nil {
