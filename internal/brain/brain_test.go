@@ -847,7 +847,7 @@ func TestTodosReachTheChatFenced(t *testing.T) {
 	if at < 0 {
 		t.Fatalf("the to-do did not reach the model; the test sees nothing: %s", sent)
 	}
-	if fence := strings.LastIndex(sent[:at], "<outside_content>"); fence < 0 || strings.Contains(sent[fence:at], "</outside_content>") {
+	if !insideFence(sent, at) {
 		t.Fatalf("the to-do reached the model outside the fence: %s", sent)
 	}
 }
@@ -936,4 +936,10 @@ func TestASubscriptionsEstimateSpendsNoBudget(t *testing.T) {
 	if err != nil || res.Calls != 1 || res.Reply != "Hello." {
 		t.Fatalf("the API brain was stopped by a subscription's estimate: %+v %v", res, err)
 	}
+}
+
+// insideFence reports whether text[at:] begins inside an <outside_content> fence.
+func insideFence(text string, at int) bool {
+	fence := strings.LastIndex(text[:at], "<outside_content>")
+	return fence >= 0 && !strings.Contains(text[fence:at], "</outside_content>")
 }

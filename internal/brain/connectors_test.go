@@ -139,7 +139,7 @@ func TestConnectorRefusalIsOutsideContent(t *testing.T) {
 	if at < 0 {
 		t.Fatalf("the refusal did not reach the model; the test sees nothing: %s", sent)
 	}
-	if fence := strings.LastIndex(sent[:at], "<outside_content>"); fence < 0 || strings.Contains(sent[fence:at], "</outside_content>") {
+	if !insideFence(sent, at) {
 		t.Fatalf("the schema's words reached the model outside the fence: %s", sent)
 	}
 	hits, err := f.a.Memory.Search(context.Background(), memory.SearchInput{Words: "leo porto", Trust: "own"})
