@@ -98,17 +98,11 @@ func keySecret(text string, depth int, random bool) (string, bool) {
 		if userPassword(f) {
 			return ReasonCredentials, true
 		}
-		if !random {
-			continue
-		}
-		if r, ok := machineMade(f, depth); ok {
+		if r, ok := machineMade(f, depth, random); ok {
 			return r, true
 		}
 	}
-	if !random {
-		return "", false
-	}
-	return spacedKey(fields, depth)
+	return spacedKey(fields, depth, random)
 }
 
 // awsPrefix says whether text holds one of the four-letter openings of an AWS key id.
@@ -121,33 +115,34 @@ func awsPrefix(text string) bool {
 	return false
 }
 
-// machineMade finds a key, a token or an encoded secret in one word of text.
-func machineMade(w string, depth int) (string, bool) {
+// machineMade finds a key, a token or an encoded secret in one word of text; random says whether a long
+// random string (or hex) alone counts as a key.
+func machineMade(w string, depth int, random bool) (string, bool) {
 	if len(w) < 16 || strings.Contains(w, "://") || strings.HasPrefix(strings.ToLower(w), "www.") || emailLike(w) {
 		return "", false
 	}
 	for _, t := range tokenRe.FindAllString(w, -1) {
-		if r, ok := decoded(t, depth); ok {
+		if r, ok := decoded(t, depth, random); ok {
 			return r, true
 		}
-		if randomToken(t) {
+		if random && randomToken(t) {
 			return ReasonAPIKey, true
 		}
 	}
 	for _, t := range hexRe.FindAllString(w, -1) {
-		if strings.ContainsAny(t, "0123456789") && strings.ContainsAny(strings.ToLower(t), "abcdef") && entropy(t) >= 3.0 {
+		if random && strings.ContainsAny(t, "0123456789") && strings.ContainsAny(strings.ToLower(t), "abcdef") && entropy(t) >= 3.0 {
 			return ReasonAPIKey, true
 		}
 	}
 	if len(w) >= 16 && len(w) < 20 {
-		return decoded(w, depth)
+		return decoded(w, depth, random)
 	}
 	return "", false
 }
 
 // decoded opens t as base64: a DER private key or an OpenSSH key inside is a private key; readable
 // text inside is checked by every rule again, one layer deep.
-func decoded(t string, depth int) (string, bool) {
+func decoded(t string, depth int, random bool) (string, bool) {
 	if len(t) < 16 || depth > 1 {
 		return "", false
 	}
@@ -168,7 +163,7 @@ func decoded(t string, depth int) (string, bool) {
 		return ReasonPrivateKey, true
 	}
 	if readable(b) && len(b) >= 8 {
-		return secretIn(string(b), depth+1)
+		return secretWith(string(b), depth+1, random)
 	}
 	return "", false
 }
@@ -280,7 +275,7 @@ func userPassword(w string) bool {
 
 // spacedKey joins runs of short chunks ("AKIA IOSF ODNN 7EXA MPLE", "s k - a n t …") and checks the
 // result for the shapes of keys.
-func spacedKey(fields []string, depth int) (string, bool) {
+func spacedKey(fields []string, depth int, random bool) (string, bool) {
 	for i := 0; i < len(fields); {
 		j, marked, singles := i, 0, 0
 		for j < len(fields) && chunk(fields[j]) {
@@ -300,7 +295,7 @@ func spacedKey(fields []string, depth int) (string, bool) {
 						return ReasonAPIKey, true
 					}
 				}
-				if r, ok := machineMade(joined, depth); ok {
+				if r, ok := machineMade(joined, depth, random); ok {
 					return r, true
 				}
 			}

@@ -265,6 +265,9 @@ func TestStored(t *testing.T) {
 		"my bank password is Tr0ub4dor&3xyz":                                                           true,
 		"postgres://leo:hunter2hunter@db.example.com/app":                                              true,
 		"eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U": true,
+		"Basic bGVvOkh1bnRlcjJIdW50ZXI=":                                                               true, // leo:Hunter2Hunter, encoded
+		"c2stYW50LWFwaTAzLUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFBQUFB":                                     true, // an Anthropic key, encoded
+		"AKIA IOSF ODNN 7EXA MPLE":                                                                     true,
 	} {
 		if _, found := Stored(text); found != want {
 			t.Errorf("Stored(%q) = %v, want %v", text, found, want)
