@@ -511,8 +511,8 @@ func (b *Brain) ledger(now time.Time) ([]usage.Line, error) {
 
 // month totals the ledger's lines of now's month, with the latest turns.
 func month(lines []usage.Line, now time.Time) Month {
-	t, paid := usage.Total(lines, now), usage.Total(billed(lines), now).Cost
-	m := Month{Month: now.Format("2006-01"), Cost: paid, Estimated: t.Cost - paid, AtLeast: t.Unpriced > 0, Calls: t.Calls, TokensIn: t.TokensIn, TokensOut: t.TokensOut}
+	t, paid := usage.Total(lines, now), usage.Total(billed(lines), now)
+	m := Month{Month: now.Format("2006-01"), Cost: paid.Cost, Estimated: t.Cost - paid.Cost, AtLeast: paid.Unpriced > 0, Calls: t.Calls, TokensIn: t.TokensIn, TokensOut: t.TokensOut}
 	from, to := usage.MonthOf(now)
 	byTurn := map[string]*Turn{}
 	for _, l := range lines {

@@ -248,8 +248,8 @@ func (b *Brain) callConnector(ctx context.Context, st *turnState, name string, i
 	case err != nil:
 		st.outside = true
 		said := errs.Sentence(err)
-		if said == "" {
-			said = failure(err).Text
+		if said == "" { // never "nothing was changed": the call may have reached its hosts
+			said = "The connector's call failed inside the box; it may have reached its hosts."
 		}
 		return Outcome{Text: memory.Fence(said), IsError: true, Outside: true, Changed: errs.KindOf(err) == errs.Other}
 	case ans.Card != "":

@@ -317,8 +317,10 @@ func CheckNotOwn(redirects []string, own Own) error {
 		host := strings.ToLower(u.Hostname())
 		same := iss != nil && iss.Host != "" && strings.EqualFold(u.Scheme, iss.Scheme) &&
 			host == strings.ToLower(iss.Hostname()) && portOf(u) == portOf(iss)
-		// A loopback name is the box's only on its own port (below): a native app listens on another.
-		named := !loopback(host) && slices.ContainsFunc(own.Hosts, func(h string) bool { return h != "" && strings.EqualFold(h, host) })
+		// An http loopback redirect is a native app's unless it names the box's own port (below): the app
+		// listens on a port of its own. Over https a loopback name the box answers to is a proxy of its own.
+		app := loopback(host) && strings.EqualFold(u.Scheme, "http")
+		named := !app && slices.ContainsFunc(own.Hosts, func(h string) bool { return h != "" && strings.EqualFold(h, host) })
 		if same || named || (own.Port != "" && loopback(host) && portOf(u) == number(own.Port)) {
 			return refuse("invalid_redirect_uri", "%q is this box's own address; a redirect URI leads to the app that connects, never to the box itself.", r)
 		}

@@ -653,7 +653,8 @@ func (r *Runner) Recover(ctx context.Context) {
 		}
 		recs, _ := Records(r.b.Root, 0, func(rec Record) bool { return rec.ID == mk.ID })
 		switch {
-		case len(recs) == 0 && mk.Stopped && j.Quiet:
+		case len(recs) == 0 && mk.Stopped && j.Quiet && mk.Why != WhySchedule && mk.Why != WhyMissed && mk.Why != WhyAsked:
+			// As Run's own rule: a quiet job's scheduled or asked run is always recorded.
 			r.Trigger(j.Name, WhyInterrupted, 0) // a quiet job stopped with the box: no news, its work again
 		case len(recs) == 0:
 			run := &Run{Job: j.Name, Why: mk.Why, Start: mk.Start, ID: mk.ID, r: r}

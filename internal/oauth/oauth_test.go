@@ -453,7 +453,7 @@ func TestRedirectToAnotherNameOfTheBoxIsRefused(t *testing.T) {
 	// is still an app's.
 	f := newFx(t, func(s *server.Server) { s.AllowedHosts = []string{"box.example.com", "box.tail.ts.net", "localhost"} })
 	f.owner()
-	for _, own := range []string{"https://box.example.com/s/x/", "https://BOX.tail.ts.net:8443/cb"} {
+	for _, own := range []string{"https://box.example.com/s/x/", "https://BOX.tail.ts.net:8443/cb", "https://localhost:8443/s/x/"} {
 		st, out := f.post(oauth.RegisterPath, map[string]any{"client_name": "T", "redirect_uris": []string{own}})
 		if st != 400 || out["error"] != "invalid_redirect_uri" {
 			t.Errorf("%s: %d %v", own, st, out)
