@@ -83,12 +83,7 @@ func status(t *testing.T, b *backup.Backups) backup.Status {
 // A push that neither ends nor fails (here an ssh whose server never answers, and which keeps no
 // output of git's open) is stopped at PushTimeout, and the failure is retried later.
 func TestAPushThatHangsIsStopped(t *testing.T) {
-	bin := t.TempDir()
-	ssh := "#!/bin/sh\nexec 2>&-\nexec cat >/dev/null\n" // reads what git sends until git is gone, answers nothing
-	if err := os.WriteFile(filepath.Join(bin, "ssh"), []byte(ssh), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	silentSSH(t)
 	r := repo(t)
 	if err := r.AddRemote(context.Background(), "far", "ssh://backup.example/srv/box.git"); err != nil {
 		t.Fatal(err)
@@ -106,12 +101,7 @@ func TestAPushThatHangsIsStopped(t *testing.T) {
 // A push stopped by its caller (box serve stopping) is no failure of the remote: no news for Today or the
 // diary, no backoff, and the next remote is not tried with the ended context.
 func TestAPushStoppedByItsCallerIsNoFailure(t *testing.T) {
-	bin := t.TempDir()
-	ssh := "#!/bin/sh\nexec 2>&-\nexec cat >/dev/null\n" // answers nothing until git is gone
-	if err := os.WriteFile(filepath.Join(bin, "ssh"), []byte(ssh), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	silentSSH(t)
 	r := repo(t)
 	for _, name := range []string{"far", "farther"} {
 		if err := r.AddRemote(context.Background(), name, "ssh://backup.example/srv/"+name+".git"); err != nil {
@@ -129,6 +119,17 @@ func TestAPushStoppedByItsCallerIsNoFailure(t *testing.T) {
 	if err != nil || len(st) != 2 || st[0].Failing || st[1].Failing {
 		t.Fatalf("status after a stopped push: %+v %v", st, err)
 	}
+}
+
+// silentSSH puts first on PATH an ssh that reads what git sends until git is gone and answers nothing: a
+// push to an ssh:// remote that neither ends nor fails.
+func silentSSH(t *testing.T) {
+	t.Helper()
+	bin := t.TempDir()
+	if err := os.WriteFile(filepath.Join(bin, "ssh"), []byte("#!/bin/sh\nexec 2>&-\nexec cat >/dev/null\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
 }
 
 // failing is a git server over http that answers every request with the status code and text next

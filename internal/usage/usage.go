@@ -11,7 +11,6 @@ import (
 	"math"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/finding"
@@ -47,12 +46,14 @@ type Line struct {
 }
 
 // NewLine records one call: the provider's own counts, and its own cost when it gave one, else the
-// price table's, else Unknown.
-// The model id and the figures are the provider's word, and a line the ledger refuses would lose the
-// turn's record and stop a tidy: a model id is made one line (at most 100 characters), a negative count
-// zero, a cost that is negative or not a number is not taken.
+// price table's, else Unknown. The model id and the figures are the provider's word, and a line the
+// ledger refuses would lose the turn's record and stop a tidy: the model id is made one line of at most
+// 100 characters, a negative count zero, and a cost that is negative or not a number is not taken.
 func NewLine(now time.Time, turn, purpose, providerName, model string, u provider.Usage, prices Prices) Line {
-	model = oneLine(model, 100)
+	model = strings.Join(strings.Fields(model), " ") // every kind of line break is a space to Fields
+	if r := []rune(model); len(r) > 100 {
+		model = strings.TrimSpace(string(r[:100]))
+	}
 	if model == "" {
 		model = "unknown"
 	}
@@ -65,20 +66,6 @@ func NewLine(now time.Time, turn, purpose, providerName, model string, u provide
 		l.Cost, l.CostFrom = p.Cost(l.TokensIn, l.TokensOut), FromPrices
 	}
 	return l
-}
-
-// oneLine is s with control characters as spaces, trimmed, at most n runes.
-func oneLine(s string, n int) string {
-	s = strings.TrimSpace(strings.Map(func(r rune) rune {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			return ' '
-		}
-		return r
-	}, strings.ToValidUTF8(s, "")))
-	if r := []rune(s); len(r) > n {
-		s = strings.TrimSpace(string(r[:n]))
-	}
-	return s
 }
 
 // Marshal is the line as the ledger holds it: one JSON object and a newline.
