@@ -238,12 +238,18 @@ func (a *App) Protective(ctx context.Context) error {
 }
 
 // Freeze freezes or unfreezes the box for the owner and writes its diary line, the one way every surface
-// does it (box freeze, Settings → Safety). It is a protective act (Protective).
-func (a *App) Freeze(ctx context.Context, by box.Actor, on bool) (box.Result, error) {
+// does it (box freeze, Settings → Safety). It is a protective act (Protective). Unfreezing needs the owner's
+// proof, as loosening a switch does (by: a passkey assertion made for it, or the local owner): a signed-in
+// session alone must not undo the owner's freeze (docs/GATE.md, "Freeze and lock").
+func (a *App) Freeze(ctx context.Context, proof gate.By, on bool) (box.Result, error) {
 	const op = "app.freeze"
 	if err := a.Protective(ctx); err != nil {
 		return box.Result{}, err
 	}
+	if !on && !proof.Passkey && !proof.Local {
+		return box.Result{}, errs.E(op, errs.Forbidden, "Unfreezing the box needs your passkey; it stays frozen.")
+	}
+	by := proof.Actor()
 	if err := a.State.SetFrozen(ctx, on); err != nil {
 		return box.Result{}, err
 	}

@@ -20,7 +20,6 @@ import (
 
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/apptest"
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
@@ -390,7 +389,7 @@ func TestForgetApprovedAfterANewLine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	done, err := a.Gate.Approve(ctx, out.Card.ID, gate.By{Via: "cli", Local: true})
+	done, err := a.Gate.Approve(ctx, out.Card.ID, apptest.Local)
 	if err != nil || !strings.Contains(done.Text, "Forgot 6 lines") {
 		t.Fatalf("approve: %+v %v", done, err)
 	}
@@ -409,7 +408,7 @@ func TestForgetApprovedAfterANewLine(t *testing.T) {
 func TestNeverOverMCPIsInTheDiary(t *testing.T) {
 	s := serve(t, leapNight)
 	ctx := context.Background()
-	if _, err := s.a.Gate.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
+	if _, err := s.a.Gate.SetSwitch(ctx, apptest.Local, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	cs, k := s.connect(t, "Claude")
@@ -441,7 +440,7 @@ func TestProtectiveActs(t *testing.T) {
 	if err := a.Protective(ctx); !errs.Is(err, errs.Locked) || errs.Sentence(err) != said {
 		t.Errorf("locked: %v", err)
 	}
-	if _, err := a.Freeze(ctx, box.Actor{Who: "owner", Via: "cli"}, false); !errs.Is(err, errs.Locked) || errs.Sentence(err) != said {
+	if _, err := a.Freeze(ctx, apptest.Local, false); !errs.Is(err, errs.Locked) || errs.Sentence(err) != said {
 		t.Errorf("unfreeze while locked: %v", err)
 	}
 }

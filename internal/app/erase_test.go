@@ -63,7 +63,7 @@ func TestEraseLeavesNoPlantedPhrase(t *testing.T) {
 	if err != nil || len(cards) != 2 {
 		t.Fatalf("cards: %v %v", cards, err)
 	}
-	if _, err := a.Gate.Approve(ctx, cards[0].ID, gate.By{Via: "cli", Local: true}); err != nil {
+	if _, err := a.Gate.Approve(ctx, cards[0].ID, apptest.Local); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Todos.Add(ctx, owner, "", "Call "+planted); err != nil {

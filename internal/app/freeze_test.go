@@ -11,6 +11,7 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/apptest"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/state"
 )
 
@@ -20,14 +21,21 @@ import (
 func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 	ctx := context.Background()
 	a := apptest.Open(t, app.Options{})
-	if _, err := a.Freeze(ctx, apptest.Owner, true); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Local, true); err != nil {
 		t.Fatal(err)
+	}
+	// Without the owner's proof (a signed-in web session alone) an unfreeze is refused before anything.
+	if _, err := a.Freeze(ctx, gate.By{Via: "web"}, false); !errs.Is(err, errs.Forbidden) {
+		t.Fatalf("an unfreeze without a passkey: %v", err)
+	}
+	if frozen, err := a.State.Frozen(ctx); err != nil || !frozen {
+		t.Fatalf("an unfreeze without a passkey thawed the box: %v %v", frozen, err)
 	}
 	lock := filepath.Join(a.Root, ".git", "index.lock")
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := a.Freeze(ctx, apptest.Owner, false)
+	_, err := a.Freeze(ctx, apptest.Local, false)
 	if err == nil || !strings.Contains(errs.Sentence(err), "stays frozen") {
 		t.Fatalf("an unfreeze without its diary line: %v", err)
 	}
@@ -37,13 +45,13 @@ func TestFreezeWithoutItsDiaryLineLeavesTheBoxFrozen(t *testing.T) {
 	if err := os.Remove(lock); err != nil && !os.IsNotExist(err) { // the box's recovery may have taken it
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, apptest.Owner, false); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Local, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(lock, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, apptest.Owner, true); err == nil || !strings.Contains(errs.Sentence(err), "is frozen, but") {
+	if _, err := a.Freeze(ctx, apptest.Local, true); err == nil || !strings.Contains(errs.Sentence(err), "is frozen, but") {
 		t.Fatalf("a freeze without its diary line: %v", err)
 	}
 	if frozen, _ := a.State.Frozen(ctx); !frozen {
@@ -64,7 +72,7 @@ func TestFreezeHoldsEverywhereOnceSaid(t *testing.T) {
 	if err := other.Quiet(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, apptest.Owner, true); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Local, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := other.Quiet(ctx); !errs.Is(err, errs.Frozen) {
@@ -92,7 +100,7 @@ func TestFreezeWaitingOnTheLockHoldsEverywhere(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := a.Freeze(ctx, apptest.Owner, true)
+		_, err := a.Freeze(ctx, apptest.Local, true)
 		done <- err
 	}()
 	// Longer than a flag read is reused, so a wait counted from before the lock would be over already.

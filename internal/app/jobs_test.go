@@ -29,7 +29,7 @@ func TestFrozenBoxRunsNoMemoryJob(t *testing.T) {
 	if _, err := a.Memory.Remember(ctx, apptest.Owner, memory.RememberInput{Text: "Leo plays chess on Thursdays"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.Freeze(ctx, apptest.Owner, true); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Local, true); err != nil {
 		t.Fatal(err)
 	}
 	head, _ := a.Box.Git().Head(ctx)
@@ -51,7 +51,7 @@ func TestFrozenBoxRunsNoMemoryJob(t *testing.T) {
 	if n, err := a.Memory.Waiting(ctx); err != nil || n != 1 {
 		t.Fatalf("the inbox holds %d lines on a frozen box (%v)", n, err)
 	}
-	if _, err := a.Freeze(ctx, apptest.Owner, false); err != nil {
+	if _, err := a.Freeze(ctx, apptest.Local, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Jobs.Run(ctx, "tidy", jobs.WhyTrigger); err != nil {

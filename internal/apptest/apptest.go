@@ -12,12 +12,16 @@ import (
 	"github.com/boxmem/box/internal/app"
 	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/brain"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/providertest"
 	"github.com/boxmem/box/internal/usage"
 )
 
 // Owner is the owner at the command line, whom the tests' own settings are by.
 var Owner = box.Actor{Who: "owner", Via: "cli", Trust: "own"}
+
+// Local is the owner at the command line deciding: what a switch or an unfreeze needs of them.
+var Local = gate.By{Via: "cli", Local: true}
 
 // Open makes a new box under a temporary folder with o (its vault in a temporary folder of its own
 // unless o names one) and closes it when the test ends.

@@ -871,7 +871,7 @@ func TestUnthinkingForgetAsksTheGate(t *testing.T) {
 			if _, err := f.a.Memory.Remember(ctx, memory.Actor{Who: "owner", Via: "cli", Trust: "own"}, memory.RememberInput{Text: "Leo swims on Thursdays."}); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := f.a.Gate.SetSwitch(ctx, owner, gate.Change, c.sw); err != nil {
+			if _, err := f.a.Gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, c.sw); err != nil {
 				t.Fatal(err)
 			}
 			reply, _ := f.b.Unthinking(ctx, "forget Leo swims", false)
@@ -901,7 +901,7 @@ func TestUnthinkingForgetAsksTheGate(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := f.a.Gate.SetSwitch(ctx, owner, gate.Change, gate.AskMe); err != nil {
+	if _, err := f.a.Gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.AskMe); err != nil {
 		t.Fatal(err)
 	}
 	reply, confirm := f.b.Unthinking(ctx, "forget Mia chess", false)

@@ -221,7 +221,7 @@ func TestRefusedBeforeACard(t *testing.T) {
 	if w, _ := a.Gate.Waiting(ctx); len(w) != 0 {
 		t.Fatalf("a refusal made %d cards", len(w))
 	}
-	if _, err := a.Gate.SetSwitch(ctx, ownerActor, gate.Change, gate.Never); err != nil {
+	if _, err := a.Gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	_, err := a.Builds.ProposePage(ctx, builds.PageInput{Name: "G", Own: "garden", What: "x", HTML: "<p>x</p>"}, claude)

@@ -39,7 +39,7 @@ func unfreezeCmd(g *Global) *cobra.Command {
 // locked box refuses both (exit 7), as it refuses every write.
 func runFreeze(ctx context.Context, g *Global, on bool) error {
 	return g.read(ctx, func(a *app.App) error {
-		res, err := a.Freeze(ctx, owner(""), on)
+		res, err := a.Freeze(ctx, local, on)
 		if err != nil {
 			return err
 		}

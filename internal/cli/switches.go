@@ -67,7 +67,7 @@ func runSwitches(ctx context.Context, g *Global, args []string) error {
 		return usageErr("%q is not a switch: use one of %s", args[0], strings.Join(gate.SwitchNames, ", "))
 	}
 	return g.write(ctx, func(a *app.App) error {
-		res, err := a.Gate.SetSwitch(ctx, owner(""), name, value)
+		res, err := a.Gate.SetSwitch(ctx, local, name, value)
 		if err != nil {
 			return err
 		}

@@ -196,7 +196,7 @@ func TestWriteToolGoesThroughTheGate(t *testing.T) {
 		t.Fatalf("the city heard %v", r)
 	}
 
-	if _, err := f.a.Gate.SetSwitch(ctx, owner, gate.Send, gate.JustDoIt); err != nil {
+	if _, err := f.a.Gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Send, gate.JustDoIt); err != nil {
 		t.Fatal(err)
 	}
 	if ans, err := f.call(t, ownerCLI, "report_delay", `{"line": "31"}`); err != nil || ans.Card != "" || !strings.Contains(string(ans.Value), `"reported":true`) {
@@ -211,7 +211,7 @@ func TestWriteToolGoesThroughTheGate(t *testing.T) {
 		t.Fatalf("from a page: %+v %v", ans, err)
 	}
 
-	if _, err := f.a.Gate.SetSwitch(ctx, owner, gate.Send, gate.Never); err != nil {
+	if _, err := f.a.Gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Send, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.call(t, ownerCLI, "report_delay", `{"line": "7"}`); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), `"Send as me" is set to Never`) {
@@ -257,13 +257,13 @@ func TestRefusals(t *testing.T) {
 	if err := f.a.Builds.SetSafeMode(ctx, owner, false); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.a.Freeze(ctx, owner, true); err != nil {
+	if _, err := f.a.Freeze(ctx, gate.By{Via: "cli", Local: true}, true); err != nil {
 		t.Fatal(err)
 	}
 	if err := read(); !errs.Is(err, errs.Frozen) {
 		t.Fatalf("frozen: %v", err)
 	}
-	if _, err := f.a.Freeze(ctx, owner, false); err != nil {
+	if _, err := f.a.Freeze(ctx, gate.By{Via: "cli", Local: true}, false); err != nil {
 		t.Fatal(err)
 	}
 	if err := read(); err != nil {
@@ -415,7 +415,7 @@ func TestAnyWebsiteCallsUnderShare(t *testing.T) {
 			}
 		}
 	}
-	if _, err := a.Gate.SetSwitch(ctx, owner, gate.Share, gate.Never); err != nil {
+	if _, err := a.Gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Share, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	if err := read(); !errs.Is(err, errs.Refused) || !strings.Contains(errs.Sentence(err), "Share outside my box") {

@@ -401,7 +401,7 @@ func TestAnyWebsiteUnderNeverIsRefused(t *testing.T) {
 	ctx := context.Background()
 	a := openApp(t, newCity(t))
 	cs := client(t, a)
-	if _, err := a.Gate.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli"}, gate.Share, gate.Never); err != nil {
+	if _, err := a.Gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Share, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	out, isErr := mcptest.Call(t, cs, "propose_connector", bundle(t, map[string]any{"egress": []any{"*"}}, nil))

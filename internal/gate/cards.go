@@ -150,6 +150,11 @@ func (g *Gate) Switches(ctx context.Context) (Switches, error) {
 	if err != nil {
 		return nil, errs.Wrap("gate.switches", errs.Other, err, "The switches card cannot be read, so nothing runs without the owner")
 	}
+	return parseSwitches(data)
+}
+
+// parseSwitches reads the switches card's text.
+func parseSwitches(data []byte) (Switches, error) {
 	c, err := card.Parse(layout.Switches, data)
 	if err != nil {
 		return nil, errs.Wrap("gate.switches", errs.Invalid, err, "The switches card cannot be read, so nothing runs without the owner; fix _config/switches.card")
@@ -189,19 +194,32 @@ func (g *Gate) Check(ctx context.Context, sw string, who Asker, what string) err
 	return errs.E("gate.check", errs.Refused, "%s", reason)
 }
 
-// SetSwitch sets one switch, text-surgically, as its own change with a diary line. Only the owner calls it.
-func (g *Gate) SetSwitch(ctx context.Context, actor box.Actor, sw, choice string) (box.Result, error) {
+// SetSwitch sets one of the owner's switches. A choice that lets the box do more without asking than
+// the switch allows now (Never to Ask me or Just do it, Ask me to Just do it) needs the owner's proof, as an
+// approval does (by: a passkey assertion made for this change, or the local owner): a signed-in session
+// alone could otherwise turn the gate off (docs/GATE.md, "The five switches"). Tightening needs none, so
+// the owner can always say less in a hurry.
+func (g *Gate) SetSwitch(ctx context.Context, by By, sw, choice string) (box.Result, error) {
 	if !Allowed(sw, choice) {
 		return box.Result{}, errs.E("gate.set", errs.Invalid, "%q cannot be set to %q.", Label(sw), ChoiceLabel(choice))
 	}
-	return g.b.Do(ctx, box.Change{Actor: actor, Op: "switch", Switch: sw,
-		Summary: fmt.Sprintf("%s set %q to %s", nonEmpty(actor.Who, "owner"), Label(sw), ChoiceLabel(choice)),
+	a := by.Actor()
+	return g.b.Do(ctx, box.Change{Actor: a, Op: "switch", Switch: sw,
+		Summary: fmt.Sprintf("%s set %q to %s", nonEmpty(a.Who, "owner"), Label(sw), ChoiceLabel(choice)),
 		Apply: func(tx *box.Tx) error {
 			data, err := tx.Read(layout.Switches)
 			if errors.Is(err, fs.ErrNotExist) {
 				data = []byte(box.SwitchesDefault)
 			} else if err != nil {
 				return err
+			}
+			now, err := parseSwitches(data)
+			if err != nil {
+				return err
+			}
+			if Looser(now.Of(sw), choice) && !by.Passkey && !by.Local {
+				return errs.E("gate.set", errs.Forbidden, "Setting %q to %s lets the box do more without asking you, so it needs your passkey; nothing changed.",
+					Label(sw), ChoiceLabel(choice))
 			}
 			out, err := card.SetField(data, []string{sw}, choice)
 			if err != nil {
@@ -613,7 +631,8 @@ type By struct {
 	Local bool
 }
 
-func (by By) actor() box.Actor {
+// Actor is the owner, as the diary names them for a decision made this way.
+func (by By) Actor() box.Actor {
 	return box.Actor{Who: "owner", Via: nonEmpty(by.Via, "web"), Trust: "own"}
 }
 
@@ -720,7 +739,7 @@ func (g *Gate) Decline(ctx context.Context, id, note string, by By) (ApprovalCar
 func (g *Gate) archive(c ApprovalCard, status, op, reason string, by By) box.Change {
 	verb := map[string]string{StatusApproved: "Approved", StatusDeclined: "Declined", StatusExpired: "Expired"}[status]
 	dst := ArchiveApprovals + "/" + c.ID + ".approval.card"
-	return box.Change{Actor: by.actor(), Op: op, Switch: c.Switch, Permanent: true,
+	return box.Change{Actor: by.Actor(), Op: op, Switch: c.Switch, Permanent: true,
 		Summary: verb + ": " + c.Title + sentBy(c), Reason: reason,
 		Apply: func(tx *box.Tx) error {
 			data, err := tx.Read(c.Path)

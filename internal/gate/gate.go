@@ -68,6 +68,13 @@ func ChoiceLabel(c string) string {
 	return c
 }
 
+// Looser reports whether choice to lets the box do more without asking than choice from: Never, then Ask
+// me, then Just do it.
+func Looser(from, to string) bool {
+	rank := map[string]int{Never: 0, AskMe: 1, JustDoIt: 2}
+	return rank[to] > rank[from]
+}
+
 // Allowed reports whether choice is one the switch allows.
 func Allowed(sw, choice string) bool {
 	for _, c := range switchInfo[sw].Choices {

@@ -306,7 +306,7 @@ func TestApproveRefusesWhatChanged(t *testing.T) {
 	}
 
 	c = f.propose(t, "mia", 7, claude)
-	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner", Via: "web"}, gate.Change, gate.Never); err != nil {
+	if _, err := f.g.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	_, err = f.g.Approve(ctx, c.ID, web)
@@ -336,7 +336,7 @@ func TestApproveRefusesWhatChanged(t *testing.T) {
 	if len(after) != len(before)+1 || after[0].Op != "refuse" || after[0].Conn != claude.Conn || !strings.Contains(after[0].Summary, "memory_remember") {
 		t.Fatalf("Check's refusal in the diary: %+v", after[0])
 	}
-	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner"}, gate.Access, gate.JustDoIt); !errs.Is(err, errs.Invalid) {
+	if _, err := f.g.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Access, gate.JustDoIt); !errs.Is(err, errs.Invalid) {
 		t.Fatalf("access cannot be just-do-it: %v", err)
 	}
 	out, err := f.g.Propose(ctx, gate.Action{Kind: "save", Switch: gate.Change, Summary: "x", Payload: "x"}, gate.Asker{Owner: true})
@@ -507,7 +507,7 @@ func TestCardsHoldAgainstTheirSendersWords(t *testing.T) {
 func TestRefusalFloodIsBounded(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	if _, err := f.g.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
+	if _, err := f.g.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	head := func() int {
@@ -546,7 +546,6 @@ func TestRefusalFloodIsBounded(t *testing.T) {
 func TestHoldFollowsTheChangeSwitch(t *testing.T) {
 	ctx := context.Background()
 	f := newFixture(t)
-	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
 	f.words["leo"] = 2
 	before, _ := f.b.Diary(ctx, 1, nil)
 	out, err := f.g.Hold(ctx, forget("leo", 2), claude)
@@ -556,7 +555,7 @@ func TestHoldFollowsTheChangeSwitch(t *testing.T) {
 	if es, _ := f.b.Diary(ctx, 1, nil); es[0].ID != before[0].ID {
 		t.Fatalf("Just do it wrote: %+v", es[0])
 	}
-	if _, err := f.g.SetSwitch(ctx, owner, gate.Change, gate.AskMe); err != nil {
+	if _, err := f.g.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.AskMe); err != nil {
 		t.Fatal(err)
 	}
 	out, err = f.g.Hold(ctx, forget("leo", 2), claude)
@@ -578,7 +577,7 @@ func TestHoldFollowsTheChangeSwitch(t *testing.T) {
 	if out, err := f.g.Hold(ctx, forget("leo", 2), claude); err != nil || out.Decision.Verdict != gate.Refuse || out.Card != nil || !strings.Contains(out.Text, "waiting") {
 		t.Fatalf("past the limit: %+v %v", out, err)
 	}
-	if _, err := f.g.SetSwitch(ctx, owner, gate.Change, gate.Never); err != nil {
+	if _, err := f.g.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	out, err = f.g.Hold(ctx, forget("leo", 2), claude)
@@ -609,5 +608,36 @@ func TestWaitingIsOldestFirst(t *testing.T) {
 	}
 	if !slices.Equal(listed, made) {
 		t.Fatalf("listed %v, made %v", listed, made)
+	}
+}
+
+// A switch set to let the box do more without asking needs the owner's proof (a passkey assertion, or the
+// local owner); setting it tighter, or to what it is, needs none. A refusal writes nothing.
+func TestLooseningASwitchNeedsTheOwnersProof(t *testing.T) {
+	ctx := context.Background()
+	f := newFixture(t)
+	web := gate.By{Via: "web"}
+	for _, c := range []struct {
+		by     gate.By
+		choice string
+		ok     bool
+	}{
+		{web, gate.JustDoIt, false}, // Ask me (the default) to Just do it
+		{web, gate.AskMe, true},     // as it is
+		{web, gate.Never, true},     // tighter
+		{web, gate.AskMe, false},    // Never to Ask me
+		{gate.By{Via: "web", Passkey: true}, gate.AskMe, true},
+		{gate.By{Via: "cli", Local: true}, gate.JustDoIt, true},
+		{web, gate.AskMe, true},
+	} {
+		before, _ := f.b.Diary(ctx, 1000, nil)
+		_, err := f.g.SetSwitch(ctx, c.by, gate.Send, c.choice)
+		after, _ := f.b.Diary(ctx, 1000, nil)
+		if c.ok != (err == nil) || (!c.ok && (!errs.Is(err, errs.Forbidden) || len(after) != len(before))) {
+			t.Fatalf("%+v to %s: %v (diary %d → %d lines)", c.by, c.choice, err, len(before), len(after))
+		}
+		if sw, _ := f.g.Switches(ctx); c.ok && sw.Of(gate.Send) != c.choice {
+			t.Fatalf("%+v to %s: the switch says %s", c.by, c.choice, sw.Of(gate.Send))
+		}
 	}
 }

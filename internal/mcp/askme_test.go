@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/diary"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
@@ -30,7 +29,7 @@ func TestAskMeHoldsAnAssistantsWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tb.gate.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.AskMe); err != nil {
+	if _, err := tb.gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.AskMe); err != nil {
 		t.Fatal(err)
 	}
 	router := func() string {

@@ -135,7 +135,7 @@ func TestChangeNeverRefusesAssistantWrites(t *testing.T) {
 	ctx := context.Background()
 	tb := newTestBox(t, nil)
 	m := tb.mem
-	if _, err := tb.gate.SetSwitch(ctx, box.Actor{Who: "owner", Via: "cli", Trust: "own"}, gate.Change, gate.Never); err != nil {
+	if _, err := tb.gate.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	cs := connect(t, tb.service(), Conn{Who: "Claude", Host: "claude.ai", Caps: keys.Caps{Memory: true}}, "Claude")

@@ -13,7 +13,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 
-	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/grants"
 	"github.com/boxmem/box/internal/keys"
@@ -380,7 +379,7 @@ func TestAccessNeverRefusesNewConnections(t *testing.T) {
 		}
 		return strings.Join(out, " ")
 	}
-	if _, err := f.gate.SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "test", Trust: "own"}, gate.Access, gate.Never); err != nil {
+	if _, err := f.gate.SetSwitch(context.Background(), gate.By{Via: "cli", Local: true}, gate.Access, gate.Never); err != nil {
 		t.Fatal(err)
 	}
 	before := rows()

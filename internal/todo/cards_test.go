@@ -26,7 +26,7 @@ func TestToDoCards(t *testing.T) {
 		g.Register(name, op)
 	}
 	owner := box.Actor{Who: "owner", Via: "cli", Trust: "own"}
-	if _, err := g.SetSwitch(ctx, owner, gate.Change, gate.AskMe); err != nil {
+	if _, err := g.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.AskMe); err != nil {
 		t.Fatal(err)
 	}
 	claude := gate.Asker{Connection: "Claude", Via: "mcp", Conn: "k_claude"}

@@ -214,9 +214,16 @@ type searchReply struct {
 	Indexing bool         `json:"indexing,omitempty"`
 }
 
-func (w *Web) setSwitch(rw http.ResponseWriter, r *http.Request, _ *session) {
+// setSwitch sets a switch. One that lets the box do more without asking carries a passkey assertion made
+// for that switch and choice; the gate refuses it without one (docs/GATE.md, "The five switches").
+func (w *Web) setSwitch(rw http.ResponseWriter, r *http.Request, ss *session) {
 	sw, choice := r.PostFormValue("switch"), r.PostFormValue("choice")
-	if _, err := w.gate.SetSwitch(r.Context(), ownerActor, sw, choice); err != nil {
+	by, err := w.ownerProof(r, ss, "switch", sw+"="+choice)
+	if err != nil {
+		w.backErr(rw, r, "/settings", err)
+		return
+	}
+	if _, err := w.gate.SetSwitch(r.Context(), by, sw, choice); err != nil {
 		w.backErr(rw, r, "/settings", err)
 		return
 	}
@@ -253,9 +260,19 @@ func (w *Web) revokeKey(rw http.ResponseWriter, r *http.Request, _ *session) {
 	back(rw, r, "/settings", c.Name+" is disconnected; its next call is refused.")
 }
 
-func (w *Web) freeze(rw http.ResponseWriter, r *http.Request, _ *session) {
+// freeze freezes the box, or unfreezes it with a passkey assertion made for that (the composition root
+// refuses an unfreeze without one).
+func (w *Web) freeze(rw http.ResponseWriter, r *http.Request, ss *session) {
 	on := r.PostFormValue("on") == "1"
-	if _, err := w.cfg.Freeze(r.Context(), ownerActor, on); err != nil {
+	by := gate.By{Via: "web"}
+	if !on {
+		var err error
+		if by, err = w.ownerProof(r, ss, "unfreeze", ""); err != nil {
+			w.backErr(rw, r, "/settings", err)
+			return
+		}
+	}
+	if _, err := w.cfg.Freeze(r.Context(), by, on); err != nil {
 		w.backErr(rw, r, "/settings", err)
 		return
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/passkeytest"
 )
 
@@ -108,6 +109,13 @@ func TestBrowser(t *testing.T) {
 	shot("diary")
 	run("settings", chromedp.Navigate(f.base+"/settings"), chromedp.WaitVisible(chromedp.CSS("#switches")))
 	shot("settings")
+
+	// A switch set to do more without asking: the page asks for the passkey, then sends the form with it.
+	run("share: Just do it", passkeytest.Tap(`[data-switch="share-just-do-it"]`),
+		chromedp.WaitVisible(chromedp.CSS(`[data-switch="share-just-do-it"][aria-pressed="true"]`)))
+	if sw, _ := f.g.Switches(context.Background()); sw.Of(gate.Share) != gate.JustDoIt {
+		t.Fatalf("share is %q", sw.Of(gate.Share))
+	}
 
 	// Freeze, see it, unfreeze.
 	run("freeze", passkeytest.Tap("#freeze"), chromedp.WaitVisible(chromedp.CSS(".banner.frozen")))

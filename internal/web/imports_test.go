@@ -400,7 +400,14 @@ func TestImportUploadZipTraversal(t *testing.T) {
 // withPasskey adds to a form the passkey assertion the page's script puts in it for purpose.
 func (f *importFx) withPasskey(v url.Values, csrf, purpose string) url.Values {
 	f.t.Helper()
-	req, _ := http.NewRequest("POST", f.base+"/auth/confirm/begin", strings.NewReader(`{"purpose":"`+purpose+`"}`))
+	return f.withPasskeyFor(v, csrf, purpose, "")
+}
+
+// withPasskeyFor is withPasskey for a check bound to one change too (a switch: "share=just-do-it").
+func (f *importFx) withPasskeyFor(v url.Values, csrf, purpose, bound string) url.Values {
+	f.t.Helper()
+	body, _ := json.Marshal(map[string]string{"purpose": purpose, "card": bound})
+	req, _ := http.NewRequest("POST", f.base+"/auth/confirm/begin", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Origin", f.base)
 	req.Header.Set("X-CSRF-Token", csrf)

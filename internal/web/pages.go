@@ -45,6 +45,7 @@ var funcs = template.FuncMap{
 	"covers":      gate.Covers,
 	"choiceLabel": gate.ChoiceLabel,
 	"choices":     gate.Choices,
+	"looser":      gate.Looser,
 	"kindTitle":   gate.KindTitle,
 	"join":        strings.Join,
 	"marked":      marked,

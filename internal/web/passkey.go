@@ -10,6 +10,7 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 )
 
 // finishBody is what the browser posts to finish a ceremony.
@@ -266,8 +267,16 @@ func (w *Web) confirmBegin(rw http.ResponseWriter, r *http.Request, ss *session)
 		}
 		c.card, c.hash = card.ID, card.ActionHash
 		challenge = boundChallenge(card.ID, card.ActionHash)
-	case "erase", "passkey-add", "safe-mode-off", "brain-set", "export":
+	case "erase", "passkey-add", "safe-mode-off", "brain-set", "export", "unfreeze":
 		challenge = boundChallenge(b.Purpose, ss.hash)
+	case "switch": // bound to the switch and the choice the owner pressed: "change=just-do-it"
+		sw, choice, _ := strings.Cut(b.Card, "=")
+		if !gate.Allowed(sw, choice) {
+			w.fail(rw, r, errs.E("web", errs.Invalid, "Say which switch to set, and to what."))
+			return
+		}
+		c.card = b.Card
+		challenge = boundChallenge(b.Purpose+"\x00"+b.Card, ss.hash)
 	case "passkey-remove":
 		if b.Passkey == "" {
 			w.fail(rw, r, errs.E("web", errs.Invalid, "Say which passkey to remove."))
@@ -347,6 +356,26 @@ func (w *Web) formConfirmed(r *http.Request, ss *session, purpose, what string) 
 	}
 	_, err := w.confirmed(r, ss, b, purpose)
 	return err
+}
+
+// ownerProof is how the owner decided a change a form posts: with a passkey assertion the form carries,
+// made for purpose (and, when bound, for that change), or without one, which the domain refuses where it
+// needs one. An assertion that does not check out is an error, never a quiet "without".
+func (w *Web) ownerProof(r *http.Request, ss *session, purpose, bound string) (gate.By, error) {
+	by := gate.By{Via: "web"}
+	b := finishBody{Ceremony: r.PostFormValue("ceremony"), Credential: json.RawMessage(r.PostFormValue("credential"))}
+	if b.Ceremony == "" && len(b.Credential) == 0 {
+		return by, nil
+	}
+	c, err := w.confirmed(r, ss, b, purpose)
+	if err != nil {
+		return by, err
+	}
+	if c.card != bound {
+		return by, errs.E("web.passkey", errs.Unauthorized, "That passkey check was made for another change; nothing was done.")
+	}
+	by.Passkey = true
+	return by, nil
 }
 
 // removePasskey removes one of the owner's passkeys with an assertion made for removing that one, just

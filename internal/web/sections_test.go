@@ -326,7 +326,7 @@ func TestBridgeWritesWaitAtAskMe(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.g.SetSwitch(ctx, ownerActorFor(), gate.Change, gate.AskMe); err != nil {
+	if _, err := f.g.SetSwitch(ctx, gate.By{Via: "cli", Local: true}, gate.Change, gate.AskMe); err != nil {
 		t.Fatal(err)
 	}
 	f.signedIn()

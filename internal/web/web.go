@@ -47,7 +47,7 @@ GET  /static/…               CSS, JS, icon (embedded)
 GET  /api/search?q=          search as you type (JSON)
 POST /auth/register/begin /auth/register/finish   make a passkey (setup code, or signed in with a passkey-add assertion)
 POST /auth/login/begin /auth/login/finish         sign in (discoverable passkey, user verification)
-POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, to erase, or to add or remove a passkey
+POST /auth/confirm/begin     a passkey challenge bound to a card and its action hash, to erase, to add or remove a passkey, to unfreeze, or to let a switch do more
 POST /cards/{id}/approve     approve with that assertion (JSON)
 POST /cards/{id}/decline     No, or Change it with a note
 POST /undo /undo/since       undo the last change or one entry; undo what one connection wrote since a time
@@ -56,7 +56,7 @@ POST /chat/stream            one chat turn as server-sent events (text, tool, re
 POST /settings/brain /settings/brain/budget /settings/brain/off   set (key checked first), budget, off
 POST /settings/routines /settings/routines/starter   add a routine; add a starter (off)
 POST /settings/routines/{name}/remove /switch /run   remove; on or off; run now (the report on Today)
-POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase
+POST /settings/switch /settings/keys /settings/keys/{id}/revoke /settings/freeze /settings/erase   (a switch set to do more, and unfreezing, carry a passkey assertion made for them)
 POST /settings/passkeys/{id}/remove   with a passkey-remove assertion bound to that passkey (JSON)
 POST /settings/connections/{id}/disconnect /signout /signout/all
 GET  /settings/import         Bring your memories: upload, dry run, import with its Undo; exports
@@ -84,8 +84,9 @@ type Config struct {
 	Erase func(ctx context.Context, who box.Actor) (memory.EraseResult, error)
 	// Backups names the box's backup remotes, which an erase pushes its fresh start to; nil: none.
 	Backups func(ctx context.Context) ([]string, error)
-	// Freeze freezes or unfreezes the box with its diary line (the composition root's, as box freeze's).
-	Freeze func(ctx context.Context, who box.Actor, on bool) (box.Result, error)
+	// Freeze freezes or unfreezes the box with its diary line (the composition root's, as box freeze's);
+	// unfreezing needs the owner's passkey (by).
+	Freeze func(ctx context.Context, by gate.By, on bool) (box.Result, error)
 	Now    func() time.Time // the process's clock
 	Logger *slog.Logger     // nil: discard
 	// Grants is the OAuth state: with it the box serves the consent page and lists OAuth connections.

@@ -662,7 +662,7 @@ func TestEditNote(t *testing.T) {
 		t.Fatalf("secret edit: %s", loc)
 	}
 	// So is remembering one, before any card, diary line or commit could carry it.
-	if _, err := f.g.SetSwitch(context.Background(), box.Actor{Who: "owner", Via: "web", Trust: "own"}, gate.Change, gate.AskMe); err != nil {
+	if _, err := f.g.SetSwitch(context.Background(), gate.By{Via: "cli", Local: true}, gate.Change, gate.AskMe); err != nil {
 		t.Fatal(err)
 	}
 	f.form(f.c, "/memory/remember", url.Values{"csrf": {csrf}, "text": {"My password is hunter2"}})

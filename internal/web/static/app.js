@@ -189,15 +189,18 @@
     } catch (e) { say(failed(e), true); } finally { busy(btn, false); }
   });
 
-  // A form that changes where the owner's keys and words go (the brain) or takes the whole memory out
-  // (an export) first asks for the owner's passkey, then is sent with the assertion in it.
-  on("form[data-confirm]", "submit", async function (ev) {
+  // A form that changes where the owner's keys and words go (the brain), takes the whole memory out (an
+  // export), unfreezes the box, or a switch's button that lets the box do more without asking, first asks
+  // for the owner's passkey, then is sent with the assertion in it.
+  on("form[data-confirm], form.switch", "submit", async function (ev) {
     const form = ev.currentTarget, btn = ev.submitter;
     if (form.dataset.confirmed === "1") { form.dataset.confirmed = ""; return; }
+    const purpose = form.dataset.confirm || (btn && btn.dataset.confirm);
+    if (!purpose) return;
     ev.preventDefault();
     busy(btn, true);
     try {
-      const a = await assertion(btn, "/auth/confirm/begin", { purpose: form.dataset.confirm });
+      const a = await assertion(btn, "/auth/confirm/begin", { purpose: purpose, card: (btn && btn.dataset.card) || "" });
       form.elements.ceremony.value = a.ceremony;
       form.elements.credential.value = JSON.stringify(a.credential);
       form.dataset.confirmed = "1";
