@@ -9,9 +9,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/keys"
 	"github.com/boxmem/box/internal/memory"
-	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/passkeytest"
 )
 
