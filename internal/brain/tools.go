@@ -111,15 +111,8 @@ func (b *Brain) handlers() map[string]handler {
 			IncludeDone bool   `json:"include_done"`
 		}) Outcome {
 			lists, err := b.cfg.Todos.Lists(ctx)
-			lists = todo.Select(lists, in.List, in.IncludeDone)
-			// A to-do keeps no author, and assistants and pages add them (and lists, with their titles):
-			// every item and title is read as others' words (docs/BRAIN.md, "The chat's tools").
-			for i := range lists {
-				lists[i].Title = memory.Fence(lists[i].Title)
-				for j := range lists[i].Items {
-					lists[i].Items[j].Text = memory.Fence(lists[i].Items[j].Text)
-				}
-			}
+			// Every item and title is read as others' words (docs/BRAIN.md, "The chat's tools").
+			lists = todo.Fenced(todo.Select(lists, in.List, in.IncludeDone), memory.Fence)
 			return st.read(result(map[string]any{"lists": lists}, err), len(lists) > 0)
 		}),
 		"memory_remember": typed(func(ctx context.Context, st *turnState, in struct {

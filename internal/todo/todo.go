@@ -73,6 +73,19 @@ func Select(lists []List, name string, includeDone bool) []List {
 	return out
 }
 
+// Fenced is lists as a model reads them: a to-do keeps no author, and assistants and pages add them (and
+// lists, with their titles), so every title and item is others' words, each put through fence (the
+// memory's <outside_content> fence; docs/SECURITY.md). lists is changed in place and returned.
+func Fenced(lists []List, fence func(string) string) []List {
+	for i := range lists {
+		lists[i].Title = fence(lists[i].Title)
+		for j := range lists[i].Items {
+			lists[i].Items[j].Text = fence(lists[i].Items[j].Text)
+		}
+	}
+	return lists
+}
+
 // Lists returns every list with its items, in name order.
 func (s *Store) Lists(ctx context.Context) ([]List, error) {
 	dir := filepath.Join(s.b.Root, filepath.FromSlash(Dir))
