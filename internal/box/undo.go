@@ -394,7 +394,11 @@ func (b *Box) Restart(ctx context.Context, c Change) (Result, error) {
 	}
 	changed := e.Paths
 	e.Paths = nil // the names of what was erased are not kept either
-	bt.current[diary.DayOf(e)] = fileState{data: diary.Line(e), exists: true}
+	day, err := diary.DayOf(e)
+	if err != nil {
+		return Result{}, err
+	}
+	bt.current[day] = fileState{data: diary.Line(e), exists: true}
 	p := &pending{ctx: ctx, c: c}
 	if _, err := b.commitApplied(ctx, bt, []applied{{p: p, entry: e}}, blobs, nil); err != nil {
 		return Result{}, err

@@ -64,15 +64,16 @@ func Day(t time.Time) string {
 	return path.Join(layout.DiaryDir, t.UTC().Format("2006-01-02")+".jsonl")
 }
 
-// DayOf is the box path of the day file for an entry (by its Time, else its id).
-func DayOf(e Entry) string {
+// DayOf is the box path of the day file for an entry (by its Time, else its id); an entry with neither
+// has no day (the box's clock stamps every entry it writes).
+func DayOf(e Entry) (string, error) {
 	if t, err := time.Parse(time.RFC3339Nano, e.Time); err == nil {
-		return Day(t)
+		return Day(t), nil
 	}
 	if t, ok := idTime(e.ID); ok {
-		return Day(t)
+		return Day(t), nil
 	}
-	return Day(time.Now())
+	return "", errs.E("diary.day", errs.Invalid, "The diary entry %s has no time.", e.ID)
 }
 
 func idTime(id string) (time.Time, bool) {

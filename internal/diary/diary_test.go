@@ -107,8 +107,11 @@ func TestLeapDayLastSecond(t *testing.T) {
 	root := t.TempDir()
 	at := time.Date(2028, 2, 29, 23, 59, 59, 0, time.Local)
 	e := Entry{ID: NewID(at), Time: at.UTC().Format(time.RFC3339Nano), Actor: "owner", Op: "remember", Summary: "late"}
-	if DayOf(e) != Day(at) || Day(at) != Day(at.UTC()) {
-		t.Fatalf("an entry's day %s, the clock's %s: one UTC day file for one instant", DayOf(e), Day(at))
+	if day, err := DayOf(e); err != nil || day != Day(at) || Day(at) != Day(at.UTC()) {
+		t.Fatalf("an entry's day %s (%v), the clock's %s: one UTC day file for one instant", day, err, Day(at))
+	}
+	if day, err := DayOf(Entry{ID: "x", Op: "remember"}); err == nil {
+		t.Fatalf("an entry with no time has the day %s", day)
 	}
 	if got := path.Base(Day(at)); got != at.UTC().Format("2006-01-02")+".jsonl" {
 		t.Fatalf("Day(%v) = %s", at, got)
