@@ -27,6 +27,7 @@ type word struct {
 	text    string
 	dynamic bool
 	glob    bool // holds an unquoted *, ? or [: the shell may match it to a file name
+	tree    bool // a folder the command writes or removes anything under (cp -r, rsync -a, find -delete)
 }
 
 // simpleCmd is one simple command: its words, the targets of the redirections that write, and the text
@@ -658,9 +659,13 @@ func isDuration(t string) bool {
 
 // ownerVerbs are the box verbs that decide for the owner: the first word, and the second ("" for any,
 // "*" for any but none and list).
-var ownerVerbs = [][2]string{{"cards", "approve"}, {"brain", "set"}, {"backup", "add"}, {"safe-mode", "off"}, {"unfreeze", ""},
-	{"switches", "*"}, {"keys", "*"}, {"builds", "on"}, {"routines", "add"}, {"routines", "on"},
-	{"connectors", "call"}, {"connectors", "key"}} // a call runs as the owner; a key is the owner's account
+var ownerVerbs = [][2]string{{"cards", "approve"}, {"brain", "set"}, {"backup", "add"}, {"backup", "remove"},
+	{"safe-mode", "off"}, {"unfreeze", ""}, {"switches", "*"}, {"keys", "*"}, {"builds", "on"}, {"routines", "add"}, {"routines", "on"},
+	{"connectors", "call"}, {"connectors", "key"}, // a call runs as the owner; a key is the owner's account
+	// An undo puts back what an entry changed (a switch the owner tightened, a build or routine they
+	// switched off, a connector's older hosts), a restore a whole older box, and unwire takes these guards
+	// out of the agent's settings.
+	{"undo", ""}, {"builds", "undo"}, {"restore", ""}, {"unwire", ""}}
 
 // ownerVerb returns the owner's decision a box command line makes ("box cards approve"), or "" when the
 // words after the binary decide nothing for the owner. Global flags may sit anywhere (--box DIR, --json).
@@ -755,7 +760,7 @@ func writeTargets(c simpleCmd) (targets []word, cd *chdirTo) {
 			t, _ := writeTargets(simpleCmd{words: sub})
 			targets = append(targets, t...)
 		}
-		return targets, nil
+		return append(targets, findDeletes(w[1:])...), nil
 	}
 	if g, ok := strings.CutPrefix(name, "g"); ok && gnuNames[g] { // GNU tools under Homebrew's names: gcp, gmv, gsed
 		name = g
@@ -814,6 +819,26 @@ func findCommands(args []word) [][]word {
 	return out
 }
 
+// findDeletes are the folders find -delete removes files under: its starting points (the words before
+// its first test), "." when it names none.
+func findDeletes(args []word) []word {
+	if !slices.ContainsFunc(args, func(a word) bool { return a.text == "-delete" }) {
+		return nil
+	}
+	var out []word
+	for _, a := range args {
+		if strings.HasPrefix(a.text, "-") || a.text == "(" || a.text == "!" {
+			break
+		}
+		a.tree = true
+		out = append(out, a)
+	}
+	if len(out) == 0 {
+		out = append(out, word{text: ".", tree: true})
+	}
+	return out
+}
+
 // gnuNames are the commands the guard reads that Homebrew installs with a g before their names.
 var gnuNames = map[string]bool{"sed": true, "awk": true, "sort": true, "cp": true, "mv": true, "install": true, "ln": true, "link": true,
 	"tee": true, "rm": true, "rmdir": true, "unlink": true, "truncate": true, "shred": true, "touch": true, "mkdir": true, "dd": true}
@@ -824,8 +849,14 @@ var gnuNames = map[string]bool{"sed": true, "awk": true, "sort": true, "cp": tru
 func copyTargets(name string, opts []option, ops []word) []word {
 	var dest *word
 	destAfter := false
-	linking, symbolic, dirs := name == "ln" || name == "link", false, false
+	linking, symbolic, dirs, recursive, onto := name == "ln" || name == "link", false, false, false, false
 	for _, o := range opts {
+		switch o.name {
+		case "r", "R", "a", "recursive", "archive":
+			recursive = name == "cp" || name == "rsync"
+		case "T", "no-target-directory":
+			onto = name == "cp" // cp -T SRC DEST: SRC's contents become DEST's
+		}
 		switch {
 		case o.name == "target-directory" || o.name == "t" && name != "rsync":
 			v := o.val
@@ -860,9 +891,17 @@ func copyTargets(name string, opts []option, ops []word) []word {
 		}
 		return out
 	}
-	out = append(out, *dest)
+	// A folder copied recursively lands, with all it holds, at what it becomes in the destination, or in
+	// the destination itself when its contents are what is copied (cp -T, SRC/., rsync's SRC/).
+	d := *dest
 	for _, o := range ops {
-		out = append(out, word{text: layout.Join(dest.text, filepath.Base(o.text)), dynamic: o.dynamic || dest.dynamic})
+		d.tree = d.tree || recursive && (onto || o.text == "." || strings.HasSuffix(o.text, "/.") || name == "rsync" && strings.HasSuffix(o.text, "/"))
+	}
+	out = append(out, d)
+	for _, o := range ops {
+		// The file each operand becomes in the folder: a pattern (cp /tmp/cfg/* _config/) stays one, so it
+		// is judged in all its matches.
+		out = append(out, word{text: layout.Join(dest.text, filepath.Base(o.text)), dynamic: o.dynamic || dest.dynamic, glob: o.glob || dest.glob, tree: recursive})
 	}
 	return out
 }
@@ -968,7 +1007,8 @@ func (s *session) preBash() (Result, bool) {
 	for _, c := range cmds {
 		if v := decidesForOwner(c); v != "" {
 			return deny(Trim(fmt.Sprintf("`%s` decides for the owner: approving cards, unfreezing, setting switches, making or revoking keys, "+
-				"setting the brain, adding a backup, leaving safe mode, turning builds back on and adding routines are the owner's to do, "+
+				"setting the brain, adding or removing a backup, leaving safe mode, turning builds back on, adding routines, undoing, restoring "+
+				"and unwiring are the owner's to do, "+
 				"in the box's web UI or their own terminal. Ask the owner to do it. Nothing ran.", v), CapWrite)), true
 		}
 	}
@@ -1021,6 +1061,22 @@ const maxJudged = 200_000
 
 // gitRemoteWrites are the `git remote` subcommands that change the repository's configuration.
 var gitRemoteWrites = map[string]bool{"add": true, "set-url": true, "rename": true, "remove": true, "rm": true, "set-head": true, "set-branches": true}
+
+// gitTreeWrites are the git subcommands that change the box's files, index, history or worktrees: a
+// checkout of an older switches card, a reset, a removed card (read as the defaults), a linked worktree
+// (which an erase refuses to start with). The box commits; an agent writes files, which the write guard
+// reads. Their reading forms are in gitTreeReads.
+var gitTreeWrites = map[string]bool{"checkout": true, "switch": true, "restore": true, "reset": true, "rm": true, "mv": true,
+	"stash": true, "read-tree": true, "checkout-index": true, "update-index": true, "update-ref": true, "clean": true,
+	"merge": true, "rebase": true, "pull": true, "revert": true, "cherry-pick": true, "am": true, "apply": true,
+	"filter-branch": true, "replace": true, "worktree": true, "symbolic-ref": true, "branch": true, "tag": true}
+
+// gitTreeReads are the forms of gitTreeWrites that only read: `git stash list`, `git worktree list`,
+// `git branch` and `git tag` with nothing to make or move.
+var gitTreeReads = map[string]map[string]bool{"stash": {"list": true, "show": true}, "worktree": {"list": true},
+	"branch": {"": true, "--list": true, "-l": true, "-a": true, "-r": true, "-v": true, "-vv": true, "--show-current": true, "--contains": true, "--merged": true, "--no-merged": true},
+	"tag": {"": true, "--list": true, "-l": true, "-n": true, "--contains": true, "--merged": true, "--no-merged": true, "--points-at": true},
+	"symbolic-ref": {"--short": true, "-q": true, "--quiet": true}}
 
 // gitConfigReads are the `git config` forms that only read (the subcommands of git 2.46 and the options).
 var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
@@ -1097,6 +1153,16 @@ options: // git's own options, before its subcommand
 		return inBox(at(f, dir))
 	}
 	args := w[i+1:]
+	if sub := w[i].text; gitTreeWrites[sub] && target {
+		first := ""
+		if len(args) > 0 {
+			first = args[0].text
+		}
+		if reads := gitTreeReads[sub]; reads == nil || !reads[first] || sub == "symbolic-ref" && len(args) > 2 {
+			return "`git " + sub + "` changes the box's files or history, which only the box commits; read with git log, show and diff, and write files (the box records them)"
+		}
+		return ""
+	}
 	switch w[i].text {
 	case "remote":
 		for _, a := range args {

@@ -36,6 +36,21 @@ func TestBashGuard(t *testing.T) {
 		// The owner's decisions, spelt every way a shell reads the same.
 		"box cards approve 20261129T202411-k3f9x2ab",
 		"box unfreeze",
+		// An undo puts back what the owner changed (a tightened switch, a build switched off); a restore an
+		// older box; unwire takes these guards away.
+		"box undo", "box undo --entry 20261129T202411-k3f9x2ab", "box --json undo", "box builds undo garden 2",
+		"box restore /tmp/backup.git", "box unwire --apply", "box backup remove github",
+		// A copy of a pattern into a folder is judged in all its matches.
+		"cp /tmp/cfg/* _config/", "cp /tmp/cfg/s* _config/", "cp /tmp/cfg/switches.car? _config/", "mv /tmp/cfg/* _config/",
+		// A folder's contents copied, synced or deleted over the guarded files.
+		"cp -r /tmp/cfg/. _config/", "cp -rT /tmp/cfg _config", "cp -a /tmp/cfg/. .", "rsync -a /tmp/cfg/ _config/",
+		"cp -R /tmp/cfg/. _bookkeeping/", "find _config -name switches.card -delete", "find . -name '*.card' -delete",
+		"cp -r /tmp/dotbox/. ~/box/.box",
+		// git writing the box's files, index, refs or worktrees.
+		"git checkout HEAD~1 -- _config/switches.card", "git restore --source=HEAD~1 _config/switches.card",
+		"git rm _config/switches.card", "git stash", "git stash -- _config/switches.card", "git reset --hard HEAD~3",
+		"git read-tree -u HEAD~1", "git -C ~/box checkout .", "git worktree add /tmp/w", "git branch -f main HEAD~2",
+		"git update-ref refs/heads/main HEAD~1", "git clean -fdx", "git switch -c other",
 		"env - sh -c 'box cards approve x'", "env -i - sh -c 'box unfreeze'", "flock /tmp/l -c 'box cards approve x'",
 		"trap -- 'box cards approve x' EXIT", "sudo watch 'box cards approve x'", "nice flock /tmp/l -c 'box cards approve x'",
 		"env -S 'box cards approve x'", "timeout 5 box unfreeze", "xargs -I{} box cards approve {}",
@@ -186,6 +201,11 @@ func TestBashGuard(t *testing.T) {
 		"cp _config/switches.card /tmp/s.card",
 		"ls .git",
 		"git status",
+		"git log -p _config/switches.card", "git diff HEAD~1", "git show HEAD:_config/switches.card",
+		"cp -r /tmp/notes _content/", "cp -r /tmp/notes/. _content/notes/", "rsync -a /tmp/notes/ _content/notes/",
+		"find _content -name '*.tmp' -delete", "find /tmp/x -delete", "cp -r /tmp/x .",
+		"git stash list", "git worktree list", "git branch", "git branch --show-current", "git tag -l",
+		"git -C /tmp/project checkout main", "git -C /tmp/project reset --hard",
 		"echo hi 2>&1 | tee /tmp/out.txt",
 		"echo x >&2",
 		"sed -n 1,10p _config/switches.card",

@@ -340,7 +340,7 @@ func (s *session) protectedWriteAt(t word, at folders) string {
 			return fmt.Sprintf("the pattern matches more than %d files, more than the guard reads; name fewer", maxMatches)
 		}
 		for _, m := range matches {
-			if why := s.protectedWrite(word{text: m}, d); why != "" {
+			if why := s.protectedWrite(word{text: m, tree: t.tree}, d); why != "" {
 				return why
 			}
 		}
@@ -370,7 +370,26 @@ func (s *session) protectedWrite(t word, cwd string) string {
 	// link's folder): a write either way may not land where only the box writes.
 	p = layout.Join(cwd, p)
 	_, why := s.guardHost(layout.Resolve(p), layout.Resolve(filepath.Clean(p)))
+	if why == "" && t.tree {
+		why = s.holdsGuarded(layout.Resolve(p), layout.Resolve(filepath.Clean(p)))
+	}
 	return why
+}
+
+// holdsGuarded says why a folder a command writes anything under (cp -r, rsync -a, find -delete) may not
+// be, or "": it is the box's root or holds .box/, .git/, the two cards or the approval cards.
+func (s *session) holdsGuarded(dirs ...string) string {
+	for _, root := range []string{s.root, s.realRoot()} {
+		for _, bp := range []string{"/.box", "/.git", layout.Switches, layout.Settings, layout.Approvals, layout.ArchiveDir + "/approvals"} {
+			p := filepath.Join(root, filepath.FromSlash(bp))
+			for _, d := range dirs {
+				if within(d, p) {
+					return "a command that writes or removes anything under it reaches " + strings.TrimPrefix(bp, "/") + ", which only the box writes"
+				}
+			}
+		}
+	}
+	return ""
 }
 
 // spelt says why a path whose folder the hook cannot place may be one only the box writes, by what it
