@@ -1074,8 +1074,8 @@ var gitTreeWrites = map[string]bool{"checkout": true, "switch": true, "restore":
 // gitTreeReads are the forms of gitTreeWrites that only read: `git stash list`, `git worktree list`,
 // `git branch` and `git tag` with nothing to make or move.
 var gitTreeReads = map[string]map[string]bool{"stash": {"list": true, "show": true}, "worktree": {"list": true},
-	"branch": {"": true, "--list": true, "-l": true, "-a": true, "-r": true, "-v": true, "-vv": true, "--show-current": true, "--contains": true, "--merged": true, "--no-merged": true},
-	"tag": {"": true, "--list": true, "-l": true, "-n": true, "--contains": true, "--merged": true, "--no-merged": true, "--points-at": true},
+	"branch":       {"": true, "--list": true, "-l": true, "-a": true, "-r": true, "-v": true, "-vv": true, "--show-current": true, "--contains": true, "--merged": true, "--no-merged": true},
+	"tag":          {"": true, "--list": true, "-l": true, "-n": true, "--contains": true, "--merged": true, "--no-merged": true, "--points-at": true},
 	"symbolic-ref": {"--short": true, "-q": true, "--quiet": true}}
 
 // gitConfigReads are the `git config` forms that only read (the subcommands of git 2.46 and the options).
