@@ -1071,12 +1071,11 @@ var gitTreeWrites = map[string]bool{"checkout": true, "switch": true, "restore":
 	"merge": true, "rebase": true, "pull": true, "revert": true, "cherry-pick": true, "am": true, "apply": true,
 	"filter-branch": true, "replace": true, "worktree": true, "symbolic-ref": true, "branch": true, "tag": true}
 
-// gitTreeReads are the forms of gitTreeWrites that only read: `git stash list`, `git worktree list`,
-// `git branch` and `git tag` with nothing to make or move.
+// gitTreeReads are the forms of gitTreeWrites that only read, by their first word: `git stash list`, `git
+// worktree list`, `git branch` and `git tag` with nothing to make or move (`git symbolic-ref` by its count).
 var gitTreeReads = map[string]map[string]bool{"stash": {"list": true, "show": true}, "worktree": {"list": true},
-	"branch":       {"": true, "--list": true, "-l": true, "-a": true, "-r": true, "-v": true, "-vv": true, "--show-current": true, "--contains": true, "--merged": true, "--no-merged": true},
-	"tag":          {"": true, "--list": true, "-l": true, "-n": true, "--contains": true, "--merged": true, "--no-merged": true, "--points-at": true},
-	"symbolic-ref": {"--short": true, "-q": true, "--quiet": true}}
+	"branch": {"": true, "--list": true, "-l": true, "-a": true, "-r": true, "-v": true, "-vv": true, "--show-current": true, "--contains": true, "--merged": true, "--no-merged": true},
+	"tag":    {"": true, "--list": true, "-l": true, "-n": true, "--contains": true, "--merged": true, "--no-merged": true, "--points-at": true}}
 
 // gitConfigReads are the `git config` forms that only read (the subcommands of git 2.46 and the options).
 var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
@@ -1158,7 +1157,21 @@ options: // git's own options, before its subcommand
 		if len(args) > 0 {
 			first = args[0].text
 		}
-		if reads := gitTreeReads[sub]; reads == nil || !reads[first] || sub == "symbolic-ref" && len(args) > 2 {
+		write := gitTreeReads[sub] == nil || !gitTreeReads[sub][first]
+		if sub == "symbolic-ref" { // reading names one ref; setting names two, deleting says -d
+			var refs int
+			for _, a := range args {
+				if a.text == "-d" || a.text == "--delete" {
+					refs = 2
+					break
+				}
+				if !strings.HasPrefix(a.text, "-") {
+					refs++
+				}
+			}
+			write = refs >= 2
+		}
+		if write {
 			return "`git " + sub + "` changes the box's files or history, which only the box commits; read with git log, show and diff, and write files (the box records them)"
 		}
 		return ""
