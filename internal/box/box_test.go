@@ -793,3 +793,39 @@ func TestInterruptedBatchIsRolledBack(t *testing.T) {
 		t.Error("journal left")
 	}
 }
+
+// The switches and the settings card are set again, never undone: an undo (which a signed-in session may
+// ask for) would give back a switch the owner tightened without their passkey. A plain undo passes over
+// such an entry, one named by its id is refused, and an undo-since leaves it.
+func TestOwnersSettingsAreNotUndone(t *testing.T) {
+	ctx := context.Background()
+	b := mustInit(t, Options{})
+	before, _ := readFile(t, b, layout.Switches)
+	if _, err := b.Do(ctx, Change{Actor: owner, Op: "edit", Apply: write("/_content/doc.md", "x\n")}); err != nil {
+		t.Fatal(err)
+	}
+	tight, err := b.Do(ctx, Change{Actor: owner, Op: "switch", Apply: write(layout.Switches, strings.Replace(before, "just-do-it", "never", 1))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := readFile(t, b, layout.Switches)
+	if after == before {
+		t.Fatal("the switch was not tightened; the test sees nothing")
+	}
+	if _, err := b.Undo(ctx, tight.EntryID, owner); !errs.Is(err, errs.Refused) {
+		t.Fatalf("undo of a switch change by id: %v", err)
+	}
+	e, _ := diary.Find(b.Root, tight.EntryID)
+	if Undoable(e) {
+		t.Error("a switch change is shown as undoable")
+	}
+	if _, _, err := b.UndoSince(ctx, time.Unix(0, 0), func(diary.Entry) bool { return true }, owner); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := readFile(t, b, layout.Switches); got != after {
+		t.Errorf("the switches after the undos:\n%s\nwant\n%s", got, after)
+	}
+	if _, ok := readFile(t, b, "/_content/doc.md"); ok {
+		t.Error("the undo-since left the doc, which it may undo")
+	}
+}

@@ -34,6 +34,9 @@ func (b *Box) Undo(ctx context.Context, entryID string, actor Actor) (Result, er
 	if len(e.Undo) == 0 {
 		return Result{}, errs.E(op, errs.Invalid, "diary entry %s changed no file, so there is nothing to undo", e.ID)
 	}
+	if p := ownersOnly(e); p != "" {
+		return Result{}, errs.E(op, errs.Refused, "diary entry %s changed %s, which is set again, not undone: an undo could give back what the owner took away without their passkey; change it in Settings (or box switches, box brain)", e.ID, p)
+	}
 	verb := "undid"
 	if e.Op == "undo" {
 		verb = "redid"
@@ -64,8 +67,21 @@ func (u Undone) Saw(e diary.Entry) bool {
 }
 
 // Undoable reports whether undo can reverse e at all: it changed files and kept their undo (a Permanent
-// change keeps none), and it is not the box's first commit.
-func Undoable(e diary.Entry) bool { return e.Op != "init" && len(e.Undo) > 0 }
+// change keeps none), it is not the box's first commit, and it changed none of the owner's settings.
+func Undoable(e diary.Entry) bool { return e.Op != "init" && len(e.Undo) > 0 && ownersOnly(e) == "" }
+
+// ownersOnly is the switches card or the settings card (the brain's address) when e changed one, or "".
+// Loosening a switch or moving the brain needs the owner's proof (docs/GATE.md, "The five switches"); an
+// undo, which anyone signed in may ask for, would put back a switch the owner tightened, so these are set
+// again, never undone.
+func ownersOnly(e diary.Entry) string {
+	for _, fu := range e.Undo {
+		if strings.EqualFold(fu.Path, layout.Switches) || strings.EqualFold(fu.Path, layout.Settings) {
+			return fu.Path
+		}
+	}
+	return ""
+}
 
 // Next is the entry Undo reverses when it is given no id: the newest undoable one not undone already.
 func (b *Box) Next() (diary.Entry, error) { return b.undoTarget("") }

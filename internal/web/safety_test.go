@@ -108,3 +108,34 @@ func TestLooseningOrUnfreezingNeedsAFreshAssertion(t *testing.T) {
 		t.Fatalf("with the passkey: still frozen after %q", s)
 	}
 }
+
+// Nor can it through Undo: an undo of the owner's tightening (by its id, or all the owner's entries since
+// a time) would put the looser switch back with no passkey. The switches are set again, never undone.
+func TestUndoNeverLoosensASwitch(t *testing.T) {
+	f := newImportFx(t, 1<<20)
+	csrf := f.signedIn()
+	ctx := context.Background()
+	for _, sw := range []string{gate.Change, gate.Share} {
+		if _, err := f.g.SetSwitch(ctx, gate.By{Via: "web"}, sw, gate.Never); err != nil {
+			t.Fatal(err)
+		}
+	}
+	es, _ := f.b.Diary(ctx, 1, nil)
+	if es[0].Op != "switch" {
+		t.Fatalf("the newest entry is %+v", es[0])
+	}
+	res := f.post("/undo", url.Values{"csrf": {csrf}, "entry": {es[0].ID}})
+	res.Body.Close()
+	if s := note(t, res); !strings.Contains(s, "set again, not undone") {
+		t.Errorf("undo of the tightening said %q", s)
+	}
+	res = f.post("/undo/since", url.Values{"csrf": {csrf}, "who": {"owner"}, "since": {"2000-01-01T00:00"}})
+	res.Body.Close()
+	sw, err := f.g.Switches(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw.Of(gate.Change) != gate.Never || sw.Of(gate.Share) != gate.Never {
+		t.Fatalf("after the undos, change is %q and share %q", sw.Of(gate.Change), sw.Of(gate.Share))
+	}
+}
