@@ -457,13 +457,16 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 	}
 	out := []result{}
 	seen := map[string]bool{}
-	add := func(m string, in memory.SearchInput) error {
+	add := func(m string, in memory.SearchInput, keep func(memory.Hit) bool) error {
 		res, err := w.cfg.Memory.Search(ctx, in)
 		if err != nil {
 			return err
 		}
 		for _, h := range res.Hits {
-			if key := h.Path + "\x00" + h.Snippet; !seen[key] {
+			if h.Name == "" && h.Kind != memory.KindInbox { // a note or document outside the memory's notes: named by its path, as maps list it
+				h.Name = strings.TrimSuffix(h.Path, ".md")
+			}
+			if key := h.Path + "\x00" + h.Snippet; !seen[key] && keep(h) {
 				seen[key] = true
 				out = append(out, result{Name: h.Name, Map: m, Snippet: h.Snippet})
 			}
@@ -471,12 +474,22 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 		return nil
 	}
 	for _, m := range allowedMaps(c.build) {
-		if err := add(m, memory.SearchInput{Words: q, Map: m, Limit: 10}); err != nil {
+		// The index's map filter goes by the map a note names; what the page may read goes by what the
+		// map lists (mayRead), so a hit is kept only when the map lists it.
+		notes, err := w.readMap(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		listed := map[string]bool{m: true}
+		for _, n := range notes {
+			listed[n.Name] = true
+		}
+		if err := add(m, memory.SearchInput{Words: q, Map: m, Limit: 10}, func(h memory.Hit) bool { return listed[h.Name] }); err != nil {
 			return nil, err
 		}
 	}
 	// What the page itself remembered, still in the inbox.
-	if err := add("moc-"+c.slug, memory.SearchInput{Words: q, Kind: "inbox", Who: builds.PageActor(c.slug).Who, Limit: 10}); err != nil {
+	if err := add("moc-"+c.slug, memory.SearchInput{Words: q, Kind: "inbox", Who: builds.PageActor(c.slug).Who, Limit: 10}, func(memory.Hit) bool { return true }); err != nil {
 		return nil, err
 	}
 	return map[string]any{"results": out}, nil

@@ -150,6 +150,8 @@ func TestBridgeRoutes(t *testing.T) {
 			"/_content/memory/notes/topic-tomatoes.md": memnote.NewNote("topic", "Tomatoes", nil, []string{"moc-garden"}),
 			"/_content/pages/garden/beds.md":           memnote.NewNote("topic", "Beds", nil, []string{"moc-garden"}),
 			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, []string{"moc-people"}),
+			// Names the garden's map first, but the map does not list it: the page may not read it.
+			"/_content/memory/notes/entity-bank.md": append(memnote.NewNote("topic", "Bank", nil, []string{"moc-garden"}), "\nThe vault code is marigold.\n"...),
 		} {
 			if err := tx.Write(p, d); err != nil {
 				return err
@@ -178,6 +180,19 @@ func TestBridgeRoutes(t *testing.T) {
 	}
 	if st, _, _ := f.bridge("GET", "garden", "memory/note?id=entity-leo", tok, ""); st != http.StatusForbidden {
 		t.Errorf("a note of a map it was not given: %d", st)
+	}
+	// Search draws the line reading draws: a note its map does not list is not found, whatever map the
+	// note names; one it lists is.
+	if st, _, _ := f.bridge("GET", "garden", "memory/note?id=entity-bank", tok, ""); st != http.StatusForbidden {
+		t.Errorf("a note its map does not list: %d", st)
+	}
+	if st, out, _ := f.bridge("GET", "garden", "memory/search?q=marigold", tok, ""); st != 200 || strings.Contains(toJSON(out), "marigold") {
+		t.Errorf("search found a note its map does not list: %d %v", st, out)
+	}
+	for q, want := range map[string]string{"tomatoes": `"name":"topic-tomatoes"`, "beds": `"name":"/_content/pages/garden/beds"`} {
+		if st, out, _ := f.bridge("GET", "garden", "memory/search?q="+q, tok, ""); st != 200 || !strings.Contains(toJSON(out), want) {
+			t.Errorf("search of a note its map lists (%s): %d %v", q, st, out)
+		}
 	}
 	// Edit: a note of its own map in its own folder, as the page, its frontmatter kept and marked as
 	// written by others; the owner's note its map lists and another map's note are refused.
