@@ -3,6 +3,7 @@ package web
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"sort"
 	"strconv"
 	"strings"
@@ -28,6 +29,7 @@ func (w *Web) mountBuilds(mux *http.ServeMux, page, post func(string, func(http.
 	mux.HandleFunc("POST /api/sections/{slug}/{rest...}", w.sectionAPI)
 	page("GET /pages", w.pagesPage)
 	page("GET /pages/{slug}", w.holderPage)
+	page("GET /pages/{slug}/note", w.pageNote)
 	page("GET /settings/builds", w.buildsPage)
 	page("GET /look.css", w.lookCSS)
 	post("POST /settings/builds/{id}/{verb}", w.buildAction)
@@ -36,6 +38,7 @@ func (w *Web) mountBuilds(mux *http.ServeMux, page, post func(string, func(http.
 
 // BuildRoutes documents what mountBuilds serves, beside Routes.
 const BuildRoutes = `GET  /pages /pages/{slug}      the Pages tab; the box's page holding a page's sandboxed frame
+GET  /pages/{slug}/note?name=   a note that page opened (box.ui.open): to the note when the page may read it, else back
 GET  /s/{slug}/              the page itself, with its bridge and the sandbox headers (the owner's signed-in browser only; 401 otherwise)
 OPTIONS|GET|POST /api/sections/{slug}/…   the bridge's routes (x-section-token only; docs/PAGES.md)
 GET  /settings/builds        Settings → Things I built: every build, versions, on/off, undo, remove; safe mode
@@ -170,6 +173,23 @@ func (w *Web) holderPage(rw http.ResponseWriter, r *http.Request, ss *session) {
 		}
 	}
 	w.render(rw, r, ss, "holder", data)
+}
+
+// pageNote takes the owner to a note a page opened, only when that page may read it (mayRead): the holder
+// follows a page's box:open to this route, never to the note itself, so a page that posts the message
+// without the bridge opens nothing it was not given.
+func (w *Web) pageNote(rw http.ResponseWriter, r *http.Request, _ *session) {
+	ctx := r.Context()
+	slug, name := r.PathValue("slug"), r.URL.Query().Get("name")
+	b, err := w.cfg.Builds.Page(ctx, slug)
+	if err == nil {
+		_, err = w.mayRead(ctx, &sectionCall{slug: slug, build: b}, name)
+	}
+	if err != nil {
+		w.backErr(rw, r, "/pages/"+url.PathEscape(slug), err)
+		return
+	}
+	http.Redirect(rw, r, "/memory/note?name="+url.QueryEscape(name), http.StatusSeeOther)
 }
 
 func (w *Web) buildsPage(rw http.ResponseWriter, r *http.Request, ss *session) {

@@ -755,7 +755,7 @@ func (w *Web) uiPath(ctx context.Context, c *sectionCall, target string) (string
 		if _, err := w.cfg.Memory.Read(ctx, name); err != nil {
 			return "", err
 		}
-		return "/memory/note?name=" + url.QueryEscape(name), nil
+		return "/pages/" + c.slug + "/note?name=" + url.QueryEscape(name), nil // pageNote checks again
 	}
 	for _, t := range tabs.Builtin {
 		if t.ID == target {

@@ -451,7 +451,19 @@ func TestPageKeepsToItsOwnToDosAndNotes(t *testing.T) {
 	if refusals[0] != refusals[1] {
 		t.Errorf("the refusals tell an existing note from a missing one: %q", refusals)
 	}
-	if st, out, _ := f.bridge("POST", "garden", "ui/open", tok, `{"target":"note:topic-tomatoes"}`); st != 200 || out["url"] != "/memory/note?name=topic-tomatoes" {
+	if st, out, _ := f.bridge("POST", "garden", "ui/open", tok, `{"target":"note:topic-tomatoes"}`); st != 200 || out["url"] != "/pages/garden/note?name=topic-tomatoes" {
 		t.Errorf("opening a note of its map: %d %v", st, out)
+	}
+	// The holder follows a box:open to the page's note route, which the page cannot skip by posting the
+	// message itself: it opens a note only when that page may read it.
+	for name, want := range map[string]string{"topic-tomatoes": "/memory/note?name=topic-tomatoes", "entity-leo": "/pages/garden?", "entity-nobody": "/pages/garden?"} {
+		res, err := f.c.Get(f.base + "/pages/garden/note?name=" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res.Body.Close()
+		if to := res.Header.Get("Location"); res.StatusCode != http.StatusSeeOther || !strings.HasPrefix(to, want) {
+			t.Errorf("the garden's note route for %s: %d to %q, want %q", name, res.StatusCode, to, want)
+		}
 	}
 }

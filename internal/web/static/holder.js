@@ -3,12 +3,16 @@
 // this before the frame and without defer, so a page that asks as it loads is heard.
 "use strict";
 (function () {
-  const known = /^\/(today|todo|chat|pages|memory|diary|settings)(\/[a-z0-9-]+)?$|^\/memory\/note\?name=[A-Za-z0-9%._\/-]+$/;
+  // A note goes through this page's own note route, which opens it only when the page may read it.
+  const here = location.pathname.replace(/[^a-z0-9\/-]/g, "");
+  const known = /^\/(today|todo|chat|pages|memory|diary|settings)(\/[a-z0-9-]+)?$/;
+  const note = /^\/pages\/[a-z0-9-]+\/note\?name=[A-Za-z0-9%._\/-]+$/;
   window.addEventListener("message", function (ev) {
     const frame = document.getElementById("pageframe");
     if (!frame || ev.source !== frame.contentWindow) return;
     const d = ev.data;
-    if (!d || d.type !== "box:open" || typeof d.url !== "string" || !known.test(d.url)) return;
+    if (!d || d.type !== "box:open" || typeof d.url !== "string") return;
+    if (!known.test(d.url) && !(note.test(d.url) && d.url.startsWith(here + "/note?"))) return;
     location.href = d.url;
   });
 })();
