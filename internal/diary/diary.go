@@ -73,7 +73,7 @@ func DayOf(e Entry) (string, error) {
 	if t, ok := idTime(e.ID); ok {
 		return Day(t), nil
 	}
-	return "", errs.E("diary.day", errs.Invalid, "The diary entry %s has no time.", e.ID)
+	return "", errs.E("diary.day", errs.Other, "The diary entry %s has no time.", e.ID)
 }
 
 func idTime(id string) (time.Time, bool) {

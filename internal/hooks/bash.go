@@ -778,6 +778,11 @@ func writeTargets(c simpleCmd) (targets []word, cd *chdirTo) {
 	case "cd", "pushd", "popd":
 		return targets, changesTo(name, opts, ops)
 	case "tee", "rm", "rmdir", "unlink", "truncate", "shred", "touch", "mkdir":
+		if name == "rm" && slices.ContainsFunc(opts, func(o option) bool { return o.name == "r" || o.name == "R" || o.name == "recursive" }) {
+			for i := range ops { // rm -r removes all a folder holds
+				ops[i].tree = true
+			}
+		}
 		return append(targets, ops...), nil
 	case "dd":
 		for _, o := range ops {
@@ -826,7 +831,16 @@ func findDeletes(args []word) []word {
 		return nil
 	}
 	var out []word
-	for _, a := range args {
+	i := 0
+	for ; i < len(args); i++ { // find's own options come before its starting points: -H -L -P -D x -O3 --
+		t := args[i].text
+		if t == "-D" {
+			i++
+		} else if t != "-H" && t != "-L" && t != "-P" && t != "--" && !strings.HasPrefix(t, "-O") {
+			break
+		}
+	}
+	for _, a := range args[min(i, len(args)):] {
 		if strings.HasPrefix(a.text, "-") || a.text == "(" || a.text == "!" {
 			break
 		}
@@ -879,8 +893,11 @@ func copyTargets(name string, opts []option, ops []word) []word {
 	if dest == nil && len(ops) > 1 {
 		dest, ops = &ops[len(ops)-1], ops[:len(ops)-1]
 	}
-	if name == "mv" {
-		out = append(out, ops...)
+	if name == "mv" { // what it moves away, with all a folder holds
+		for _, o := range ops {
+			o.tree = true
+			out = append(out, o)
+		}
 	}
 	if linking { // a link made to a file only the box writes is a way to write it next
 		out = append(out, linkSources(ops, dest, symbolic)...)
@@ -1035,8 +1052,8 @@ func (s *session) preBash() (Result, bool) {
 			paths, folders-2), CapWrite)), true
 	}
 	for _, l := range lines {
-		if why := s.gitConfigWriteAt(l.cmd, at); why != "" {
-			return deny(Trim(fmt.Sprintf("This command changes the box's git configuration: %s. Nothing ran.", why), CapWrite)), true
+		if why := s.gitWriteAt(l.cmd, at); why != "" {
+			return deny(Trim(fmt.Sprintf("This command changes the box's repository: %s. Nothing ran.", why), CapWrite)), true
 		}
 		for _, t := range l.targets {
 			if why := s.protectedWriteAt(t, at); why != "" {
@@ -1069,30 +1086,32 @@ var gitRemoteWrites = map[string]bool{"add": true, "set-url": true, "rename": tr
 var gitTreeWrites = map[string]bool{"checkout": true, "switch": true, "restore": true, "reset": true, "rm": true, "mv": true,
 	"stash": true, "read-tree": true, "checkout-index": true, "update-index": true, "update-ref": true, "clean": true,
 	"merge": true, "rebase": true, "pull": true, "revert": true, "cherry-pick": true, "am": true, "apply": true,
-	"filter-branch": true, "replace": true, "worktree": true, "symbolic-ref": true, "branch": true, "tag": true}
+	"filter-branch": true, "replace": true, "worktree": true, "symbolic-ref": true, "sparse-checkout": true, "bisect": true}
 
-// gitTreeReads are the forms of gitTreeWrites that only read, by their first word: `git stash list`, `git
-// worktree list`, `git branch` and `git tag` with nothing to make or move (`git symbolic-ref` by its count).
+// gitTreeReads are the forms of gitTreeWrites that only read, by their first word: `git stash list`,
+// `git worktree list`, `git sparse-checkout list`, `git bisect log` (`git symbolic-ref` by its count).
 var gitTreeReads = map[string]map[string]bool{"stash": {"list": true, "show": true}, "worktree": {"list": true},
-	"branch": {"": true, "--list": true, "-l": true, "-a": true, "-r": true, "-v": true, "-vv": true, "--show-current": true, "--contains": true, "--merged": true, "--no-merged": true},
-	"tag":    {"": true, "--list": true, "-l": true, "-n": true, "--contains": true, "--merged": true, "--no-merged": true, "--points-at": true}}
+	"sparse-checkout": {"list": true}, "bisect": {"log": true, "visualize": true, "view": true}}
 
 // gitConfigReads are the `git config` forms that only read (the subcommands of git 2.46 and the options).
 var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
 	"--list": true, "-l": true, "--get-color": true, "--get-colorbool": true}
 
-// gitConfigWrite says why a git command changes the box repository's configuration, or "": `git
+// gitWrite says why a git command changes the box's repository, or "": its files, index, history or
+// worktrees (gitTreeWrites, on the box's work tree), or its configuration: `git
 // remote add/set-url/rename/remove …` and a `git config` that writes, run in the box (after cd, -C,
 // --git-dir, GIT_DIR=) or aimed at its .git/config with --file. A backup's address and the repository's
 // settings are the owner's to change (`box backup`): a remote moved by an agent would receive the box.
-func (s *session) gitConfigWrite(c simpleCmd, cwd string, lost *string) string {
-	var gitDir, global, system *word
+func (s *session) gitWrite(c simpleCmd, cwd string, lost *string) string {
+	var gitDir, workTree, global, system *word
 	for _, w := range c.words {
 		name, v, _ := strings.Cut(w.text, "=")
 		val := &word{text: v, dynamic: w.dynamic}
 		switch name {
 		case "GIT_DIR", "GIT_CONFIG":
 			gitDir = val
+		case "GIT_WORK_TREE":
+			workTree = val
 		case "GIT_CONFIG_GLOBAL":
 			global = val
 		case "GIT_CONFIG_SYSTEM":
@@ -1116,6 +1135,7 @@ func (s *session) gitConfigWrite(c simpleCmd, cwd string, lost *string) string {
 	// judged by what it and that cd spell.
 	unplaced := func(x word, base string) bool { return x.dynamic || at(x, base) == "" && base == "" }
 	unknown := lost != nil // a -C built at run time, or a cd the hook could not follow
+	alias := false         // -c alias.NAME=…: a subcommand the hook cannot read by its name
 	i := 1
 options: // git's own options, before its subcommand
 	for ; i < len(w); i++ {
@@ -1125,12 +1145,20 @@ options: // git's own options, before its subcommand
 			unknown = unplaced(w[i+1], dir) || unknown && !filepath.IsAbs(w[i+1].text)
 			dir = at(w[i+1], dir)
 			i++
-		case (t == "--git-dir" || t == "--work-tree") && i+1 < len(w):
+		case t == "--git-dir" && i+1 < len(w):
 			gitDir = &w[i+1]
+			i++
+		case t == "--work-tree" && i+1 < len(w):
+			workTree = &w[i+1]
 			i++
 		case strings.HasPrefix(t, "--git-dir="):
 			gitDir = &word{text: strings.TrimPrefix(t, "--git-dir="), dynamic: w[i].dynamic}
-		case t == "-c" && i+1 < len(w):
+		case strings.HasPrefix(t, "--work-tree="):
+			workTree = &word{text: strings.TrimPrefix(t, "--work-tree="), dynamic: w[i].dynamic}
+		case (t == "-c" || t == "--config-env") && i+1 < len(w):
+			alias = alias || strings.HasPrefix(strings.ToLower(w[i+1].text), "alias.")
+			i++
+		case (t == "--namespace" || t == "--super-prefix" || t == "--exec-path" || t == "--list-cmds") && i+1 < len(w):
 			i++
 		case strings.HasPrefix(t, "-"):
 		default:
@@ -1140,22 +1168,19 @@ options: // git's own options, before its subcommand
 	if i >= len(w) {
 		return ""
 	}
+	onBox := func(x *word) bool {
+		return x != nil && (inBox(at(*x, dir)) || unplaced(*x, dir) && s.spellsBox(append(w, *x), lost))
+	}
 	target := inBox(dir) || unknown && s.spellsBox(w, lost)
-	if gitDir != nil {
-		target = inBox(at(*gitDir, dir)) || unplaced(*gitDir, dir) && s.spellsBox(append(w, *gitDir), lost)
-	}
-	// configFile reports whether git config's --file names the box's configuration.
-	configFile := func(f word) bool {
-		if unplaced(f, dir) {
-			return slices.Contains(strings.Split(filepath.ToSlash(f.text), "/"), ".git") && (inBox(dir) || s.spellsBox(append(w, f), lost))
-		}
-		return inBox(at(f, dir))
-	}
-	args := w[i+1:]
-	if sub := w[i].text; gitTreeWrites[sub] && target {
-		first := ""
+	// The files a tree write changes are the work tree's: the one named, else the folder git runs in
+	// (also with only a git dir named).
+	if sub := w[i].text; (gitTreeWrites[sub] || alias) && (target || onBox(gitDir) || onBox(workTree)) {
+		args, first := w[i+1:], ""
 		if len(args) > 0 {
 			first = args[0].text
+		}
+		if alias {
+			return "`git -c alias.…` runs a subcommand the guard cannot read on the box; run git's own subcommands"
 		}
 		write := gitTreeReads[sub] == nil || !gitTreeReads[sub][first]
 		if sub == "symbolic-ref" { // reading names one ref; setting names two, deleting says -d
@@ -1176,6 +1201,17 @@ options: // git's own options, before its subcommand
 		}
 		return ""
 	}
+	if gitDir != nil {
+		target = onBox(gitDir)
+	}
+	// configFile reports whether git config's --file names the box's configuration.
+	configFile := func(f word) bool {
+		if unplaced(f, dir) {
+			return slices.Contains(strings.Split(filepath.ToSlash(f.text), "/"), ".git") && (inBox(dir) || s.spellsBox(append(w, f), lost))
+		}
+		return inBox(at(f, dir))
+	}
+	args := w[i+1:]
 	switch w[i].text {
 	case "remote":
 		for _, a := range args {
@@ -1244,11 +1280,32 @@ func (s *session) spellsBox(w []word, lost *string) bool {
 			_, t, _ = strings.Cut(t, "=")
 		}
 		t = expandHome(t)
-		if strings.Contains(t, s.root) || strings.Contains(t, real) || namesBoxVariable(t) {
+		if namesFolder(t, s.root) || namesFolder(t, real) || namesBoxVariable(t) {
 			return true
 		}
 	}
 	return false
+}
+
+// namesFolder reports whether text holds the folder dir as a whole name: dir, then its end, a slash or a
+// character no file name here goes on with (`~/box-site` does not name `~/box`).
+func namesFolder(text, dir string) bool {
+	for i := 0; dir != ""; {
+		j := strings.Index(text[i:], dir)
+		if j < 0 {
+			return false
+		}
+		end := i + j + len(dir)
+		if end == len(text) || !isNameByte(text[end]) {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
+func isNameByte(c byte) bool {
+	return c == '-' || c == '_' || c == '.' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= 0x80
 }
 
 // realRoot is the box's folder with its links followed, read once per session.

@@ -46,10 +46,20 @@ func TestBashGuard(t *testing.T) {
 		"cp -r /tmp/cfg/. _config/", "cp -rT /tmp/cfg _config", "cp -a /tmp/cfg/. .", "rsync -a /tmp/cfg/ _config/",
 		"cp -R /tmp/cfg/. _bookkeeping/", "find _config -name switches.card -delete", "find . -name '*.card' -delete",
 		"cp -r /tmp/dotbox/. ~/box/.box",
-		// git writing the box's files, index, refs or worktrees.
+		// A folder holding guarded files removed or moved away; find's own options before its starting points;
+		// $PWD paths keep their reach.
+		"rm -rf _config", "rm -r ~/box/_bookkeeping", "mv _config /tmp/old", "mv ~/box/_config /tmp/old",
+		"find -L ~/box -name '*.card' -delete", "find -H . -delete", "find -O3 -- _config -delete",
+		`find "$PWD"/_config -delete`, `cp -r /tmp/cfg/. "$PWD"/_config`,
+		// git writing the box's files, index, refs or worktrees: by its work tree (the folder it runs in
+		// with only a git dir named, or one named), an alias, an option with an argument before the verb.
+		"git --git-dir=/tmp/evil/.git checkout HEAD -- _config/switches.card", "GIT_DIR=/tmp/evil/.git git checkout HEAD -- _config/switches.card",
+		"git --work-tree ~/box --git-dir=/tmp/evil.git checkout -f -- .", "GIT_WORK_TREE=~/box git --git-dir=/tmp/evil.git checkout -f -- .",
+		"git -C ~/box sparse-checkout set _content", "git bisect start", "git -c alias.co=checkout -C ~/box co HEAD~1 -- _config/switches.card",
+		"git -C ~/box --namespace x reset --hard",
 		"git checkout HEAD~1 -- _config/switches.card", "git restore --source=HEAD~1 _config/switches.card",
 		"git rm _config/switches.card", "git stash", "git stash -- _config/switches.card", "git reset --hard HEAD~3",
-		"git read-tree -u HEAD~1", "git -C ~/box checkout .", "git worktree add /tmp/w", "git branch -f main HEAD~2",
+		"git read-tree -u HEAD~1", "git -C ~/box checkout .", "git worktree add /tmp/w",
 		"git update-ref refs/heads/main HEAD~1", "git clean -fdx", "git switch -c other", "git symbolic-ref HEAD refs/heads/old",
 		"env - sh -c 'box cards approve x'", "env -i - sh -c 'box unfreeze'", "flock /tmp/l -c 'box cards approve x'",
 		"trap -- 'box cards approve x' EXIT", "sudo watch 'box cards approve x'", "nice flock /tmp/l -c 'box cards approve x'",
@@ -204,7 +214,7 @@ func TestBashGuard(t *testing.T) {
 		"git log -p _config/switches.card", "git diff HEAD~1", "git show HEAD:_config/switches.card",
 		"cp -r /tmp/notes _content/", "cp -r /tmp/notes/. _content/notes/", "rsync -a /tmp/notes/ _content/notes/",
 		"find _content -name '*.tmp' -delete", "find /tmp/x -delete", "cp -r /tmp/x .",
-		"git stash list", "git worktree list", "git branch", "git branch --show-current", "git tag -l", "git symbolic-ref HEAD", "git symbolic-ref --short HEAD",
+		"git stash list", "git worktree list", "git sparse-checkout list", "git bisect log", "git branch", "git branch --show-current", "git tag -l", "git symbolic-ref HEAD", "git symbolic-ref --short HEAD",
 		"git -C /tmp/project checkout main", "git -C /tmp/project reset --hard",
 		"echo hi 2>&1 | tee /tmp/out.txt",
 		"echo x >&2",
@@ -239,6 +249,15 @@ func TestBashGuard(t *testing.T) {
 		"echo x > " + filepath.Join(f.box, ".box", "state.db"):       true,
 		"cp /tmp/s " + filepath.Join(f.box, "_config/switches.card"): true,
 		"box unfreeze": true,
+		// The project's own git, copies and deletes pass; the box's do not, from here either.
+		"git checkout main": false, "git reset --hard": false, "git stash": false, "git -c alias.co=checkout co main": false,
+		"find . -name '*.tmp' -delete": false, "cp -r . /tmp/x": false, "rm -rf build": false, "mv docs /tmp/docs": false,
+		"rm -rf " + filepath.Join(f.box, "_config"): true, "mv " + filepath.Join(f.box, "_config") + " /tmp/old": true,
+		"find -L " + f.box + " -name '*.card' -delete": true, "git -C " + f.box + " checkout .": true,
+		"git --work-tree " + f.box + " --git-dir=/tmp/evil.git checkout -f -- .": true,
+		"GIT_WORK_TREE=" + f.box + " git --git-dir=/tmp/evil.git checkout -f -- .": true,
+		// A folder whose name starts with the box's is not the box.
+		"cd " + f.box + "-site/$SUB && git checkout main": false,
 	} {
 		if got := denied(Run(context.Background(), PreToolUse, bashPayload(t, f.project, cmd), f.env)) != ""; got != want {
 			t.Errorf("in the project: %q denied=%v, want %v", cmd, got, want)

@@ -311,7 +311,7 @@ const (
 func (s *session) protectedWriteAt(t word, at folders) string {
 	if rest, ok := cutPWD(t); ok { // $PWD/…: the path in each folder
 		for _, d := range at.dirs {
-			if why := s.protectedWrite(word{text: d + rest, glob: t.glob}, d); why != "" {
+			if why := s.protectedWrite(word{text: d + rest, glob: t.glob, tree: t.tree}, d); why != "" {
 				return why
 			}
 		}
@@ -408,17 +408,17 @@ func spelt(p string, inBox bool) string {
 	return ""
 }
 
-// gitConfigWriteAt is gitConfigWrite in every folder the line may be in, and after each cd the hook
+// gitWriteAt is gitWrite in every folder the line may be in, and after each cd the hook
 // could not follow.
-func (s *session) gitConfigWriteAt(c simpleCmd, at folders) string {
+func (s *session) gitWriteAt(c simpleCmd, at folders) string {
 	c.words = append(slices.Clone(at.gitEnv), c.words...)
 	for _, d := range at.dirs {
-		if why := s.gitConfigWrite(c, d, nil); why != "" {
+		if why := s.gitWrite(c, d, nil); why != "" {
 			return why
 		}
 	}
 	for _, l := range at.lost {
-		if why := s.gitConfigWrite(c, "", &l); why != "" {
+		if why := s.gitWrite(c, "", &l); why != "" {
 			return why
 		}
 	}

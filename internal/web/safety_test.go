@@ -131,6 +131,9 @@ func TestUndoNeverLoosensASwitch(t *testing.T) {
 	}
 	res = f.post("/undo/since", url.Values{"csrf": {csrf}, "who": {"owner"}, "since": {"2000-01-01T00:00"}})
 	res.Body.Close()
+	if s := note(t, res); !strings.HasPrefix(s, "Undid 0 changes by owner since") { // it ran, and passed over the switches
+		t.Errorf("undo since said %q", s)
+	}
 	sw, err := f.g.Switches(ctx)
 	if err != nil {
 		t.Fatal(err)

@@ -456,8 +456,9 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 		Snippet string `json:"snippet"`
 	}
 	out := []result{}
-	seen := map[string]bool{}
-	add := func(m string, in memory.SearchInput, keep func(memory.Hit) bool) error {
+	seen, per := map[string]bool{}, map[string]int{}
+	// add keeps, from one search, the hits mapOf places (ten at most of a kind per map), each once.
+	add := func(in memory.SearchInput, mapOf func(memory.Hit) string) error {
 		res, err := w.cfg.Memory.Search(ctx, in)
 		if err != nil {
 			return err
@@ -466,30 +467,44 @@ func (w *Web) sectionSearch(ctx context.Context, r *http.Request, c *sectionCall
 			if h.Name == "" && h.Kind != memory.KindInbox { // a note or document outside the memory's notes: named by its path, as maps list it
 				h.Name = strings.TrimSuffix(h.Path, ".md")
 			}
-			if key := h.Path + "\x00" + h.Snippet; !seen[key] && keep(h) {
-				seen[key] = true
+			m := mapOf(h)
+			n := m + "\x00" + h.Kind // a map's notes, and the page's own lines, ten each
+			if key := h.Path + "\x00" + h.Snippet; m != "" && !seen[key] && per[n] < 10 {
+				seen[key], per[n] = true, per[n]+1
 				out = append(out, result{Name: h.Name, Map: m, Snippet: h.Snippet})
 			}
 		}
 		return nil
 	}
-	for _, m := range allowedMaps(c.build) {
-		// The index's map filter goes by the map a note names; what the page may read goes by what the
-		// map lists (mayRead), so a hit is kept only when the map lists it.
+	// What the page may read goes by what its maps list (mayRead); the index's map filter goes by the map
+	// a note names. So each map's search keeps what that map lists, and one search of the whole memory
+	// finds what a map lists that names another.
+	listedIn := map[string]string{}
+	maps := allowedMaps(c.build)
+	for _, m := range maps {
 		notes, err := w.readMap(ctx, m)
 		if err != nil {
 			return nil, err
 		}
-		listed := map[string]bool{m: true}
+		listedIn[m] = m
 		for _, n := range notes {
-			listed[n.Name] = true
+			if listedIn[n.Name] == "" {
+				listedIn[n.Name] = m
+			}
 		}
-		if err := add(m, memory.SearchInput{Words: q, Map: m, Limit: 10}, func(h memory.Hit) bool { return listed[h.Name] }); err != nil {
+	}
+	listed := func(h memory.Hit) string { return listedIn[h.Name] }
+	for _, m := range maps {
+		if err := add(memory.SearchInput{Words: q, Map: m, Limit: 50}, listed); err != nil {
 			return nil, err
 		}
 	}
+	if err := add(memory.SearchInput{Words: q, Limit: 100}, listed); err != nil {
+		return nil, err
+	}
 	// What the page itself remembered, still in the inbox.
-	if err := add("moc-"+c.slug, memory.SearchInput{Words: q, Kind: "inbox", Who: builds.PageActor(c.slug).Who, Limit: 10}, func(memory.Hit) bool { return true }); err != nil {
+	own := "moc-" + c.slug
+	if err := add(memory.SearchInput{Words: q, Kind: "inbox", Who: builds.PageActor(c.slug).Who, Limit: 10}, func(memory.Hit) string { return own }); err != nil {
 		return nil, err
 	}
 	return map[string]any{"results": out}, nil

@@ -142,6 +142,7 @@ func TestBridgeRoutes(t *testing.T) {
 	// The garden's own map lists one of its own notes and one of the owner's; moc-people is not given to it.
 	mp, _ := memnote.AddEntry(memnote.NewMap("Garden"), memnote.MapEntry{Target: "topic-tomatoes", Hook: "by the fence"})
 	mp, _ = memnote.AddEntry(mp, memnote.MapEntry{Target: "/_content/pages/garden/beds", Hook: "the beds"})
+	mp, _ = memnote.AddEntry(mp, memnote.MapEntry{Target: "entity-wren", Hook: "a visitor"}) // names the people's map
 	people, _ := memnote.AddEntry(memnote.NewMap("People"), memnote.MapEntry{Target: "entity-leo", Hook: "son"})
 	if _, err := f.b.Do(ctx, box.Change{Actor: ownerActorFor(), Op: "edit", Summary: "maps", Apply: func(tx *box.Tx) error {
 		for p, d := range map[string][]byte{
@@ -151,6 +152,7 @@ func TestBridgeRoutes(t *testing.T) {
 			"/_content/pages/garden/beds.md":           memnote.NewNote("topic", "Beds", nil, []string{"moc-garden"}),
 			"/_content/memory/notes/entity-leo.md":     memnote.NewNote("person", "Leo", nil, []string{"moc-people"}),
 			// Names the garden's map first, but the map does not list it: the page may not read it.
+			"/_content/memory/notes/entity-wren.md": append(memnote.NewNote("topic", "Wren", nil, []string{"moc-people"}), "\nNests in the hedge.\n"...),
 			"/_content/memory/notes/entity-bank.md": append(memnote.NewNote("topic", "Bank", nil, []string{"moc-garden"}), "\nThe vault code is marigold.\n"...),
 		} {
 			if err := tx.Write(p, d); err != nil {
@@ -172,7 +174,7 @@ func TestBridgeRoutes(t *testing.T) {
 		t.Fatalf("preflight: %d %v", st, h)
 	}
 	st, out, h := f.bridge("GET", "garden", "memory/map", tok, "")
-	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || toJSON(out) != `{"maps":[{"name":"moc-garden","notes":[{"description":"the beds","name":"/_content/pages/garden/beds"},{"description":"by the fence","name":"topic-tomatoes"}],"own":true}]}` {
+	if st != 200 || h.Get("Access-Control-Allow-Origin") != "null" || toJSON(out) != `{"maps":[{"name":"moc-garden","notes":[{"description":"the beds","name":"/_content/pages/garden/beds"},{"description":"a visitor","name":"entity-wren"},{"description":"by the fence","name":"topic-tomatoes"}],"own":true}]}` {
 		t.Fatalf("map: %d %v", st, out)
 	}
 	if st, out, _ := f.bridge("GET", "garden", "memory/note?id=topic-tomatoes", tok, ""); st != 200 || out["description"] != "by the fence" || !strings.Contains(out["text"].(string), "# Tomatoes") || strings.Contains(out["text"].(string), "type: topic") {
@@ -189,7 +191,7 @@ func TestBridgeRoutes(t *testing.T) {
 	if st, out, _ := f.bridge("GET", "garden", "memory/search?q=marigold", tok, ""); st != 200 || strings.Contains(toJSON(out), "marigold") {
 		t.Errorf("search found a note its map does not list: %d %v", st, out)
 	}
-	for q, want := range map[string]string{"tomatoes": `"name":"topic-tomatoes"`, "beds": `"name":"/_content/pages/garden/beds"`} {
+	for q, want := range map[string]string{"tomatoes": `"name":"topic-tomatoes"`, "beds": `"name":"/_content/pages/garden/beds"`, "hedge": `"name":"entity-wren"`} {
 		if st, out, _ := f.bridge("GET", "garden", "memory/search?q="+q, tok, ""); st != 200 || !strings.Contains(toJSON(out), want) {
 			t.Errorf("search of a note its map lists (%s): %d %v", q, st, out)
 		}
