@@ -254,7 +254,7 @@ func TestBashGuard(t *testing.T) {
 		"find . -name '*.tmp' -delete": false, "cp -r . /tmp/x": false, "rm -rf build": false, "mv docs /tmp/docs": false,
 		"rm -rf " + filepath.Join(f.box, "_config"): true, "mv " + filepath.Join(f.box, "_config") + " /tmp/old": true,
 		"find -L " + f.box + " -name '*.card' -delete": true, "git -C " + f.box + " checkout .": true,
-		"git --work-tree " + f.box + " --git-dir=/tmp/evil.git checkout -f -- .": true,
+		"git --work-tree " + f.box + " --git-dir=/tmp/evil.git checkout -f -- .":   true,
 		"GIT_WORK_TREE=" + f.box + " git --git-dir=/tmp/evil.git checkout -f -- .": true,
 		// A folder whose name starts with the box's is not the box.
 		"cd " + f.box + "-site/$SUB && git checkout main": false,
