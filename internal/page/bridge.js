@@ -9,6 +9,10 @@
   // What the bridge and its guard use, taken before the page's scripts run: a page may change any
   // prototype afterwards, so the guard calls only these, through Reflect.apply.
   const W = window, D = document, O = Object, apply = Reflect.apply, defineProperty = O.defineProperty;
+  const assign = O.assign, create = O.create;
+  // bare is a copy of props on an object with no prototype: a page's setters and getters on
+  // Object.prototype never see what the bridge sets on it or what fetch reads from it (the token).
+  const bare = (props) => assign(create(null), props);
   const getDescriptor = O.getOwnPropertyDescriptor, String_ = String, DOMException_ = DOMException;
   const fetch_ = W.fetch.bind(W), stringify = JSON.stringify, parse = JSON.parse;
   const setTimeout_ = W.setTimeout.bind(W), encode = encodeURIComponent;
@@ -241,8 +245,8 @@
     }
   }
   const call = async (method, path, body) => {
-    const init = { method, headers: { "x-section-token": cfg.token }, credentials: "omit", cache: "no-store",
-      redirect: "error", referrerPolicy: "no-referrer" };
+    const init = bare({ method, headers: bare({ "x-section-token": cfg.token }), credentials: "omit", cache: "no-store",
+      redirect: "error", referrerPolicy: "no-referrer" });
     if (body !== undefined) {
       init.headers["content-type"] = "text/plain;charset=UTF-8";
       init.body = stringify(body);

@@ -337,3 +337,35 @@ func TestErrorOnLoad(t *testing.T) {
 		t.Errorf("a page that threw posted a heartbeat: %+v", beats)
 	}
 }
+
+// TestTokenStaysInTheBridge: a page that hangs setters and getters on Object.prototype (the names the
+// bridge's request sets, and those fetch reads from its init) learns nothing of its token: the bridge
+// builds its requests on objects with no prototype. The page posts what it caught, so a catch shows.
+func TestTokenStaysInTheBridge(t *testing.T) {
+	thief := []byte(`<!doctype html><title>thief</title><body><p id="s">…</p><script>
+const caught = [];
+const grab = (o) => { try { for (const k in o) if (typeof o[k] === "string" && o[k].startsWith("tok_")) caught.push(o[k]); } catch (_) {} };
+for (const name of ["content-type", "body", "signal", "referrer", "integrity", "keepalive", "priority", "window", "duplex", "mode", "x-section-token"]) {
+  Object.defineProperty(Object.prototype, name, { configurable: true,
+    get() { grab(this); if (this.headers) grab(this.headers); return undefined; },
+    set(v) { grab(this); if (this.headers) grab(this.headers); } });
+}
+box.memory.remember("first").catch(() => {}).then(() => {
+  for (const name of ["content-type", "body", "signal", "referrer", "integrity", "keepalive", "priority", "window", "duplex", "mode", "x-section-token"]) delete Object.prototype[name];
+  return box.data.set("caught", caught.join(",") || "nothing");
+}).then(() => { document.getElementById("s").textContent = "done"; });
+</script></body>`)
+	b := newTestBox(t, map[string][]byte{"thief": thief})
+	_, run := browse(t)
+	run("the thief", chromedp.Navigate(b.srv.URL+"/s/thief/"), passkeytest.Poll(`document.getElementById("s").textContent === "done"`))
+	sets := b.find("POST", "data")
+	if len(sets) != 1 || !strings.Contains(sets[0].Body, `"caught"`) {
+		t.Fatalf("the page's report: %+v (all calls %+v)", sets, b.calls)
+	}
+	if strings.Contains(sets[0].Body, "tok_") || !strings.Contains(sets[0].Body, "nothing") {
+		t.Fatalf("the page caught its token: %s", sets[0].Body)
+	}
+	if rem := b.find("POST", "memory/remember"); len(rem) != 1 || rem[0].Token != "tok_thief_0123456789" || rem[0].ContentType != "text/plain;charset=UTF-8" {
+		t.Errorf("the remember call: %+v", rem)
+	}
+}
