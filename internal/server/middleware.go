@@ -322,6 +322,11 @@ func (s *Server) rateLimit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id, _ := r.Context().Value(connKey{}).(string)
 		m := peek(r)
+		if m.trailing {
+			writeRPCError(w, http.StatusBadRequest, nil, -32700,
+				"The request holds more after its JSON value; send one request, or one batch, per POST.", nil)
+			return
+		}
 		if m.calls > int(s.limiter.burst) && s.limiter.rate >= 0 {
 			writeRPCError(w, http.StatusTooManyRequests, nil, -32000,
 				"This batch holds "+strconv.Itoa(m.calls)+" calls, more than this box takes at once ("+strconv.Itoa(int(s.limiter.burst))+"); send fewer at a time.", nil)
@@ -355,6 +360,9 @@ type message struct {
 	method string          // a single message's method ("" for a batch or what is not JSON-RPC)
 	id     json.RawMessage // a single request's id
 	body   []byte          // the whole body, when it could be read
+	// trailing: something other than white space follows the body's first JSON value. The SDK's reader
+	// takes the first value alone, so a batch and what follows it would be counted here as what it is not.
+	trailing bool
 }
 
 // peek reads a POST's body (already bounded by limitBody) and hands it on whole to the next reader.
@@ -376,7 +384,9 @@ func peek(r *http.Request) message {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
 	if len(trimmed) > 0 && trimmed[0] == '[' {
 		var batch []json.RawMessage
-		if json.Unmarshal(body, &batch) == nil && len(batch) > 0 {
+		if err := json.Unmarshal(body, &batch); err != nil {
+			m.trailing = trailing(body)
+		} else if len(batch) > 0 {
 			m.calls = len(batch)
 		}
 		return m
@@ -385,13 +395,23 @@ func peek(r *http.Request) message {
 		ID     json.RawMessage `json:"id"`
 		Method string          `json:"method"`
 	}
-	if json.Unmarshal(body, &one) == nil {
-		m.method, m.id = one.Method, one.ID
-		if string(m.id) == "null" {
-			m.id = nil
-		}
+	if err := json.Unmarshal(body, &one); err != nil {
+		m.trailing = trailing(body)
+		return m
+	}
+	m.method, m.id = one.Method, one.ID
+	if string(m.id) == "null" {
+		m.id = nil
 	}
 	return m
+}
+
+// trailing reports whether body, which json.Unmarshal refused, is a JSON value and then more: what the
+// SDK's reader, which stops after the first value, would take as the value alone.
+func trailing(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var first json.RawMessage
+	return dec.Decode(&first) == nil && len(bytes.TrimLeft(body[dec.InputOffset():], " \t\r\n")) > 0
 }
 
 type readCloser struct {

@@ -489,6 +489,20 @@ func TestBatchesAreChargedPerCall(t *testing.T) {
 	if r.StatusCode != http.StatusTooManyRequests || !strings.Contains(string(body), "holds 6 calls") {
 		t.Fatalf("a batch larger than the burst: %d %s", r.StatusCode, body)
 	}
+	// Bytes after the batch (which the SDK's reader leaves unread) do not make it one call: the POST is
+	// refused whole, and nothing in it runs.
+	_, third := e.key("Third", keys.Caps{})
+	for _, tail := range []string{"x", " {}", "]", "[]"} {
+		r = e.post(batch(6)+tail, map[string]string{"Authorization": "Bearer " + third, "Mcp-Protocol-Version": "2025-03-26"})
+		body, _ = io.ReadAll(r.Body)
+		if r.StatusCode != http.StatusBadRequest || strings.Contains(string(body), `"tools"`) {
+			t.Fatalf("a batch of 6 and %q: %d %.200s", tail, r.StatusCode, body)
+		}
+	}
+	r = e.post(`{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}} x`, map[string]string{"Authorization": "Bearer " + third})
+	if body, _ = io.ReadAll(r.Body); r.StatusCode != http.StatusBadRequest || strings.Contains(string(body), `"tools"`) {
+		t.Fatalf("one request and trailing bytes: %d %.200s", r.StatusCode, body)
+	}
 }
 
 // TestOnlyRefusalsAreLogged: a call that succeeds writes no log line at info level (a busy connection costs
