@@ -46,9 +46,7 @@ func (b *Brain) handlers() map[string]handler {
 			ov, err := m.Overview(ctx)
 			outside := false
 			for i, h := range ov.Notes {
-				if h.Outside {
-					ov.Notes[i].Hook, outside = memory.Fence(h.Hook), true
-				}
+				ov.Notes[i], outside = h.Fenced(), outside || h.Outside
 			}
 			return st.read(result(ov, err), outside)
 		},
@@ -72,10 +70,9 @@ func (b *Brain) handlers() map[string]handler {
 			res, err := m.Search(ctx, q)
 			outside := false
 			for i, h := range res.Hits {
-				if h.Trust == "outside" {
-					res.Hits[i].Snippet, res.Hits[i].Text, outside = memory.Fence(h.Snippet), memory.Fence(h.Text), true
-					res.Hits[i].Title = memory.Fence(h.Title) // a title is the document's words too
-				}
+				var o bool
+				res.Hits[i], o = h.Fenced()
+				outside = outside || o
 			}
 			if res.Hits == nil {
 				res.Hits = []memory.Hit{}
@@ -86,10 +83,7 @@ func (b *Brain) handlers() map[string]handler {
 			Name string `json:"name"`
 		}) Outcome {
 			n, err := m.Read(ctx, in.Name)
-			if n.Outside {
-				n.Text, n.Title = memory.Fence(n.Text), memory.Fence(n.Title)
-			}
-			return st.read(result(n, err), n.Outside)
+			return st.read(result(n.Fenced(), err), n.Outside)
 		}),
 		"memory_recent": typed(func(ctx context.Context, st *turnState, in struct {
 			Limit int `json:"limit"`
@@ -97,9 +91,7 @@ func (b *Brain) handlers() map[string]handler {
 			items, err := m.Recent(ctx, clamp(in.Limit, 20, 100))
 			outside := false
 			for i, it := range items {
-				if it.Outside {
-					items[i].Summary, outside = memory.Fence(it.Summary), true
-				}
+				items[i], outside = it.Fenced(), outside || it.Outside
 			}
 			if items == nil {
 				items = []memory.RecentItem{}

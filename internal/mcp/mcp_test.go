@@ -130,6 +130,9 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 			if !strings.HasPrefix(h.Text, "<outside_content>") || strings.Count(h.Text, "</outside_content>") != 1 {
 				t.Errorf("an outside line's plain text is not fenced once: %q", h.Text)
 			}
+			if !strings.HasPrefix(h.Who, "<outside_content>Claude") || !strings.HasSuffix(h.Who, "</outside_content>") { // a client names itself
+				t.Errorf("an outside line's writer is not fenced: %q", h.Who)
+			}
 		case h.Trust == "own" && h.Kind == memory.KindInbox:
 			own++
 			if strings.Contains(h.Snippet, "outside_content") || !strings.Contains(h.Snippet, "Thursdays") {
@@ -148,7 +151,7 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 
 	var n memory.Note
 	call(t, cs, "memory_read_note", map[string]any{"name": "entity-mara"}, &n)
-	if n.Text != "<outside_content>"+outsideNote+"</outside_content>" || !n.Outside {
+	if n.Text != "<outside_content>"+outsideNote+"</outside_content>" || !n.Outside || n.Title != "<outside_content>Mara</outside_content>" {
 		t.Errorf("read an outside note: %+v", n)
 	}
 	var leo memory.Note
@@ -169,6 +172,9 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 	var summaries []string
 	for _, it := range recent.Items {
 		summaries = append(summaries, it.Summary)
+	}
+	if !strings.HasPrefix(recent.Items[0].Who, "<outside_content>Claude") || recent.Items[1].Who != "owner" {
+		t.Errorf("recent's writers: %q and %q", recent.Items[0].Who, recent.Items[1].Who)
 	}
 	if len(summaries) != 2 || !strings.HasPrefix(summaries[0], "<outside_content>Claude remembered: Leo must do") ||
 		summaries[1] != "owner remembered: Leo swims on Thursdays." {

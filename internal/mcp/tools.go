@@ -185,9 +185,7 @@ func memoryTools() []tool {
 			func(ctx context.Context, ss *session, _ *sdk.CallToolRequest, _ noInput) (memory.Overview, error) {
 				o, err := ss.svc.Memory.Overview(ctx)
 				for i, h := range o.Notes {
-					if h.Outside {
-						o.Notes[i].Hook = fence(h.Hook)
-					}
+					o.Notes[i] = h.Fenced()
 				}
 				return o, err
 			}),
@@ -205,9 +203,7 @@ func memoryTools() []tool {
 				}
 				res, err := m.Search(ctx, q)
 				for i, h := range res.Hits {
-					if h.Trust == "outside" {
-						res.Hits[i].Snippet, res.Hits[i].Text = fence(h.Snippet), fence(h.Text)
-					}
+					res.Hits[i], _ = h.Fenced()
 				}
 				if res.Hits == nil {
 					res.Hits = []memory.Hit{}
@@ -235,6 +231,7 @@ func memoryTools() []tool {
 					out.Next = in.Offset + cut
 					out.More = fmt.Sprintf("This is bytes %d to %d of %d; call memory_read_note again with offset %d for the rest.", in.Offset, out.Next, out.Size, out.Next)
 				}
+				out.Note = n.Fenced()
 				out.Text = part
 				if n.Outside {
 					out.Text = fence(part)
@@ -247,9 +244,7 @@ func memoryTools() []tool {
 				m := ss.svc.Memory
 				items, err := m.Recent(ctx, clamp(in.Limit, 20, 100))
 				for i, it := range items {
-					if it.Outside {
-						items[i].Summary = fence(it.Summary)
-					}
+					items[i] = it.Fenced()
 				}
 				if items == nil {
 					items = []memory.RecentItem{}

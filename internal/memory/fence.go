@@ -113,3 +113,38 @@ var lookalike = map[rune]rune{
 // ownVias are the ways in that carry the owner's own words: the fallback for a memory log entry that
 // carries no trust (RecentItem.Outside decides by the entry's trust).
 var ownVias = map[string]bool{"cli": true, "web": true, "chat": true, "": true}
+
+// Fenced is h as a model reads it: a hit others wrote (trust outside) has its snippet, text, title and
+// writer's name (a client names itself) inside the fence, and outside reports that it was one. The box's
+// chat and MCP both read hits this way (docs/SECURITY.md).
+func (h Hit) Fenced() (_ Hit, outside bool) {
+	if h.Trust != "outside" {
+		return h, false
+	}
+	h.Snippet, h.Text, h.Title, h.Who = Fence(h.Snippet), Fence(h.Text), Fence(h.Title), Fence(h.Who)
+	return h, true
+}
+
+// Fenced is n as a model reads it: a note written mostly by others has its text and title fenced.
+func (n Note) Fenced() Note {
+	if n.Outside {
+		n.Text, n.Title = Fence(n.Text), Fence(n.Title)
+	}
+	return n
+}
+
+// Fenced is it as a model reads it: a line not in the owner's words has its summary and writer fenced.
+func (it RecentItem) Fenced() RecentItem {
+	if it.Outside {
+		it.Summary, it.Who = Fence(it.Summary), Fence(it.Who)
+	}
+	return it
+}
+
+// Fenced is h as a model reads it: the hook of a note written mostly by others is fenced.
+func (h NoteHook) Fenced() NoteHook {
+	if h.Outside {
+		h.Hook = Fence(h.Hook)
+	}
+	return h
+}
