@@ -35,7 +35,7 @@ func (b *Box) Undo(ctx context.Context, entryID string, actor Actor) (Result, er
 		return Result{}, errs.E(op, errs.Invalid, "diary entry %s changed no file, so there is nothing to undo", e.ID)
 	}
 	if p := ownersOnly(e); p != "" {
-		return Result{}, errs.E(op, errs.Refused, "diary entry %s changed %s, which is set again, not undone: an undo could give back what the owner took away without their passkey; change it in Settings (or box switches, box brain)", e.ID, p)
+		return Result{}, errs.E(op, errs.Refused, "diary entry %s changed %s, which is set again, not undone: an undo could give back what the owner took away without their passkey, or a connector without its tests; change it in Settings (or box switches, box brain, box builds on|off|undo)", e.ID, p)
 	}
 	verb := "undid"
 	if e.Op == "undo" {
@@ -70,18 +70,27 @@ func (u Undone) Saw(e diary.Entry) bool {
 // change keeps none), it is not the box's first commit, and it changed none of the owner's settings.
 func Undoable(e diary.Entry) bool { return e.Op != "init" && len(e.Undo) > 0 && ownersOnly(e) == "" }
 
-// ownersOnly is the switches card or the settings card (the brain's address) when e changed one, or "".
-// Loosening a switch or moving the brain needs the owner's proof (docs/GATE.md, "The five switches"); an
-// undo, which anyone signed in may ask for, would put back a switch the owner tightened, so these are set
-// again, never undone.
+// ownersOnly is the first file e changed that is set again, never undone, or "": the switches card and
+// the settings card (the brain's address), since loosening a switch or moving the brain needs the
+// owner's proof (docs/GATE.md, "The five switches") and an undo, which anyone signed in may ask for,
+// would put back a switch the owner tightened; and the connectors, which go on only through their own
+// lifecycle, which tests them first (docs/CONNECTORS.md): an undo of the owner's "off", of a failed
+// test or of a removal would put one back on untested.
 func ownersOnly(e diary.Entry) string {
 	for _, fu := range e.Undo {
-		if strings.EqualFold(fu.Path, layout.Switches) || strings.EqualFold(fu.Path, layout.Settings) {
+		p := strings.ToLower(fu.Path)
+		if p == layout.Switches || p == layout.Settings {
+			return fu.Path
+		}
+		if strings.HasPrefix(p, connectorsDir+"/") {
 			return fu.Path
 		}
 	}
 	return ""
 }
+
+// connectorsDir holds the installed connectors (layout.Tree).
+const connectorsDir = "/_config/connectors"
 
 // Next is the entry Undo reverses when it is given no id: the newest undoable one not undone already.
 func (b *Box) Next() (diary.Entry, error) { return b.undoTarget("") }

@@ -198,6 +198,21 @@ func TestBusTimesProposedApprovedAndOn(t *testing.T) {
 		t.Fatalf("list_builds: %s", out)
 	}
 
+	// Switched off, it does not come back on by the diary's undo, which would skip its tests: on tests it.
+	if _, err := a.Builds.SetOn(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", false); err != nil {
+		t.Fatal(err)
+	}
+	off, _ := a.Box.Diary(ctx, 1, nil)
+	if _, err := a.Box.Undo(ctx, off[0].ID, box.Actor{Who: "owner", Via: "web"}); !errs.Is(err, errs.Refused) {
+		t.Fatalf("the diary's undo of switching it off: %v", err)
+	}
+	if _, err := a.Builds.Runnable(ctx, "bus-times"); !errs.Is(err, errs.Refused) {
+		t.Fatalf("after the refused undo it runs: %v", err)
+	}
+	if b, err := a.Builds.SetOn(ctx, box.Actor{Who: "owner", Via: "cli"}, "bus-times", true); err != nil || b.Status != builds.StatusOn {
+		t.Fatalf("on again, tested: %v %+v", err, b)
+	}
+
 	// Safe mode pauses it; off, it runs again.
 	if err := a.Builds.SetSafeMode(ctx, box.Actor{Who: "owner", Via: "cli"}, true); err != nil {
 		t.Fatal(err)
