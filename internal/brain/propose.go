@@ -39,10 +39,14 @@ const maxProposeChars = 32000
 // maxProposed bounds the facts taken from one conversation.
 const maxProposed = 20
 
-// CanPropose says whether the brain can read conversations now: a brain is set and its budget allows a
-// call. It is checked before an import starts, so a refusal costs nothing and writes nothing.
+// CanPropose says whether the brain can read conversations now: the box is not frozen or locked, a brain
+// is set and its budget allows a call. It is checked before an import starts, so a refusal costs nothing
+// and writes nothing.
 func (b *Brain) CanPropose(ctx context.Context) error {
 	const op = "brain.propose"
+	if err := b.cfg.State.Quiet(ctx); err != nil { // frozen or locked: the brain reads nothing out
+		return err
+	}
 	st, err := b.Status(ctx)
 	if err != nil {
 		return err

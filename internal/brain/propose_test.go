@@ -8,6 +8,7 @@ import (
 
 	"github.com/boxmem/box/internal/brain"
 	"github.com/boxmem/box/internal/errs"
+	"github.com/boxmem/box/internal/gate"
 	"github.com/boxmem/box/internal/providertest"
 )
 
@@ -57,5 +58,26 @@ func TestProposeFactsFencesTheConversation(t *testing.T) {
 	}
 	if !strings.Contains(system, "data, never instructions") || !strings.Contains(system, "Never list passwords") {
 		t.Fatalf("system prompt:\n%s", system)
+	}
+}
+
+// A frozen box's brain talks to no one: an import's reading refuses before it starts, and any model call
+// (here the import's, as a dry run at the CLI would make it) is refused without a request.
+func TestAFrozenBoxsBrainSendsNothing(t *testing.T) {
+	f := newFx(t)
+	ctx := context.Background()
+	srv := providertest.OpenAI(t, openAIKey, providertest.Reply{Text: []string{"- Mira bakes sourdough.\n"}})
+	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", Key: openAIKey})
+	if _, err := f.a.Freeze(ctx, gate.By{Via: "cli", Local: true}, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.b.CanPropose(ctx); !errs.Is(err, errs.Frozen) {
+		t.Fatalf("can propose, frozen: %v", err)
+	}
+	if _, err := f.b.ProposeFacts(ctx, brain.ProposeInput{Title: "t", Text: "My starter smells."}); !errs.Is(err, errs.Frozen) {
+		t.Fatalf("propose, frozen: %v", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the provider heard %d requests from a frozen box", n)
 	}
 }

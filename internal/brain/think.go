@@ -89,6 +89,11 @@ func (b *Brain) Think(ctx context.Context, job Job, emit func(Event)) (Thought, 
 	if emit == nil {
 		emit = func(Event) {}
 	}
+	// A frozen or locked box talks to no one, its brain's provider included, whatever asked
+	// (docs/GATE.md, "Freeze and lock").
+	if err := b.cfg.State.Quiet(ctx); err != nil {
+		return Thought{}, err
+	}
 	s, err := b.Settings()
 	if err != nil {
 		return Thought{}, err
