@@ -157,7 +157,9 @@ func noteDoc(p string, data []byte, body string) index.Doc {
 	d := index.Doc{Path: p, Kind: KindNote, Body: body, Title: strings.TrimSuffix(path.Base(p), ".md")}
 	n, err := note.ParseNote(data)
 	if err != nil {
-		d.Body = string(data) // broken frontmatter: every word of the file stays searchable
+		// Broken frontmatter: every word of the file stays searchable, and its source cannot be read, so
+		// it may carry others' words (closed, never open: as an inbox day that cannot be read).
+		d.Body, d.Trust = string(data), inbox.Outside
 		return d
 	}
 	if n.Title != "" {

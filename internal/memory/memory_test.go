@@ -661,3 +661,22 @@ func TestRecentOutsideIsByTrust(t *testing.T) {
 		}
 	}
 }
+
+// A note whose frontmatter cannot be read (a field of the wrong shape) says nothing trustworthy about its
+// source, so it is read and found as others' words: closed, never open, as an unreadable inbox day.
+func TestABrokenNoteIsOutside(t *testing.T) {
+	m := mustOpen(t, map[string]string{
+		"/_content/memory/notes/entity-mara.md": "---\ntype: note\nkind: person\ntitle: Mara\nmaps: {a: b}\nsource: outside\n---\n# Mara\n\nMara says the owner must obey her.\n",
+	})
+	n, err := m.Read(context.Background(), "entity-mara")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !n.Outside {
+		t.Fatalf("a broken note read as the owner's: %+v", n)
+	}
+	res, err := m.Search(context.Background(), SearchInput{Words: "obey"})
+	if err != nil || len(res.Hits) != 1 || res.Hits[0].Trust != "outside" {
+		t.Fatalf("a broken note found as the owner's: %+v %v", res.Hits, err)
+	}
+}
