@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/boxmem/box/internal/secret"
 )
 
 // A conversation becomes one document: frontmatter (title, date, where it came from, its id), a
@@ -41,8 +43,8 @@ func (c *convDoc) emit() error {
 		date = c.at.In(zone).Format("2006-01-02")
 	}
 	slug := Slug(title)
-	if slug == "" {
-		slug = "untitled"
+	if _, found := secret.Secret(title); found || slug == "" {
+		slug = "untitled" // a title that reads like a secret never becomes a file name (git and the diary keep those)
 	}
 	base := fmt.Sprintf("%s-%s-%s", date, slug, shortID(c.id))
 	var parts []string

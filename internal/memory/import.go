@@ -293,6 +293,21 @@ func (p *importPrep) line(l imports.Line) error {
 	return nil
 }
 
+// secretName reports whether a path's names, read as words ("wifi-password-is-Tr0ub4dor"), look like
+// they hold a secret. A name is a program's (an id, a hash): a long random string alone is not a key.
+func secretName(p string) bool {
+	for _, seg := range strings.Split(p, "/") {
+		words := strings.NewReplacer("-", " ", "_", " ").Replace(strings.TrimSuffix(seg, path.Ext(seg)))
+		if _, found := secret.Stored(words); found {
+			return true
+		}
+		if _, found := secret.Stored(seg); found {
+			return true
+		}
+	}
+	return false
+}
+
 // secretMarker replaces a document's secret-like line; in its frontmatter a YAML comment does, so the
 // frontmatter still parses.
 const (
@@ -308,6 +323,11 @@ func (p *importPrep) doc(d imports.Doc) error {
 	}
 	if err != nil || reserved || !strings.HasPrefix(bp, importsDir+"/") {
 		p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "its path cannot be a box path; rename it to import it"})
+		return nil
+	}
+	// A name is kept where lines are not blanked: the tree, git and the diary's paths.
+	if secretName(strings.TrimPrefix(bp, importsDir+"/")) {
+		p.res.Skipped = append(p.res.Skipped, imports.Skip{Where: d.Where, Why: "its name looks like it holds a password, key or card number; rename it to import it"})
 		return nil
 	}
 	key := hashOf(p.in.Kind, d.Key)

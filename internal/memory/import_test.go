@@ -365,3 +365,34 @@ func TestImportSecretInFrontmatter(t *testing.T) {
 		t.Fatal("the key reached the box")
 	}
 }
+
+// A name is kept where a line is not blanked (the tree, git's trees, the diary's paths): a file whose
+// name reads like a secret is skipped, and a conversation whose title does is filed as untitled.
+func TestImportSecretInAName(t *testing.T) {
+	m := mustOpen(t, nil)
+	vault := filepath.Join(t.TempDir(), "vault")
+	os.MkdirAll(vault, 0o755)
+	os.WriteFile(filepath.Join(vault, "my wifi password is Tr0ub4dor-horse.md"), []byte("# Wifi\n\nThe router is in the hall.\n"), 0o644)
+	os.WriteFile(filepath.Join(vault, "garden.md"), []byte("# Garden\n\nTomatoes by the fence.\n"), 0o644)
+	res := importFrom(t, m, imports.Markdown, vault, false)
+	if res.Documents != 1 || len(res.Skipped) != 1 || !strings.Contains(res.Skipped[0].Why, "its name looks like") {
+		t.Fatalf("%+v", res)
+	}
+	data, err := os.ReadFile("../imports/testdata/claude/conversations.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	export := filepath.Join(t.TempDir(), "claude")
+	os.MkdirAll(export, 0o755)
+	os.WriteFile(filepath.Join(export, "conversations.json"), []byte(strings.Replace(string(data), `"name": "Sourdough starter"`, `"name": "my bank pin is 4821"`, 1)), 0o644)
+	if res := importFrom(t, m, imports.Claude, export, false); res.Documents == 0 {
+		t.Fatalf("the conversations: %+v", res)
+	}
+	all := treeAndHistory(t, m)
+	filepath.Walk(m.root, func(p string, _ os.FileInfo, _ error) error { all += "\n" + p; return nil })
+	for _, s := range []string{"Tr0ub4dor", "4821"} {
+		if strings.Contains(all, s) {
+			t.Errorf("%s reached the box's tree, history or names", s)
+		}
+	}
+}
