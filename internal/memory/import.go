@@ -75,9 +75,12 @@ type ImportResult struct {
 	Refused   int            `json:"refused"`   // lines left out, and secret-like lines of documents blanked
 	Places    []string       `json:"refusedAt,omitempty"`
 	Skipped   []imports.Skip `json:"skipped,omitempty"` // entries left out, with where and why
-	Sample    []string       `json:"sample,omitempty"`  // the first lines and documents that come in
-	Entry     string         `json:"entry,omitempty"`   // the diary entry, for undo
-	Text      string         `json:"text"`
+	// Beside lists the documents written next to a file the box holds at their place that this import
+	// did not leave as it is (the owner's edit, another source's document): that file is kept.
+	Beside []string `json:"beside,omitempty"`
+	Sample []string `json:"sample,omitempty"` // the first lines and documents that come in
+	Entry  string   `json:"entry,omitempty"`  // the diary entry, for undo
+	Text   string   `json:"text"`
 }
 
 // Imported reports whether anything new came in (or would, on a dry run).
@@ -561,9 +564,14 @@ func (p *importPrep) apply(tx *box.Tx) error {
 		if known(d.rec) {
 			continue
 		}
-		if err := tx.Write(d.path, d.data); err != nil {
+		to, err := p.placeFor(tx, d, rec)
+		if err != nil {
 			return err
 		}
+		if err := tx.Write(to, d.data); err != nil {
+			return err
+		}
+		d.rec.To = to
 		rec[d.rec.Key] = d.rec
 		docs++
 	}
@@ -576,6 +584,28 @@ func (p *importPrep) apply(tx *box.Tx) error {
 	}
 	p.res.Lines, p.res.Documents = lines, docs
 	return writeRecord(tx, p.in.Kind, rec)
+}
+
+// placeFor is where a document goes: its path, unless the box holds there a file this import did not
+// leave as it is (edited in the box since, or another source's document under the same name); that
+// file is kept and the document goes beside it, name-2.md, name-3.md …
+func (p *importPrep) placeFor(tx *box.Tx, d importDoc, rec map[string]recordEntry) (string, error) {
+	cur, err := readOr(tx, d.path, nil)
+	if err != nil || cur == nil {
+		return d.path, err
+	}
+	old, had := rec[d.rec.Key]
+	if bytes.Equal(cur, d.data) || had && hashOf(string(cur)) == old.Sum { // as this import last wrote it
+		return d.path, nil
+	}
+	ext := path.Ext(d.path)
+	for n := 2; ; n++ {
+		beside := fmt.Sprintf("%s-%d%s", strings.TrimSuffix(d.path, ext), n, ext)
+		if !tx.Exists(beside) {
+			p.res.Beside = append(p.res.Beside, beside)
+			return beside, nil
+		}
+	}
 }
 
 func (p *importPrep) summary(preview bool) string {
@@ -611,6 +641,9 @@ func (p *importPrep) summary(preview bool) string {
 	}
 	if len(r.Skipped) > 0 {
 		s += fmt.Sprintf(" %d skipped (listed with why).", len(r.Skipped))
+	}
+	if len(r.Beside) > 0 {
+		s += fmt.Sprintf(" %d written beside a file of the same name that changed in the box, which is kept (listed).", len(r.Beside))
 	}
 	return s
 }

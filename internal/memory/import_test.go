@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/boxmem/box/internal/box"
 	"github.com/boxmem/box/internal/errs"
 	"github.com/boxmem/box/internal/imports"
 	"github.com/boxmem/box/internal/inbox"
@@ -263,6 +264,9 @@ func TestImportRecordCannotSendADocumentElsewhere(t *testing.T) {
 	}
 	switches := read(t, m, layout.Switches)
 	for _, to := range []string{"/_content/imports/../../_config/switches.card", "/_config/switches.card", "/_content/imports/notes/_config/x.md", "/_content/imports/notes/_tmp/a.md"} {
+		if data, err = os.ReadFile(rec); err != nil || !strings.Contains(string(data), `"to":"/_content/imports/notes/a.md"`) { // as the last import left it
+			t.Fatalf("the record: %s %v", data, err)
+		}
 		planted := strings.Replace(string(data), `"to":"/_content/imports/notes/a.md"`, `"to":"`+to+`"`, 1)
 		if err := os.WriteFile(rec, []byte(planted), 0o644); err != nil {
 			t.Fatal(err)
@@ -394,5 +398,50 @@ func TestImportSecretInAName(t *testing.T) {
 		if strings.Contains(all, s) {
 			t.Errorf("%s reached the box's tree, history or names", s)
 		}
+	}
+}
+
+// An import never writes over a file the box holds that it did not leave as it is: the owner's edit of an
+// imported document stays, and the new document goes beside it. What it wrote itself and no one changed
+// is updated in place.
+func TestImportKeepsWhatChangedInTheBox(t *testing.T) {
+	ctx := context.Background()
+	m := mustOpen(t, nil)
+	vault := filepath.Join(t.TempDir(), "Notes")
+	os.MkdirAll(vault, 0o755)
+	os.WriteFile(filepath.Join(vault, "plan.md"), []byte("# Plan\n\nLisbon in March.\n"), 0o644)
+	if res := importFrom(t, m, imports.Markdown, vault, false); res.Documents != 1 {
+		t.Fatalf("first import: %+v", res)
+	}
+	const p = "/_content/imports/notes/plan.md"
+	// Changed at the source only: updated in place.
+	os.WriteFile(filepath.Join(vault, "plan.md"), []byte("# Plan\n\nLisbon in April.\n"), 0o644)
+	if res := importFrom(t, m, imports.Markdown, vault, false); res.Documents != 1 || len(res.Beside) != 0 || !strings.Contains(read(t, m, p), "April") {
+		t.Fatalf("a source change: %+v\n%s", res, read(t, m, p))
+	}
+	// The owner edits it in the box; the source changes again: the edit stays, the new text goes beside it.
+	if _, err := m.box.Do(ctx, box.Change{Actor: box.Actor{Who: "owner", Via: "cli", Trust: "own"}, Op: "edit", Summary: "edit",
+		Apply: func(tx *box.Tx) error { return tx.Write(p, []byte("# Plan\n\nLisbon in April, with Leo.\n")) }}); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(vault, "plan.md"), []byte("# Plan\n\nLisbon in May.\n"), 0o644)
+	res := importFrom(t, m, imports.Markdown, vault, false)
+	if res.Documents != 1 || len(res.Beside) != 1 || res.Beside[0] != "/_content/imports/notes/plan-2.md" || !strings.Contains(res.Text, "written beside") {
+		t.Fatalf("over the owner's edit: %+v", res)
+	}
+	if got := read(t, m, p); !strings.Contains(got, "with Leo") {
+		t.Fatalf("the owner's edit was written over:\n%s", got)
+	}
+	if got := read(t, m, "/_content/imports/notes/plan-2.md"); !strings.Contains(got, "May") {
+		t.Fatalf("the new text:\n%s", got)
+	}
+	// A folder of the same name is the same source (an entry is known by its kind and path), so its plan
+	// is the next version of the one beside; the owner's edit still stays.
+	other := filepath.Join(t.TempDir(), "notes")
+	os.MkdirAll(other, 0o755)
+	os.WriteFile(filepath.Join(other, "plan.md"), []byte("# Plan\n\nA different plan.\n"), 0o644)
+	res = importFrom(t, m, imports.Markdown, other, false)
+	if res.Documents != 1 || !strings.Contains(read(t, m, p), "with Leo") || !strings.Contains(read(t, m, "/_content/imports/notes/plan-2.md"), "different") {
+		t.Fatalf("another source of the same name: %+v", res)
 	}
 }
