@@ -31,6 +31,18 @@ type Summary struct {
 	Health *Health             `json:"health,omitempty"`
 }
 
+// Fenced is s as a model reads it: its name and its last test's words (a connector's own stderr) are
+// the proposing assistant's, so each goes through fence (the memory's <outside_content>).
+func (s Summary) Fenced(fence func(string) string) Summary {
+	s.Name = fence(s.Name)
+	if s.Health != nil {
+		h := *s.Health
+		h.Why = fence(h.Why)
+		s.Health = &h
+	}
+	return s
+}
+
 // Summarize is the summary of a build.
 func Summarize(b Build) Summary {
 	s := Summary{Kind: b.Kind, ID: b.ID, Name: b.Name, Emoji: b.Emoji, Status: b.Status, Version: b.Version, Address: b.Address(), Read: b.Read}

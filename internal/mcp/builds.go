@@ -64,7 +64,11 @@ func pageTools() []tool {
 				if err != nil {
 					return builds.Listing{}, err
 				}
-				return r.ListFor(ctx, ss.actor(req).Conn)
+				l, err := r.ListFor(ctx, ss.actor(req).Conn)
+				for i, b := range l.Builds {
+					l.Builds[i] = b.Fenced(fence)
+				}
+				return l, err
 			}),
 		define(build, sdk.Tool{Name: "build_status", Annotations: readOnly,
 			Description: "Where a proposal stands: card (waiting, approved, declined, expired) and the build (a page: pending until its first clean load in the owner's browser, then on; broken if a first version didn't load). Never say something is installed until this says on."},
@@ -73,7 +77,14 @@ func pageTools() []tool {
 				if err != nil {
 					return builds.StatusAnswer{}, err
 				}
-				return r.StatusFor(ctx, in.ID, ss.actor(req).Conn)
+				st, err := r.StatusFor(ctx, in.ID, ss.actor(req).Conn)
+				for _, b := range []**builds.Summary{&st.Build, &st.Section} {
+					if *b != nil {
+						f := (*b).Fenced(fence)
+						*b = &f
+					}
+				}
+				return st, err
 			}),
 		define(build, sdk.Tool{Name: "propose_section", Annotations: additive,
 			Description: "Propose a page of the owner's own: one self-contained HTML file (at most 512 KB: inline CSS and JS, no outside addresses, no WebSocket, WebRTC, workers, frames), with its own notes in the map moc-<own>. The box injects a global `box` (memory, data, todos, ui) before your script. Always a card the owner approves with their passkey; refusals say \"Not proposed: <why>\"."},
