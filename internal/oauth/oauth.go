@@ -202,6 +202,9 @@ func (s *Server) authorize(w http.ResponseWriter, r *http.Request) {
 		// Nothing is fetched or stored: a client the owner approved before hears access_denied at that
 		// redirect URI, any other is told on a page.
 		to, err := s.cfg.Grants.ApprovedRedirect(r.Context(), a.ClientID, a.RedirectURI)
+		if err == nil && to != "" {
+			err = grants.CheckNotOwn([]string{to}, s.own(r)) // never back to the box itself, as below
+		}
 		switch {
 		case err != nil:
 			s.errorPage(w, r, err)

@@ -443,6 +443,20 @@ func TestRedirectToTheBoxItselfIsRefused(t *testing.T) {
 	if st, loc, out := f.authorize(q); st != http.StatusFound || loc.Path != oauth.ConsentPath {
 		t.Fatalf("the app's own port: %d %v %v", st, loc, out)
 	}
+	// At Never, a client the owner approved hears access_denied at its redirect, but never at the box's.
+	f.tokens(fl, "memory.read", keys.Caps{})
+	if _, err := f.gate.SetSwitch(context.Background(), gate.By{Via: "cli", Local: true}, gate.Access, gate.Never); err != nil {
+		t.Fatal(err)
+	}
+	q = f.query(fl, "memory.read")
+	q.Set("redirect_uri", "http://127.0.0.1:"+port+"/callback")
+	if st, loc, out := f.authorize(q); st != http.StatusBadRequest || loc.String() != "" || out["error"] != "invalid_redirect_uri" {
+		t.Fatalf("at Never, the error sent to the box's own port: %d %v %v", st, loc, out)
+	}
+	q.Set("redirect_uri", "http://127.0.0.1:53682/callback")
+	if st, loc, _ := f.authorize(q); st != http.StatusFound || loc.Query().Get("error") != "access_denied" {
+		t.Fatalf("at Never, the app's own port: %d %v", st, loc)
+	}
 }
 
 // TestRedirectToAnotherNameOfTheBoxIsRefused: the box answers to the names a reverse proxy may send and
