@@ -1079,30 +1079,63 @@ const maxJudged = 200_000
 // gitRemoteWrites are the `git remote` subcommands that change the repository's configuration.
 var gitRemoteWrites = map[string]bool{"add": true, "set-url": true, "rename": true, "remove": true, "rm": true, "set-head": true, "set-branches": true}
 
-// gitTreeWrites are the git subcommands that change the box's files, index, history or worktrees: a
-// checkout of an older switches card, a reset, a removed card (read as the defaults), a linked worktree
-// (which an erase refuses to start with). The box commits; an agent writes files, which the write guard
-// reads. Their reading forms are in gitTreeReads.
-var gitTreeWrites = map[string]bool{"checkout": true, "switch": true, "restore": true, "reset": true, "rm": true, "mv": true,
-	"stash": true, "read-tree": true, "checkout-index": true, "update-index": true, "update-ref": true, "clean": true,
-	"merge": true, "rebase": true, "pull": true, "revert": true, "cherry-pick": true, "am": true, "apply": true,
-	"filter-branch": true, "replace": true, "worktree": true, "symbolic-ref": true, "sparse-checkout": true, "bisect": true}
+// gitOnBox are the git subcommands an agent may run on the box, each with what its arguments may say (nil:
+// anything): they read, or add to the history (commit, tag, a new branch) without changing what is
+// there. Anything else is denied on the box: a checkout of an older switches card, `git rm` of it (which
+// then reads as the defaults), a reset, a stash, a linked worktree (which an erase refuses to start
+// with), a push of the whole box somewhere, and an alias or an external command the guard cannot read by
+// its name. The box commits; an agent writes files, which the write guard reads.
+var gitOnBox = map[string]func(args []word) bool{
+	"log": nil, "show": nil, "diff": nil, "status": nil, "commit": nil, "tag": nil, "rev-parse": nil, "ls-files": nil,
+	"ls-tree": nil, "cat-file": nil, "blame": nil, "annotate": nil, "grep": nil, "describe": nil, "shortlog": nil,
+	"show-ref": nil, "for-each-ref": nil, "rev-list": nil, "name-rev": nil, "whatchanged": nil, "count-objects": nil,
+	"check-ignore": nil, "check-attr": nil, "diff-tree": nil, "diff-files": nil, "diff-index": nil, "merge-base": nil,
+	"fsck": nil, "archive": nil, "format-patch": nil, "help": nil, "version": nil, "var": nil,
+	"config": nil, "remote": nil, // read here; their writes are judged below
+	"branch": func(a []word) bool {
+		return !hasAny(a, "-m", "-M", "--move", "-c", "-C", "--copy", "-d", "-D", "--delete", "-f", "--force")
+	},
+	"reflog":          func(a []word) bool { return len(a) == 0 || a[0].text == "show" || strings.HasPrefix(a[0].text, "-") },
+	"stash":           func(a []word) bool { return len(a) > 0 && (a[0].text == "list" || a[0].text == "show") },
+	"worktree":        func(a []word) bool { return len(a) > 0 && a[0].text == "list" },
+	"sparse-checkout": func(a []word) bool { return len(a) > 0 && a[0].text == "list" },
+	"bisect": func(a []word) bool {
+		return len(a) > 0 && (a[0].text == "log" || a[0].text == "view" || a[0].text == "visualize")
+	},
+	"symbolic-ref": func(a []word) bool { // reading names one ref; setting names two, deleting says -d
+		refs := 0
+		for _, x := range a {
+			if x.text == "-d" || x.text == "--delete" {
+				return false
+			}
+			if !strings.HasPrefix(x.text, "-") {
+				refs++
+			}
+		}
+		return refs < 2
+	},
+}
 
-// gitTreeReads are the forms of gitTreeWrites that only read, by their first word: `git stash list`,
-// `git worktree list`, `git sparse-checkout list`, `git bisect log` (`git symbolic-ref` by its count).
-var gitTreeReads = map[string]map[string]bool{"stash": {"list": true, "show": true}, "worktree": {"list": true},
-	"sparse-checkout": {"list": true}, "bisect": {"log": true, "visualize": true, "view": true}}
+// hasAny reports whether one of the words is one of the options (a value after = counts as its option).
+func hasAny(a []word, opts ...string) bool {
+	return slices.ContainsFunc(a, func(x word) bool {
+		name, _, _ := strings.Cut(x.text, "=")
+		return slices.Contains(opts, name)
+	})
+}
 
 // gitConfigReads are the `git config` forms that only read (the subcommands of git 2.46 and the options).
 var gitConfigReads = map[string]bool{"get": true, "list": true, "--get": true, "--get-all": true, "--get-regexp": true, "--get-urlmatch": true,
 	"--list": true, "-l": true, "--get-color": true, "--get-colorbool": true}
 
 // gitWrite says why a git command changes the box's repository, or "": its files, index, history or
-// worktrees (gitTreeWrites, on the box's work tree), or its configuration: `git
+// worktrees (all but gitOnBox, on the box), or its configuration: `git
 // remote add/set-url/rename/remove …` and a `git config` that writes, run in the box (after cd, -C,
 // --git-dir, GIT_DIR=) or aimed at its .git/config with --file. A backup's address and the repository's
 // settings are the owner's to change (`box backup`): a remote moved by an agent would receive the box.
-func (s *session) gitWrite(c simpleCmd, cwd string, lost *string) string {
+// A path the hook cannot place counts as the box's when the line names the box elsewhere (lineNamesBox:
+// X=~/box; git -C "$X" …).
+func (s *session) gitWrite(c simpleCmd, cwd string, lost *string, lineNamesBox bool) string {
 	var gitDir, workTree, global, system *word
 	for _, w := range c.words {
 		name, v, _ := strings.Cut(w.text, "=")
@@ -1158,6 +1191,8 @@ options: // git's own options, before its subcommand
 		case (t == "-c" || t == "--config-env") && i+1 < len(w):
 			alias = alias || strings.HasPrefix(strings.ToLower(w[i+1].text), "alias.")
 			i++
+		case strings.HasPrefix(t, "--config-env="):
+			alias = alias || strings.HasPrefix(strings.ToLower(strings.TrimPrefix(t, "--config-env=")), "alias.")
 		case (t == "--namespace" || t == "--super-prefix" || t == "--exec-path" || t == "--list-cmds") && i+1 < len(w):
 			i++
 		case strings.HasPrefix(t, "-"):
@@ -1169,37 +1204,21 @@ options: // git's own options, before its subcommand
 		return ""
 	}
 	onBox := func(x *word) bool {
-		return x != nil && (inBox(at(*x, dir)) || unplaced(*x, dir) && s.spellsBox(append(w, *x), lost))
+		return x != nil && (inBox(at(*x, dir)) || unplaced(*x, dir) && (lineNamesBox || s.spellsBox(append(w, *x), lost)))
 	}
-	target := inBox(dir) || unknown && s.spellsBox(w, lost)
-	// The files a tree write changes are the work tree's: the one named, else the folder git runs in
+	target := inBox(dir) || unknown && (lineNamesBox || s.spellsBox(w, lost))
+	// What git changes is the work tree's and the git dir's: the ones named, else the folder git runs in
 	// (also with only a git dir named).
-	if sub := w[i].text; (gitTreeWrites[sub] || alias) && (target || onBox(gitDir) || onBox(workTree)) {
-		args, first := w[i+1:], ""
-		if len(args) > 0 {
-			first = args[0].text
-		}
-		if alias {
+	if sub := w[i].text; target || onBox(gitDir) || onBox(workTree) {
+		reads, known := gitOnBox[sub]
+		switch {
+		case alias:
 			return "`git -c alias.…` runs a subcommand the guard cannot read on the box; run git's own subcommands"
+		case !known:
+			return "`git " + sub + "` is not one the box lets an agent run on it (it may change the box's files, history or where they go, or name a command the guard cannot read); read with git log, show and diff, and write files (the box records them)"
+		case reads != nil && !reads(w[i+1:]):
+			return "`git " + sub + "` in this form changes the box's files or history, which only the box commits; read with git log, show and diff, and write files (the box records them)"
 		}
-		write := gitTreeReads[sub] == nil || !gitTreeReads[sub][first]
-		if sub == "symbolic-ref" { // reading names one ref; setting names two, deleting says -d
-			var refs int
-			for _, a := range args {
-				if a.text == "-d" || a.text == "--delete" {
-					refs = 2
-					break
-				}
-				if !strings.HasPrefix(a.text, "-") {
-					refs++
-				}
-			}
-			write = refs >= 2
-		}
-		if write {
-			return "`git " + sub + "` changes the box's files or history, which only the box commits; read with git log, show and diff, and write files (the box records them)"
-		}
-		return ""
 	}
 	if gitDir != nil {
 		target = onBox(gitDir)

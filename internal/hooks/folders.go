@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/boxmem/box/internal/layout"
+	"github.com/boxmem/box/internal/lazyregexp"
 )
 
 // chdirTo is a cd or pushd of a command line: the folder it names and whether it follows links first (-P).
@@ -317,7 +318,10 @@ func (s *session) protectedWriteAt(t word, at folders) string {
 		}
 	}
 	if t.dynamic { // .git/ and approvals/ are every repository's: they count where the line names the box or runs in it
-		return spelt(t.text, at.inBox || at.namesBox)
+		if why := spelt(t.text, at.inBox || at.namesBox); why != "" || !t.tree || !at.namesBox {
+			return why
+		}
+		return treeSpelt(t.text)
 	}
 	abs := filepath.IsAbs(t.text) || strings.HasPrefix(t.text, "~")
 	dirs := at.dirs
@@ -392,6 +396,25 @@ func (s *session) holdsGuarded(dirs ...string) string {
 	return ""
 }
 
+// treeSpelt says why a folder built at run time, on a line that names the box, may hold what only the box
+// writes, by what it spells: nothing but variables (X=~/box; rm -rf "$X"), or a name that holds guarded
+// files (`"$X/_config"`, `.git`, `_bookkeeping`).
+func treeSpelt(p string) string {
+	rest := strings.TrimRight(filepath.ToSlash(p), "/")
+	last := rest[strings.LastIndex(rest, "/")+1:]
+	if strings.Trim(wholeVariable.ReplaceAllString(rest, ""), "/.") == "" {
+		return "it may be the box's folder itself, which holds what only the box writes"
+	}
+	switch strings.ToLower(last) {
+	case "_config", "_bookkeeping", ".box", ".git", "approvals", "archive":
+		return "it may be the box's " + last + ", which holds what only the box writes"
+	}
+	return ""
+}
+
+// wholeVariable is a shell variable as a word writes it: $X, ${X}.
+var wholeVariable = lazyregexp.New(`\$\{?[A-Za-z_][A-Za-z0-9_]*\}?`)
+
 // spelt says why a path whose folder the hook cannot place may be one only the box writes, by what it
 // spells, or "". .box/ and the two cards' names are the box's own; .git/ and approvals/ are every
 // repository's, so they count only where the path names the box (inBox).
@@ -413,12 +436,12 @@ func spelt(p string, inBox bool) string {
 func (s *session) gitWriteAt(c simpleCmd, at folders) string {
 	c.words = append(slices.Clone(at.gitEnv), c.words...)
 	for _, d := range at.dirs {
-		if why := s.gitWrite(c, d, nil); why != "" {
+		if why := s.gitWrite(c, d, nil, at.namesBox); why != "" {
 			return why
 		}
 	}
 	for _, l := range at.lost {
-		if why := s.gitWrite(c, "", &l); why != "" {
+		if why := s.gitWrite(c, "", &l, at.namesBox); why != "" {
 			return why
 		}
 	}

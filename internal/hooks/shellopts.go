@@ -98,6 +98,7 @@ func longs(names ...string) map[string]bool {
 // rsync 3): enough of each to know which words are arguments and to read abbreviations as the command
 // does. A command not here is read as taking no argument to any option.
 var fileOpts = map[string]optSpec{
+	"rm": {long: longs("force", "interactive", "one-file-system", "no-preserve-root", "preserve-root", "recursive", "dir", "verbose", "help", "version")},
 	"cp": {short: "St", long: longs("archive", "attributes-only", "backup", "copy-contents", "debug", "dereference", "force",
 		"interactive", "link", "no-clobber", "no-dereference", "preserve", "no-preserve:", "parents", "recursive", "reflink",
 		"remove-destination", "sparse:", "strip-trailing-slashes", "symbolic-link", "suffix:", "target-directory:",
