@@ -266,7 +266,7 @@ func TestBashGuard(t *testing.T) {
 		"GIT_WORK_TREE=" + f.box + " git --git-dir=/tmp/evil.git checkout -f -- .": true,
 		// A folder built from a variable the line set to the box is the box's.
 		"X=" + f.box + "; git -C \"$X\" checkout HEAD~1 -- _config/switches.card": true,
-		"X=" + f.box + "; rm -rf \"$X/_config\"": true, "X=" + f.box + "; rm -rf \"$X\"": true,
+		"X=" + f.box + "; rm -rf \"$X/_config\"":                                  true, "X=" + f.box + "; rm -rf \"$X\"": true,
 		"X=" + f.box + "; rm -rf \"$X/_content/tmp\"": false, "rm -rf \"$TMPDIR/build\"": false,
 		// A folder whose name starts with the box's is not the box.
 		"cd " + f.box + "-site/$SUB && git checkout main": false,
