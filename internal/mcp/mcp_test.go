@@ -133,6 +133,11 @@ func TestReadingToolsAnswerAndFenceOutsideContent(t *testing.T) {
 			if !strings.HasPrefix(h.Who, "<outside_content>Claude") || !strings.HasSuffix(h.Who, "</outside_content>") { // a client names itself
 				t.Errorf("an outside line's writer is not fenced: %q", h.Who)
 			}
+			var by memory.SearchResult // the writer as the hit gave it is a filter that finds the line
+			call(t, cs, "memory_search", map[string]any{"words": "leo", "who": h.Who}, &by)
+			if len(by.Hits) != 1 || by.Hits[0].Who != h.Who {
+				t.Errorf("search by the writer a hit gave: %+v", by.Hits)
+			}
 		case h.Trust == "own" && h.Kind == memory.KindInbox:
 			own++
 			if strings.Contains(h.Snippet, "outside_content") || !strings.Contains(h.Snippet, "Thursdays") {

@@ -148,3 +148,13 @@ func (h NoteHook) Fenced() NoteHook {
 	}
 	return h
 }
+
+// unfenced is a writer's name as a hit gave it back fenced (an assistant passing a hit's who to the who
+// filter), without the fence; any other text as it is.
+func unfenced(s string) string {
+	const open, end = "<outside_content>", "</outside_content>"
+	if strings.HasPrefix(s, open) && strings.HasSuffix(s, end) && len(s) >= len(open)+len(end) {
+		return s[len(open) : len(s)-len(end)]
+	}
+	return s
+}

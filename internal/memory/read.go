@@ -28,7 +28,7 @@ func (m *Memory) Search(ctx context.Context, in SearchInput) (SearchResult, erro
 		return SearchResult{}, errs.E("memory.search", errs.Invalid, "The kind %q is not one the box has; use one of %s, or leave it out to search every kind", in.Kind, strings.Join(SearchKinds, ", "))
 	}
 	m.ensureFresh(ctx)
-	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: k.kind, Prefix: k.prefix, Map: in.Map, Who: in.Who,
+	q := index.Query{Text: in.Words, Limit: min(in.Limit, index.MaxLimit), Kind: k.kind, Prefix: k.prefix, Map: in.Map, Who: unfenced(in.Who),
 		Trust: in.Trust, Since: in.Since, Until: in.Until, Partial: true}
 	if q.Limit < 0 {
 		q.Limit = 0
