@@ -82,15 +82,13 @@ func ownersOnly(e diary.Entry) string {
 		if p == layout.Switches || p == layout.Settings {
 			return fu.Path
 		}
-		if strings.HasPrefix(p, connectorsDir+"/") {
+		if strings.HasPrefix(p, layout.Connectors+"/") {
 			return fu.Path
 		}
 	}
 	return ""
 }
 
-// connectorsDir holds the installed connectors (layout.Tree).
-const connectorsDir = "/_config/connectors"
 
 // Next is the entry Undo reverses when it is given no id: the newest undoable one not undone already.
 func (b *Box) Next() (diary.Entry, error) { return b.undoTarget("") }

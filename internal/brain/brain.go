@@ -379,6 +379,9 @@ func (b *Brain) SetBudget(ctx context.Context, who box.Actor, dollars float64) (
 
 // Models lists the models of the brain in use, from the provider's own list.
 func (b *Brain) Models(ctx context.Context) ([]provider.Model, error) {
+	if err := b.cfg.State.Quiet(ctx); err != nil { // a frozen box talks to no provider (Think)
+		return nil, err
+	}
 	s, err := b.Settings()
 	if err != nil {
 		return nil, err

@@ -68,6 +68,7 @@ func TestAFrozenBoxsBrainSendsNothing(t *testing.T) {
 	ctx := context.Background()
 	srv := providertest.OpenAI(t, openAIKey, providertest.Reply{Text: []string{"- Mira bakes sourdough.\n"}})
 	f.set(t, brain.SetInput{Provider: "openai", BaseURL: srv.URL, Model: "model-a", Key: openAIKey})
+	heard := len(srv.Headers()) // setting the brain checked its key
 	if _, err := f.a.Freeze(ctx, gate.By{Via: "cli", Local: true}, true); err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,10 @@ func TestAFrozenBoxsBrainSendsNothing(t *testing.T) {
 	if _, err := f.b.ProposeFacts(ctx, brain.ProposeInput{Title: "t", Text: "My starter smells."}); !errs.Is(err, errs.Frozen) {
 		t.Fatalf("propose, frozen: %v", err)
 	}
-	if n := len(srv.Requests()); n != 0 {
+	if _, err := f.b.Models(ctx); !errs.Is(err, errs.Frozen) { // box brain models: the key goes nowhere
+		t.Fatalf("models, frozen: %v", err)
+	}
+	if n := len(srv.Requests()) + len(srv.Headers()) - heard; n != 0 {
 		t.Fatalf("the provider heard %d requests from a frozen box", n)
 	}
 }

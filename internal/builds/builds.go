@@ -65,7 +65,7 @@ const (
 )
 
 // dirs are where each kind is installed.
-var dirs = map[string]string{KindPage: "/_config/pages", KindLook: "/_config/looks", KindLayout: "/_config/looks", KindConnector: "/_config/connectors"}
+var dirs = map[string]string{KindPage: layout.PagesDir, KindLook: layout.LooksDir, KindLayout: layout.LooksDir, KindConnector: layout.Connectors}
 
 // Version is one installed version of a build.
 type Version struct {

@@ -31,10 +31,10 @@ type Summary struct {
 	Health *Health             `json:"health,omitempty"`
 }
 
-// Fenced is s as a model reads it: its name and its last test's words (a connector's own stderr) are
+// Fenced is s as a model reads it: its name, emoji and last test's words (a connector's own stderr) are
 // the proposing assistant's, so each goes through fence (the memory's <outside_content>).
 func (s Summary) Fenced(fence func(string) string) Summary {
-	s.Name = fence(s.Name)
+	s.Name, s.Emoji = fence(s.Name), fence(s.Emoji)
 	if s.Health != nil {
 		h := *s.Health
 		h.Why = fence(h.Why)
@@ -76,6 +76,18 @@ func Summarize(b Build) Summary {
 type Waiting struct {
 	Proposal string `json:"proposal"`
 	Title    string `json:"title"`
+}
+
+// Fenced is l as a model reads it: each build's summary (Summary.Fenced) and each waiting card's title,
+// which names what was proposed, fenced.
+func (l Listing) Fenced(fence func(string) string) Listing {
+	for i, b := range l.Builds {
+		l.Builds[i] = b.Fenced(fence)
+	}
+	for i, w := range l.Waiting {
+		l.Waiting[i].Title = fence(w.Title)
+	}
+	return l
 }
 
 // Listing is what list_builds answers one connection.

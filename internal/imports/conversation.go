@@ -43,7 +43,7 @@ func (c *convDoc) emit() error {
 		date = c.at.In(zone).Format("2006-01-02")
 	}
 	slug := Slug(title)
-	if _, found := secret.Secret(title); found || slug == "" {
+	if _, found := secret.Stored(title); found || slug == "" {
 		slug = "untitled" // a title that reads like a secret never becomes a file name (git and the diary keep those)
 	}
 	base := fmt.Sprintf("%s-%s-%s", date, slug, shortID(c.id))

@@ -81,6 +81,9 @@ const (
 	ArchiveDir  = "/_bookkeeping/archive"
 	Approvals   = "/_bookkeeping/approvals"
 	SchemasDir  = "/_config/schemas"
+	PagesDir    = "/_config/pages"
+	Connectors  = "/_config/connectors"
+	LooksDir    = "/_config/looks"
 	Interface   = "/_config/interface"
 	templateDir = "_config/_template-updates"
 )

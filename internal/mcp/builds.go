@@ -65,10 +65,7 @@ func pageTools() []tool {
 					return builds.Listing{}, err
 				}
 				l, err := r.ListFor(ctx, ss.actor(req).Conn)
-				for i, b := range l.Builds {
-					l.Builds[i] = b.Fenced(fence)
-				}
-				return l, err
+				return l.Fenced(fence), err
 			}),
 		define(build, sdk.Tool{Name: "build_status", Annotations: readOnly,
 			Description: "Where a proposal stands: card (waiting, approved, declined, expired) and the build (a page: pending until its first clean load in the owner's browser, then on; broken if a first version didn't load). Never say something is installed until this says on."},

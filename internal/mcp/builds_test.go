@@ -161,6 +161,10 @@ func TestBuildNamesAreFenced(t *testing.T) {
 	if isErr || json.Unmarshal([]byte(out), &p) != nil {
 		t.Fatalf("propose_section: %s", out)
 	}
+	out, _ = mcptest.Call(t, cs, "list_builds", nil) // waiting: its card's title names it
+	if plain := strings.NewReplacer(`\u003c`, "<", `\u003e`, ">").Replace(out); !strings.Contains(plain, `"title":"<outside_content>New page: `+steer+`</outside_content>"`) {
+		t.Errorf("list_builds gave the waiting card's title unfenced: %s", out)
+	}
 	if _, err := a.Gate.Approve(ctx, p.Proposal, gate.By{Via: "cli", Local: true}); err != nil {
 		t.Fatal(err)
 	}

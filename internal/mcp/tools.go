@@ -231,7 +231,9 @@ func memoryTools() []tool {
 					out.Next = in.Offset + cut
 					out.More = fmt.Sprintf("This is bytes %d to %d of %d; call memory_read_note again with offset %d for the rest.", in.Offset, out.Next, out.Size, out.Next)
 				}
-				out.Note = n.Fenced()
+				head := n
+				head.Text = "" // only the part read goes out, fenced below
+				out.Note = head.Fenced()
 				out.Text = part
 				if n.Outside {
 					out.Text = fence(part)

@@ -27,7 +27,7 @@ type EraseResult struct {
 // erased are the folders erase empties (docs/MEMORY.md, "Erase"): everything authored, the lists, pages,
 // connectors, looks and what was published, and the paper trail that quotes them (trash, archive,
 // approvals, usage, jobs). The diary is the box's: Restart starts it again.
-var erased = []string{"/_content", "/_config/pages", "/_config/connectors", "/_config/looks", "/_config/routines", "/_publish", "/_bookkeeping", "/README.md"}
+var erased = []string{"/_content", layout.PagesDir, layout.Connectors, layout.LooksDir, "/_config/routines", "/_publish", "/_bookkeeping", "/README.md"}
 
 // Erase removes the memory and everything authored in the box for good: the files go, git's history is
 // restarted from the box as it is left (so no removed text can be read back from any git object), the

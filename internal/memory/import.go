@@ -590,9 +590,12 @@ func (p *importPrep) apply(tx *box.Tx) error {
 // leave as it is (edited in the box since, or another source's document under the same name); that
 // file is kept and the document goes beside it, name-2.md, name-3.md …
 func (p *importPrep) placeFor(tx *box.Tx, d importDoc, rec map[string]recordEntry) (string, error) {
-	cur, err := readOr(tx, d.path, nil)
-	if err != nil || cur == nil {
-		return d.path, err
+	if !tx.Exists(d.path) {
+		return d.path, nil
+	}
+	cur, err := tx.Read(d.path)
+	if err != nil {
+		return "", err
 	}
 	old, had := rec[d.rec.Key]
 	if bytes.Equal(cur, d.data) || had && hashOf(string(cur)) == old.Sum { // as this import last wrote it
