@@ -89,7 +89,6 @@ func ownersOnly(e diary.Entry) string {
 	return ""
 }
 
-
 // Next is the entry Undo reverses when it is given no id: the newest undoable one not undone already.
 func (b *Box) Next() (diary.Entry, error) { return b.undoTarget("") }
 
