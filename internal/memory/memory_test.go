@@ -680,3 +680,35 @@ func TestABrokenNoteIsOutside(t *testing.T) {
 		t.Fatalf("a broken note found as the owner's: %+v %v", res.Hits, err)
 	}
 }
+
+// Undoing a day's first line (which made the file and its header) keeps what the owner typed into the
+// day by hand since: the day gets its header back, and the hand-typed text stays where it was.
+func TestUndoOfADaysFirstLineKeepsHandTypedText(t *testing.T) {
+	ctx := context.Background()
+	m := mustOpen(t, nil)
+	owner := Actor{Who: "owner", Via: "cli", Trust: "own"}
+	a, err := m.Remember(ctx, owner, RememberInput{Text: "Leo swims on Thursdays."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(m.host(a.Path), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("Ask Mira about the sourdough starter.\n")
+	f.Close()
+	if _, err := m.Remember(ctx, owner, RememberInput{Text: "Mira bakes on Sundays."}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(read(t, m, a.Path), "sourdough starter") {
+		t.Fatal("the hand-typed text is not in the day; the test sees nothing")
+	}
+	if _, err := m.Undo(ctx, owner, a.Entry); err != nil {
+		t.Fatal(err)
+	}
+	got := read(t, m, a.Path)
+	if !strings.Contains(got, "sourdough starter") || strings.Contains(got, "Leo swims") || !strings.Contains(got, "Mira bakes") ||
+		!strings.HasPrefix(got, "---\ntype: inbox-day\n") || strings.Count(got, "type: inbox-day") != 1 {
+		t.Fatalf("the day after the undo:\n%s", got)
+	}
+}

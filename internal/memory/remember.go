@@ -337,13 +337,27 @@ func short(s string) string {
 
 // settleDay repairs an inbox day file a line-merging undo left without its header, or with two (undoing
 // the day's first line, or a tidy after new lines came): one header, then the day's lines in order.
+// Whatever else the file holds (text the owner typed into it by hand) is kept as it stands, unless
+// keeping it would not make a day file that reads back with the same lines; then the lines alone.
 func settleDay(p string, data []byte) []byte {
 	if !isDay(p) || (bytes.HasPrefix(data, []byte("---\n")) && bytes.Count(data, []byte("\ntype: inbox-day\n")) == 1) {
 		return data
 	}
-	out := []byte(inbox.Header(dayOf(p)))
-	for _, l := range inbox.LinesOf(data) {
+	header := inbox.Header(dayOf(p))
+	lines := inbox.LinesOf(data)
+	rest := bytes.TrimLeft(bytes.ReplaceAll(data, []byte(header), nil), "\n")
+	kept := append([]byte(header), rest...)
+	if _, err := inbox.ParseDay(kept); err == nil && sameLines(inbox.LinesOf(kept), lines) {
+		return kept
+	}
+	out := []byte(header)
+	for _, l := range lines {
 		out = append(append(out, l.String()...), '\n')
 	}
 	return out
+}
+
+// sameLines reports whether two days hold the same lines, in order.
+func sameLines(a, b []inbox.Line) bool {
+	return slices.EqualFunc(a, b, func(x, y inbox.Line) bool { return x.String() == y.String() })
 }
